@@ -1,0 +1,1 @@
+"""The typer commands: parse, call a service, print text or --json."""

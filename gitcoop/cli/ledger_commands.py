@@ -1,0 +1,165 @@
+"""init, add, list, show, log, and the transitions of todos and requests."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import typer
+
+from gitcoop.cli import render
+from gitcoop.cli.options import AsOpt, ExpectOpt, ForceOpt, JsonOpt, SessionOpt, make_context
+from gitcoop.errors import UsageError
+from gitcoop.service import ledger, queries
+from gitcoop.service.ledger import Shown
+
+IdArg = Annotated[str, typer.Argument(metavar="ID", help="An item id or any unique prefix.")]
+SummaryOpt = Annotated[
+    str | None, typer.Option("--summary", help="What was done (the result summary).")
+]
+CommitOpt = Annotated[str | None, typer.Option("--commit", help="The commit sha that did it.")]
+ReasonOpt = Annotated[str | None, typer.Option("--reason", help="Why.")]
+
+
+def print_written(shown: Shown, as_json: bool, verb: str) -> None:
+    if as_json:
+        render.emit_json(render.item_json(shown))
+    elif not shown.wrote:
+        print(f"{shown.label} unchanged — it already records that")
+    else:
+        print(f"{verb} {shown.label}: {shown.item.title} [{shown.item.status}]")
+
+
+def register(app: typer.Typer) -> None:
+    @app.command()
+    def init(actor: AsOpt = None, as_json: JsonOpt = False) -> None:
+        """Create the ledger on refs/coop/ledger (idempotent); you become an owner."""
+        created, config = ledger.init(make_context(actor))
+        if as_json:
+            render.emit_json({"created": created, **config.to_data()})
+        elif created:
+            print(f"initialised refs/coop/ledger; owners: {', '.join(config.roles.owners)}")
+        else:
+            print("refs/coop/ledger already exists; nothing changed")
+
+    @app.command()
+    def add(
+        kind: Annotated[str, typer.Argument(metavar="KIND", help="todo, request or item.")],
+        title: Annotated[str, typer.Argument(help="A one-line title.")],
+        body: Annotated[str | None, typer.Option("--body", help="Longer description.")] = None,
+        tag: Annotated[str | None, typer.Option("--tag", help="A tag.")] = None,
+        actor: AsOpt = None,
+        session: SessionOpt = None,
+        as_json: JsonOpt = False,
+    ) -> None:
+        """File a new todo, request or queue item; prints its id."""
+        if kind not in ("todo", "request", "item"):
+            raise UsageError(f"unknown kind {kind!r}: use todo, request or item")
+        if not title.strip():
+            raise UsageError("a title must not be empty")
+        shown = ledger.add(make_context(actor, session), kind, title.strip(), body=body, tag=tag)
+        if as_json:
+            render.emit_json(render.item_json(shown))
+        else:
+            print(shown.label)
+
+    @app.command("list")
+    def list_(
+        include_all: Annotated[bool, typer.Option("--all", help="Include settled work.")] = False,
+        actor: AsOpt = None,
+        as_json: JsonOpt = False,
+    ) -> None:
+        """Open and taken work; settled work is counted on one line."""
+        ctx = make_context(actor)
+        listing = queries.list_items(ctx, include_all)
+        if as_json:
+            render.emit_json([render.item_json(s) for s in listing.shown])
+            return
+        if not listing.shown and not listing.settled:
+            print("the ledger is empty — add work with: git coop add todo TITLE")
+        for shown in listing.shown:
+            print(render.item_line(shown, ctx.now))
+        if listing.settled:
+            counts = ", ".join(f"{n} {s}" for s, n in sorted(listing.settled.items()))
+            print(f"settled: {counts} — git coop list --all shows them")
+
+    @app.command()
+    def show(item: IdArg, actor: AsOpt = None, as_json: JsonOpt = False) -> None:
+        """Everything the ledger holds about one item."""
+        ctx = make_context(actor)
+        shown = queries.show(ctx, item)
+        if as_json:
+            render.emit_json(render.item_json(shown))
+        else:
+            print(render.item_details(shown, ctx.now))
+
+    @app.command()
+    def log(
+        item: Annotated[str | None, typer.Argument(metavar="[ID]", help="One item.")] = None,
+        actor: AsOpt = None,
+        as_json: JsonOpt = False,
+    ) -> None:
+        """The event log, oldest first: of one item, or of the whole ledger."""
+        entries = queries.log(make_context(actor), item)
+        if as_json:
+            render.emit_json([render.event_json(e) for e in entries])
+        else:
+            for entry in entries:
+                print(render.log_line(entry))
+
+    def transition(
+        verb: str, past: str, item: str, args: dict[str, Any], actor: str | None,
+        session: str | None, expect: int | None, as_json: bool,
+    ) -> None:
+        ctx = make_context(actor, session, expect)
+        shown = ledger.act(ctx, item, verb, {k: v for k, v in args.items() if v})
+        print_written(shown, as_json, past)
+
+    @app.command()
+    def take(
+        item: IdArg, force: ForceOpt = False, actor: AsOpt = None, session: SessionOpt = None,
+        expect: ExpectOpt = None, as_json: JsonOpt = False,
+    ) -> None:
+        """Claim an open item. Refuses, naming the holder, if someone else has it."""
+        transition("take", "took", item, {"force": force}, actor, session, expect, as_json)
+
+    @app.command()
+    def release(
+        item: IdArg, reason: ReasonOpt = None, force: ForceOpt = False, actor: AsOpt = None,
+        session: SessionOpt = None, expect: ExpectOpt = None, as_json: JsonOpt = False,
+    ) -> None:
+        """Give a taken item back (needs --reason). Another's take: owner/chief + --force."""
+        if not reason:
+            raise UsageError("release needs --reason: say why the work goes back")
+        args = {"reason": reason, "force": force}
+        transition("release", "released", item, args, actor, session, expect, as_json)
+
+    @app.command()
+    def done(
+        item: IdArg, summary: SummaryOpt = None, commit: CommitOpt = None,
+        force: ForceOpt = False, actor: AsOpt = None, session: SessionOpt = None,
+        expect: ExpectOpt = None, as_json: JsonOpt = False,
+    ) -> None:
+        """Finish a todo (an open one in one call). A second done only amends."""
+        args = {"summary": summary, "commit": commit, "force": force}
+        transition("done", "done", item, args, actor, session, expect, as_json)
+
+    @app.command()
+    def close(
+        item: IdArg, summary: SummaryOpt = None, commit: CommitOpt = None,
+        reason: ReasonOpt = None, force: ForceOpt = False, actor: AsOpt = None,
+        session: SessionOpt = None, expect: ExpectOpt = None, as_json: JsonOpt = False,
+    ) -> None:
+        """Close a request or queue item. The first close is the record."""
+        args = {"summary": summary, "commit": commit, "reason": reason, "force": force}
+        transition("close", "closed", item, args, actor, session, expect, as_json)
+
+    @app.command()
+    def abandon(
+        item: IdArg, reason: ReasonOpt = None, force: ForceOpt = False, actor: AsOpt = None,
+        session: SessionOpt = None, expect: ExpectOpt = None, as_json: JsonOpt = False,
+    ) -> None:
+        """Give up on a todo for good (needs --reason)."""
+        if not reason:
+            raise UsageError("abandon needs --reason: say why the work is dropped")
+        args = {"reason": reason, "force": force}
+        transition("abandon", "abandoned", item, args, actor, session, expect, as_json)

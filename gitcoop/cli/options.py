@@ -1,0 +1,67 @@
+"""Options every command shares, and the one place the environment is read."""
+
+from __future__ import annotations
+
+import os
+import random
+from typing import Annotated
+
+import typer
+
+from gitcoop.domain.timefmt import parse_instant
+from gitcoop.errors import UsageError
+from gitcoop.service.context import Context
+
+AsOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--as",
+        metavar="ACTOR",
+        help="Act as this person. Default: $COOP_ACTOR, then git config user.email.",
+        show_default=False,
+    ),
+]
+SessionOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--session",
+        metavar="S",
+        help="The session doing the work (default: $COOP_SESSION). A take inside a session "
+        "owes an outcome in 2h; without one, a chief's review in 3h.",
+        show_default=False,
+    ),
+]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")]
+ExpectOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--expect-version",
+        metavar="N",
+        help="Refuse (exit 3) unless the item is still at version N.",
+        show_default=False,
+    ),
+]
+ForceOpt = Annotated[bool, typer.Option("--force", help="Override the holder guard.")]
+
+
+def make_context(
+    actor: str | None = None, session: str | None = None, expect_version: int | None = None
+) -> Context:
+    """A Context from the flags, falling back to COOP_ACTOR, COOP_SESSION, COOP_NOW."""
+    env = os.environ
+    fields: dict[str, object] = {
+        "actor": actor or env.get("COOP_ACTOR") or None,
+        "session": session or env.get("COOP_SESSION") or None,
+        "expect_version": expect_version,
+    }
+    if env.get("COOP_NOW"):
+        try:
+            fields["now"] = parse_instant(env["COOP_NOW"])
+        except ValueError:
+            raise UsageError(
+                f"COOP_NOW={env['COOP_NOW']!r} is not an ISO 8601 instant "
+                "(e.g. 2026-11-29T10:00:00Z)"
+            ) from None
+    if env.get("COOP_SEED"):
+        fields["bits"] = random.Random(env["COOP_SEED"]).getrandbits
+    return Context(**fields)  # type: ignore[arg-type]

@@ -1,0 +1,1 @@
+"""Pure rules: ids, records, lifecycles, obligations, replay. No I/O here."""

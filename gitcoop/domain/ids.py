@@ -1,0 +1,90 @@
+"""Ids minted offline: a kind prefix and lowercase Crockford base32."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from typing import NewType
+
+ItemId = NewType("ItemId", str)
+EventId = NewType("EventId", str)
+
+ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz"
+RANDOM_LENGTH = 12
+MIN_SHORT = 4
+
+KIND_PREFIX = {"todo": "td", "request": "rq", "item": "it"}
+PREFIX_KIND = {v: k for k, v in KIND_PREFIX.items()}
+EVENT_PREFIX = "ev"
+
+ITEM_ID_RE = re.compile(r"^(td|rq|it)-[0-9a-hjkmnp-tv-z]{12}$")
+EVENT_ID_RE = re.compile(r"^ev-[0-9a-hjkmnp-tv-z]{12}$")
+
+# A source of random bits: takes a bit count, returns that many random bits.
+RandomBits = Callable[[int], int]
+
+
+def _random_part(bits: RandomBits) -> str:
+    value = bits(5 * RANDOM_LENGTH)
+    chars = []
+    for _ in range(RANDOM_LENGTH):
+        chars.append(ALPHABET[value & 31])
+        value >>= 5
+    return "".join(chars)
+
+
+def mint_item_id(kind: str, bits: RandomBits) -> ItemId:
+    return ItemId(f"{KIND_PREFIX[kind]}-{_random_part(bits)}")
+
+
+def mint_event_id(bits: RandomBits) -> EventId:
+    return EventId(f"{EVENT_PREFIX}-{_random_part(bits)}")
+
+
+def random_part(item_id: str) -> str:
+    """The part after the kind prefix: what fan-out and prefixes work on."""
+    return item_id.split("-", 1)[1] if "-" in item_id else item_id
+
+
+def fanout(item_id: str) -> str:
+    return random_part(item_id)[:2]
+
+
+def kind_of(item_id: ItemId) -> str:
+    return PREFIX_KIND[item_id.split("-", 1)[0]]
+
+
+def normalise_prefix(text: str) -> tuple[str | None, str]:
+    """Split a user's id or prefix into (kind prefix or None, random part prefix)."""
+    text = text.strip().lower()
+    if "-" in text:
+        kind, _, rest = text.partition("-")
+        return kind, rest
+    if text in PREFIX_KIND:
+        return text, ""
+    return None, text
+
+
+def matches(item_id: ItemId, text: str) -> bool:
+    kind, rest = normalise_prefix(text)
+    if kind is not None and not item_id.startswith(kind + "-"):
+        return False
+    return random_part(item_id).startswith(rest)
+
+
+def shortest_unique(item_id: ItemId, others: Iterable[str]) -> str:
+    """The shortest prefix (at least MIN_SHORT random chars) no other id shares."""
+    mine = random_part(item_id)
+    longest_shared = 0
+    for other in others:
+        if other == item_id:
+            continue
+        theirs = random_part(other)
+        n = 0
+        for a, b in zip(mine, theirs, strict=False):
+            if a != b:
+                break
+            n += 1
+        longest_shared = max(longest_shared, n)
+    length = max(MIN_SHORT, longest_shared + 1)
+    return f"{item_id.split('-', 1)[0]}-{mine[:length]}"

@@ -1,0 +1,392 @@
+"""Frozen records: events, obligations, items, roles; and their plain-data form.
+
+The plain-data form (dicts of str/int/bool/None/lists) is what the YAML files
+and the --json output hold; field names are the same in both.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
+from datetime import datetime
+from typing import Any
+
+from gitcoop.domain.ids import EVENT_ID_RE, ITEM_ID_RE, EventId, ItemId
+from gitcoop.domain.timefmt import format_instant, parse_instant
+
+Data = dict[str, Any]
+
+EVENT_FIELDS = ("id", "item", "clock", "at", "actor", "session", "verb")
+
+
+class RecordError(ValueError):
+    """Plain data that does not make a valid record; the message names the field."""
+
+
+def _instant(value: Any, name: str) -> datetime:
+    if not isinstance(value, str):
+        raise RecordError(f"{name} must be an ISO 8601 string")
+    try:
+        return parse_instant(value)
+    except ValueError as exc:
+        raise RecordError(f"{name} is not an ISO 8601 instant: {value!r}") from exc
+
+
+def _opt_instant(value: Any, name: str) -> datetime | None:
+    return None if value is None else _instant(value, name)
+
+
+def _opt_str(value: Any, name: str) -> str | None:
+    if value is not None and not isinstance(value, str):
+        raise RecordError(f"{name} must be a string or null")
+    return value
+
+
+def _str(value: Any, name: str) -> str:
+    if not isinstance(value, str) or not value:
+        raise RecordError(f"{name} must be a non-empty string")
+    return value
+
+
+def _int(value: Any, name: str) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        raise RecordError(f"{name} must be a non-negative integer")
+    return value
+
+
+def _time_or_none(value: datetime | None) -> str | None:
+    return None if value is None else format_instant(value)
+
+
+@dataclass(frozen=True)
+class Event:
+    """One transition as it was asked; never changed once written."""
+
+    id: EventId
+    item: ItemId
+    clock: int
+    at: datetime
+    actor: str
+    session: str | None
+    verb: str
+    args: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def order(self) -> tuple[int, str]:
+        return (self.clock, self.id)
+
+    def arg(self, name: str) -> Any:
+        return self.args.get(name)
+
+    def to_data(self) -> Data:
+        data: Data = dict(self.args)
+        data.update(
+            id=self.id,
+            item=self.item,
+            clock=self.clock,
+            at=format_instant(self.at),
+            actor=self.actor,
+            session=self.session,
+            verb=self.verb,
+        )
+        return data
+
+    @classmethod
+    def from_data(cls, data: Mapping[str, Any]) -> Event:
+        event_id = _str(data.get("id"), "id")
+        item_id = _str(data.get("item"), "item")
+        if not EVENT_ID_RE.match(event_id):
+            raise RecordError(f"id is not an event id: {event_id!r}")
+        if not ITEM_ID_RE.match(item_id):
+            raise RecordError(f"item is not an item id: {item_id!r}")
+        return cls(
+            id=EventId(event_id),
+            item=ItemId(item_id),
+            clock=_int(data.get("clock"), "clock"),
+            at=_instant(data.get("at"), "at"),
+            actor=_str(data.get("actor"), "actor"),
+            session=_opt_str(data.get("session"), "session"),
+            verb=_str(data.get("verb"), "verb"),
+            args={k: v for k, v in data.items() if k not in EVENT_FIELDS},
+        )
+
+
+@dataclass(frozen=True)
+class Obligation:
+    """What a take owes until a disposition resolves it (DESIGN.md §5)."""
+
+    kind: str  # outcome | legacy_binding
+    holder: str
+    session: str | None
+    status: str  # pending | resolved
+    since: datetime
+    due: datetime | None
+    parked: bool = False
+    escalated: bool = False
+    reason: str | None = None
+    latest_report: Mapping[str, Any] | None = None
+    last_review: Mapping[str, Any] | None = None
+    disposition: str | None = None
+
+    @property
+    def pending(self) -> bool:
+        return self.status == "pending"
+
+    def to_data(self) -> Data:
+        return {
+            "kind": self.kind,
+            "holder": self.holder,
+            "session": self.session,
+            "status": self.status,
+            "since": format_instant(self.since),
+            "due": _time_or_none(self.due),
+            "parked": self.parked,
+            "escalated": self.escalated,
+            "reason": self.reason,
+            "latest_report": dict(self.latest_report) if self.latest_report else None,
+            "last_review": dict(self.last_review) if self.last_review else None,
+            "disposition": self.disposition,
+        }
+
+    @classmethod
+    def from_data(cls, data: Mapping[str, Any]) -> Obligation:
+        if data.get("status") not in ("pending", "resolved"):
+            raise RecordError("obligation.status must be pending or resolved")
+        report = data.get("latest_report")
+        review = data.get("last_review")
+        return cls(
+            kind=_str(data.get("kind"), "obligation.kind"),
+            holder=_str(data.get("holder"), "obligation.holder"),
+            session=_opt_str(data.get("session"), "obligation.session"),
+            status=data["status"],
+            since=_instant(data.get("since"), "obligation.since"),
+            due=_opt_instant(data.get("due"), "obligation.due"),
+            parked=bool(data.get("parked", False)),
+            escalated=bool(data.get("escalated", False)),
+            reason=_opt_str(data.get("reason"), "obligation.reason"),
+            latest_report=dict(report) if isinstance(report, Mapping) else None,
+            last_review=dict(review) if isinstance(review, Mapping) else None,
+            disposition=_opt_str(data.get("disposition"), "obligation.disposition"),
+        )
+
+
+@dataclass(frozen=True)
+class Evidence:
+    path: str
+    line: int | None = None
+    quote: str | None = None
+    head: str | None = None
+
+    def to_data(self) -> Data:
+        return {"path": self.path, "line": self.line, "quote": self.quote, "head": self.head}
+
+    @classmethod
+    def from_data(cls, data: Any) -> Evidence:
+        if not isinstance(data, Mapping):
+            raise RecordError("evidence entries must be mappings")
+        line = data.get("line")
+        if line is not None:
+            line = _int(line, "evidence.line")
+        return cls(
+            path=_str(data.get("path"), "evidence.path"),
+            line=line,
+            quote=_opt_str(data.get("quote"), "evidence.quote"),
+            head=_opt_str(data.get("head"), "evidence.head"),
+        )
+
+
+@dataclass(frozen=True)
+class Conflict:
+    """An event the rules refused when it was replayed after a merge."""
+
+    event: EventId
+    verb: str
+    actor: str
+    reason: str
+
+    def to_data(self) -> Data:
+        return {"event": self.event, "verb": self.verb, "actor": self.actor, "reason": self.reason}
+
+    @classmethod
+    def from_data(cls, data: Any) -> Conflict:
+        if not isinstance(data, Mapping):
+            raise RecordError("conflicts entries must be mappings")
+        return cls(
+            event=EventId(_str(data.get("event"), "conflict.event")),
+            verb=_str(data.get("verb"), "conflict.verb"),
+            actor=_str(data.get("actor"), "conflict.actor"),
+            reason=_str(data.get("reason"), "conflict.reason"),
+        )
+
+
+QUEUE_FIELDS = (
+    "tag",
+    "source",
+    "evidence",
+    "order_key",
+    "attempts",
+    "last_failure",
+    "blocked_reason",
+    "duplicate_of",
+    "parent_id",
+)
+
+
+@dataclass(frozen=True)
+class Item:
+    """The current state of one item: exactly the fold of its events."""
+
+    id: ItemId
+    kind: str
+    title: str
+    status: str
+    created_at: datetime
+    created_by: str
+    version: int = 0
+    body: str | None = None
+    tag: str | None = None
+    taken_by: str | None = None
+    taken_at: datetime | None = None
+    session: str | None = None
+    closed_by: str | None = None
+    closed_at: datetime | None = None
+    result_summary: str | None = None
+    commit_sha: str | None = None
+    reason: str | None = None
+    obligation: Obligation | None = None
+    conflicts: tuple[Conflict, ...] = ()
+    # queue items only
+    source: str | None = None
+    evidence: tuple[Evidence, ...] = ()
+    order_key: str | None = None
+    attempts: int = 0
+    last_failure: str | None = None
+    blocked_reason: str | None = None
+    duplicate_of: str | None = None
+    parent_id: str | None = None
+
+    @property
+    def owes(self) -> bool:
+        return self.obligation is not None and self.obligation.pending
+
+    def to_data(self) -> Data:
+        data: Data = {}
+        for f in fields(self):
+            if f.name in QUEUE_FIELDS and self.kind != "item" and f.name != "tag":
+                continue
+            value = getattr(self, f.name)
+            if isinstance(value, datetime):
+                value = format_instant(value)
+            elif isinstance(value, Obligation):
+                value = value.to_data()
+            elif isinstance(value, tuple):
+                value = [entry.to_data() for entry in value]
+            data[f.name] = value
+        return data
+
+    @classmethod
+    def from_data(cls, data: Mapping[str, Any]) -> Item:
+        item_id = _str(data.get("id"), "id")
+        if not ITEM_ID_RE.match(item_id):
+            raise RecordError(f"id is not an item id: {item_id!r}")
+        obligation = data.get("obligation")
+        if obligation is not None and not isinstance(obligation, Mapping):
+            raise RecordError("obligation must be a mapping or null")
+        evidence = data.get("evidence") or []
+        conflicts = data.get("conflicts") or []
+        if not isinstance(evidence, list) or not isinstance(conflicts, list):
+            raise RecordError("evidence and conflicts must be lists")
+        return cls(
+            id=ItemId(item_id),
+            kind=_str(data.get("kind"), "kind"),
+            title=_str(data.get("title"), "title"),
+            status=_str(data.get("status"), "status"),
+            created_at=_instant(data.get("created_at"), "created_at"),
+            created_by=_str(data.get("created_by"), "created_by"),
+            version=_int(data.get("version", 0), "version"),
+            body=_opt_str(data.get("body"), "body"),
+            tag=_opt_str(data.get("tag"), "tag"),
+            taken_by=_opt_str(data.get("taken_by"), "taken_by"),
+            taken_at=_opt_instant(data.get("taken_at"), "taken_at"),
+            session=_opt_str(data.get("session"), "session"),
+            closed_by=_opt_str(data.get("closed_by"), "closed_by"),
+            closed_at=_opt_instant(data.get("closed_at"), "closed_at"),
+            result_summary=_opt_str(data.get("result_summary"), "result_summary"),
+            commit_sha=_opt_str(data.get("commit_sha"), "commit_sha"),
+            reason=_opt_str(data.get("reason"), "reason"),
+            obligation=Obligation.from_data(obligation) if obligation else None,
+            conflicts=tuple(Conflict.from_data(c) for c in conflicts),
+            source=_opt_str(data.get("source"), "source"),
+            evidence=tuple(Evidence.from_data(e) for e in evidence),
+            order_key=_opt_str(data.get("order_key"), "order_key"),
+            attempts=_int(data.get("attempts", 0), "attempts"),
+            last_failure=_opt_str(data.get("last_failure"), "last_failure"),
+            blocked_reason=_opt_str(data.get("blocked_reason"), "blocked_reason"),
+            duplicate_of=_opt_str(data.get("duplicate_of"), "duplicate_of"),
+            parent_id=_opt_str(data.get("parent_id"), "parent_id"),
+        )
+
+
+@dataclass(frozen=True)
+class Roles:
+    owners: tuple[str, ...] = ()
+    chiefs: tuple[str, ...] = ()
+
+    def is_owner(self, actor: str) -> bool:
+        return actor in self.owners
+
+    def can_review(self, actor: str) -> bool:
+        return actor in self.owners or actor in self.chiefs
+
+    def to_data(self) -> Data:
+        return {"owners": list(self.owners), "chiefs": list(self.chiefs)}
+
+    @classmethod
+    def from_data(cls, data: Any) -> Roles:
+        if data is None:
+            return cls()
+        if not isinstance(data, Mapping):
+            raise RecordError("roles must be a mapping")
+        owners = data.get("owners") or []
+        chiefs = data.get("chiefs") or []
+        if not all(isinstance(x, str) for x in [*owners, *chiefs]):
+            raise RecordError("roles.owners and roles.chiefs must be lists of strings")
+        return cls(owners=tuple(owners), chiefs=tuple(chiefs))
+
+
+FORMAT_VERSION = 1
+
+
+@dataclass(frozen=True)
+class LedgerConfig:
+    """coop.yaml: the format version, the roles, settings, and the Lamport clock."""
+
+    roles: Roles = Roles()
+    settings: Mapping[str, Any] = field(default_factory=dict)
+    clock: int = 0
+    format: int = FORMAT_VERSION
+
+    def to_data(self) -> Data:
+        return {
+            "format": self.format,
+            "roles": self.roles.to_data(),
+            "settings": dict(self.settings),
+            "clock": self.clock,
+        }
+
+    @classmethod
+    def from_data(cls, data: Mapping[str, Any]) -> LedgerConfig:
+        version = data.get("format")
+        if version != FORMAT_VERSION:
+            raise RecordError(
+                f"ledger format {version!r} is not supported (this gitcoop reads format "
+                f"{FORMAT_VERSION}) — upgrade gitcoop"
+            )
+        settings = data.get("settings") or {}
+        if not isinstance(settings, Mapping):
+            raise RecordError("settings must be a mapping")
+        return cls(
+            roles=Roles.from_data(data.get("roles")),
+            settings=dict(settings),
+            clock=_int(data.get("clock", 0), "clock"),
+        )

@@ -1,0 +1,46 @@
+"""UTC instants as the ledger writes them, and durations as users type them."""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime, timedelta
+
+_DURATION_RE = re.compile(r"^\s*(\d+)\s*([smhdw]?)\s*$")
+_UNIT_SECONDS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
+
+
+def format_instant(instant: datetime) -> str:
+    """ISO 8601 in UTC with a Z, to the second: the form stored on the ref."""
+    return instant.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def parse_instant(text: str) -> datetime:
+    """Read an ISO 8601 instant; a naive one is taken as UTC. Raises ValueError."""
+    value = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=UTC)
+    return value.astimezone(UTC).replace(microsecond=0)
+
+
+def parse_duration(text: str) -> timedelta:
+    """'90', '30s', '5m', '2h', '1d', '1w' -> timedelta. Raises ValueError."""
+    match = _DURATION_RE.match(text.lower())
+    if not match:
+        raise ValueError(f"not a duration: {text!r} (use e.g. 30s, 5m, 2h, 1d)")
+    return timedelta(seconds=int(match.group(1)) * _UNIT_SECONDS[match.group(2)])
+
+
+def human_age(delta: timedelta) -> str:
+    """How long ago, in the coarsest unit that is at least 1: 5m, 5h, 3d."""
+    seconds = int(delta.total_seconds())
+    if seconds < 60:
+        return f"{max(seconds, 0)}s"
+    if seconds < 3600:
+        return f"{seconds // 60}m"
+    if seconds < 86400:
+        return f"{seconds // 3600}h"
+    return f"{seconds // 86400}d"
+
+
+def human_instant(instant: datetime) -> str:
+    return instant.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")

@@ -1,0 +1,1 @@
+"""Verbs as use-cases: each reads the ledger, asks the domain, and writes one commit."""

@@ -1,0 +1,115 @@
+"""The writing verbs of todos and requests: init, add, and every transition."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+from gitcoop.domain import ids, lifecycle
+from gitcoop.domain.ids import ItemId
+from gitcoop.domain.records import Event, Item, LedgerConfig, Roles
+from gitcoop.errors import ChangedUnderWrite, Refused
+from gitcoop.service.context import Context, fsync_wanted, require_ledger
+from gitcoop.store import transaction
+from gitcoop.store.snapshot import Snapshot
+from gitcoop.store.transaction import Change
+
+
+@dataclass(frozen=True)
+class Shown:
+    """An item with the short id it is shown by, and whether this call wrote."""
+
+    item: Item
+    label: str
+    wrote: bool = True
+
+
+def init(ctx: Context) -> tuple[bool, LedgerConfig]:
+    """Create the ledger with the acting person as its first owner; idempotent."""
+    repo = ctx.repo()
+    actor = ctx.who(repo)
+    repo.ensure_reflog()
+
+    def decide(snapshot: Snapshot) -> Change | None:
+        if snapshot.commit is not None:
+            snapshot.config  # noqa: B018 — an existing ledger must at least be readable
+            return None
+        config = LedgerConfig(roles=Roles(owners=(actor,)))
+        return Change(message=f"init by {actor}", actor=actor, at=ctx.now, config=config)
+
+    outcome = transaction.write(repo, decide, fsync_wanted(repo))
+    return outcome.change is not None, outcome.snapshot.config
+
+
+def add(ctx: Context, kind: str, title: str, **fields: Any) -> Shown:
+    """File a new todo, request or queue item."""
+    args = {"kind": kind, "title": title, **{k: v for k, v in fields.items() if v is not None}}
+
+    def target(snapshot: Snapshot) -> ItemId:
+        return ids.mint_item_id(kind, ctx.bits)
+
+    return _transition(ctx, target, "add", args, new=True)
+
+
+def act(ctx: Context, ref: str, verb: str, args: Mapping[str, Any]) -> Shown:
+    """take, release, done, close, abandon, note, report, review... on one item."""
+    return _transition(ctx, lambda snapshot: snapshot.resolve(ref), verb, dict(args))
+
+
+def _transition(
+    ctx: Context, target: Any, verb: str, args: dict[str, Any], new: bool = False
+) -> Shown:
+    repo = ctx.repo()
+    actor = ctx.who(repo)
+    result: dict[str, Shown] = {}
+
+    def decide(snapshot: Snapshot) -> Change | None:
+        require_ledger(snapshot)
+        item_id: ItemId = target(snapshot)
+        item = None if new else snapshot.item(item_id)
+        label = snapshot.label(item_id) if not new else ids.shortest_unique(item_id, [])
+        if item is not None:
+            _check_version(ctx, item, label)
+        config = snapshot.config
+        try:
+            planned = lifecycle.plan(item, verb, args, actor, config.roles)
+            if planned is None:
+                assert item is not None
+                result["shown"] = Shown(item, label, wrote=False)
+                return None
+            event = Event(
+                id=ids.mint_event_id(ctx.bits),
+                item=item_id,
+                clock=config.clock + 1,
+                at=ctx.now,
+                actor=actor,
+                session=ctx.session,
+                verb=planned[0],
+                args=planned[1],
+            )
+            after = lifecycle.apply(item, event, config.roles)
+        except Refused as refusal:
+            raise Refused(refusal.message.replace(item_id, label)) from None
+        if new:
+            label = snapshot.label(item_id)
+        result["shown"] = Shown(after, label)
+        return Change(
+            message=f"{event.verb} {label} by {actor}",
+            actor=actor,
+            at=ctx.now,
+            items={item_id: after},
+            events=[event],
+            config=replace(config, clock=event.clock),
+        )
+
+    transaction.write(repo, decide, fsync_wanted(repo))
+    return result["shown"]
+
+
+def _check_version(ctx: Context, item: Item, label: str) -> None:
+    if ctx.expect_version is not None and item.version != ctx.expect_version:
+        raise ChangedUnderWrite(
+            f"{label} is at version {item.version}, not {ctx.expect_version} — "
+            "re-read it and retry"
+        )

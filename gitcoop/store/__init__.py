@@ -1,0 +1,1 @@
+"""Git and YAML: the codec, the tree layout, reading snapshots, transactions."""

@@ -1,0 +1,42 @@
+"""Where things live in a ledger tree, and which names and modes are allowed."""
+
+from __future__ import annotations
+
+import re
+
+from gitcoop.domain.ids import fanout
+from gitcoop.domain.records import Event
+
+REF = "refs/coop/ledger"
+COOP_FILE = "coop.yaml"
+ITEMS = "items"
+EVENTS = "events"
+ROOT_NAMES = {COOP_FILE: "blob", ITEMS: "tree", EVENTS: "tree"}
+
+MODE_BLOB = 0o100644
+MODE_TREE = 0o040000
+
+FANOUT_RE = re.compile(r"^[0-9a-hjkmnp-tv-z]{2}$")
+ITEM_FILE_RE = re.compile(r"^(td|rq|it)-[0-9a-hjkmnp-tv-z]{12}\.yaml$")
+ITEM_DIR_RE = re.compile(r"^(td|rq|it)-[0-9a-hjkmnp-tv-z]{12}$")
+EVENT_FILE_RE = re.compile(r"^(\d{12})-(ev-[0-9a-hjkmnp-tv-z]{12})\.yaml$")
+
+
+def remote_ref(remote: str) -> str:
+    return f"refs/coop/remotes/{remote}/ledger"
+
+
+def item_path(item_id: str) -> str:
+    return f"{ITEMS}/{fanout(item_id)}/{item_id}.yaml"
+
+
+def event_dir(item_id: str) -> str:
+    return f"{EVENTS}/{fanout(item_id)}/{item_id}"
+
+
+def event_name(event: Event) -> str:
+    return f"{event.clock:012d}-{event.id}.yaml"
+
+
+def event_path(event: Event) -> str:
+    return f"{event_dir(event.item)}/{event_name(event)}"

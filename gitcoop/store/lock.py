@@ -1,0 +1,42 @@
+"""gitcoop's writer lock: a filelock in the common git dir, shared by all worktrees.
+
+The only module that imports filelock (it costs ~45 ms, so reads never load it).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from gitcoop.errors import ChangedUnderWrite
+
+LOCK_NAME = "coop.lock"
+DEFAULT_TIMEOUT = 30.0
+
+
+class LockBusy(ChangedUnderWrite):
+    """Another process holds gitcoop's lock past the bounded wait."""
+
+
+def lock_path(common_dir: str) -> str:
+    return os.path.join(common_dir, LOCK_NAME)
+
+
+@contextmanager
+def writer_lock(common_dir: str, timeout: float = DEFAULT_TIMEOUT) -> Iterator[None]:
+    from filelock import FileLock, Timeout
+
+    path = lock_path(common_dir)
+    lock = FileLock(path, timeout=timeout)
+    try:
+        lock.acquire()
+    except Timeout:
+        raise LockBusy(
+            f"the ledger lock {path} is held by another process after {timeout:g}s — "
+            "wait for it to finish, or remove the file if no gitcoop process is running"
+        ) from None
+    try:
+        yield
+    finally:
+        lock.release()

@@ -1,0 +1,198 @@
+"""A read-only view of one ledger commit: config, items, events, id prefixes.
+
+Every tree entry is checked against the layout (names and modes) before it is
+used, and every blob is size-checked before it is read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from gitcoop.domain import ids
+from gitcoop.domain.ids import ItemId
+from gitcoop.domain.records import Event, Item, LedgerConfig, RecordError
+from gitcoop.errors import Ambiguous, BadLedger, NotFound
+from gitcoop.store import codec
+from gitcoop.store.layout import (
+    COOP_FILE,
+    EVENT_FILE_RE,
+    EVENTS,
+    FANOUT_RE,
+    ITEM_DIR_RE,
+    ITEM_FILE_RE,
+    ITEMS,
+    MODE_BLOB,
+    MODE_TREE,
+    ROOT_NAMES,
+    event_dir,
+    item_path,
+)
+from gitcoop.store.repository import Oid, Repo
+
+
+class Snapshot:
+    """The ledger as of one commit (or an empty ledger when `commit` is None)."""
+
+    def __init__(self, repo: Repo, commit: Oid | None) -> None:
+        self.repo = repo
+        self.commit = commit
+        self.tree: Any = repo.commit_tree(commit) if commit else None
+        self.cap = codec.MAX_BYTES
+        self._config: LedgerConfig | None = None
+        if self.tree is not None:
+            _check_root(self.tree)
+
+    # -- config ---------------------------------------------------------------
+
+    @property
+    def config(self) -> LedgerConfig:
+        if self._config is None:
+            if self.tree is None:
+                self._config = LedgerConfig()
+            else:
+                data = self._load(self._entry(COOP_FILE), COOP_FILE)
+                self._config = _record(LedgerConfig.from_data, data, COOP_FILE)
+        return self._config
+
+    # -- trees ------------------------------------------------------------------
+
+    def _entry(self, path: str) -> Any:
+        if self.tree is None:
+            return None
+        try:
+            return self.tree[path]
+        except KeyError:
+            return None
+
+    def _load(self, entry: Any, path: str) -> dict[str, Any]:
+        if entry.filemode != MODE_BLOB:
+            raise BadLedger(f"{path}: mode {entry.filemode:o} is not allowed (only 100644)")
+        return codec.load(self.repo.blob_bytes(entry.id, path, self.cap), path, self.cap)
+
+    def subtree(self, path: str) -> Any:
+        entry = self._entry(path)
+        if entry is None:
+            return None
+        if entry.filemode != MODE_TREE:
+            raise BadLedger(f"{path}: must be a tree (mode 040000)")
+        return self.repo.raw[entry.id]
+
+    # -- items ------------------------------------------------------------------
+
+    def item(self, item_id: ItemId) -> Item | None:
+        path = item_path(item_id)
+        entry = self._entry(path)
+        if entry is None:
+            return None
+        return _record(Item.from_data, self._load(entry, path), path)
+
+    def fanouts(self, root: str) -> Iterator[tuple[str, Any]]:
+        tree = self.subtree(root)
+        if tree is None:
+            return
+        for entry in tree:
+            path = f"{root}/{entry.name}"
+            if not FANOUT_RE.match(entry.name) or entry.filemode != MODE_TREE:
+                raise BadLedger(f"{path}: not an allowed fan-out directory name or mode")
+            yield entry.name, self.repo.raw[entry.id]
+
+    def item_ids(self, fanout: str | None = None) -> list[ItemId]:
+        """Every item id (or those of one fan-out directory), checked against the layout."""
+        found: list[ItemId] = []
+        if fanout is not None:
+            tree = self.subtree(f"{ITEMS}/{fanout}")
+            groups = [(fanout, tree)] if tree is not None else []
+        else:
+            groups = list(self.fanouts(ITEMS))
+        for name, tree in groups:
+            for entry in tree:
+                if not ITEM_FILE_RE.match(entry.name) or entry.filemode != MODE_BLOB:
+                    raise BadLedger(f"{ITEMS}/{name}/{entry.name}: not an allowed item file")
+                found.append(ItemId(entry.name[:-5]))
+        return found
+
+    def items(self) -> Iterator[Item]:
+        for item_id in self.item_ids():
+            item = self.item(item_id)
+            if item is not None:
+                yield item
+
+    # -- events -----------------------------------------------------------------
+
+    def events(self, item_id: ItemId) -> list[Event]:
+        """One item's events in (clock, event id) order: the file name order."""
+        base = event_dir(item_id)
+        tree = self.subtree(base)
+        if tree is None:
+            return []
+        events = []
+        for entry in tree:
+            path = f"{base}/{entry.name}"
+            if not EVENT_FILE_RE.match(entry.name):
+                raise BadLedger(f"{path}: not an allowed event file name")
+            event = _record(Event.from_data, self._load(entry, path), path)
+            if event.item != item_id or entry.name != f"{event.clock:012d}-{event.id}.yaml":
+                raise BadLedger(f"{path}: the file's name does not match its content")
+            events.append(event)
+        events.sort(key=lambda e: e.order)
+        return events
+
+    def event_item_ids(self) -> list[ItemId]:
+        found: list[ItemId] = []
+        for name, tree in self.fanouts(EVENTS):
+            for entry in tree:
+                if not ITEM_DIR_RE.match(entry.name) or entry.filemode != MODE_TREE:
+                    raise BadLedger(f"{EVENTS}/{name}/{entry.name}: not an allowed event folder")
+                found.append(ItemId(entry.name))
+        return found
+
+    def all_events(self) -> list[Event]:
+        events = [e for item_id in self.event_item_ids() for e in self.events(item_id)]
+        events.sort(key=lambda e: e.order)
+        return events
+
+    # -- ids ----------------------------------------------------------------------
+
+    def resolve(self, text: str) -> ItemId:
+        """The one item id that `text` (a full id or any unique prefix) names."""
+        kind, rest = ids.normalise_prefix(text)
+        if kind is not None and kind not in ids.PREFIX_KIND:
+            raise NotFound(f"{text!r} is not an id: ids start with td-, rq- or it-")
+        if not rest and kind is None:
+            raise NotFound("an empty id matches nothing — see git coop list")
+        candidates = self.item_ids(rest[:2] if len(rest) >= 2 else None)
+        matches = sorted(i for i in candidates if ids.matches(i, text))
+        if not matches:
+            raise NotFound(f"no item matches {text!r} — see git coop list")
+        if len(matches) > 1:
+            shown = ", ".join(self.label(m, candidates) for m in matches[:10])
+            more = f" and {len(matches) - 10} more" if len(matches) > 10 else ""
+            raise Ambiguous(f"{text!r} matches {len(matches)} items: {shown}{more} — give more of the id")
+        return matches[0]
+
+    def label(self, item_id: ItemId, neighbours: list[ItemId] | None = None) -> str:
+        """The shortest unique prefix, at least 4 characters, like a short sha."""
+        if neighbours is None:
+            neighbours = self.item_ids(ids.fanout(item_id))
+        return ids.shortest_unique(item_id, neighbours)
+
+
+def _check_root(tree: Any) -> None:
+    for entry in tree:
+        expected = ROOT_NAMES.get(entry.name)
+        mode = MODE_BLOB if expected == "blob" else MODE_TREE
+        if expected is None or entry.filemode != mode:
+            raise BadLedger(
+                f"{entry.name}: not an allowed entry at the ledger's root "
+                "(only coop.yaml, items/, events/)"
+            )
+    if COOP_FILE not in [e.name for e in tree]:
+        raise BadLedger(f"{COOP_FILE}: missing from the ledger's root — not a gitcoop ledger")
+
+
+def _record(build: Any, data: dict[str, Any], path: str) -> Any:
+    try:
+        return build(data)
+    except RecordError as exc:
+        raise BadLedger(f"{path}: {exc}") from None

@@ -1,0 +1,106 @@
+"""Fixtures: real temporary git repositories, a fixed clock, and a CLI runner.
+
+HOME and the git config are pointed at the test's own folder, so no test can
+read or write the real home directory or the user's git configuration.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import redirect_stderr, redirect_stdout
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gitcoop.cli.main import main
+
+NOW = "2026-11-29T10:00:00Z"
+
+
+@pytest.fixture(autouse=True)
+def isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    home = tmp_path_factory.mktemp("home")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(home / "gitconfig"))
+    for name in ("COOP_ACTOR", "COOP_SESSION", "COOP_NOW", "COOP_SEED", "GIT_DIR", "GIT_WORK_TREE"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("COOP_NOW", NOW)
+
+
+def git(cwd: Path, *args: str, check: bool = True) -> str:
+    done = subprocess.run(
+        ["git", *args], cwd=cwd, capture_output=True, text=True, check=False
+    )
+    if check and done.returncode != 0:
+        raise AssertionError(f"git {' '.join(args)} failed: {done.stderr}")
+    return done.stdout
+
+
+def make_repo(path: Path, email: str = "alice@example.com") -> Path:
+    path.mkdir(parents=True, exist_ok=True)
+    git(path, "init", "-q", "-b", "main")
+    git(path, "config", "user.email", email)
+    git(path, "config", "user.name", email.split("@")[0])
+    return path
+
+
+@pytest.fixture
+def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A fresh repository, the current directory for in-process CLI calls."""
+    path = make_repo(tmp_path / "repo")
+    monkeypatch.chdir(path)
+    return path
+
+
+@dataclass
+class Result:
+    code: int
+    out: str
+    err: str
+
+    def json(self) -> Any:
+        return json.loads(self.out)
+
+
+def coop(*args: str, env: dict[str, str] | None = None) -> Result:
+    """Run `git coop ARGS` in-process in the current directory."""
+    out, err = io.StringIO(), io.StringIO()
+    saved = {k: os.environ.get(k) for k in (env or {})}
+    os.environ.update(env or {})
+    try:
+        with redirect_stdout(out), redirect_stderr(err):
+            code = main(list(args))
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+    return Result(code, out.getvalue(), err.getvalue())
+
+
+def coop_process(cwd: Path, *args: str, env: dict[str, str] | None = None) -> Result:
+    """Run `git coop ARGS` as a real process, through git, like a user does."""
+    full_env = {**os.environ, **(env or {})}
+    bin_dir = str(Path(sys.executable).parent)
+    full_env["PATH"] = bin_dir + os.pathsep + full_env.get("PATH", "")
+    done = subprocess.run(
+        ["git", "coop", *args], cwd=cwd, capture_output=True, text=True, env=full_env, check=False
+    )
+    return Result(done.returncode, done.stdout, done.stderr)
+
+
+@pytest.fixture
+def ledger(repo: Path) -> Iterator[Path]:
+    """A repository with an initialised ledger owned by alice@example.com."""
+    result = coop("init")
+    assert result.code == 0, result.err
+    yield repo
