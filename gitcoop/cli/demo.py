@@ -1,0 +1,98 @@
+"""`git coop demo`: a guided walkthrough in a throwaway repository.
+
+Each step is a real `git coop` command run against a fresh repository, with
+the actor and the clock set the way a team and its agents would have them.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import shlex
+import shutil
+import tempfile
+from collections.abc import Callable
+from contextlib import redirect_stderr, redirect_stdout
+from typing import Annotated
+
+import typer
+
+from gitcoop.store.repository import init_repo
+
+ALICE = "alice@example.com"
+BOB = "bob@example.com"
+
+
+def _step(run: Callable[[list[str]], int], who: str, when: str, args: list[str]) -> str:
+    """Run one command as `who` at `when`, echo it, and return what it printed."""
+    os.environ["COOP_ACTOR"] = who
+    os.environ["COOP_NOW"] = when
+    print(f"\n[{when[11:16]} UTC, {who}]  $ git coop {shlex.join(args)}")
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        code = run(args)
+    for line in (out.getvalue() + err.getvalue()).splitlines():
+        print(f"    {line}")
+    if code != 0:
+        print(f"    (exit {code}: refused, as it should be)")
+    return out.getvalue().strip()
+
+
+def walkthrough(run: Callable[[list[str]], int], keep: bool) -> None:
+    folder = tempfile.mkdtemp(prefix="gitcoop-demo-")
+    saved_cwd = os.getcwd()
+    saved_env = {k: os.environ.get(k) for k in ("COOP_ACTOR", "COOP_NOW", "COOP_SESSION")}
+    try:
+        init_repo(folder, ALICE)
+        os.chdir(folder)
+        print(f"A throwaway repository at {folder}; the ledger lives on refs/coop/ledger.")
+        _step(run, ALICE, "2026-11-29T09:00:00Z", ["init"])
+        todo = _step(
+            run, ALICE, "2026-11-29T09:01:00Z", ["add", "todo", "Fix the flaky queue test"]
+        )
+        _step(run, ALICE, "2026-11-29T09:02:00Z", ["add", "request", "Review the release notes"])
+        _step(run, BOB, "2026-11-29T09:05:00Z", ["take", todo, "--session", "agent-run-17"])
+        _step(run, ALICE, "2026-11-29T09:06:00Z", ["take", todo])
+        _step(run, ALICE, "2026-11-29T14:00:00Z", ["list"])
+        _step(run, ALICE, "2026-11-29T14:00:00Z", ["owed"])
+        _step(
+            run,
+            BOB,
+            "2026-11-29T14:10:00Z",
+            ["done", todo, "--summary", "retry on EAGAIN", "--commit", "1a2b3c4"],
+        )
+        _step(
+            run,
+            BOB,
+            "2026-11-29T14:11:00Z",
+            ["done", todo, "--summary", "retry on EAGAIN", "--commit", "1a2b3c4"],
+        )
+        _step(run, ALICE, "2026-11-29T14:12:00Z", ["log", todo])
+        _step(run, ALICE, "2026-11-29T14:12:00Z", ["list"])
+        print(
+            "\nEvery step above is one commit on refs/coop/ledger: try "
+            "`git log --oneline refs/coop/ledger` in the repository."
+        )
+    finally:
+        os.chdir(saved_cwd)
+        for key, value in saved_env.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+        if keep:
+            print(f"The repository is kept at {folder}.")
+        else:
+            shutil.rmtree(folder, ignore_errors=True)
+            print("The throwaway repository was removed (use --keep to explore it).")
+
+
+def register(app: typer.Typer, run: Callable[[list[str]], int]) -> None:
+    @app.command()
+    def demo(
+        keep: Annotated[
+            bool, typer.Option("--keep", help="Keep the throwaway repository.")
+        ] = False,
+    ) -> None:
+        """A guided walkthrough in a throwaway repository: add, take, a refused take, done, log."""
+        walkthrough(run, keep)
