@@ -36,3 +36,14 @@ def test_demo_keep_leaves_a_real_ledger(tmp_path: Path) -> None:
         import shutil
 
         shutil.rmtree(kept)
+
+
+def test_demo_json_lists_every_step_with_its_exit_code(tmp_path: Path) -> None:
+    import json
+
+    result = coop_process(tmp_path, "demo", "--json")
+    assert result.code == 0
+    steps = json.loads(result.out)["steps"]
+    assert [s["command"][2] for s in steps][:5] == ["init", "add", "add", "take", "take"]
+    assert [s["exit"] for s in steps].count(1) == 1
+    assert "already taken" in steps[4]["stderr"]
