@@ -6,6 +6,7 @@ import os
 import sys
 import traceback
 
+from gitcoop.cli.hooks_commands import replay_journal
 from gitcoop.errors import CoopError
 
 EXIT_BUG = 70  # EX_SOFTWARE: not a user mistake; the message asks for a report
@@ -14,7 +15,7 @@ EXIT_BUG = 70  # EX_SOFTWARE: not a user mistake; the message asks for a report
 def build_app() -> object:
     import typer
 
-    from gitcoop.cli import ledger_commands
+    from gitcoop.cli import hooks_commands, ledger_commands
 
     app = typer.Typer(
         name="git coop",
@@ -26,6 +27,7 @@ def build_app() -> object:
         context_settings={"help_option_names": ["-h", "--help"]},
     )
     ledger_commands.register(app)
+    hooks_commands.register(app)
     return app
 
 
@@ -33,6 +35,7 @@ def main(argv: list[str] | None = None) -> int:
     """Run one command; return (and, as a script, exit with) its exit code."""
     app = build_app()
     try:
+        replay_journal(argv)  # what hooks could not record: docs/hooks.md
         app(args=argv, prog_name="git coop", standalone_mode=False)  # type: ignore[operator]
     except CoopError as error:
         print(f"gitcoop: {error.message}", file=sys.stderr)
