@@ -44,7 +44,9 @@ def append(common_dir: str, entry: Entry) -> str:
     """Add one entry; returns the id it is kept under."""
     entry = {"id": secrets.token_hex(8), **entry}
     line = json.dumps(entry, sort_keys=True, ensure_ascii=False) + "\n"
-    with _lock(common_dir), open(journal_path(common_dir), "a", encoding="utf-8") as handle:
+    with _lock(common_dir), open(journal_path(common_dir), "a+", encoding="utf-8") as handle:
+        if handle.tell() > 0 and not _ends_with_newline(handle.name):
+            line = "\n" + line  # a line cut short by a crash must not swallow this one
         handle.write(line)
         handle.flush()
         os.fsync(handle.fileno())
@@ -78,6 +80,12 @@ def update(common_dir: str, change: Callable[[Entry], Entry | None]) -> None:
 def settle(common_dir: str, done: set[str]) -> None:
     """Remove the entries with these ids."""
     update(common_dir, lambda entry: None if entry.get("id") in done else entry)
+
+
+def _ends_with_newline(path: str) -> bool:
+    with open(path, "rb") as handle:
+        handle.seek(-1, os.SEEK_END)
+        return handle.read(1) == b"\n"
 
 
 def _read(common_dir: str) -> list[tuple[str, Entry | None]]:
