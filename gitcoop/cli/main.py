@@ -6,6 +6,7 @@ import os
 import sys
 import traceback
 
+from gitcoop.cli.hooks_commands import replay_journal
 from gitcoop.errors import CoopError
 
 EXIT_BUG = 70  # EX_SOFTWARE: not a user mistake; the message asks for a report
@@ -14,7 +15,7 @@ EXIT_BUG = 70  # EX_SOFTWARE: not a user mistake; the message asks for a report
 def build_app() -> object:
     import typer
 
-    from gitcoop.cli import demo, ledger_commands, obligation_commands
+    from gitcoop.cli import demo, hooks_commands, ledger_commands, obligation_commands
 
     app = typer.Typer(
         name="git coop",
@@ -27,6 +28,7 @@ def build_app() -> object:
     )
     ledger_commands.register(app)
     obligation_commands.register(app)
+    hooks_commands.register(app)
     demo.register(app, main)
     return app
 
@@ -35,6 +37,7 @@ def main(argv: list[str] | None = None) -> int:
     """Run one command; return (and, as a script, exit with) its exit code."""
     app = build_app()
     try:
+        replay_journal(argv)  # what hooks could not record: docs/hooks.md
         app(args=argv, prog_name="git coop", standalone_mode=False)  # type: ignore[operator]
     except CoopError as error:
         print(f"gitcoop: {error.message}", file=sys.stderr)

@@ -25,9 +25,15 @@ def lock_path(common_dir: str) -> str:
 
 @contextmanager
 def writer_lock(common_dir: str, timeout: float = DEFAULT_TIMEOUT) -> Iterator[None]:
+    with file_lock(lock_path(common_dir), timeout):
+        yield
+
+
+@contextmanager
+def file_lock(path: str, timeout: float) -> Iterator[None]:
+    """Hold the filelock at `path`; LockBusy after `timeout` seconds."""
     from filelock import FileLock, Timeout
 
-    path = lock_path(common_dir)
     lock = FileLock(path, timeout=timeout)
     try:
         lock.acquire()

@@ -20,7 +20,7 @@ from gitcoop.domain.records import Event, Item, LedgerConfig
 from gitcoop.errors import ChangedUnderWrite
 from gitcoop.store import codec
 from gitcoop.store.layout import COOP_FILE, EVENTS, ITEMS, MODE_BLOB, MODE_TREE, event_name
-from gitcoop.store.lock import writer_lock
+from gitcoop.store.lock import DEFAULT_TIMEOUT, writer_lock
 from gitcoop.store.repository import Oid, Repo, enable_fsync
 from gitcoop.store.snapshot import Snapshot
 
@@ -48,10 +48,12 @@ class Outcome:
     change: Change | None
 
 
-def write(repo: Repo, decide: Decide, fsync: bool = True) -> Outcome:
+def write(
+    repo: Repo, decide: Decide, fsync: bool = True, lock_timeout: float = DEFAULT_TIMEOUT
+) -> Outcome:
     """Run `decide` on the current tip and commit its change by compare-and-swap."""
     enable_fsync(fsync)
-    with writer_lock(repo.common_dir):
+    with writer_lock(repo.common_dir, lock_timeout):
         for _ in range(MAX_ATTEMPTS):
             tip = repo.tip()
             snapshot = Snapshot(repo, tip)

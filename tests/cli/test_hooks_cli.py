@@ -1,0 +1,65 @@
+"""The hooks commands as a user types them: text, --json, exit codes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from conftest import coop, coop_process
+
+from gitcoop.store import journal
+
+
+def test_status_before_and_after_install(repo: Path) -> None:
+    before = coop("hooks", "status")
+    assert before.code == 0
+    assert "post-commit         missing" in before.out
+    assert coop("hooks", "install").code == 0
+    after = coop("hooks", "status", "--json").json()
+    assert {h["state"] for h in after["hooks"]} == {"current"}
+    assert after["journal_entries"] == 0
+
+
+def test_install_and_uninstall_print_one_line_per_hook(repo: Path) -> None:
+    installed = coop("hooks", "install")
+    assert installed.out.count("installed") == 3
+    removed = coop("hooks", "uninstall")
+    assert removed.out.count(": removed") == 3
+
+
+def test_the_hook_command_is_hidden_from_help(repo: Path) -> None:
+    shown = coop("--help")
+    assert "hooks" in shown.out
+    assert " hook " not in shown.out
+
+
+def test_hook_outside_a_repository_says_so_and_exits_zero(tmp_path: Path) -> None:
+    result = coop_process(tmp_path, "hook", "post-commit")
+    assert result.code == 0
+    assert "hook skipped: not a git repository" in result.err
+
+
+def test_replay_of_an_empty_journal(ledger: Path) -> None:
+    assert coop("hook", "replay").out.strip() == "the journal is empty; nothing to replay"
+    assert coop("hook", "replay", "--json").json() == []
+
+
+def test_status_counts_waiting_journal_entries(ledger: Path) -> None:
+    journal.append(str(ledger / ".git"), {"kind": "trailers", "requests": []})
+    assert coop("hooks", "status", "--json").json()["journal_entries"] == 1
+    assert "1 entry waiting" in coop("hooks", "status").out
+
+
+def test_a_journaled_refusal_is_reported_before_another_command(ledger: Path) -> None:
+    entry = {
+        "kind": "trailers",
+        "actor": "alice@example.com",
+        "session": None,
+        "at": "2026-11-29T10:00:00Z",
+        "commit": "0" * 40,
+        "requests": [{"verb": "done", "ref": "td-nosuch", "args": {"commit": "0" * 40}}],
+    }
+    journal.append(str(ledger / ".git"), entry)
+    listed = coop("list", "--json")
+    assert listed.code == 0 and listed.json() == []
+    assert "journal: not recorded: Coop-Done td-nosuch" in listed.err
+    assert not journal.has_entries(str(ledger / ".git"))

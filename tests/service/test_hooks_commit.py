@@ -1,0 +1,197 @@
+"""End to end: `hooks install`, then real `git commit`, `--amend` and `rebase`."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+from conftest import coop, git
+from hook_helpers import add, commit, head, item, ledger_tip, with_gitcoop_on_path
+
+from gitcoop.store import journal
+
+
+@pytest.fixture
+def hooked(ledger: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    with_gitcoop_on_path(monkeypatch)
+    assert coop("hooks", "install").code == 0
+    commit(ledger, "Start\n")
+    return ledger
+
+
+def test_coop_done_records_the_commit_and_its_subject(hooked: Path) -> None:
+    todo = add("todo", "write the docs")
+    assert coop("take", todo).code == 0
+    done = commit(hooked, f"Write the docs\n\nLong body.\n\nCoop-Done: {todo[:7]}\n")
+    shown = item(todo)
+    assert shown["status"] == "done"
+    assert shown["commit_sha"] == head(hooked)
+    assert shown["result_summary"] == "Write the docs"
+    assert shown["closed_by"] == "alice@example.com"
+    assert "done with" in done.stderr
+
+
+def test_several_trailers_make_one_ledger_commit(hooked: Path) -> None:
+    todo, request, other = add("todo", "a"), add("request", "b"), add("todo", "c")
+    before = ledger_tip(hooked)
+    commit(
+        hooked, f"Do three things\n\nCoop-Done: {todo}\nCoop-Close: {request}\nCoop-Refs: {other}\n"
+    )
+    assert git(hooked, "rev-list", "--count", f"{before}..refs/coop/ledger").strip() == "1"
+    assert item(todo)["status"] == "done"
+    assert item(request)["status"] == "closed"
+    assert item(other)["status"] == "open"
+    log = coop("log", other, "--json").json()
+    assert log[-1]["verb"] == "note" and log[-1]["commit"] == head(hooked)
+
+
+def test_a_commit_without_trailers_leaves_the_ledger_alone(hooked: Path) -> None:
+    before = ledger_tip(hooked)
+    commit(hooked, "Plain work\n\nCoop-Done: is in the body\nbut not a trailer\n")
+    assert ledger_tip(hooked) == before
+
+
+def test_amend_moves_the_recorded_sha_as_an_edit(hooked: Path) -> None:
+    todo = add("todo", "fix it")
+    commit(hooked, f"Fix it\n\nCoop-Done: {todo}\n")
+    first = head(hooked)
+    git(hooked, "commit", "-q", "--amend", "-m", "Fix it properly")  # the trailer is gone
+    second = head(hooked)
+    assert second != first
+    shown = item(todo)
+    assert shown["commit_sha"] == second
+    assert shown["result_summary"] == "Fix it"
+    edit = coop("log", todo, "--json").json()[-1]
+    assert edit["verb"] == "edit"
+    assert (edit["commit"], edit["previous_commit"]) == (second, first)
+
+
+def test_rebase_moves_every_recorded_sha(hooked: Path) -> None:
+    todo, request = add("todo", "one"), add("request", "two")
+    git(hooked, "checkout", "-q", "-b", "feature")
+    commit(hooked, f"One\n\nCoop-Done: {todo}\n", name="one.txt")
+    commit(hooked, f"Two\n\nCoop-Close: {request}\n", name="two.txt")
+    git(hooked, "checkout", "-q", "main")
+    commit(hooked, "Meanwhile on main\n", name="main.txt")
+    git(hooked, "checkout", "-q", "feature")
+    git(hooked, "rebase", "-q", "main")
+    assert item(todo)["commit_sha"] == git(hooked, "rev-parse", "HEAD~1").strip()
+    assert item(request)["commit_sha"] == head(hooked)
+
+
+def test_a_refused_close_is_reported_journaled_and_never_forced(hooked: Path) -> None:
+    todo = add("todo", "bob's")
+    assert coop("take", todo, "--as", "bob@example.com").code == 0
+    done = commit(hooked, f"Try\n\nCoop-Done: {todo}\n")
+    refusal = [line for line in done.stderr.splitlines() if "not recorded" in line]
+    assert len(refusal) == 1 and "bob@example.com" in refusal[0]
+    git_dir = hooked / ".git"
+    assert journal.has_entries(str(git_dir))  # checked first: any command replays it
+
+    replayed = coop("hook", "replay", "--json")
+    assert [r["status"] for r in replayed.json()] == ["refused"]
+    assert item(todo)["status"] == "taken"  # still bob's: reported, not forced
+    assert not journal.has_entries(str(git_dir))
+
+
+def test_an_unknown_id_is_reported_and_the_rest_still_recorded(hooked: Path) -> None:
+    todo = add("todo", "real")
+    done = commit(hooked, f"Mixed\n\nCoop-Done: td-zzzzzzzz\nCoop-Done: {todo}\n")
+    assert item(todo)["status"] == "done"
+    assert "no item matches 'td-zzzzzzzz'" in done.stderr
+
+
+def test_the_foreign_hook_still_runs_first(ledger: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    with_gitcoop_on_path(monkeypatch)
+    marker = ledger.parent / "ran"
+    hook = ledger / ".git/hooks/post-commit"
+    hook.write_text(f"#!/bin/sh\necho foreign >> {marker}\n")
+    hook.chmod(0o755)
+    assert coop("hooks", "install").code == 0
+    todo = add("todo", "chained")
+    commit(ledger, f"Chained\n\nCoop-Done: {todo}\n")
+    assert marker.read_text() == "foreign\n"
+    assert item(todo)["status"] == "done"
+    assert coop("hooks", "uninstall").code == 0
+    commit(ledger, "After uninstall\n")
+    assert marker.read_text() == "foreign\nforeign\n"
+
+
+def test_a_failing_foreign_prepare_commit_msg_still_stops_the_commit(hooked: Path) -> None:
+    legacy = hooked / ".git/hooks/prepare-commit-msg.legacy"
+    legacy.write_text("#!/bin/sh\nexit 3\n")
+    legacy.chmod(0o755)
+    (hooked / "f").write_text("y")
+    git(hooked, "add", "f")
+    refused = subprocess.run(["git", "commit", "-qm", "no"], cwd=hooked, capture_output=True)
+    assert refused.returncode != 0
+
+
+def test_without_gitcoop_on_path_the_commit_still_succeeds(
+    hooked: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    git_dir = os.path.dirname(
+        subprocess.run(
+            ["sh", "-c", "command -v git"], capture_output=True, text=True
+        ).stdout.strip()
+    )
+    monkeypatch.setenv("PATH", git_dir + os.pathsep + "/bin")
+    todo = add("todo", "later")
+    done = commit(hooked, f"Offline\n\nCoop-Done: {todo}\n")
+    assert done.returncode == 0 and done.stderr == ""
+    assert item(todo)["status"] == "open"
+
+
+def test_a_commit_in_a_linked_worktree_records_into_the_shared_ledger(
+    hooked: Path, tmp_path: Path
+) -> None:
+    linked = tmp_path / "linked"
+    git(hooked, "worktree", "add", "-q", str(linked), "-b", "side")
+    todo = add("todo", "from the worktree")
+    commit(linked, f"Side work\n\nCoop-Done: {todo}\n")
+    assert item(todo)["commit_sha"] == head(linked)
+
+
+def test_core_hooks_path_hooks_run(ledger: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    with_gitcoop_on_path(monkeypatch)
+    git(ledger, "config", "core.hooksPath", ".githooks")
+    assert coop("hooks", "install").code == 0
+    todo = add("todo", "via hooksPath")
+    commit(ledger, f"Through hooksPath\n\nCoop-Done: {todo}\n")
+    assert item(todo)["commit_sha"] == head(ledger)
+
+
+def edit_commit(repo: Path, *args: str) -> str:
+    """Commit through an editor that saves what it was shown; returns that text."""
+    seen = repo.parent / "seen.txt"
+    editor = f'f() {{ cp "$1" {seen}; printf \'Subject\\n\' > "$1"; }}; f'
+    (repo / "edited.txt").write_text(str(len(args)) + os.urandom(4).hex())
+    git(repo, "add", "edited.txt")
+    env = {**os.environ, "GIT_EDITOR": editor}
+    subprocess.run(
+        ["git", "commit", "-q", *args], cwd=repo, env=env, check=True, capture_output=True
+    )
+    return seen.read_text() if seen.exists() else ""
+
+
+def test_the_editor_suggests_the_one_held_item_commented(hooked: Path) -> None:
+    todo = add("todo", "held")
+    coop("take", todo)
+    label = coop("show", todo, "--json").json()["short_id"]
+    shown = edit_commit(hooked)
+    assert f"\n# Coop-Done: {label}\n" in shown
+    assert "Coop-Done" not in git(hooked, "log", "-1", "--format=%B")
+    assert item(todo)["status"] == "taken"
+
+
+def test_no_suggestion_with_two_held_items_or_for_dash_m(hooked: Path) -> None:
+    todo = add("todo", "held")
+    coop("take", todo)
+    (hooked / "m.txt").write_text("m")
+    git(hooked, "add", "m.txt")
+    git(hooked, "commit", "-qm", "Message given")
+    assert git(hooked, "log", "-1", "--format=%B").strip() == "Message given"
+    coop("take", add("todo", "second"))
+    assert "Coop-Done" not in edit_commit(hooked)
