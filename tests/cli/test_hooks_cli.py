@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import coop, coop_process
-
 from gitcoop.store import journal
+from tests.conftest import coop, coop_process
 
 
 def test_status_before_and_after_install(repo: Path) -> None:

@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conftest import coop, git
+from tests.conftest import coop, git
 
 BIN = str(Path(sys.executable).parent)
 

@@ -7,10 +7,10 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import coop, git
-from hook_helpers import add, commit, head, item, ledger_tip, with_gitcoop_on_path
 
 from gitcoop.store import journal
+from tests.conftest import coop, git
+from tests.service.hook_helpers import add, commit, head, item, ledger_tip, with_gitcoop_on_path
 
 
 @pytest.fixture

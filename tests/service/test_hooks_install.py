@@ -8,9 +8,9 @@ import stat
 from pathlib import Path
 
 import pytest
-from conftest import coop, git, make_repo
 
 from gitcoop.service import hooks
+from tests.conftest import coop, git, make_repo
 
 TOP = Path(__file__).resolve().parents[2]
 NAMES = hooks.HOOK_NAMES

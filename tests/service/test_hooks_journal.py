@@ -9,11 +9,11 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from conftest import coop, git, make_repo
-from hook_helpers import add, commit, head, item, ledger_tip, with_gitcoop_on_path
 
 from gitcoop.store import journal
 from gitcoop.store.lock import lock_path
+from tests.conftest import coop, git, make_repo
+from tests.service.hook_helpers import add, commit, head, item, ledger_tip, with_gitcoop_on_path
 
 HOLDER = (
     "import sys, filelock\n"
