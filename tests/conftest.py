@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import pygit2
 import pytest
 
 from gitcoop.cli.main import main
@@ -25,7 +26,9 @@ NOW = "2026-11-29T10:00:00Z"
 
 
 @pytest.fixture(autouse=True)
-def isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+def isolated_home(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[None]:
     home = tmp_path_factory.mktemp("home")
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
@@ -33,6 +36,18 @@ def isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.
     for name in ("COOP_ACTOR", "COOP_SESSION", "COOP_NOW", "COOP_SEED", "GIT_DIR", "GIT_WORK_TREE"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("COOP_NOW", NOW)
+    # libgit2 ignores GIT_CONFIG_*: point its config search paths at the test's home too
+    levels = (
+        pygit2.enums.ConfigLevel.SYSTEM,
+        pygit2.enums.ConfigLevel.GLOBAL,
+        pygit2.enums.ConfigLevel.XDG,
+    )
+    saved = {level: pygit2.settings.search_path[level] for level in levels}
+    for level in levels:
+        pygit2.settings.search_path[level] = str(home)
+    yield
+    for level, value in saved.items():
+        pygit2.settings.search_path[level] = value
 
 
 def git(cwd: Path, *args: str, check: bool = True) -> str:

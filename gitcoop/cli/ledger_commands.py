@@ -107,8 +107,14 @@ def register(app: typer.Typer) -> None:
                 print(render.log_line(entry))
 
     def transition(
-        verb: str, past: str, item: str, args: dict[str, Any], actor: str | None,
-        session: str | None, expect: int | None, as_json: bool,
+        verb: str,
+        past: str,
+        item: str,
+        args: dict[str, Any],
+        actor: str | None,
+        session: str | None,
+        expect: int | None,
+        as_json: bool,
     ) -> None:
         ctx = make_context(actor, session, expect)
         shown = ledger.act(ctx, item, verb, {k: v for k, v in args.items() if v})
@@ -116,16 +122,25 @@ def register(app: typer.Typer) -> None:
 
     @app.command()
     def take(
-        item: IdArg, force: ForceOpt = False, actor: AsOpt = None, session: SessionOpt = None,
-        expect: ExpectOpt = None, as_json: JsonOpt = False,
+        item: IdArg,
+        force: ForceOpt = False,
+        actor: AsOpt = None,
+        session: SessionOpt = None,
+        expect: ExpectOpt = None,
+        as_json: JsonOpt = False,
     ) -> None:
         """Claim an open item. Refuses, naming the holder, if someone else has it."""
         transition("take", "took", item, {"force": force}, actor, session, expect, as_json)
 
     @app.command()
     def release(
-        item: IdArg, reason: ReasonOpt = None, force: ForceOpt = False, actor: AsOpt = None,
-        session: SessionOpt = None, expect: ExpectOpt = None, as_json: JsonOpt = False,
+        item: IdArg,
+        reason: ReasonOpt = None,
+        force: ForceOpt = False,
+        actor: AsOpt = None,
+        session: SessionOpt = None,
+        expect: ExpectOpt = None,
+        as_json: JsonOpt = False,
     ) -> None:
         """Give a taken item back (needs --reason). Another's take: owner/chief + --force."""
         if not reason:
@@ -135,9 +150,14 @@ def register(app: typer.Typer) -> None:
 
     @app.command()
     def done(
-        item: IdArg, summary: SummaryOpt = None, commit: CommitOpt = None,
-        force: ForceOpt = False, actor: AsOpt = None, session: SessionOpt = None,
-        expect: ExpectOpt = None, as_json: JsonOpt = False,
+        item: IdArg,
+        summary: SummaryOpt = None,
+        commit: CommitOpt = None,
+        force: ForceOpt = False,
+        actor: AsOpt = None,
+        session: SessionOpt = None,
+        expect: ExpectOpt = None,
+        as_json: JsonOpt = False,
     ) -> None:
         """Finish a todo (an open one in one call). A second done only amends."""
         args = {"summary": summary, "commit": commit, "force": force}
@@ -145,9 +165,15 @@ def register(app: typer.Typer) -> None:
 
     @app.command()
     def close(
-        item: IdArg, summary: SummaryOpt = None, commit: CommitOpt = None,
-        reason: ReasonOpt = None, force: ForceOpt = False, actor: AsOpt = None,
-        session: SessionOpt = None, expect: ExpectOpt = None, as_json: JsonOpt = False,
+        item: IdArg,
+        summary: SummaryOpt = None,
+        commit: CommitOpt = None,
+        reason: ReasonOpt = None,
+        force: ForceOpt = False,
+        actor: AsOpt = None,
+        session: SessionOpt = None,
+        expect: ExpectOpt = None,
+        as_json: JsonOpt = False,
     ) -> None:
         """Close a request or queue item. The first close is the record."""
         args = {"summary": summary, "commit": commit, "reason": reason, "force": force}
@@ -155,8 +181,13 @@ def register(app: typer.Typer) -> None:
 
     @app.command()
     def abandon(
-        item: IdArg, reason: ReasonOpt = None, force: ForceOpt = False, actor: AsOpt = None,
-        session: SessionOpt = None, expect: ExpectOpt = None, as_json: JsonOpt = False,
+        item: IdArg,
+        reason: ReasonOpt = None,
+        force: ForceOpt = False,
+        actor: AsOpt = None,
+        session: SessionOpt = None,
+        expect: ExpectOpt = None,
+        as_json: JsonOpt = False,
     ) -> None:
         """Give up on a todo for good (needs --reason)."""
         if not reason:

@@ -7,6 +7,7 @@ import sys
 from datetime import datetime
 from typing import Any
 
+from gitcoop.domain.lifecycle import HELD
 from gitcoop.domain.records import Item
 from gitcoop.domain.timefmt import human_age, human_instant
 from gitcoop.service.ledger import Shown
@@ -31,7 +32,7 @@ def event_json(entry: LogEntry) -> dict[str, Any]:
 
 def holder_note(item: Item, now: datetime) -> str:
     """`[taken by X, 5h ago]`: a stale take is shown, never reverted."""
-    if item.taken_by is None or item.taken_at is None or item.status not in ("taken", "in_progress"):
+    if item.taken_by is None or item.taken_at is None or item.status not in HELD:
         return ""
     return f"  [taken by {item.taken_by}, {human_age(now - item.taken_at)} ago]"
 
@@ -73,9 +74,16 @@ def item_details(shown: Shown, now: datetime) -> str:
         end = f" ({ob.disposition})" if ob.disposition else ""
         rows.append(("owes", f"{ob.kind} {ob.status}{end}{due}{parked}{escalated}"))
         if ob.latest_report:
-            rows.append(("report", f"{ob.latest_report.get('status')}: {ob.latest_report.get('reason')}"))
+            rows.append(
+                ("report", f"{ob.latest_report.get('status')}: {ob.latest_report.get('reason')}")
+            )
     for conflict in item.conflicts:
-        rows.append(("conflict", f"{conflict.verb} by {conflict.actor} ({conflict.event}): {conflict.reason}"))
+        rows.append(
+            (
+                "conflict",
+                f"{conflict.verb} by {conflict.actor} ({conflict.event}): {conflict.reason}",
+            )
+        )
     width = max(len(k) for k, _ in rows)
     return "\n".join(f"{k:<{width}}  {v}" for k, v in rows)
 
@@ -83,7 +91,8 @@ def item_details(shown: Shown, now: datetime) -> str:
 def log_line(entry: LogEntry) -> str:
     event = entry.event
     details = []
-    for key in ("summary", "commit", "reason", "text", "status", "decision", "previous_holder"):
+    keys = ("action", "role", "who", "summary", "commit", "reason", "text", "status", "decision")
+    for key in (*keys, "previous_holder"):
         if event.arg(key):
             details.append(f"{key}={event.arg(key)}")
     if event.verb == "add":

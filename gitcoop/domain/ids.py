@@ -13,11 +13,11 @@ ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz"
 RANDOM_LENGTH = 12
 MIN_SHORT = 4
 
-KIND_PREFIX = {"todo": "td", "request": "rq", "item": "it"}
+KIND_PREFIX = {"todo": "td", "request": "rq", "item": "it", "ledger": "cf"}
 PREFIX_KIND = {v: k for k, v in KIND_PREFIX.items()}
 EVENT_PREFIX = "ev"
 
-ITEM_ID_RE = re.compile(r"^(td|rq|it)-[0-9a-hjkmnp-tv-z]{12}$")
+ITEM_ID_RE = re.compile(r"^(td|rq|it|cf)-[0-9a-hjkmnp-tv-z]{12}$")
 EVENT_ID_RE = re.compile(r"^ev-[0-9a-hjkmnp-tv-z]{12}$")
 
 # A source of random bits: takes a bit count, returns that many random bits.

@@ -15,7 +15,7 @@ from typing import Any
 
 from gitcoop.domain import obligations, queue_verbs
 from gitcoop.domain.ids import kind_of
-from gitcoop.domain.records import Conflict, Evidence, Event, Item, Roles
+from gitcoop.domain.records import Conflict, Event, Evidence, Item, Roles
 from gitcoop.domain.timefmt import format_instant, human_instant
 from gitcoop.errors import Refused
 
@@ -250,12 +250,12 @@ def _release(item: Item | None, event: Event, roles: Roles, privileged: bool = F
     reason = _require(event, "reason", "release")
     if item.status not in HELD:
         raise Refused(f"{_name(item)} is {item.status}, not taken — nothing to release")
-    if item.taken_by != event.actor and not privileged:
-        if not (event.arg("force") and roles.can_review(event.actor)):
-            raise Refused(
-                f"{_name(item)} is taken by {item.taken_by}{_since(item)} — releasing someone "
-                "else's take needs --force and the owner or chief role"
-            )
+    foreign = item.taken_by != event.actor and not privileged
+    if foreign and not (event.arg("force") and roles.can_review(event.actor)):
+        raise Refused(
+            f"{_name(item)} is taken by {item.taken_by}{_since(item)} — releasing someone "
+            "else's take needs --force and the owner or chief role"
+        )
     released = _unbound(_resolved(item, "released"))
     status = "ready" if item.kind == "item" else "open"
     return replace(released, status=status, reason=reason)
@@ -265,7 +265,9 @@ def _abandon(item: Item | None, event: Event, roles: Roles, privileged: bool = F
     assert item is not None
     reason = _require(event, "reason", "abandon")
     if item.kind != "todo":
-        raise Refused(f"{_name(item)} is a {item.kind} — only todos are abandoned; close it instead")
+        raise Refused(
+            f"{_name(item)} is a {item.kind} — only todos are abandoned; close it instead"
+        )
     _guard_not_terminal(item, "abandon")
     if not privileged:
         _guard_holder(item, event, "abandon")
@@ -302,9 +304,7 @@ def _report(item: Item | None, event: Event, roles: Roles) -> Item:
     if item.status not in HELD or item.obligation is None or not item.obligation.pending:
         raise Refused(f"{_name(item)} is {item.status} — only taken work owes a report")
     if event.actor != item.taken_by and not event.arg("force"):
-        raise Refused(
-            f"{_name(item)} is taken by {item.taken_by} — only the holder reports on it"
-        )
+        raise Refused(f"{_name(item)} is taken by {item.taken_by} — only the holder reports on it")
     if status == "done":
         return _finish(item, event, roles, "done" if item.kind == "todo" else "close")
     if status == "released":

@@ -42,7 +42,9 @@ def resolve(obligation: Obligation, disposition: str) -> Obligation:
     return replace(obligation, status="resolved", due=None, parked=False, disposition=disposition)
 
 
-def bind_and_resolve(holder: str, session: str | None, at: datetime, disposition: str) -> Obligation:
+def bind_and_resolve(
+    holder: str, session: str | None, at: datetime, disposition: str
+) -> Obligation:
     """The fast path: an implicit take that is disposed of in the same event."""
     return resolve(bind(holder, session, at), disposition)
 

@@ -34,9 +34,7 @@ class Context:
     def who(self, repo: Repo) -> str:
         actor = self.actor or repo.config_value("user.email")
         if not actor or not actor.strip():
-            raise UsageError(
-                "who is acting? set --as ACTOR, COOP_ACTOR, or git config user.email"
-            )
+            raise UsageError("who is acting? set --as ACTOR, COOP_ACTOR, or git config user.email")
         return actor.strip()
 
 
@@ -47,8 +45,10 @@ def fsync_wanted(repo: Repo) -> bool:
 
 
 def require_ledger(snapshot: Snapshot) -> None:
+    """A ledger exists and its coop.yaml is of a format this gitcoop reads."""
     if snapshot.commit is None:
         raise NoLedger("no ledger in this repository yet — run: git coop init")
+    snapshot.config  # noqa: B018 — parsing it checks the format version
 
 
 def read_ledger(ctx: Context) -> Snapshot:

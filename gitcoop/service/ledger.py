@@ -9,6 +9,7 @@ from typing import Any
 from gitcoop.domain import ids, lifecycle
 from gitcoop.domain.ids import ItemId
 from gitcoop.domain.records import Event, Item, LedgerConfig, Roles
+from gitcoop.domain.roles import LEDGER_ID, apply_roles
 from gitcoop.errors import ChangedUnderWrite, Refused
 from gitcoop.service.context import Context, fsync_wanted, require_ledger
 from gitcoop.store import transaction
@@ -35,11 +36,64 @@ def init(ctx: Context) -> tuple[bool, LedgerConfig]:
         if snapshot.commit is not None:
             snapshot.config  # noqa: B018 — an existing ledger must at least be readable
             return None
-        config = LedgerConfig(roles=Roles(owners=(actor,)))
-        return Change(message=f"init by {actor}", actor=actor, at=ctx.now, config=config)
+        first_owner = new_event(ctx, LedgerConfig(), LEDGER_ID, actor, "roles", owner_args(actor))
+        config = LedgerConfig(roles=apply_roles(Roles(), first_owner), clock=first_owner.clock)
+        return Change(
+            message=f"init by {actor}", actor=actor, at=ctx.now, events=[first_owner], config=config
+        )
 
     outcome = transaction.write(repo, decide, fsync_wanted(repo))
     return outcome.change is not None, outcome.snapshot.config
+
+
+def owner_args(actor: str) -> dict[str, Any]:
+    return {"action": "add", "role": "owner", "who": actor}
+
+
+def new_event(
+    ctx: Context,
+    config: LedgerConfig,
+    item_id: ItemId,
+    actor: str,
+    verb: str,
+    args: Mapping[str, Any],
+) -> Event:
+    """A fresh event: a new id, and the clock one past the ledger's largest."""
+    return Event(
+        id=ids.mint_event_id(ctx.bits),
+        item=item_id,
+        clock=config.clock + 1,
+        at=ctx.now,
+        actor=actor,
+        session=ctx.session,
+        verb=verb,
+        args=dict(args),
+    )
+
+
+def change_roles(ctx: Context, action: str, role: str, who: str) -> Roles:
+    """Add or remove an owner or chief (owners only); the change is an event."""
+    repo = ctx.repo()
+    actor = ctx.who(repo)
+
+    def decide(snapshot: Snapshot) -> Change | None:
+        require_ledger(snapshot)
+        config = snapshot.config
+        event = new_event(
+            ctx, config, LEDGER_ID, actor, "roles", {"action": action, "role": role, "who": who}
+        )
+        roles = apply_roles(config.roles, event)
+        if roles == config.roles:
+            return None
+        return Change(
+            message=f"roles {action} {role} {who} by {actor}",
+            actor=actor,
+            at=ctx.now,
+            events=[event],
+            config=replace(config, roles=roles, clock=event.clock),
+        )
+
+    return transaction.write(repo, decide, fsync_wanted(repo)).snapshot.config.roles
 
 
 def add(ctx: Context, kind: str, title: str, **fields: Any) -> Shown:
@@ -78,16 +132,7 @@ def _transition(
                 assert item is not None
                 result["shown"] = Shown(item, label, wrote=False)
                 return None
-            event = Event(
-                id=ids.mint_event_id(ctx.bits),
-                item=item_id,
-                clock=config.clock + 1,
-                at=ctx.now,
-                actor=actor,
-                session=ctx.session,
-                verb=planned[0],
-                args=planned[1],
-            )
+            event = new_event(ctx, config, item_id, actor, planned[0], planned[1])
             after = lifecycle.apply(item, event, config.roles)
         except Refused as refusal:
             raise Refused(refusal.message.replace(item_id, label)) from None
@@ -110,6 +155,5 @@ def _transition(
 def _check_version(ctx: Context, item: Item, label: str) -> None:
     if ctx.expect_version is not None and item.version != ctx.expect_version:
         raise ChangedUnderWrite(
-            f"{label} is at version {item.version}, not {ctx.expect_version} — "
-            "re-read it and retry"
+            f"{label} is at version {item.version}, not {ctx.expect_version} — re-read it and retry"
         )

@@ -9,6 +9,7 @@ from gitcoop.domain import ids
 from gitcoop.domain.ids import ItemId
 from gitcoop.domain.lifecycle import TERMINAL
 from gitcoop.domain.records import Event, Item
+from gitcoop.domain.roles import LEDGER_ID
 from gitcoop.service.context import Context, read_ledger
 from gitcoop.service.ledger import Shown
 from gitcoop.store.snapshot import Snapshot
@@ -68,11 +69,10 @@ def log(ctx: Context, ref: str | None = None) -> list[LogEntry]:
     else:
         events = snapshot.all_events()
         names = labels(snapshot, snapshot.item_ids())
+        names[LEDGER_ID] = "ledger"
     refusals: dict[str, str] = {}
     for item_id in {e.item for e in events}:
         item: Item | None = snapshot.item(item_id)
         for conflict in item.conflicts if item else ():
             refusals[conflict.event] = conflict.reason
-    return [
-        LogEntry(e, names.get(e.item, e.item), refusals.get(e.id)) for e in events
-    ]
+    return [LogEntry(e, names.get(e.item, e.item), refusals.get(e.id)) for e in events]

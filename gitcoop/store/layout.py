@@ -18,7 +18,7 @@ MODE_TREE = 0o040000
 
 FANOUT_RE = re.compile(r"^[0-9a-hjkmnp-tv-z]{2}$")
 ITEM_FILE_RE = re.compile(r"^(td|rq|it)-[0-9a-hjkmnp-tv-z]{12}\.yaml$")
-ITEM_DIR_RE = re.compile(r"^(td|rq|it)-[0-9a-hjkmnp-tv-z]{12}$")
+ITEM_DIR_RE = re.compile(r"^(td|rq|it|cf)-[0-9a-hjkmnp-tv-z]{12}$")
 EVENT_FILE_RE = re.compile(r"^(\d{12})-(ev-[0-9a-hjkmnp-tv-z]{12})\.yaml$")
 
 

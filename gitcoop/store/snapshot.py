@@ -85,7 +85,8 @@ class Snapshot:
         entry = self._entry(path)
         if entry is None:
             return None
-        return _record(Item.from_data, self._load(entry, path), path)
+        item: Item = _record(Item.from_data, self._load(entry, path), path)
+        return item
 
     def fanouts(self, root: str) -> Iterator[tuple[str, Any]]:
         tree = self.subtree(root)
@@ -168,7 +169,9 @@ class Snapshot:
         if len(matches) > 1:
             shown = ", ".join(self.label(m, candidates) for m in matches[:10])
             more = f" and {len(matches) - 10} more" if len(matches) > 10 else ""
-            raise Ambiguous(f"{text!r} matches {len(matches)} items: {shown}{more} — give more of the id")
+            raise Ambiguous(
+                f"{text!r} matches {len(matches)} items: {shown}{more} — give more of the id"
+            )
         return matches[0]
 
     def label(self, item_id: ItemId, neighbours: list[ItemId] | None = None) -> str:

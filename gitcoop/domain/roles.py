@@ -1,0 +1,49 @@
+"""Who may review and settle: owners and chiefs, changed only by owners.
+
+Role changes are events like any other, kept under the ledger's own id, so a
+merge replays them like item events and every clone derives the same roles.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from gitcoop.domain.ids import ItemId
+from gitcoop.domain.records import Event, Roles
+from gitcoop.errors import Refused
+
+LEDGER_ID = ItemId("cf-000000000000")  # the ledger itself: where role events live
+ROLE_FIELDS = {"owner": "owners", "chief": "chiefs"}
+
+
+def apply_roles(roles: Roles, event: Event) -> Roles:
+    """The roles after one `roles` event, or Refused."""
+    action, role, who = event.arg("action"), event.arg("role"), event.arg("who")
+    if role not in ROLE_FIELDS or action not in ("add", "remove") or not who:
+        raise Refused("a roles change is: add|remove owner|chief EMAIL")
+    if roles.owners and not roles.is_owner(event.actor):
+        raise Refused(
+            f"{event.actor} is not an owner — only owners ({', '.join(roles.owners)}) change roles"
+        )
+    name = ROLE_FIELDS[role]
+    members: tuple[str, ...] = getattr(roles, name)
+    if action == "add":
+        return roles if who in members else replace(roles, **{name: (*members, who)})
+    if who not in members:
+        return roles
+    remaining = tuple(m for m in members if m != who)
+    if name == "owners" and not remaining:
+        raise Refused("the ledger must keep at least one owner — add another owner first")
+    return replace(roles, **{name: remaining})
+
+
+def fold_roles(events: list[Event]) -> tuple[Roles, list[tuple[Event, str]]]:
+    """Replay role events in (clock, id) order; refused ones are returned with the reason."""
+    roles = Roles()
+    refused: list[tuple[Event, str]] = []
+    for event in sorted(events, key=lambda e: e.order):
+        try:
+            roles = apply_roles(roles, event)
+        except Refused as refusal:
+            refused.append((event, refusal.message))
+    return roles, refused

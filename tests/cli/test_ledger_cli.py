@@ -1,0 +1,270 @@
+"""`git coop` for todos and requests, through the real CLI against real repositories."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pygit2
+import pytest
+
+from gitcoop.store.layout import REF
+from tests.conftest import coop, coop_process, git, make_repo
+
+BOB = {"COOP_ACTOR": "bob@example.com"}
+
+
+def ref_tip(path: Path) -> str:
+    return git(path, "rev-parse", REF).strip()
+
+
+def test_the_walkthrough_of_the_readme(ledger: Path) -> None:
+    todo = coop("add", "todo", "Fix the flaky queue test").out.strip()
+    assert re.fullmatch(r"td-[0-9a-z]{4}", todo)
+    request = coop("add", "request", "Review the release notes").out.strip()
+    assert request.startswith("rq-")
+    listing = coop("list").out
+    assert "Fix the flaky queue test" in listing and "Review the release notes" in listing
+    assert coop("take", todo).code == 0
+    assert coop("done", todo, "--summary", "fixed", "--commit", "1a2b3c4").code == 0
+    shown = coop("show", todo, "--json").json()
+    assert (shown["status"], shown["result_summary"], shown["commit_sha"]) == (
+        "done",
+        "fixed",
+        "1a2b3c4",
+    )
+    assert [e["verb"] for e in coop("log", todo, "--json").json()] == ["add", "take", "done"]
+    assert "settled: 1 done" in coop("list").out
+    item_file = f"items/{shown['id'][3:5]}/{shown['id']}.yaml"
+    plain = git(ledger, "show", f"{REF}:{item_file}")
+    assert "status: done\n" in plain and "result_summary: fixed\n" in plain
+
+
+def test_init_is_idempotent_and_makes_the_actor_an_owner(ledger: Path) -> None:
+    tip = ref_tip(ledger)
+    again = coop("init", "--json")
+    assert again.code == 0 and again.json()["created"] is False
+    assert ref_tip(ledger) == tip
+    assert coop("roles", "--json").json()["owners"] == ["alice@example.com"]
+
+
+def test_foreign_take_refuses_naming_holder_and_since(ledger: Path) -> None:
+    todo = coop("add", "todo", "x").out.strip()
+    coop("take", todo, env={"COOP_NOW": "2026-11-29T10:02:00Z"})
+    refused = coop("take", todo, env=BOB)
+    assert refused.code == 1
+    assert refused.err.strip() == (
+        f"gitcoop: todo {todo} is already taken by alice@example.com "
+        "(since 2026-11-29 10:02 UTC) — --force to take it over"
+    )
+    forced = coop("take", todo, "--force", "--json", env=BOB)
+    assert forced.code == 0 and forced.json()["taken_by"] == "bob@example.com"
+    takeover = coop("log", todo, "--json").json()[-1]
+    assert takeover["verb"] == "takeover"
+    assert takeover["previous_holder"] == "alice@example.com"
+    assert takeover["previous_taken_at"] == "2026-11-29T10:02:00Z"
+
+
+def test_identical_repeat_close_writes_nothing_and_a_correction_is_an_edit(ledger: Path) -> None:
+    todo = coop("add", "todo", "x").out.strip()
+    coop("done", todo, "--summary", "a", "--commit", "abc")
+    tip = ref_tip(ledger)
+    assert coop("done", todo, "--summary", "a", "--commit", "abc").code == 0
+    assert ref_tip(ledger) == tip
+    coop("done", todo, "--summary", "b")
+    edit = coop("log", todo, "--json").json()[-1]
+    assert (edit["verb"], edit["summary"], edit["previous_summary"]) == ("edit", "b", "a")
+    shown = coop("show", todo, "--json").json()
+    assert (shown["closed_by"], shown["result_summary"], shown["commit_sha"]) == (
+        "alice@example.com",
+        "b",
+        "abc",
+    )
+
+
+def test_stale_takes_are_shown_never_reverted(ledger: Path) -> None:
+    todo = coop("add", "todo", "x").out.strip()
+    coop("take", todo, env=BOB)
+    later = coop("list", env={"COOP_NOW": "2026-11-29T15:00:00Z"})
+    assert "[taken by bob@example.com, 5h ago]" in later.out
+    much_later = coop("show", todo, "--json", env={"COOP_NOW": "2027-01-01T00:00:00Z"}).json()
+    assert (much_later["status"], much_later["taken_by"]) == ("taken", "bob@example.com")
+
+
+def test_expect_version_refuses_with_the_current_version(ledger: Path) -> None:
+    todo = coop("add", "todo", "x").out.strip()
+    coop("take", todo)
+    stale = coop("done", todo, "--expect-version", "1")
+    assert stale.code == 3
+    assert "is at version 2, not 1" in stale.err
+    assert coop("done", todo, "--expect-version", "2").code == 0
+
+
+def test_ids_by_any_unique_prefix_and_ambiguity_lists_candidates(ledger: Path) -> None:
+    ids = [coop("add", "todo", f"t{i}", "--json").json()["id"] for i in range(40)]
+    target = ids[0]
+    assert coop("show", target[3:9], "--json").json()["id"] == target
+    assert coop("show", target.upper(), "--json").json()["id"] == target
+    same_start = [i for i in ids if i[3] == target[3]]
+    if len(same_start) > 1:
+        ambiguous = coop("show", target[3])
+        assert ambiguous.code == 1 and "matches" in ambiguous.err
+        assert all(coop("show", i, "--json").json()["id"] == i for i in same_start)
+    missing = coop("show", "zzzzzz")
+    assert missing.code == 1 and "no item matches 'zzzzzz'" in missing.err
+
+
+def test_ambiguous_prefix_names_the_candidates(ledger: Path) -> None:
+    env = {"COOP_SEED": "fixed"}
+    first = coop("add", "todo", "a", "--json", env=env).json()["id"]
+    # the same seed mints the same random part for a request: a shared prefix
+    second = coop("add", "request", "b", "--json", env=env).json()["id"]
+    assert first[3:] == second[3:]
+    ambiguous = coop("show", first[3:10])
+    assert ambiguous.code == 1
+    assert "matches 2 items" in ambiguous.err and "give more of the id" in ambiguous.err
+    assert coop("show", "td-" + first[3:10], "--json").json()["id"] == first
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "words"),
+    [
+        (["add", "epic", "x"], 2, "unknown kind 'epic'"),
+        (["add", "todo", "  "], 2, "title must not be empty"),
+        (["release", "td-0000"], 2, "release needs --reason"),
+        (["abandon", "td-0000"], 2, "abandon needs --reason"),
+        (["take"], 2, "Missing argument"),
+        (["frobnicate"], 2, "No such command"),
+    ],
+)
+def test_usage_mistakes_exit_two_with_a_sentence(
+    ledger: Path, args: list[str], code: int, words: str
+) -> None:
+    result = coop(*args)
+    assert result.code == code
+    assert words in result.err
+    assert "Traceback" not in result.err
+
+
+def test_not_a_repository_exits_four(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    result = coop("list")
+    assert result.code == 4 and "not a git repository" in result.err
+
+
+def test_no_ledger_yet_exits_four_with_a_hint(repo: Path) -> None:
+    result = coop("list")
+    assert result.code == 4
+    assert "run: git coop init" in result.err
+    assert coop("take", "td-1234").code == 4
+
+
+def test_no_identity_is_a_usage_error(repo: Path) -> None:
+    git(repo, "config", "--unset", "user.email")
+    result = coop("init")
+    assert result.code == 2 and "who is acting?" in result.err
+
+
+def put_on_ledger(path: Path, name: str, content: bytes) -> None:
+    """Write one file into the ledger's tip with raw pygit2, like a hostile clone would."""
+    raw = pygit2.Repository(str(path))
+    tip = raw.references[REF].target
+    commit = raw[tip]
+    parts = name.split("/")
+
+    def rebuild(tree: pygit2.Tree | None, parts: list[str]) -> pygit2.Oid:
+        builder = raw.TreeBuilder(tree) if tree is not None else raw.TreeBuilder()
+        if len(parts) == 1:
+            builder.insert(parts[0], raw.create_blob(content), pygit2.GIT_FILEMODE_BLOB)
+        else:
+            sub = tree[parts[0]] if tree is not None and parts[0] in tree else None
+            builder.insert(parts[0], rebuild(raw[sub.id] if sub else None, parts[1:]), pygit2.GIT_FILEMODE_TREE)
+        return builder.write()
+
+    sig = pygit2.Signature("x", "x@example.com")
+    new = raw.create_commit(None, sig, sig, "tamper", rebuild(commit.tree, parts), [tip])
+    raw.references[REF].set_target(new)
+
+
+@pytest.mark.parametrize(
+    ("content", "words"),
+    [
+        (b"id: [unclosed\n", "malformed YAML"),
+        (b"- just\n- a list\n", "must be a mapping"),
+        (b"a: &x 1\n", "anchors are not allowed"),
+    ],
+)
+def test_broken_item_files_on_the_ref_are_clear_errors(ledger: Path, content: bytes, words: str) -> None:
+    todo = coop("add", "todo", "x", "--json").json()["id"]
+    put_on_ledger(ledger, f"items/{todo[3:5]}/{todo}.yaml", content)
+    tip = ref_tip(ledger)
+    for args in (["show", todo], ["list"], ["take", todo]):
+        result = coop(*args)
+        assert result.code == 4, args
+        assert f"items/{todo[3:5]}/{todo}.yaml" in result.err and words in result.err
+        assert "Traceback" not in result.err
+    assert ref_tip(ledger) == tip
+
+
+def test_unknown_format_version_is_refused(ledger: Path) -> None:
+    put_on_ledger(ledger, "coop.yaml", b"format: 2\n")
+    result = coop("list")
+    assert result.code == 4 and "format 2 is not supported" in result.err
+
+
+def test_json_shapes(ledger: Path) -> None:
+    added = coop("add", "todo", "x", "--json").json()
+    for key in ("id", "kind", "title", "status", "taken_by", "taken_at", "closed_by", "closed_at",
+                "result_summary", "commit_sha", "version", "obligation"):
+        assert key in added
+    listed = coop("list", "--json").json()
+    assert isinstance(listed, list) and listed[0]["id"] == added["id"]
+    events = coop("log", "--json").json()
+    assert [e["verb"] for e in events] == ["roles", "add"]
+    assert all(e["result"] == "accepted" for e in events)
+    assert all(set(e) >= {"id", "item", "clock", "at", "actor", "session", "verb"} for e in events)
+
+
+def test_session_and_actor_are_recorded_on_events(ledger: Path) -> None:
+    todo = coop("add", "todo", "x").out.strip()
+    coop("take", todo, "--session", "s-42", "--as", "carol@example.com")
+    take = coop("log", todo, "--json").json()[-1]
+    assert (take["actor"], take["session"]) == ("carol@example.com", "s-42")
+    env = {"COOP_ACTOR": "dave@example.com", "COOP_SESSION": "s-9"}
+    coop("note", todo, "hello", env=env)
+    note = coop("log", todo, "--json").json()[-1]
+    assert (note["actor"], note["session"], note["at"]) == ("dave@example.com", "s-9", "2026-11-29T10:00:00Z")
+
+
+def test_bad_coop_now_is_a_usage_error(ledger: Path) -> None:
+    result = coop("list", env={"COOP_NOW": "yesterday"})
+    assert result.code == 2 and "COOP_NOW" in result.err
+
+
+def test_works_in_a_bare_repository_and_a_linked_worktree(tmp_path: Path) -> None:
+    bare = tmp_path / "bare.git"
+    git(tmp_path, "init", "-q", "--bare", str(bare))
+    env = {"COOP_ACTOR": "alice@example.com"}
+    assert coop_process(bare, "init", env=env).code == 0
+    todo = coop_process(bare, "add", "todo", "in bare", env=env).out.strip()
+    assert coop_process(bare, "done", todo, env=env).code == 0
+
+    main = make_repo(tmp_path / "main")
+    (main / "f").write_text("x")
+    git(main, "add", "f")
+    git(main, "commit", "-qm", "first")
+    git(main, "worktree", "add", "-q", str(tmp_path / "wt"))
+    assert coop_process(main, "init").code == 0
+    todo = coop_process(tmp_path / "wt", "add", "todo", "from the worktree").out.strip()
+    shown = coop_process(main, "show", todo, "--json")
+    assert shown.code == 0 and '"from the worktree"' in shown.out
+    assert (main / ".git" / "coop.lock").exists() or not (main / ".git" / "worktrees" / "wt" / "coop.lock").exists()
+
+
+def test_git_coop_runs_as_a_real_process_with_help(ledger: Path) -> None:
+    helped = coop_process(ledger, "-h")  # git turns --help into man
+    assert helped.code == 0
+    for verb in ("init", "add", "list", "show", "log", "take", "release", "done", "close", "abandon"):
+        assert verb in helped.out
+    take_help = coop_process(ledger, "take", "-h")
+    assert "--force" in take_help.out and "--expect-version" in take_help.out and "--json" in take_help.out

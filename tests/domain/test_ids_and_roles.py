@@ -1,0 +1,64 @@
+"""Ids, prefixes, shortest unique labels, and role changes."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from gitcoop.domain import ids
+from gitcoop.domain.ids import ItemId
+from gitcoop.domain.records import Roles
+from gitcoop.domain.roles import apply_roles, fold_roles
+from gitcoop.errors import Refused
+from tests.domain.builders import ALICE, BOB, event
+
+
+def test_minted_ids_have_kind_prefix_and_twelve_crockford_chars() -> None:
+    bits = random.Random(7).getrandbits
+    for kind, prefix in (("todo", "td"), ("request", "rq"), ("item", "it")):
+        minted = ids.mint_item_id(kind, bits)
+        assert ids.ITEM_ID_RE.match(minted)
+        assert minted.startswith(prefix + "-")
+        assert not set(ids.random_part(minted)) & set("ilou")
+    assert ids.EVENT_ID_RE.match(ids.mint_event_id(bits))
+
+
+def test_ids_do_not_collide_in_a_large_sample() -> None:
+    bits = random.Random(1).getrandbits
+    minted = {ids.mint_item_id("todo", bits) for _ in range(20000)}
+    assert len(minted) == 20000
+
+
+def test_prefix_matching_with_or_without_kind() -> None:
+    item = ItemId("td-7k2m9x4q1c8v")
+    assert ids.matches(item, "7k2m")
+    assert ids.matches(item, "td-7k2")
+    assert ids.matches(item, "TD-7K2M")
+    assert not ids.matches(item, "rq-7k2m")
+    assert not ids.matches(item, "7k3")
+
+
+def test_shortest_unique_is_at_least_four_and_grows_past_shared_prefix() -> None:
+    a = ItemId("td-7k2m9x4q1c8v")
+    assert ids.shortest_unique(a, [a]) == "td-7k2m"
+    b = ItemId("rq-7k2m9x000000")
+    assert ids.shortest_unique(a, [a, b]) == "td-7k2m9x4"
+
+
+def test_roles_change_by_owners_only_and_never_drop_the_last_owner() -> None:
+    roles = Roles(owners=(ALICE,))
+    roles = apply_roles(roles, event("roles", actor=ALICE, action="add", role="chief", who=BOB))
+    assert roles.chiefs == (BOB,)
+    with pytest.raises(Refused, match="only owners"):
+        apply_roles(roles, event("roles", actor=BOB, action="add", role="owner", who=BOB))
+    with pytest.raises(Refused, match="at least one owner"):
+        apply_roles(roles, event("roles", actor=ALICE, action="remove", role="owner", who=ALICE))
+
+
+def test_fold_roles_replays_in_clock_order() -> None:
+    first = event("roles", actor=ALICE, clock=1, action="add", role="owner", who=ALICE)
+    second = event("roles", actor=BOB, clock=2, action="add", role="chief", who=BOB)
+    roles, refused = fold_roles([second, first])
+    assert roles.owners == (ALICE,)
+    assert [e.id for e, _ in refused] == [second.id]

@@ -1,0 +1,214 @@
+"""The rules of DESIGN.md §1 for todos and requests, without git."""
+
+from __future__ import annotations
+
+import pytest
+
+from gitcoop.domain import lifecycle
+from gitcoop.errors import Refused
+from tests.domain.builders import (
+    ALICE,
+    BOB,
+    CAROL,
+    REQUEST,
+    ROLES,
+    TODO,
+    added,
+    event,
+    request,
+    run,
+)
+
+
+def test_add_makes_an_open_todo_at_version_one() -> None:
+    item = added()
+    assert (item.status, item.version, item.created_by, item.title) == ("open", 1, ALICE, "Fix it")
+
+
+def test_add_refuses_a_kind_that_does_not_match_the_id() -> None:
+    with pytest.raises(Refused):
+        lifecycle.apply(None, event("add", item=TODO, kind="request", title="x"), ROLES)
+
+
+def test_take_binds_the_taker_and_counts_a_version() -> None:
+    item = run(added(), event("take", actor=BOB, minutes=5))
+    assert (item.status, item.taken_by, item.version) == ("taken", BOB, 2)
+    assert item.obligation is not None and item.obligation.pending
+
+
+def test_take_of_someone_elses_row_refuses_naming_the_holder_and_since() -> None:
+    item = run(added(), event("take", actor=BOB, minutes=2))
+    with pytest.raises(Refused) as refusal:
+        lifecycle.apply(item, event("take", actor=CAROL), ROLES)
+    assert "already taken by bob@example.com (since 2026-11-29 10:02 UTC)" in refusal.value.message
+    assert "--force" in refusal.value.message
+
+
+def test_forced_take_is_recorded_as_takeover_with_the_previous_holder() -> None:
+    item = run(added(), event("take", actor=BOB))
+    planned = lifecycle.plan(item, "take", {"force": True}, CAROL, ROLES)
+    assert planned is not None
+    verb, args = planned
+    assert verb == "takeover"
+    assert args["previous_holder"] == BOB
+    assert args["previous_taken_at"] == "2026-11-29T10:00:00Z"
+    after = run(item, event(verb, actor=CAROL, **args))
+    assert after.taken_by == CAROL
+    assert after.obligation is not None and after.obligation.holder == CAROL
+
+
+def test_retake_by_the_holder_refreshes_taken_at_only() -> None:
+    item = run(added(), event("take", actor=BOB, minutes=1))
+    again = run(item, event("take", actor=BOB, minutes=90))
+    assert again.taken_at is not None and item.taken_at is not None
+    assert (again.taken_at - item.taken_at).total_seconds() == 89 * 60
+    assert again.obligation == item.obligation
+
+
+@pytest.mark.parametrize("verb", ["take", "done", "abandon", "release"])
+def test_terminal_rows_are_never_retaken_or_reopened(verb: str) -> None:
+    done = run(added(), event("done"))
+    with pytest.raises(Refused):
+        lifecycle.apply(done, event(verb, actor=BOB, reason="r", force=True), ROLES)
+
+
+def test_fast_path_open_to_done_in_one_event() -> None:
+    item = run(added(), event("done", actor=BOB, summary="fixed", commit="1a2b3c4"))
+    assert (item.status, item.taken_by, item.closed_by) == ("done", BOB, BOB)
+    assert (item.result_summary, item.commit_sha) == ("fixed", "1a2b3c4")
+    assert item.obligation is not None
+    assert (item.obligation.status, item.obligation.disposition) == ("resolved", "done")
+
+
+def test_fast_path_request_open_to_closed() -> None:
+    item = run(added(REQUEST, "request"), event("close", item=REQUEST, summary="ok"))
+    assert item.status == "closed"
+
+
+def test_done_on_a_request_and_close_on_a_todo_point_at_the_right_verb() -> None:
+    with pytest.raises(Refused, match="git coop close"):
+        run(added(REQUEST, "request"), event("done", item=REQUEST))
+    with pytest.raises(Refused, match="git coop done"):
+        run(added(), event("close"))
+
+
+@pytest.mark.parametrize("verb", ["done", "abandon", "release"])
+def test_finishing_someone_elses_take_refuses_without_force(verb: str) -> None:
+    item = run(added(), event("take", actor=BOB))
+    with pytest.raises(Refused, match="bob@example.com"):
+        lifecycle.apply(item, event(verb, actor=CAROL, reason="r"), ROLES)
+
+
+def test_done_with_force_by_another_records_them_as_closer() -> None:
+    item = run(added(), event("take", actor=BOB), event("done", actor=CAROL, force=True))
+    assert (item.status, item.closed_by) == ("done", CAROL)
+
+
+def test_release_needs_a_reason_and_reopens() -> None:
+    item = run(added(), event("take", actor=BOB))
+    with pytest.raises(Refused, match="reason"):
+        lifecycle.apply(item, event("release", actor=BOB), ROLES)
+    released = run(item, event("release", actor=BOB, reason="blocked on creds"))
+    assert (released.status, released.taken_by, released.reason) == (
+        "open",
+        None,
+        "blocked on creds",
+    )
+    assert released.obligation is not None
+    assert released.obligation.disposition == "released"
+
+
+def test_releasing_anothers_take_needs_force_and_a_role() -> None:
+    item = run(added(), event("take", actor=BOB))
+    stranger = "dave@example.com"
+    with pytest.raises(Refused, match="owner or chief"):
+        lifecycle.apply(item, event("release", actor=stranger, reason="r", force=True), ROLES)
+    with pytest.raises(Refused, match="owner or chief"):
+        lifecycle.apply(item, event("release", actor=CAROL, reason="r"), ROLES)
+    assert run(item, event("release", actor=CAROL, reason="r", force=True)).status == "open"
+
+
+def test_abandon_is_terminal_and_needs_a_reason() -> None:
+    item = run(added(), event("abandon", reason="obsolete"))
+    assert item.status == "abandoned"
+    with pytest.raises(Refused):
+        lifecycle.apply(item, event("take"), ROLES)
+
+
+def test_abandoned_todo_is_done_only_by_an_owner_with_force() -> None:
+    item = run(added(), event("abandon", actor=BOB, reason="obsolete"))
+    with pytest.raises(Refused, match="only an owner"):
+        request(item, "done", actor=BOB, force=True)
+    with pytest.raises(Refused, match="only an owner"):
+        request(item, "done", actor=ALICE)
+    after = request(item, "done", actor=ALICE, force=True)
+    assert after is not None and after.status == "done"
+
+
+def test_plan_marks_done_after_abandon_with_previous_status() -> None:
+    item = run(added(), event("abandon", reason="obsolete"))
+    planned = lifecycle.plan(item, "done", {"force": True}, ALICE, ROLES)
+    assert planned == ("done", {"force": True, "previous_status": "abandoned"})
+
+
+def test_first_close_is_the_record_a_second_only_amends() -> None:
+    item = run(added(), event("take", actor=BOB), event("done", actor=BOB, summary="a"))
+    planned = lifecycle.plan(item, "done", {"summary": "b", "commit": "abc"}, BOB, ROLES)
+    assert planned == (
+        "edit",
+        {"summary": "b", "commit": "abc", "previous_summary": "a", "previous_commit": None},
+    )
+    amended = run(item, event(*planned[:1], actor=BOB, **planned[1]))
+    assert (amended.closed_by, amended.closed_at, amended.status) == (
+        item.closed_by,
+        item.closed_at,
+        "done",
+    )
+    assert (amended.result_summary, amended.commit_sha) == ("b", "abc")
+
+
+def test_identical_repeat_close_plans_nothing() -> None:
+    item = run(added(), event("done", summary="a", commit="abc"))
+    assert lifecycle.plan(item, "done", {"summary": "a", "commit": "abc"}, ALICE, ROLES) is None
+    assert lifecycle.plan(item, "done", {}, ALICE, ROLES) is None
+
+
+def test_amending_anothers_close_refuses_without_force() -> None:
+    item = run(added(), event("done", actor=BOB, summary="a"))
+    with pytest.raises(Refused, match="first close is the record"):
+        lifecycle.plan(item, "done", {"summary": "b"}, CAROL, ROLES)
+
+
+def test_replayed_second_first_close_is_a_conflict_not_an_overwrite() -> None:
+    events = [
+        event("add", kind="todo", title="x", clock=1),
+        event("done", actor=BOB, summary="bob's", clock=2),
+        event("done", actor=CAROL, summary="carol's", clock=3),
+    ]
+    item = lifecycle.fold(events, ROLES)
+    assert item is not None
+    assert (item.closed_by, item.result_summary, item.version) == (BOB, "bob's", 2)
+    assert [c.actor for c in item.conflicts] == [CAROL]
+    assert "first close is the record" in item.conflicts[0].reason
+
+
+def test_fold_orders_by_clock_then_event_id() -> None:
+    add = event("add", kind="todo", title="x", clock=1)
+    take_b = event("take", actor=BOB, clock=5)
+    take_c = event("take", actor=CAROL, clock=5)
+    item = lifecycle.fold([take_c, take_b, add], ROLES)
+    assert item is not None
+    winner = min([take_b, take_c], key=lambda e: e.id)
+    assert item.taken_by == winner.actor
+    assert len(item.conflicts) == 1
+
+
+def test_every_accepted_event_counts_one_version() -> None:
+    item = run(
+        added(),
+        event("take", actor=BOB),
+        event("note", actor=BOB, text="progress"),
+        event("release", actor=BOB, reason="r"),
+        event("done", actor=CAROL),
+    )
+    assert item.version == 5

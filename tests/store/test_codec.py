@@ -1,0 +1,68 @@
+"""The YAML codec: deterministic bytes, and safe loading that refuses hostile input."""
+
+from __future__ import annotations
+
+import pytest
+
+from gitcoop.domain.records import Item
+from gitcoop.errors import BadLedger
+from gitcoop.store import codec
+from tests.domain.builders import added, event, run
+
+
+def test_same_state_gives_the_same_bytes_whatever_the_key_order() -> None:
+    data = {"b": 1, "a": {"z": None, "y": [1, "two"]}, "c": "x: y"}
+    shuffled = {"c": "x: y", "a": {"y": [1, "two"], "z": None}, "b": 1}
+    assert codec.dump(data) == codec.dump(shuffled)
+    assert codec.dump(data).startswith(b"a:\n")
+
+
+def test_an_item_round_trips_exactly() -> None:
+    item = run(added(), event("take", session="s1"), event("done", summary="fixed: it", commit="0123"))
+    raw = codec.dump(item.to_data())
+    assert Item.from_data(codec.load(raw, "x.yaml")) == item
+    assert codec.dump(codec.load(raw, "x.yaml")) == raw
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["yes", "no", "null", "~", "012", "1e3", "true", "2026-11-29", "*x", "&a", "!t", "- a", "a: b", ""],
+)
+def test_strings_that_look_like_other_things_stay_strings(text: str) -> None:
+    assert codec.load(codec.dump({"v": text}), "x.yaml") == {"v": text}
+
+
+@pytest.mark.parametrize(
+    ("raw", "rule"),
+    [
+        (b"a: &x 1\nb: *x\n", "anchors"),
+        (b"a: *x\n", "aliases"),
+        (b"a: !!python/object:os.system x\n", "tags"),
+        (b"a: !custom x\n", "tags"),
+        (b"a: 1\na: 2\n", "duplicate key"),
+        (b"- 1\n- 2\n", "must be a mapping"),
+        (b"just text\n", "must be a mapping"),
+        (b"", "must be a mapping"),
+        (b"a: " + b"[" * 50 + b"]" * 50 + b"\n", "nested deeper"),
+        (b"a: b: c\n", "malformed"),
+        (b"\xff\xfe\x00", "not valid UTF-8"),
+        (b"a: 1\n---\nb: 2\n", "more than one YAML document"),
+        (b"? [a]\n: 1\n", "keys must be plain strings"),
+    ],
+)
+def test_hostile_or_broken_documents_are_refused_naming_the_path(raw: bytes, rule: str) -> None:
+    with pytest.raises(BadLedger) as refusal:
+        codec.load(raw, "items/7k/td-x.yaml")
+    assert refusal.value.message.startswith("items/7k/td-x.yaml: ")
+    assert rule in refusal.value.message
+
+
+def test_billion_laughs_is_refused_at_the_first_anchor() -> None:
+    lol = b'a: &a ["lol","lol"]\nb: &b [*a,*a]\nc: &c [*b,*b]\nd: [*c,*c]\n'
+    with pytest.raises(BadLedger, match="anchors"):
+        codec.load(lol, "coop.yaml")
+
+
+def test_oversized_documents_are_refused_before_parsing() -> None:
+    with pytest.raises(BadLedger, match="over the 10-byte cap"):
+        codec.load(b"a: 123456789012\n", "coop.yaml", max_bytes=10)

@@ -1,0 +1,56 @@
+"""The layers of DESIGN.md §8: imports point down, and the domain does no I/O."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parent.parent / "gitcoop"
+IO_LIBRARIES = {"pygit2", "ruamel", "filelock", "typer", "subprocess", "os", "socket"}
+ALLOWED = {
+    "domain": {"gitcoop.domain", "gitcoop.errors"},
+    "store": {"gitcoop.domain", "gitcoop.errors", "gitcoop.store"},
+    "service": {"gitcoop.domain", "gitcoop.errors", "gitcoop.store", "gitcoop.service"},
+}
+
+
+def imports(path: Path) -> set[str]:
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            found.add(node.module)
+    return found
+
+
+def modules(layer: str) -> list[Path]:
+    return sorted((PACKAGE / layer).rglob("*.py"))
+
+
+@pytest.mark.parametrize("path", modules("domain"), ids=lambda p: p.name)
+def test_the_domain_imports_no_io_library(path: Path) -> None:
+    bad = {name for name in imports(path) if name.split(".")[0] in IO_LIBRARIES}
+    assert not bad, f"{path.name} imports {bad}"
+
+
+@pytest.mark.parametrize("layer", sorted(ALLOWED))
+def test_imports_point_down(layer: str) -> None:
+    for path in modules(layer):
+        ours = {name for name in imports(path) if name.startswith("gitcoop")}
+        up = {n for n in ours if not any(n.startswith(a) for a in ALLOWED[layer])}
+        assert not up, f"{layer}/{path.name} imports upward: {up}"
+
+
+def test_only_one_module_each_touches_ruamel_filelock_and_only_the_store_pygit2() -> None:
+    users: dict[str, set[str]] = {"ruamel": set(), "filelock": set(), "pygit2": set()}
+    for path in PACKAGE.rglob("*.py"):
+        for name in imports(path):
+            root = name.split(".")[0]
+            if root in users:
+                users[root].add(str(path.relative_to(PACKAGE)))
+    assert users["ruamel"] == {"store/codec.py"}
+    assert users["filelock"] == {"store/lock.py"}
+    assert all(p.startswith("store/") for p in users["pygit2"]), users["pygit2"]
