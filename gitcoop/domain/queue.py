@@ -37,6 +37,7 @@ EDITABLE_STATES = ("ready", "blocked", "closed")
 
 DIGITS = "0123456789abcdefghijklmnopqrstuvwxyz"  # ascending in ASCII
 TIME_WIDTH = 7  # 36**7 seconds reach past the year 4400
+SEQUENCE_WIDTH = 6
 
 
 def pickable(item: Item) -> bool:
@@ -79,14 +80,19 @@ def _base36(value: int, width: int) -> str:
     return "".join(reversed(out))
 
 
-def time_key(at: datetime, item_id: str) -> str:
-    """A new item's key: creation time first, the id's random part as tie-break.
+def time_key(at: datetime, item_id: str, sequence: int = 0) -> str:
+    """A new item's key: creation second, then a sequence, then the id's random part.
+
+    The sequence (the ledger's clock when it is written) keeps items added
+    within one second, or in one scan batch, in the order they were filed; the
+    random part breaks ties between clones.
 
     Trailing zeros are stripped so no key ends in the lowest digit, which keeps
     room for a key between any two keys.
     """
     seconds = int(at.astimezone(UTC).timestamp())
-    key = _base36(max(seconds, 0), TIME_WIDTH) + random_part(item_id)
+    prefix = _base36(max(seconds, 0), TIME_WIDTH) + _base36(sequence, SEQUENCE_WIDTH)
+    key = prefix + random_part(item_id)
     return key.rstrip("0") or "1"
 
 

@@ -55,10 +55,14 @@ def add_item(
         "body": body,
         "source": source,
         "evidence": [e.to_data() for e in evidence],
-        "order_key": queue.time_key(ctx.now, item_id),
     }
-    step = Step(item_id, "add", {k: v for k, v in args.items() if v is not None})
-    return _shown(write(ctx, lambda snapshot: [step]), item_id)
+
+    def plan(snapshot: Snapshot) -> list[Step]:
+        key = queue.time_key(ctx.now, item_id, snapshot.config.clock + 1)
+        given = {k: v for k, v in args.items() if v is not None}
+        return [Step(item_id, "add", {**given, "order_key": key})]
+
+    return _shown(write(ctx, plan), item_id)
 
 
 def parse_evidence(spec: str) -> Evidence:
@@ -275,13 +279,17 @@ def scan(ctx: Context, path: str) -> ScanReport:
     limit = setting_int(snapshot, "max_same_shape", DEFAULT_MAX_SAME_SHAPE)
     batch = shape.trim(fresh, [f.title for f in fresh], limit)
     item_ids = [ids.mint_item_id("item", ctx.bits) for _ in batch.kept]
-    steps = [
-        Step(item_id, "add", _scan_args(finding, queue.time_key(ctx.now, item_id)))
-        for item_id, finding in zip(item_ids, batch.kept, strict=True)
-    ]
+
+    def plan(snapshot: Snapshot) -> list[Step]:
+        clock = snapshot.config.clock + 1
+        return [
+            Step(item_id, "add", _scan_args(finding, queue.time_key(ctx.now, item_id, clock + n)))
+            for n, (item_id, finding) in enumerate(zip(item_ids, batch.kept, strict=True))
+        ]
+
     added: list[Shown] = []
-    if steps:
-        written = write(ctx, lambda snapshot: steps)
+    if item_ids:
+        written = write(ctx, plan)
         added = [_shown(written, i) for i in item_ids]
     trimmed = [(f.title, form) for f, form in batch.trimmed]
     return ScanReport(added, dropped, collapsed, trimmed, batch.lopsided)

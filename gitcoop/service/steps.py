@@ -42,6 +42,11 @@ class Written:
 Plan = Callable[[Snapshot], list[Step]]
 
 
+def fixed(*steps: Step) -> Plan:
+    """A plan that does not depend on what is read."""
+    return lambda snapshot: list(steps)
+
+
 def write(ctx: Context, plan: Plan, actor: str | None = None) -> Written:
     """Record the planned steps as one commit; nothing is written when the plan is empty."""
     repo = ctx.repo()

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import git, make_repo
-
 from gitcoop.store.history import count_touching, current_head, exists
 from gitcoop.store.repository import open_repo
+from tests.conftest import git, make_repo
 
 
 def commit(repo: Path, path: str, text: str) -> str:
