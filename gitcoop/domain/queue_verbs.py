@@ -162,12 +162,13 @@ def edit_item(item: Item | None, event: Event, roles: Roles) -> Item:
         what = "finish it with git coop finish" if item.status == "in_progress" else "its children"
         raise Refused(f"item {item.id} is {item.status} — its state moves through {what}")
     reason = event.arg("reason")
+    discarded = replace(after, evidence=invalidated(item.evidence))
     if status == "blocked":
         reason = _text(event, "reason", "edit --state blocked")
-        return replace(after, status="blocked", blocked_reason=reason, reason=reason)
+        return replace(discarded, status="blocked", blocked_reason=reason, reason=reason)
     if status == "closed":
         return replace(
-            after, status="closed", closed_by=event.actor, closed_at=event.at, reason=reason
+            discarded, status="closed", closed_by=event.actor, closed_at=event.at, reason=reason
         )
     return replace(after, status="ready", blocked_reason=None, duplicate_of=None, reason=reason)
 
