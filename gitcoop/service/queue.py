@@ -94,7 +94,7 @@ def view(ctx: Context, include_settled: bool = False) -> QueueView:
     if include_settled:
         ordered += sorted((i for i in items if queue.settled(i)), key=queue.sort_key)
     hint = None
-    if not any(i.status != "blocked" for i in ordered if not queue.settled(i)):
+    if not any(not queue.settled(i) for i in ordered):
         hint = "the queue is empty — import findings with: git coop scan --from FILE"
     if any(i.status in ("draft", "verifying") for i in items) and not any(
         i.status == "ready" for i in items
