@@ -12,12 +12,13 @@ default). A plan entry may also say {"sleep": S} or {"exit": N} or
 from __future__ import annotations
 
 import json
+import pathlib
 import re
 import subprocess
 import sys
 import time
 
-plan = json.load(open(sys.argv[1]))
+plan = json.loads(pathlib.Path(sys.argv[1]).read_text())
 prompt = sys.stdin.read()
 item = re.search(r"^Item: (it-\w+)$", prompt, re.M)
 title = re.search(r"^Title: (.*)$", prompt, re.M)

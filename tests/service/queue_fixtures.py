@@ -51,7 +51,9 @@ def install(path: Path, timeout: str | None = None) -> Code:
     code = Code(path)
     code.commit("src/app.py", "line\n" * 50)
     gitdir = path / ".git"
-    command = shlex.join([sys.executable, str(FAKE), str(gitdir / "plan.json"), str(gitdir / "calls.log")])
+    command = shlex.join(
+        [sys.executable, str(FAKE), str(gitdir / "plan.json"), str(gitdir / "calls.log")]
+    )
     git(path, "config", "coop.verifier", command)
     if timeout:
         git(path, "config", "coop.verifierTimeout", timeout)
