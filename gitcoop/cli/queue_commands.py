@@ -37,7 +37,7 @@ def why(shown: Shown, labels: dict[str, str]) -> str:
         return f"duplicate of {labels.get(item.duplicate_of, item.duplicate_of)}"
     if item.last_failure:
         return f"last attempt: {item.last_failure}"
-    return ""
+    return item.reason or ""  # e.g. why the verifier sent it back to draft
 
 
 def queue_line(shown: Shown, labels: dict[str, str], now: datetime) -> str:

@@ -56,6 +56,9 @@ def test_an_empty_queue_points_at_scan_and_drafts_at_verify(code: Code) -> None:
     add("Fix toast", "src/app.py:3")
     out = coop("queue").out
     assert "git coop verify" in out and "running low" in out
+    code.plan(toast={"verdict": "unclear", "reason": "cannot find the toast"})
+    coop("verify")
+    assert "cannot find the toast" in coop("queue").out
 
 
 def test_queue_groups_in_triage_order_with_reasons(code: Code) -> None:
