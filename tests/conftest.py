@@ -51,9 +51,7 @@ def isolated_home(
 
 
 def git(cwd: Path, *args: str, check: bool = True) -> str:
-    done = subprocess.run(
-        ["git", *args], cwd=cwd, capture_output=True, text=True, check=False
-    )
+    done = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=False)
     if check and done.returncode != 0:
         raise AssertionError(f"git {' '.join(args)} failed: {done.stderr}")
     return done.stdout

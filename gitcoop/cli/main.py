@@ -14,7 +14,7 @@ EXIT_BUG = 70  # EX_SOFTWARE: not a user mistake; the message asks for a report
 def build_app() -> object:
     import typer
 
-    from gitcoop.cli import ledger_commands, obligation_commands, queue_commands
+    from gitcoop.cli import demo, ledger_commands, obligation_commands, queue_commands
 
     app = typer.Typer(
         name="git coop",
@@ -28,6 +28,7 @@ def build_app() -> object:
     ledger_commands.register(app)
     obligation_commands.register(app)
     queue_commands.register(app)
+    demo.register(app, main)
     return app
 
 

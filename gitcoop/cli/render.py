@@ -40,6 +40,8 @@ def holder_note(item: Item, now: datetime) -> str:
 def item_line(shown: Shown, now: datetime) -> str:
     item = shown.item
     marks = holder_note(item, now)
+    if item.obligation is not None and item.obligation.pending and item.obligation.escalated:
+        marks += "  [escalated]"
     if item.conflicts:
         marks += f"  [{len(item.conflicts)} conflict{'s' if len(item.conflicts) > 1 else ''}]"
     return f"{shown.label:<10} {item.kind:<8} {item.status:<10} {item.title}{marks}"

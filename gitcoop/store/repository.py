@@ -153,3 +153,11 @@ def _common_dir(git_dir: str) -> str:
             target = handle.read().strip()
         return os.path.normpath(os.path.join(git_dir, target))
     return git_dir
+
+
+def init_repo(path: str, email: str) -> Repo:
+    """A new empty repository with an identity, for the demo's throwaway repo."""
+    raw = pygit2.init_repository(path, initial_head="main")
+    raw.config["user.email"] = email
+    raw.config["user.name"] = email.split("@")[0]
+    return Repo(raw)

@@ -66,7 +66,11 @@ def test_deferring_decisions(
 
 @pytest.mark.parametrize(
     ("decision", "status", "disposition"),
-    [("close", "done", "done"), ("release", "open", "released"), ("abandon", "abandoned", "abandoned")],
+    [
+        ("close", "done", "done"),
+        ("release", "open", "released"),
+        ("abandon", "abandoned", "abandoned"),
+    ],
 )
 def test_disposing_decisions_resolve(decision: str, status: str, disposition: str) -> None:
     item = run(taken(), event("review", actor=ALICE, decision=decision, reason="settled"))
@@ -118,7 +122,9 @@ def test_someone_elses_note_is_not_the_workers_evidence() -> None:
     assert item.obligation is not None and item.obligation.due == T0 + 2 * H
 
 
-@pytest.mark.parametrize(("status", "end"), [("done", "done"), ("released", "open"), ("abandoned", "abandoned")])
+@pytest.mark.parametrize(
+    ("status", "end"), [("done", "done"), ("released", "open"), ("abandoned", "abandoned")]
+)
 def test_report_of_a_disposition_resolves_and_transitions(status: str, end: str) -> None:
     item = run(taken(), event("report", actor=BOB, status=status, reason="why"))
     assert item.status == end

@@ -18,7 +18,9 @@ def test_same_state_gives_the_same_bytes_whatever_the_key_order() -> None:
 
 
 def test_an_item_round_trips_exactly() -> None:
-    item = run(added(), event("take", session="s1"), event("done", summary="fixed: it", commit="0123"))
+    item = run(
+        added(), event("take", session="s1"), event("done", summary="fixed: it", commit="0123")
+    )
     raw = codec.dump(item.to_data())
     assert Item.from_data(codec.load(raw, "x.yaml")) == item
     assert codec.dump(codec.load(raw, "x.yaml")) == raw
@@ -26,7 +28,22 @@ def test_an_item_round_trips_exactly() -> None:
 
 @pytest.mark.parametrize(
     "text",
-    ["yes", "no", "null", "~", "012", "1e3", "true", "2026-11-29", "*x", "&a", "!t", "- a", "a: b", ""],
+    [
+        "yes",
+        "no",
+        "null",
+        "~",
+        "012",
+        "1e3",
+        "true",
+        "2026-11-29",
+        "*x",
+        "&a",
+        "!t",
+        "- a",
+        "a: b",
+        "",
+    ],
 )
 def test_strings_that_look_like_other_things_stay_strings(text: str) -> None:
     assert codec.load(codec.dump({"v": text}), "x.yaml") == {"v": text}

@@ -20,7 +20,9 @@ from tests.domain.builders import T0
 
 def bump(snapshot: Snapshot) -> Change:
     config = snapshot.config
-    return Change("bump", "alice@example.com", T0, config=LedgerConfig(config.roles, {}, config.clock + 1))
+    return Change(
+        "bump", "alice@example.com", T0, config=LedgerConfig(config.roles, {}, config.clock + 1)
+    )
 
 
 def test_a_write_is_one_commit_whose_parent_is_the_tip_read(ledger: Path) -> None:
@@ -51,7 +53,9 @@ def test_a_lost_swap_retries_from_a_fresh_read(ledger: Path) -> None:
             other = open_repo(str(ledger))
             tip = other.tip()
             assert tip is not None
-            commit = transaction.commit_change(other, Snapshot(other, tip), bump(Snapshot(other, tip)))
+            commit = transaction.commit_change(
+                other, Snapshot(other, tip), bump(Snapshot(other, tip))
+            )
             assert other.swap(tip, commit, "outside write")
         return bump(snapshot)
 
