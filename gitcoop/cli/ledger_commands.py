@@ -9,7 +9,7 @@ import typer
 from gitcoop.cli import render
 from gitcoop.cli.options import AsOpt, ExpectOpt, ForceOpt, JsonOpt, SessionOpt, make_context
 from gitcoop.errors import UsageError
-from gitcoop.service import ledger, queries
+from gitcoop.service import ledger, queries, queue
 from gitcoop.service.ledger import Shown
 
 IdArg = Annotated[str, typer.Argument(metavar="ID", help="An item id or any unique prefix.")]
@@ -17,6 +17,13 @@ SummaryOpt = Annotated[
     str | None, typer.Option("--summary", help="What was done (the result summary).")
 ]
 CommitOpt = Annotated[str | None, typer.Option("--commit", help="The commit sha that did it.")]
+EvidenceOpt = Annotated[
+    list[str] | None,
+    typer.Option("--evidence", metavar="PATH:LINE[:QUOTE]", help="Where the code shows it."),
+]
+SourceOpt = Annotated[
+    str | None, typer.Option("--source", help="Queue items: scan, human (default), loop, undo.")
+]
 ReasonOpt = Annotated[str | None, typer.Option("--reason", help="Why.")]
 
 
@@ -47,6 +54,8 @@ def register(app: typer.Typer) -> None:
         title: Annotated[str, typer.Argument(help="A one-line title.")],
         body: Annotated[str | None, typer.Option("--body", help="Longer description.")] = None,
         tag: Annotated[str | None, typer.Option("--tag", help="A tag.")] = None,
+        evidence: EvidenceOpt = None,
+        source: SourceOpt = None,
         actor: AsOpt = None,
         session: SessionOpt = None,
         as_json: JsonOpt = False,
@@ -56,7 +65,14 @@ def register(app: typer.Typer) -> None:
             raise UsageError(f"unknown kind {kind!r}: use todo, request or item")
         if not title.strip():
             raise UsageError("a title must not be empty")
-        shown = ledger.add(make_context(actor, session), kind, title.strip(), body=body, tag=tag)
+        ctx = make_context(actor, session)
+        if kind == "item":
+            cited = tuple(queue.parse_evidence(spec) for spec in evidence or [])
+            shown = queue.add_item(ctx, title.strip(), tag, cited, source or "human", body)
+        elif evidence or source:
+            raise UsageError("--evidence and --source are for queue items: git coop add item ...")
+        else:
+            shown = ledger.add(ctx, kind, title.strip(), body=body, tag=tag)
         if as_json:
             render.emit_json(render.item_json(shown))
         else:

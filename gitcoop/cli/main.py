@@ -15,7 +15,13 @@ EXIT_BUG = 70  # EX_SOFTWARE: not a user mistake; the message asks for a report
 def build_app() -> object:
     import typer
 
-    from gitcoop.cli import demo, hooks_commands, ledger_commands, obligation_commands
+    from gitcoop.cli import (
+        demo,
+        hooks_commands,
+        ledger_commands,
+        obligation_commands,
+        queue_commands,
+    )
 
     app = typer.Typer(
         name="git coop",
@@ -29,6 +35,7 @@ def build_app() -> object:
     ledger_commands.register(app)
     obligation_commands.register(app)
     hooks_commands.register(app)
+    queue_commands.register(app)
     demo.register(app, main)
     return app
 

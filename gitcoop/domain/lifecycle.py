@@ -13,7 +13,7 @@ from dataclasses import replace
 from datetime import timedelta
 from typing import Any
 
-from gitcoop.domain import obligations
+from gitcoop.domain import obligations, queue_verbs
 from gitcoop.domain.ids import kind_of
 from gitcoop.domain.records import Conflict, Event, Evidence, Item, Roles
 from gitcoop.domain.timefmt import format_instant, human_instant
@@ -155,6 +155,7 @@ def _add(item: Item | None, event: Event, roles: Roles) -> Item:
         source=event.arg("source") if kind == "item" else None,
         evidence=evidence,
         order_key=event.arg("order_key") if kind == "item" else None,
+        parent_id=event.arg("parent_id") if kind == "item" else None,
     )
 
 
@@ -361,4 +362,11 @@ HANDLERS: dict[str, Handler] = {
     "note": _note,
     "report": _report,
     "review": _review,
+    "verify": queue_verbs.verify,
+    "verdict": queue_verbs.verdict,
+    "pick": queue_verbs.pick,
+    "finish": queue_verbs.finish,
+    "edit_item": queue_verbs.edit_item,
+    "split": queue_verbs.split,
+    "settle": queue_verbs.settle,
 }

@@ -8,7 +8,7 @@ takes libgit2's ref lock, re-reads the ref under it, and only then writes.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from datetime import datetime
 from typing import Any, NewType
 
@@ -105,6 +105,23 @@ class Repo:
         except (KeyError, pygit2.GitError):
             return None
         return str(value)
+
+    def has_commit(self, sha: str) -> bool:
+        try:
+            return bool(self.raw[sha].type == pygit2.enums.ObjectType.COMMIT)
+        except (KeyError, ValueError):
+            return False
+
+    def commits_between(self, old: str, new: str) -> Iterator[Any]:
+        """Commits reachable from `new` but not from `old` (git's old..new), newest first."""
+        walker = self.raw.walk(pygit2.Oid(hex=new), pygit2.enums.SortMode.TOPOLOGICAL)
+        walker.hide(pygit2.Oid(hex=old))
+        yield from walker
+
+    def workdir(self) -> str | None:
+        """The working tree's top folder, or None in a bare repository."""
+        workdir: str | None = self.raw.workdir
+        return workdir
 
     def head_sha(self) -> str | None:
         try:

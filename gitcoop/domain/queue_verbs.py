@@ -1,0 +1,198 @@
+"""The queue's event verbs: verify, verdict, pick, finish, edit_item, split, settle.
+
+Each is a handler `(item, event, roles) -> item` registered in
+`lifecycle.HANDLERS`, so writing and replaying after a merge use one rule.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from gitcoop.domain import obligations
+from gitcoop.domain.queue import EDITABLE_STATES, cached_at, invalidated
+from gitcoop.domain.records import Event, Evidence, Item, Roles
+from gitcoop.errors import Refused
+
+VERIFIABLE = ("draft", "verifying", "ready")
+SPLITTABLE = ("split", "draft", "verifying", "ready", "blocked")
+OUTCOMES = ("done", "closed", "blocked", "ready")
+VERDICT_STATUS = {
+    "confirmed": "ready",
+    "amended": "ready",
+    "stale": "stale",
+    "duplicate": "duplicate",
+    "blocked": "blocked",
+    "too-big": "split",
+    "unclear": "draft",
+}
+
+
+def _queue_item(item: Item | None, verb: str) -> Item:
+    assert item is not None
+    if item.kind != "item":
+        raise Refused(f"{item.kind} {item.id} is not a queue item — {verb} is for queue items")
+    return item
+
+
+def _text(event: Event, name: str, needed_by: str) -> str:
+    value = event.arg(name)
+    if not isinstance(value, str) or not value.strip():
+        raise Refused(f"{needed_by} needs --{name.replace('_', '-')}")
+    return value.strip()
+
+
+def verify(item: Item | None, event: Event, roles: Roles) -> Item:
+    """Mark an item as being verified, before the verifier is called."""
+    item = _queue_item(item, "verify")
+    if item.status not in VERIFIABLE:
+        raise Refused(f"item {item.id} is {item.status} — only draft or ready items are verified")
+    return replace(item, status="verifying")
+
+
+def verdict(item: Item | None, event: Event, roles: Roles) -> Item:
+    """Apply a parsed verdict to an item that is being verified."""
+    item = _queue_item(item, "verdict")
+    word = event.arg("verdict")
+    if item.status != "verifying":
+        raise Refused(f"item {item.id} is {item.status}, no longer being verified")
+    if word not in VERDICT_STATUS:
+        raise Refused(f"unknown verdict {word!r}")
+    status = VERDICT_STATUS[word]
+    reason = event.arg("reason")
+    after = replace(item, status=status, reason=reason, blocked_reason=None, duplicate_of=None)
+    if status == "ready":
+        cited = tuple(Evidence.from_data(e) for e in event.arg("evidence") or [])
+        if not cited:
+            raise Refused(f"a {word} verdict must cite evidence")
+        title = event.arg("amended_title") if word == "amended" else item.title
+        if not isinstance(title, str) or not title.strip():
+            raise Refused("an amended verdict needs an amended title")
+        return replace(after, title=title.strip(), evidence=cached_at(cited, event.arg("head")))
+    after = replace(after, evidence=invalidated(item.evidence))
+    if word == "duplicate":
+        return replace(after, duplicate_of=event.arg("duplicate_of"))
+    if word == "blocked":
+        return replace(after, blocked_reason=reason)
+    return after
+
+
+def pick(item: Item | None, event: Event, roles: Roles) -> Item:
+    """A pick is a take: bound to the picker with an outcome owed, in this event."""
+    item = _queue_item(item, "pick")
+    if item.status != "ready":
+        raise Refused(f"item {item.id} is {item.status} — only ready items are picked")
+    evidence = item.evidence
+    if event.arg("head"):
+        evidence = cached_at(evidence, event.arg("head"))  # reused: now known good here
+    return replace(
+        item,
+        status="in_progress",
+        taken_by=event.actor,
+        taken_at=event.at,
+        session=event.session,
+        reason=None,
+        evidence=evidence,
+        obligation=obligations.bind(event.actor, event.session, event.at),
+    )
+
+
+def finish(item: Item | None, event: Event, roles: Roles) -> Item:
+    """End a round: done, closed, blocked (a report; stays bound) or ready (try again)."""
+    item = _queue_item(item, "finish")
+    outcome = event.arg("outcome")
+    if outcome not in OUTCOMES:
+        raise Refused(f"unknown outcome {outcome!r}: use one of {', '.join(OUTCOMES)}")
+    if item.status != "in_progress":
+        raise Refused(f"item {item.id} is {item.status}, not in progress — nothing to finish")
+    if item.taken_by != event.actor and not event.arg("force"):
+        raise Refused(
+            f"item {item.id} is picked by {item.taken_by} — only they finish it; "
+            "--force to finish it anyway"
+        )
+    assert item.obligation is not None
+    if outcome == "blocked":
+        reason = _text(event, "reason", "finish blocked")
+        report = obligations.report_blocked(item.obligation, event.actor, reason, event.at)
+        return replace(item, obligation=report, blocked_reason=reason)
+    if outcome == "ready":
+        failure = _text(event, "failure", "finish ready")
+        return replace(
+            item,
+            status="ready",
+            attempts=item.attempts + 1,
+            last_failure=failure,
+            blocked_reason=None,
+            taken_by=None,
+            taken_at=None,
+            session=None,
+            evidence=invalidated(item.evidence),
+            obligation=obligations.resolve(item.obligation, "released"),
+        )
+    commit = _text(event, "commit", "finish done") if outcome == "done" else None
+    why = _text(event, "reason", "finish closed") if outcome == "closed" else None
+    return replace(
+        item,
+        status=outcome,
+        closed_by=event.actor,
+        closed_at=event.at,
+        commit_sha=commit,
+        reason=why,
+        obligation=obligations.resolve(item.obligation, outcome),
+    )
+
+
+def edit_item(item: Item | None, event: Event, roles: Roles) -> Item:
+    """A person's edit: a title, an order key, a state among ready, blocked, closed."""
+    item = _queue_item(item, "edit")
+    if item.status in ("done", "closed"):
+        raise Refused(f"item {item.id} is {item.status} — the first close is the record")
+    after = item
+    title: Any = event.arg("title")
+    if title is not None:
+        after = replace(after, title=_text(event, "title", "edit"))
+    if event.arg("order_key") is not None:
+        after = replace(after, order_key=_text(event, "order_key", "edit"))
+    status = event.arg("status")
+    if status is None:
+        return after
+    if status not in EDITABLE_STATES:
+        raise Refused(f"edit sets a state among {', '.join(EDITABLE_STATES)}, not {status!r}")
+    if item.status in ("in_progress", "split"):
+        what = "finish it with git coop finish" if item.status == "in_progress" else "its children"
+        raise Refused(f"item {item.id} is {item.status} — its state moves through {what}")
+    reason = event.arg("reason")
+    discarded = replace(after, evidence=invalidated(item.evidence))
+    if status == "blocked":
+        reason = _text(event, "reason", "edit --state blocked")
+        return replace(discarded, status="blocked", blocked_reason=reason, reason=reason)
+    if status == "closed":
+        return replace(
+            discarded, status="closed", closed_by=event.actor, closed_at=event.at, reason=reason
+        )
+    return replace(after, status="ready", blocked_reason=None, duplicate_of=None, reason=reason)
+
+
+def split(item: Item | None, event: Event, roles: Roles) -> Item:
+    """The parent of new child drafts; it closes when they are all settled."""
+    item = _queue_item(item, "split")
+    if item.status not in SPLITTABLE:
+        raise Refused(f"item {item.id} is {item.status} — only unpicked, open items are split")
+    children = event.arg("children")
+    if not isinstance(children, list) or len(children) < 2:
+        raise Refused("split needs at least two children: --into TITLE --into TITLE")
+    return replace(item, status="split", evidence=invalidated(item.evidence))
+
+
+def settle(item: Item | None, event: Event, roles: Roles) -> Item:
+    """Close a split parent once every child is settled."""
+    item = _queue_item(item, "settle")
+    if item.status != "split":
+        raise Refused(f"item {item.id} is {item.status}, not split — nothing to settle")
+    return replace(
+        item,
+        status="closed",
+        closed_by=event.actor,
+        closed_at=event.at,
+        reason=event.arg("reason") or "all children settled",
+    )

@@ -1,0 +1,142 @@
+"""The queue's event verbs folded through lifecycle.apply, without git."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+
+from gitcoop.domain import lifecycle
+from gitcoop.domain.ids import EventId, ItemId
+from gitcoop.domain.records import Event, Item, Roles
+from gitcoop.errors import Refused
+
+T0 = datetime(2026, 11, 29, 10, 0, tzinfo=UTC)
+ID = ItemId("it-aaaaaaaaaaaa")
+ROLES = Roles(owners=("owner@x",))
+counter = iter(range(1, 10_000))
+
+
+def event(verb: str, actor: str = "bob@x", session: str | None = "s1", **args: Any) -> Event:
+    n = next(counter)
+    return Event(
+        EventId(f"ev-{n:012d}"), ID, n, T0 + timedelta(minutes=n), actor, session, verb, args
+    )
+
+
+def run(*events: Event) -> Item:
+    item: Item | None = None
+    for e in events:
+        item = lifecycle.apply(item, e, ROLES)
+    assert item is not None
+    return item
+
+
+ADD = dict(kind="item", title="Fix toast", evidence=[{"path": "a.py", "line": 3}], order_key="k")
+CITED = [{"path": "a.py", "line": 4, "quote": "toast()"}]
+
+
+def ready() -> list[Event]:
+    return [
+        event("add", **ADD),
+        event("verify", actor="system"),
+        event("verdict", actor="system", verdict="confirmed", evidence=CITED, head="h1"),
+    ]
+
+
+def test_an_added_item_is_a_draft_with_no_attempts() -> None:
+    item = run(event("add", **ADD))
+    assert (item.status, item.attempts, item.order_key, item.version) == ("draft", 0, "k", 1)
+
+
+def test_confirmed_verdict_makes_it_ready_with_cited_evidence_cached_at_head() -> None:
+    item = run(*ready())
+    assert item.status == "ready"
+    assert [(e.path, e.line, e.head) for e in item.evidence] == [("a.py", 4, "h1")]
+
+
+@pytest.mark.parametrize(
+    ("word", "extra", "status"),
+    [
+        ("stale", {}, "stale"),
+        ("duplicate", {"duplicate_of": "it-bbbbbbbbbbbb"}, "duplicate"),
+        ("blocked", {"reason": "needs design"}, "blocked"),
+        ("too-big", {}, "split"),
+        ("unclear", {"reason": "no verdict"}, "draft"),
+    ],
+)
+def test_discarding_verdicts(word: str, extra: dict[str, Any], status: str) -> None:
+    item = run(*ready(), event("verify", actor="system"), event("verdict", verdict=word, **extra))
+    assert item.status == status
+    assert all(e.head is None for e in item.evidence)  # every discard drops the cache
+
+
+def test_a_verdict_on_an_item_no_longer_verifying_is_refused() -> None:
+    with pytest.raises(Refused):
+        run(*ready(), event("verdict", verdict="stale"))
+
+
+def test_pick_binds_the_picker_with_an_outcome_owed() -> None:
+    item = run(*ready(), event("pick"))
+    assert (item.status, item.taken_by, item.session) == ("in_progress", "bob@x", "s1")
+    assert item.obligation is not None and item.obligation.kind == "outcome"
+    assert item.obligation.pending
+
+
+def test_only_ready_items_are_picked() -> None:
+    with pytest.raises(Refused, match="only ready"):
+        run(event("add", **ADD), event("pick"))
+
+
+def test_finish_ready_counts_an_attempt_and_forgets_the_cache() -> None:
+    item = run(*ready(), event("pick"), event("finish", outcome="ready", failure="tests red"))
+    assert (item.status, item.attempts, item.last_failure) == ("ready", 1, "tests red")
+    assert item.taken_by is None and item.evidence[0].head is None
+    assert item.obligation is not None and item.obligation.disposition == "released"
+
+
+def test_finish_done_needs_a_commit_and_resolves() -> None:
+    with pytest.raises(Refused, match="--commit"):
+        run(*ready(), event("pick"), event("finish", outcome="done"))
+    item = run(*ready(), event("pick"), event("finish", outcome="done", commit="abc123"))
+    assert (item.status, item.commit_sha, item.closed_by) == ("done", "abc123", "bob@x")
+    assert item.obligation is not None and not item.obligation.pending
+
+
+def test_finish_blocked_is_a_report_the_work_stays_bound() -> None:
+    item = run(*ready(), event("pick"), event("finish", outcome="blocked", reason="no access"))
+    assert (item.status, item.taken_by, item.blocked_reason) == (
+        "in_progress",
+        "bob@x",
+        "no access",
+    )
+    assert item.obligation is not None and item.obligation.pending
+    assert item.obligation.latest_report is not None
+    assert item.obligation.latest_report["status"] == "blocked"
+    assert item.taken_at is not None and item.obligation.due is not None
+    assert item.obligation.due < item.taken_at + timedelta(hours=2)  # due now, not in 2h
+
+
+def test_only_the_picker_finishes() -> None:
+    with pytest.raises(Refused, match="picked by bob"):
+        run(*ready(), event("pick"), event("finish", actor="eve@x", outcome="closed", reason="x"))
+
+
+def test_edit_sets_only_ready_blocked_closed() -> None:
+    with pytest.raises(Refused, match="among"):
+        run(event("add", **ADD), event("edit_item", status="in_progress"))
+    item = run(event("add", **ADD), event("edit_item", status="blocked", reason="waiting"))
+    assert (item.status, item.blocked_reason) == ("blocked", "waiting")
+    item = run(event("add", **ADD), event("edit_item", title="Better", order_key="a"))
+    assert (item.title, item.order_key, item.status) == ("Better", "a", "draft")
+
+
+def test_edit_cannot_move_a_picked_item() -> None:
+    with pytest.raises(Refused, match="git coop finish"):
+        run(*ready(), event("pick"), event("edit_item", status="ready"))
+
+
+def test_split_then_settle_closes_the_parent() -> None:
+    item = run(event("add", **ADD), event("split", children=["it-1", "it-2"]), event("settle"))
+    assert (item.status, item.reason) == ("closed", "all children settled")
