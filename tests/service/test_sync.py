@@ -203,7 +203,7 @@ def sneak_in_before_push(clones: Clones, victim: Path, other: Path, always: bool
     hook.write_text(
         HOOK.format(
             other=other, marker=marker, always="yes" if always else "no", python=sys.executable
-        )  # fmt: skip
+        )
     )
     hook.chmod(0o755)
 
@@ -243,7 +243,7 @@ def test_two_clones_syncing_at_the_same_moment_both_land(clones: Clones) -> None
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
-        )  # fmt: skip
+        )
         for path in (a, b)
     ]
     for proc in procs:
