@@ -137,9 +137,8 @@ class Reader:
             for item_id in sorted(touched):
                 self._check_item(old, side, config, item_id, where)
         except BadLedger as error:
-            if error.message.startswith(where):
-                raise
-            raise BadLedger(f"{where}{error.message} — the local ledger is unchanged") from None
+            text = error.message.removeprefix(where)
+            raise BadLedger(f"{where}{text} — the local ledger is unchanged") from None
         return touched
 
     def _check_item(
