@@ -117,3 +117,34 @@ def ledger(repo: Path) -> Iterator[Path]:
     result = coop("init")
     assert result.code == 0, result.err
     yield repo
+
+
+@dataclass
+class Clones:
+    """A bare remote and clones of it, each with its own actor: git-bug's sync fixture."""
+
+    root: Path
+    url: str
+
+    def clone(self, name: str, email: str | None = None) -> Path:
+        path = make_repo(self.root / name, email or f"{name}@example.com")
+        git(path, "remote", "add", "origin", self.url)
+        return path
+
+
+@pytest.fixture
+def clones(tmp_path: Path) -> Clones:
+    """An empty bare repository reached over file://, and a way to make clones of it."""
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", str(remote))
+    return Clones(tmp_path, remote.as_uri())
+
+
+def coop_in(path: Path, *args: str, env: dict[str, str] | None = None) -> Result:
+    """Run `git coop ARGS` in-process with `path` as the current directory."""
+    saved = os.getcwd()
+    os.chdir(path)
+    try:
+        return coop(*args, env=env)
+    finally:
+        os.chdir(saved)

@@ -21,6 +21,7 @@ def build_app() -> object:
         ledger_commands,
         obligation_commands,
         queue_commands,
+        sync_commands,
     )
 
     app = typer.Typer(
@@ -37,6 +38,7 @@ def build_app() -> object:
     hooks_commands.register(app)
     queue_commands.register(app)
     demo.register(app, main)
+    sync_commands.register(app)
     return app
 
 

@@ -13,7 +13,7 @@ from dataclasses import replace
 from datetime import timedelta
 from typing import Any
 
-from gitcoop.domain import obligations, queue_verbs
+from gitcoop.domain import obligations, queue_verbs, resolution
 from gitcoop.domain.ids import kind_of
 from gitcoop.domain.records import Conflict, Event, Evidence, Item, Roles
 from gitcoop.domain.timefmt import format_instant, human_instant
@@ -78,14 +78,20 @@ def apply(item: Item | None, event: Event, roles: Roles) -> Item:
 def fold(events: list[Event], roles: Roles) -> Item | None:
     """Replay events in (clock, id) order; refused events become conflicts."""
     item: Item | None = None
-    conflicts: list[Conflict] = []
+    early: list[Conflict] = []  # refused before the item exists
     for event in sorted(events, key=lambda e: e.order):
         try:
             item = apply(item, event, roles)
         except Refused as refusal:
-            conflicts.append(Conflict(event.id, event.verb, event.actor, refusal.message))
-    if item is not None and conflicts:
-        item = replace(item, conflicts=tuple(conflicts))
+            conflict = Conflict(event.id, event.verb, event.actor, refusal.message)
+            if item is None:
+                early.append(conflict)
+            else:  # visible to later events, so a `resolve` can settle it
+                item = replace(item, conflicts=(*item.conflicts, conflict))
+            continue
+        if early:
+            item = replace(item, conflicts=(*early, *item.conflicts))
+            early = []
     return item
 
 
@@ -369,4 +375,5 @@ HANDLERS: dict[str, Handler] = {
     "edit_item": queue_verbs.edit_item,
     "split": queue_verbs.split,
     "settle": queue_verbs.settle,
+    "resolve": resolution.resolve,
 }

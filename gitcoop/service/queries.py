@@ -43,7 +43,7 @@ def list_items(ctx: Context, include_settled: bool = False) -> Listing:
     shown: list[Shown] = []
     settled: dict[str, int] = defaultdict(int)
     for item in snapshot.items():
-        if item.status in TERMINAL and not include_settled:
+        if item.status in TERMINAL and not include_settled and not item.conflicts:
             settled[item.status] += 1
             continue
         shown.append(Shown(item, names[item.id], wrote=False))

@@ -8,6 +8,7 @@ takes libgit2's ref lock, re-reads the ref under it, and only then writes.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator, Sequence
 from datetime import datetime
 from typing import Any, NewType
@@ -97,7 +98,34 @@ class Repo:
         )
         return Oid(str(oid))
 
+    def merge_base(self, a: Oid, b: Oid) -> Oid | None:
+        """The best common ancestor of two commits, or None for unrelated histories."""
+        base = self.raw.merge_base(pygit2.Oid(hex=a), pygit2.Oid(hex=b))
+        return Oid(str(base)) if base is not None else None
+
+    def is_ancestor(self, ancestor: Oid, descendant: Oid) -> bool:
+        if ancestor == descendant:
+            return True
+        return bool(self.raw.descendant_of(pygit2.Oid(hex=descendant), pygit2.Oid(hex=ancestor)))
+
+    def read_tree(self, oid: Any) -> Any:
+        return self.raw[oid]
+
     # -- config -------------------------------------------------------------
+
+    def config_values(self, key: str) -> list[str]:
+        """Every value of a multi-valued key (e.g. remote.origin.fetch)."""
+        try:
+            return [str(v) for v in self.raw.config.get_multivar(key)]
+        except (KeyError, pygit2.GitError):
+            return []
+
+    def add_config_value(self, key: str, value: str) -> None:
+        """Add `value` to a multi-valued key in the repository's own config."""
+        try:
+            self.raw.config.set_multivar(key, "^" + re.escape(value) + "$", value)
+        except pygit2.GitError as exc:
+            raise BadLedger(f"cannot write git config {key}: {exc}") from None
 
     def config_value(self, key: str) -> str | None:
         try:

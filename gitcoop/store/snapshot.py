@@ -123,21 +123,22 @@ class Snapshot:
 
     def events(self, item_id: ItemId) -> list[Event]:
         """One item's events in (clock, event id) order: the file name order."""
-        base = event_dir(item_id)
-        tree = self.subtree(base)
+        tree = self.subtree(event_dir(item_id))
         if tree is None:
             return []
-        events = []
-        for entry in tree:
-            path = f"{base}/{entry.name}"
-            if not EVENT_FILE_RE.match(entry.name):
-                raise BadLedger(f"{path}: not an allowed event file name")
-            event = _record(Event.from_data, self._load(entry, path), path)
-            if event.item != item_id or entry.name != f"{event.clock:012d}-{event.id}.yaml":
-                raise BadLedger(f"{path}: the file's name does not match its content")
-            events.append(event)
+        events = [self.read_event(item_id, entry) for entry in tree]
         events.sort(key=lambda e: e.order)
         return events
+
+    def read_event(self, item_id: ItemId, entry: Any) -> Event:
+        """One event file of `item_id`'s folder, its name checked against its content."""
+        path = f"{event_dir(item_id)}/{entry.name}"
+        if not EVENT_FILE_RE.match(entry.name):
+            raise BadLedger(f"{path}: not an allowed event file name")
+        event: Event = _record(Event.from_data, self._load(entry, path), path)
+        if event.item != item_id or entry.name != f"{event.clock:012d}-{event.id}.yaml":
+            raise BadLedger(f"{path}: the file's name does not match its content")
+        return event
 
     def event_item_ids(self) -> list[ItemId]:
         found: list[ItemId] = []

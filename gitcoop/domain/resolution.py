@@ -1,0 +1,83 @@
+"""Settling a merge conflict: an owner re-applies a refused event or dismisses it.
+
+The `resolve` event names the refused event and, for `apply`, carries a copy
+of what that event asked (verb, actor, session, at, arguments), because a
+handler sees one item and one event, never the rest of the log. Re-applying
+runs the refused event's own handler with `force`, as its original actor.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from gitcoop.domain.records import Event, Item, Roles
+from gitcoop.domain.timefmt import format_instant, parse_instant
+from gitcoop.errors import Refused
+
+DECISIONS = ("apply", "dismiss")
+
+
+def resolve_args(refused: Event, decision: str, reason: str) -> dict[str, Any]:
+    """The arguments of a `resolve` event settling `refused`."""
+    return {
+        "event": refused.id,
+        "decision": decision,
+        "reason": reason,
+        "replay": {
+            "verb": refused.verb,
+            "actor": refused.actor,
+            "session": refused.session,
+            "at": format_instant(refused.at),
+            "args": dict(refused.args),
+        },
+    }
+
+
+def resolve(item: Item | None, event: Event, roles: Roles) -> Item:
+    assert item is not None
+    target = event.arg("event")
+    decision = event.arg("decision")
+    reason = event.arg("reason")
+    if not roles.is_owner(event.actor):
+        raise Refused(
+            f"{event.actor} cannot resolve conflicts on {item.id} — only an owner "
+            f"({', '.join(roles.owners) or 'none'}) settles them"
+        )
+    if decision not in DECISIONS:
+        raise Refused(f"unknown resolution {decision!r}: use --apply or --dismiss")
+    if not isinstance(reason, str) or not reason.strip():
+        raise Refused("resolve needs a --reason")
+    remaining = tuple(c for c in item.conflicts if c.event != target)
+    if len(remaining) == len(item.conflicts):
+        raise Refused(f"{item.id} has no open conflict for event {target}")
+    settled = replace(item, conflicts=remaining)
+    if decision == "dismiss":
+        return settled
+    return _reapply(settled, event, roles)
+
+
+def _reapply(item: Item, event: Event, roles: Roles) -> Item:
+    from gitcoop.domain.lifecycle import HANDLERS  # lifecycle registers this module's handler
+
+    replay = event.arg("replay")
+    if not isinstance(replay, dict) or replay.get("verb") not in HANDLERS:
+        raise Refused(f"resolve --apply of {event.arg('event')} carries no event to re-apply")
+    if replay["verb"] in ("add", "resolve"):
+        raise Refused(f"a refused {replay['verb']} cannot be re-applied — dismiss it instead")
+    try:
+        at = parse_instant(str(replay.get("at")))
+    except ValueError:
+        raise Refused(f"resolve --apply of {event.arg('event')} has no valid time") from None
+    args = replay.get("args")
+    original = Event(
+        id=event.arg("event"),
+        item=event.item,
+        clock=event.clock,
+        at=at,
+        actor=str(replay.get("actor")),
+        session=replay.get("session"),
+        verb=replay["verb"],
+        args={**(args if isinstance(args, dict) else {}), "force": True},
+    )
+    return HANDLERS[original.verb](item, original, roles)

@@ -1,0 +1,131 @@
+"""Sharing the ledger with a remote: setup, pull, push, and sync (DESIGN.md §6).
+
+sync = fetch -> merge -> push. A push the remote rejects (someone pushed
+first) fetches, merges and pushes again, a bounded number of times.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from gitcoop.domain import reconcile
+from gitcoop.domain.reconcile import Notice
+from gitcoop.errors import ChangedUnderWrite, NoLedger, Refused
+from gitcoop.service.context import Context, fsync_wanted
+from gitcoop.service.queries import labels
+from gitcoop.store import merge, transport
+from gitcoop.store.repository import Oid, Repo
+from gitcoop.store.snapshot import Snapshot
+
+MAX_ATTEMPTS = 5
+
+
+@dataclass
+class SyncReport:
+    """What one pull, push or sync did, and the conflicts it brought to the actor."""
+
+    remote: str
+    merged: str = "none"  # the merge's kind; "none" when the remote has no ledger
+    pushed: bool = False
+    attempts: int = 0
+    tip: Oid | None = None
+    notices: list[Notice] = field(default_factory=list)
+
+
+def setup_remote(ctx: Context, remote: str) -> tuple[bool, str]:
+    """Make plain `git fetch REMOTE` bring the ledger too; True when the refspec was added."""
+    repo = ctx.repo()
+    transport.check_remote(repo, remote)
+    refspec = transport.fetch_refspec(remote)
+    key = f"remote.{remote}.fetch"
+    if refspec in repo.config_values(key):
+        return False, refspec
+    repo.add_config_value(key, refspec)
+    return True, refspec
+
+
+def pull(ctx: Context, remote: str) -> SyncReport:
+    """Fetch the remote's ledger and merge it into the local one."""
+    repo, actor = _open(ctx, remote)
+    start = repo.tip()
+    report = SyncReport(remote, tip=start)
+    _fetch_and_merge(ctx, repo, actor, report)
+    if report.tip is None:
+        raise NoLedger(f"neither this clone nor {remote} has a ledger — run: git coop init")
+    return _told(repo, report, actor, start)
+
+
+def push(ctx: Context, remote: str) -> SyncReport:
+    """Offer the local ledger to the remote; refused when the remote has events we lack."""
+    repo, _ = _open(ctx, remote)
+    tip = repo.tip()
+    if tip is None:
+        raise NoLedger("no ledger in this repository yet — run: git coop init")
+    pushed = transport.push(repo, remote, tip)
+    if not pushed.accepted:
+        raise Refused(
+            f"{remote} has ledger events this clone lacks ({pushed.detail}) — run: git coop sync"
+        )
+    return SyncReport(remote, pushed=True, attempts=1, tip=tip)
+
+
+def sync(ctx: Context, remote: str) -> SyncReport:
+    """Fetch, merge, push; a rejected push starts again, up to MAX_ATTEMPTS times."""
+    repo, actor = _open(ctx, remote)
+    start = repo.tip()
+    report = SyncReport(remote, tip=start)
+    detail = ""
+    while report.attempts < MAX_ATTEMPTS:
+        report.attempts += 1
+        theirs = _fetch_and_merge(ctx, repo, actor, report)
+        if report.tip is None:
+            raise NoLedger(f"neither this clone nor {remote} has a ledger — run: git coop init")
+        if report.tip == theirs:
+            return _told(repo, report, actor, start)
+        pushed = transport.push(repo, remote, report.tip)
+        if pushed.accepted:
+            report.pushed = True
+            return _told(repo, report, actor, start)
+        detail = pushed.detail
+    raise ChangedUnderWrite(
+        f"gave up after {MAX_ATTEMPTS} attempts: {remote} kept moving while this clone "
+        f"pushed ({detail}); the local ledger holds everything merged so far — "
+        "run git coop sync again"
+    )
+
+
+def _open(ctx: Context, remote: str) -> tuple[Repo, str]:
+    repo = ctx.repo()
+    transport.check_remote(repo, remote)
+    return repo, ctx.who(repo)
+
+
+def _fetch_and_merge(ctx: Context, repo: Repo, actor: str, report: SyncReport) -> Oid | None:
+    theirs = transport.fetch(repo, report.remote)
+    if theirs is None:
+        report.tip = repo.tip()
+        return None
+    merged = merge.merge(repo, report.remote, theirs, actor, ctx.now, fsync_wanted(repo))
+    if report.merged in ("none", "up-to-date", "ahead") or merged.kind == "merged":
+        report.merged = merged.kind
+    report.tip = merged.after
+    return theirs
+
+
+def _told(repo: Repo, report: SyncReport, actor: str, start: Oid | None) -> SyncReport:
+    """Attach the conflicts that appeared between `start` and the final tip and touch `actor`."""
+    if report.tip is None or report.tip == start:
+        return report
+    before = Snapshot(repo, start) if start else None
+    after = Snapshot(repo, report.tip)
+    changed = sorted(merge.changed_items(repo, start, report.tip))
+    names = labels(after, after.item_ids())
+    for item_id in changed:
+        item = after.item(item_id)
+        if item is None or not item.conflicts:
+            continue
+        old = before.item(item_id) if before else None
+        seen = {c.event for c in old.conflicts} if old else set()
+        new = [c for c in item.conflicts if c.event not in seen]
+        report.notices += reconcile.notices(item, names.get(item_id, item_id), new, actor)
+    return report

@@ -1,0 +1,311 @@
+"""Merging a fetched ledger into the local one (DESIGN.md §6).
+
+    remote tip in our history      nothing to do
+    local tip in the remote's      fast-forward (after checking the remote)
+    otherwise                      a merge commit, parents (local, remote):
+                                   events united, every item touched on either
+                                   side since the merge base replayed through
+                                   the domain's fold, coop.yaml merged
+
+The remote side is checked before anything is used: the layout of every
+changed entry, every changed file parsed, no event of the merge base dropped
+or rewritten, clocks within the remote's own clock, and each changed item
+file equal to the fold of its events. Any breach is a BadLedger naming the
+remote and the path; the local ref does not move.
+
+The merged items/ and events/ trees depend only on the set of events: event
+blobs are copied, never re-encoded, and item files are folds.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from datetime import datetime
+from typing import Any
+
+from gitcoop.domain import lifecycle, reconcile
+from gitcoop.domain.ids import ItemId, fanout
+from gitcoop.domain.records import Event, LedgerConfig, Roles
+from gitcoop.domain.roles import LEDGER_ID, fold_roles
+from gitcoop.errors import BadLedger, ChangedUnderWrite
+from gitcoop.store import codec
+from gitcoop.store.layout import (
+    COOP_FILE,
+    EVENTS,
+    FANOUT_RE,
+    ITEM_DIR_RE,
+    ITEM_FILE_RE,
+    ITEMS,
+    MODE_BLOB,
+    MODE_TREE,
+    event_dir,
+    item_path,
+)
+from gitcoop.store.lock import writer_lock
+from gitcoop.store.repository import Oid, Repo, enable_fsync
+from gitcoop.store.snapshot import Snapshot
+
+MAX_ATTEMPTS = 5
+
+Entries = dict[str, Any]  # file name -> blob id, inside one item's event folder
+
+
+@dataclass(frozen=True)
+class Merged:
+    """What a merge did: `kind` is new, up-to-date, ahead, fast-forward or merged."""
+
+    kind: str
+    before: Oid | None
+    after: Oid | None
+    items: tuple[ItemId, ...] = ()  # items whose file changed locally
+
+
+def merge(
+    repo: Repo, remote: str, theirs: Oid, actor: str, at: datetime, fsync: bool = True
+) -> Merged:
+    """Merge the commit `theirs` (fetched from `remote`) into refs/coop/ledger by CAS."""
+    enable_fsync(fsync)
+    with writer_lock(repo.common_dir):
+        for _ in range(MAX_ATTEMPTS):
+            ours = repo.tip()
+            result = plan(repo, remote, ours, theirs, actor, at)
+            if result.after == ours:
+                return result
+            assert result.after is not None
+            if ours is None:
+                repo.ensure_reflog()
+            if repo.swap(ours, result.after, f"{result.kind} {remote} by {actor}"):
+                return result
+    raise ChangedUnderWrite("the ledger changed under this merge — re-read and retry")
+
+
+def plan(
+    repo: Repo, remote: str, ours: Oid | None, theirs: Oid, actor: str, at: datetime
+) -> Merged:
+    """The commit the ledger should move to; writes objects, never moves a ref."""
+    if ours == theirs:
+        return Merged("up-to-date", ours, ours)
+    if ours is not None and repo.is_ancestor(theirs, ours):
+        return Merged("ahead", ours, ours)
+    base = repo.merge_base(ours, theirs) if ours is not None else None
+    reader = Reader(repo)
+    remote_side = reader.check_remote(remote, base, theirs)
+    if ours is None:
+        return Merged("new", None, theirs, tuple(sorted(remote_side)))
+    if base == ours:
+        return Merged("fast-forward", ours, theirs, tuple(sorted(remote_side)))
+    commit, touched = _merge_commit(reader, remote, base, ours, theirs, actor, at)
+    return Merged("merged", ours, commit, touched)
+
+
+def changed_items(repo: Repo, before: Oid | None, after: Oid | None) -> set[ItemId]:
+    """Items whose file or event folder differs between two ledger commits."""
+    return _changed(
+        Snapshot(repo, before) if before else None, Snapshot(repo, after) if after else None, ""
+    )
+
+
+# -- reading and checking ---------------------------------------------------
+
+
+class Reader:
+    """Parses each event blob once per merge, whichever side it is read from."""
+
+    def __init__(self, repo: Repo) -> None:
+        self.repo = repo
+        self.events: dict[tuple[ItemId, str, str], Event] = {}
+
+    def event(self, snapshot: Snapshot, item_id: ItemId, entry: Any) -> Event:
+        key = (item_id, entry.name, str(entry.id))
+        if key not in self.events:
+            self.events[key] = snapshot.read_event(item_id, entry)
+        return self.events[key]
+
+    def item_events(self, snapshot: Snapshot, item_id: ItemId) -> list[Event]:
+        tree = snapshot.subtree(event_dir(item_id))
+        return [self.event(snapshot, item_id, e) for e in tree] if tree is not None else []
+
+    def check_remote(self, remote: str, base: Oid | None, theirs: Oid) -> set[ItemId]:
+        """Every item the remote changed since `base`, each checked; BadLedger names the path."""
+        where = f"remote {remote}: "
+        try:
+            side = Snapshot(self.repo, theirs)
+            config = side.config
+            old = Snapshot(self.repo, base) if base else None
+            if old is not None and not reconcile.same_roles(old.config.roles, config.roles):
+                old = None  # other roles change every fold: check every item
+            touched = _changed(old, side, where)
+            for item_id in sorted(touched):
+                self._check_item(old, side, config, item_id, where)
+        except BadLedger as error:
+            text = error.message.removeprefix(where)
+            raise BadLedger(f"{where}{text} — the local ledger is unchanged") from None
+        return touched
+
+    def _check_item(
+        self,
+        old: Snapshot | None,
+        side: Snapshot,
+        config: LedgerConfig,
+        item_id: ItemId,
+        where: str,
+    ) -> None:
+        folder = event_dir(item_id)
+        kept = _entries(side, item_id)
+        for name, blob in (_entries(old, item_id) if old else {}).items():
+            if str(kept.get(name)) != str(blob):
+                raise BadLedger(f"{where}{folder}/{name}: an event was dropped or rewritten")
+        events = self.item_events(side, item_id)
+        for event in events:
+            if not 1 <= event.clock <= config.clock:
+                raise BadLedger(
+                    f"{where}{folder}/{event.clock:012d}-{event.id}.yaml: clock {event.clock} "
+                    f"is outside the ledger's clock (1..{config.clock})"
+                )
+        stored = side.item(item_id)
+        folded = lifecycle.fold(events, config.roles)
+        if (stored is None) != (folded is None) or (
+            stored is not None and folded is not None and stored.to_data() != folded.to_data()
+        ):
+            raise BadLedger(f"{where}{item_path(item_id)}: is not the fold of its events")
+
+
+def _entries(snapshot: Snapshot | None, item_id: ItemId) -> Entries:
+    tree = snapshot.subtree(event_dir(item_id)) if snapshot else None
+    return {e.name: e.id for e in tree} if tree is not None else {}
+
+
+def _changed(old: Snapshot | None, new: Snapshot | None, where: str) -> set[ItemId]:
+    """Item ids under items/ or events/ whose entry differs; `new`'s names are checked."""
+    found: set[ItemId] = set()
+    for top in (ITEMS, EVENTS):
+        before = _listing(old.subtree(top) if old else None)
+        after = _listing(new.subtree(top) if new else None)
+        for fan in sorted(before.keys() | after.keys()):
+            if str(before.get(fan)) == str(after.get(fan)):
+                continue
+            inner_before = _listing(_tree(old, before.get(fan)))
+            inner_after = _listing(_tree(new, after.get(fan)), f"{where}{top}/{fan}", top)
+            for name in inner_before.keys() | inner_after.keys():
+                if str(inner_before.get(name)) != str(inner_after.get(name)):
+                    found.add(ItemId(name[:-5] if top == ITEMS else name))
+    return found
+
+
+def _tree(snapshot: Snapshot | None, oid: Any) -> Any:
+    return snapshot.repo.read_tree(oid) if snapshot is not None and oid is not None else None
+
+
+def _listing(tree: Any, path: str | None = None, top: str | None = None) -> dict[str, Any]:
+    """name -> object id of a tree's entries; with `path`, names and modes are checked."""
+    if tree is None:
+        return {}
+    listing = {}
+    for entry in tree:
+        if path is not None:
+            _check_entry(entry, path, top)
+        listing[entry.name] = entry.id
+    return listing
+
+
+def _check_entry(entry: Any, path: str, top: str | None) -> None:
+    name = entry.name
+    fan = path.rsplit("/", 1)[-1]
+    if top == ITEMS:
+        good = ITEM_FILE_RE.match(name) and entry.filemode == MODE_BLOB
+    else:
+        good = ITEM_DIR_RE.match(name) and entry.filemode == MODE_TREE
+    if not good or not FANOUT_RE.match(fan) or fanout(name) != fan:
+        raise BadLedger(f"{path}/{name}: not an allowed name or mode for the ledger layout")
+
+
+# -- writing the merge ----------------------------------------------------------
+
+
+def _merge_commit(
+    reader: Reader,
+    remote: str,
+    base: Oid | None,
+    ours: Oid,
+    theirs: Oid,
+    actor: str,
+    at: datetime,
+) -> tuple[Oid, tuple[ItemId, ...]]:
+    repo = reader.repo
+    old = Snapshot(repo, base) if base else None
+    mine, yours = Snapshot(repo, ours), Snapshot(repo, theirs)
+    config = _merged_roles(reader, mine, yours, reconcile.merge_config(mine.config, yours.config))
+    if all(reconcile.same_roles(config.roles, s.config.roles) for s in (mine, yours)):
+        touched = _changed(old, mine, "") | _changed(old, yours, "")
+    else:  # the rules now see other people: every item is replayed
+        touched = _changed(None, mine, "") | _changed(None, yours, "")
+    updates: dict[str, tuple[Any, int]] = {
+        COOP_FILE: (repo.write_blob(codec.dump(config.to_data())), MODE_BLOB)
+    }
+    for item_id in sorted(touched):
+        folder, item = _replay(reader, remote, mine, yours, item_id, config.roles)
+        updates[event_dir(item_id)] = (folder, MODE_TREE)
+        if item is not None:
+            updates[item_path(item_id)] = (item, MODE_BLOB)
+    tree = _rewrite(repo, mine.tree, updates)
+    message = f"merge {remote} by {actor}"
+    return repo.write_commit(tree, [ours, theirs], actor, at, message), tuple(sorted(touched))
+
+
+def _merged_roles(
+    reader: Reader, mine: Snapshot, yours: Snapshot, config: LedgerConfig
+) -> LedgerConfig:
+    """Roles are the fold of the union of both sides' role events (DESIGN.md §6)."""
+    ours = _entries(mine, LEDGER_ID)
+    events = reader.item_events(mine, LEDGER_ID)
+    events += [reader.event(yours, LEDGER_ID, e) for e in _tree_entries(yours, LEDGER_ID, ours)]
+    if not events:
+        return config
+    roles, _refused = fold_roles(events)
+    return replace(config, roles=roles)
+
+
+def _replay(
+    reader: Reader, remote: str, mine: Snapshot, yours: Snapshot, item_id: ItemId, roles: Roles
+) -> tuple[Any, Any]:
+    """The united event folder of one item and its folded item blob (None: no item yet)."""
+    ours, theirs = _entries(mine, item_id), _entries(yours, item_id)
+    for name in ours.keys() & theirs.keys():
+        if str(ours[name]) != str(theirs[name]):
+            raise BadLedger(
+                f"remote {remote}: {event_dir(item_id)}/{name}: differs from the local event "
+                "of the same name — events are never rewritten; the local ledger is unchanged"
+            )
+    events = reader.item_events(mine, item_id)
+    events += [reader.event(yours, item_id, e) for e in _tree_entries(yours, item_id, ours)]
+    builder = reader.repo.tree_builder()
+    for name, blob in sorted({**ours, **theirs}.items()):
+        builder.insert(name, blob, MODE_BLOB)
+    item = lifecycle.fold(events, roles)
+    blob = reader.repo.write_blob(codec.dump(item.to_data())) if item is not None else None
+    return builder.write(), blob
+
+
+def _tree_entries(snapshot: Snapshot, item_id: ItemId, skip: Entries) -> list[Any]:
+    tree = snapshot.subtree(event_dir(item_id))
+    return [e for e in tree if e.name not in skip] if tree is not None else []
+
+
+def _rewrite(repo: Repo, tree: Any, updates: dict[str, tuple[Any, int]]) -> Any:
+    """A copy of `tree` with each path set to (object id, mode); parents are rebuilt."""
+    here: dict[str, tuple[Any, int]] = {}
+    below: dict[str, dict[str, tuple[Any, int]]] = {}
+    for path, value in updates.items():
+        head, _, rest = path.partition("/")
+        if rest:
+            below.setdefault(head, {})[rest] = value
+        else:
+            here[head] = value
+    builder = repo.tree_builder(tree)
+    for name, nested in below.items():
+        existing = builder.get(name) if tree is not None else None
+        child = repo.read_tree(existing.id) if existing is not None else None
+        builder.insert(name, _rewrite(repo, child, nested), MODE_TREE)
+    for name, (oid, mode) in here.items():
+        builder.insert(name, oid, mode)
+    return builder.write()

@@ -1,0 +1,103 @@
+"""Moving the ledger between clones: the git CLI, so every git host and setup works.
+
+Only network transport goes through `git` (ssh config, credential helpers,
+insteadOf, proxies all apply); everything else is pygit2 in the repository
+module. Fetch checks every received object (`transfer.fsckObjects`); push is
+never forced, so the remote's own fast-forward check is the remote
+compare-and-swap.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from dataclasses import dataclass
+
+from gitcoop.errors import CoopError, UsageError
+from gitcoop.store.layout import REF, remote_ref
+from gitcoop.store.repository import Oid, Repo
+
+REMOTE_NAME_RE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._/-]*$")
+MISSING_REF = "couldn't find remote ref"
+
+
+class TransportFailed(CoopError):
+    """git could not reach the remote, or the remote refused for a reason retrying won't fix."""
+
+    exit_code = 1
+
+
+@dataclass(frozen=True)
+class Pushed:
+    accepted: bool  # the remote moved to our tip (or already had it)
+    detail: str  # git's own words when it refused
+
+
+def fetch_refspec(remote: str) -> str:
+    return f"+{REF}:{remote_ref(remote)}"
+
+
+def check_remote(repo: Repo, remote: str) -> None:
+    """A configured remote name, never an option or a raw URL."""
+    if not REMOTE_NAME_RE.match(remote) or ".." in remote or remote.endswith((".", "/", ".lock")):
+        raise UsageError(f"{remote!r} is not a remote name — give one from: git remote")
+    if repo.config_value(f"remote.{remote}.url") is None:
+        raise UsageError(f"no remote named {remote!r} — add it first: git remote add {remote} URL")
+
+
+def fetch(repo: Repo, remote: str) -> Oid | None:
+    """Bring the remote's ledger into refs/coop/remotes/REMOTE/ledger; None if it has none."""
+    done = _git(
+        repo,
+        "-c", "transfer.fsckObjects=true",
+        "fetch", "--quiet", "--no-tags", "--no-write-fetch-head",
+        remote, fetch_refspec(remote),
+    )  # fmt: skip
+    if done.returncode != 0:
+        if MISSING_REF in done.stderr:
+            return None
+        raise TransportFailed(f"fetching the ledger from {remote} failed: {_first(done.stderr)}")
+    return repo.tip(remote_ref(remote))
+
+
+def push(repo: Repo, remote: str, tip: Oid) -> Pushed:
+    """Offer `tip` as the remote's ledger; the remote takes it only as a fast-forward."""
+    done = _git(repo, "push", "--porcelain", remote, f"{tip}:{REF}")
+    status = _porcelain_status(done.stdout)
+    if done.returncode == 0 and status in (" ", "*", "="):
+        return Pushed(True, "")
+    if status == "!":  # rejected: not a fast-forward, or the remote's ref moved under it
+        return Pushed(False, _porcelain_reason(done.stdout) or _first(done.stderr))
+    raise TransportFailed(f"pushing the ledger to {remote} failed: {_first(done.stderr)}")
+
+
+def _git(repo: Repo, *args: str) -> subprocess.CompletedProcess[str]:
+    try:
+        return subprocess.run(
+            ["git", "--git-dir", repo.git_dir, *args],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+    except OSError as exc:
+        raise TransportFailed(f"cannot run git: {exc}") from None
+
+
+def _porcelain_status(stdout: str) -> str | None:
+    for line in stdout.splitlines():
+        if line.endswith(REF) or f":{REF}\t" in line:
+            return line[:1]
+    return None
+
+
+def _porcelain_reason(stdout: str) -> str:
+    for line in stdout.splitlines():
+        if f":{REF}\t" in line:
+            return line.split("\t")[-1]
+    return ""
+
+
+def _first(stderr: str) -> str:
+    lines = [line.strip() for line in stderr.splitlines() if line.strip()]
+    fatal = [line for line in lines if line.startswith(("fatal:", "error:"))]
+    return (fatal or lines or ["no output from git"])[0]

@@ -1,0 +1,81 @@
+"""Conflicts on replay, and an owner's resolve event settling them: pure, no git."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+
+from gitcoop.domain import lifecycle, resolution
+from gitcoop.domain.ids import EventId, ItemId
+from gitcoop.domain.records import Event, Roles
+from gitcoop.errors import Refused
+
+AT = datetime(2026, 11, 29, 10, tzinfo=UTC)
+ITEM = ItemId("td-0000000000aa")
+ROLES = Roles(owners=("owner@x",))
+
+
+def ev(n: int, clock: int, actor: str, verb: str, **args: Any) -> Event:
+    return Event(
+        EventId(f"ev-{n:012d}"), ITEM, clock, AT + timedelta(minutes=n), actor, None, verb, args
+    )
+
+
+def raced() -> list[Event]:
+    """Two offline takes at the same clock; ev-...2 sorts first and wins."""
+    return [
+        ev(1, 1, "owner@x", "add", kind="todo", title="t"),
+        ev(3, 2, "ann@x", "take"),
+        ev(2, 2, "bob@x", "take"),
+        ev(4, 3, "ann@x", "done", summary="mine"),
+    ]
+
+
+def test_the_later_take_and_the_losers_done_become_conflicts() -> None:
+    item = lifecycle.fold(raced(), ROLES)
+    assert item is not None
+    assert (item.status, item.taken_by, item.version) == ("taken", "bob@x", 2)
+    assert [(c.event, c.verb) for c in item.conflicts] == [
+        ("ev-000000000003", "take"),
+        ("ev-000000000004", "done"),
+    ]
+
+
+def test_fold_does_not_depend_on_the_order_events_arrive_in() -> None:
+    assert lifecycle.fold(raced(), ROLES) == lifecycle.fold(list(reversed(raced())), ROLES)
+
+
+def test_dismiss_removes_the_conflict_and_keeps_the_winner() -> None:
+    events = raced()
+    args = resolution.resolve_args(events[1], "dismiss", "bob keeps it")
+    item = lifecycle.fold([*events, ev(5, 4, "owner@x", "resolve", **args)], ROLES)
+    assert item is not None
+    assert item.taken_by == "bob@x"
+    assert [c.event for c in item.conflicts] == ["ev-000000000004"]
+
+
+def test_apply_re_applies_the_refused_event_with_force_as_its_actor() -> None:
+    events = raced()
+    args = resolution.resolve_args(events[1], "apply", "ann had it first")
+    item = lifecycle.fold([*events, ev(5, 4, "owner@x", "resolve", **args)], ROLES)
+    assert item is not None
+    assert (item.taken_by, item.taken_at) == ("ann@x", events[1].at)
+    assert item.obligation is not None and item.obligation.holder == "ann@x"
+
+
+def test_only_an_owner_resolves() -> None:
+    events = raced()
+    before = lifecycle.fold(events, ROLES)
+    args = resolution.resolve_args(events[1], "dismiss", "mine now")
+    with pytest.raises(Refused, match="only an owner"):
+        lifecycle.apply(before, ev(5, 4, "bob@x", "resolve", **args), ROLES)
+
+
+def test_resolving_an_event_that_is_not_a_conflict_is_refused() -> None:
+    events = raced()
+    before = lifecycle.fold(events, ROLES)
+    args = resolution.resolve_args(events[2], "dismiss", "not refused")
+    with pytest.raises(Refused, match="no open conflict"):
+        lifecycle.apply(before, ev(5, 4, "owner@x", "resolve", **args), ROLES)

@@ -1,0 +1,277 @@
+"""Two clones and a bare remote over file://: the five cases, conflicts, races."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.conftest import Clones, coop_in, coop_process, git
+
+LATER = {"COOP_NOW": "2026-11-29T11:00:00Z"}
+
+
+def ledger_trees(path: Path) -> tuple[str, str]:
+    """The items/ and events/ tree ids of a clone's ledger."""
+    return (
+        git(path, "rev-parse", "refs/coop/ledger:items").strip(),
+        git(path, "rev-parse", "refs/coop/ledger:events").strip(),
+    )
+
+
+def tip(path: Path, ref: str = "refs/coop/ledger") -> str:
+    return git(path, "rev-parse", "--verify", "-q", ref, check=False).strip()
+
+
+def add(path: Path, title: str) -> str:
+    result = coop_in(path, "add", "todo", title, "--json")
+    assert result.code == 0, result.err
+    return str(result.json()["id"])
+
+
+def sync(path: Path, *args: str, env: dict[str, str] | None = None) -> dict[str, object]:
+    result = coop_in(path, "sync", "--json", *args, env=env)
+    assert result.code == 0, result.err
+    data: dict[str, object] = result.json()
+    return data
+
+
+def two(clones: Clones) -> tuple[Path, Path]:
+    """Alice's clone with a ledger on the remote, and Bob's clone that has fetched it."""
+    a, b = clones.clone("alice"), clones.clone("bob")
+    assert coop_in(a, "init").code == 0
+    add(a, "seed")
+    sync(a)
+    assert sync(b)["merge"] == "new"
+    return a, b
+
+
+def test_new_a_fresh_clone_gets_the_whole_ledger(clones: Clones) -> None:
+    a, b = two(clones)
+    assert ledger_trees(a) == ledger_trees(b)
+    assert tip(b) == tip(clones.root / "remote.git")
+    assert [i["title"] for i in coop_in(b, "list", "--json").json()] == ["seed"]
+
+
+def test_identical_clones_sync_without_writing(clones: Clones) -> None:
+    a, b = two(clones)
+    before = tip(b)
+    report = sync(b)
+    assert (report["merge"], report["pushed"]) == ("up-to-date", False)
+    assert tip(b) == before and ledger_trees(a) == ledger_trees(b)
+
+
+def test_ahead_pushes_and_behind_fast_forwards(clones: Clones) -> None:
+    a, b = two(clones)
+    add(a, "more")
+    ahead = sync(a)
+    assert (ahead["merge"], ahead["pushed"]) == ("ahead", True)
+    behind = sync(b)
+    assert (behind["merge"], behind["pushed"]) == ("fast-forward", False)
+    assert tip(a) == tip(b) and ledger_trees(a) == ledger_trees(b)
+
+
+def test_diverged_clones_merge_to_equal_trees(clones: Clones) -> None:
+    a, b = two(clones)
+    add(a, "from alice")
+    add(b, "from bob")
+    sync(a)
+    merged = sync(b)
+    assert (merged["merge"], merged["pushed"]) == ("merged", True)
+    assert sync(a)["merge"] == "fast-forward"
+    assert ledger_trees(a) == ledger_trees(b)
+    titles = sorted(i["title"] for i in coop_in(a, "list", "--json").json())
+    assert titles == ["from alice", "from bob", "seed"]
+    parents = git(b, "log", "-1", "--format=%P", "refs/coop/ledger").split()
+    assert len(parents) == 2
+    # init's first-owner event is clock 1, seed 2, each side's add 3: the merge keeps the
+    # max, and the next write passes it
+    assert "clock: 3" in git(a, "show", "refs/coop/ledger:coop.yaml")
+    add(a, "after")
+    assert "clock: 4" in git(a, "show", "refs/coop/ledger:coop.yaml")
+
+
+def test_offline_takes_resolve_to_the_same_winner_on_both_clones(clones: Clones) -> None:
+    a, b = two(clones)
+    todo = coop_in(a, "list", "--json").json()[0]["id"]
+    assert coop_in(a, "take", todo).code == 0
+    assert coop_in(b, "take", todo, env=LATER).code == 0
+    sync(a), sync(b), sync(a)
+    assert ledger_trees(a) == ledger_trees(b)
+    shown_a = coop_in(a, "show", todo, "--json").json()
+    assert shown_a == coop_in(b, "show", todo, "--json").json()
+    winner = shown_a["taken_by"]
+    loser = "alice@example.com" if winner == "bob@example.com" else "bob@example.com"
+    assert len(shown_a["conflicts"]) == 1 and shown_a["conflicts"][0]["actor"] == loser
+    for path in (a, b):
+        line = coop_in(path, "list").out
+        assert "[1 conflict]" in line and f"taken by {winner}" in line
+    log = coop_in(a, "log", todo, "--json").json()
+    assert [e["result"].startswith("refused") for e in log].count(True) == 1
+
+
+def test_the_loser_is_told_on_sync(clones: Clones) -> None:
+    a, b = two(clones)
+    todo = coop_in(a, "list", "--json").json()[0]["id"]
+    coop_in(a, "take", todo)
+    coop_in(b, "take", todo, env=LATER)
+    coop_in(a, "sync")
+    out_b = coop_in(b, "sync").out
+    out_a = coop_in(a, "sync").out
+    winner = coop_in(a, "show", todo, "--json").json()["taken_by"]
+    loser_out = out_b if winner == "alice@example.com" else out_a
+    assert "conflict: your take of td-" in loser_out
+    assert f"lost to {winner}, who took it at 2026-11-29" in loser_out
+
+
+def test_an_owner_resolves_a_conflict_and_every_clone_agrees(clones: Clones) -> None:
+    a, b = two(clones)
+    todo = coop_in(a, "list", "--json").json()[0]["id"]
+    coop_in(a, "take", todo)
+    coop_in(b, "take", todo, env=LATER)
+    sync(a), sync(b), sync(a)
+    shown = coop_in(a, "show", todo, "--json").json()
+    refused = shown["conflicts"][0]
+    loser = refused["actor"]
+    denied = coop_in(b, "resolve", todo, refused["event"], "--dismiss", "--reason", "x")
+    assert denied.code == 1 and "only an owner" in denied.err
+    done = coop_in(a, "resolve", todo, refused["event"][:7], "--apply", "--reason", "fair")
+    assert done.code == 0, done.err
+    sync(a), sync(b)
+    for path in (a, b):
+        item = coop_in(path, "show", todo, "--json").json()
+        assert (item["taken_by"], item["conflicts"]) == (loser, [])
+        assert "conflict" not in coop_in(path, "list").out
+    assert ledger_trees(a) == ledger_trees(b)
+
+
+def test_a_push_behind_the_remote_is_refused_and_pull_merges(clones: Clones) -> None:
+    a, b = two(clones)
+    add(a, "alice's")
+    add(b, "bob's")
+    assert coop_in(a, "push").code == 0
+    refused = coop_in(b, "push")
+    assert refused.code == 1 and "run: git coop sync" in refused.err
+    pulled = coop_in(b, "pull", "--json")
+    assert pulled.code == 0 and pulled.json()["merge"] == "merged"
+    assert tip(clones.root / "remote.git") == tip(a)
+    assert coop_in(b, "push").code == 0
+    assert tip(clones.root / "remote.git") == tip(b)
+
+
+def test_remote_setup_makes_plain_git_fetch_bring_the_ledger(clones: Clones) -> None:
+    a, b = two(clones)
+    first = coop_in(b, "remote", "setup", "origin", "--json")
+    assert first.code == 0 and first.json()["added"] is True
+    assert coop_in(b, "remote", "setup", "origin", "--json").json()["added"] is False
+    assert git(b, "config", "--get-all", "remote.origin.fetch").count("refs/coop/ledger") == 1
+    add(a, "more")
+    sync(a)
+    git(b, "fetch", "origin")
+    assert tip(b, "refs/coop/remotes/origin/ledger") == tip(a)
+
+
+def test_unknown_remote_is_a_usage_error(clones: Clones) -> None:
+    a, _ = two(clones)
+    result = coop_in(a, "sync", "nowhere")
+    assert result.code == 2 and "no remote named 'nowhere'" in result.err
+    assert coop_in(a, "sync", "--upload-pack=x").code == 2
+
+
+def test_neither_side_having_a_ledger_says_so(clones: Clones) -> None:
+    lonely = clones.clone("carol")
+    result = coop_in(lonely, "sync")
+    assert result.code == 4 and "git coop init" in result.err
+
+
+# -- races ----------------------------------------------------------------------
+
+HOOK = """#!/bin/sh
+cd "{other}" || exit 1
+unset GIT_DIR GIT_WORK_TREE GIT_INDEX_FILE
+if [ -e "{marker}" ] && [ "{always}" = no ]; then exit 0; fi
+touch "{marker}"
+"{python}" -c 'from gitcoop.cli.main import run; run()' add todo "sneaked in" >/dev/null || exit 1
+"{python}" -c 'from gitcoop.cli.main import run; run()' sync >/dev/null || exit 1
+exit 0
+"""
+
+
+def sneak_in_before_push(clones: Clones, victim: Path, other: Path, always: bool) -> None:
+    """A pre-push hook in `victim` that makes `other` push first: the remote moves mid-sync."""
+    hook = victim / ".git" / "hooks" / "pre-push"
+    marker = clones.root / "sneaked"
+    hook.write_text(
+        HOOK.format(
+            other=other, marker=marker, always="yes" if always else "no", python=sys.executable
+        )
+    )
+    hook.chmod(0o755)
+
+
+def test_a_rejected_push_fetches_merges_and_retries(clones: Clones) -> None:
+    a, b = two(clones)
+    add(a, "alice's")
+    sneak_in_before_push(clones, a, b, always=False)
+    report = sync(a)
+    assert report["attempts"] == 2 and report["pushed"] is True
+    remote = clones.root / "remote.git"
+    assert tip(remote) == tip(a)
+    titles = git(a, "log", "--format=%s", "refs/coop/ledger")
+    assert "add " in titles and "merge origin by alice@example.com" in titles
+    items = coop_in(a, "list", "--json").json()
+    assert sorted(i["title"] for i in items) == ["alice's", "seed", "sneaked in"]
+
+
+def test_sync_gives_up_after_bounded_attempts_with_a_clear_message(clones: Clones) -> None:
+    a, b = two(clones)
+    add(a, "alice's")
+    sneak_in_before_push(clones, a, b, always=True)
+    result = coop_in(a, "sync")
+    assert result.code == 3
+    assert "gave up after 5 attempts: origin kept moving" in result.err
+    assert "alice's" in coop_in(a, "list").out  # nothing local was lost
+
+
+def test_two_clones_syncing_at_the_same_moment_both_land(clones: Clones) -> None:
+    a, b = two(clones)
+    add(a, "alice's")
+    add(b, "bob's")
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", "from gitcoop.cli.main import run; run()", "sync"],
+            cwd=path,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for path in (a, b)
+    ]
+    for proc in procs:
+        _, err = proc.communicate(timeout=60)
+        assert proc.returncode == 0, err
+    sync(a), sync(b)
+    assert ledger_trees(a) == ledger_trees(b)
+    on_remote = coop_process(a, "list", "--json").json()
+    assert sorted(i["title"] for i in on_remote) == ["alice's", "bob's", "seed"]
+    assert tip(clones.root / "remote.git") == tip(a)
+
+
+def test_role_changes_merge_as_events_so_a_removal_is_not_undone(clones: Clones) -> None:
+    a, b = two(clones)
+    assert coop_in(a, "roles", "add", "chief", "carol@example.com").code == 0
+    sync(a)
+    sync(b)
+    # offline: alice removes carol, while bob's clone (bob is no owner) adds nothing
+    assert coop_in(a, "roles", "remove", "chief", "carol@example.com").code == 0
+    assert (
+        coop_in(b, "roles", "add", "chief", "dave@example.com", "--as", "alice@example.com").code
+        == 0
+    )
+    sync(a)
+    sync(b)
+    sync(a)
+    for clone in (a, b):
+        roles = coop_in(clone, "roles", "--json").json()
+        assert roles == {"owners": ["alice@example.com"], "chiefs": ["dave@example.com"]}
+    assert ledger_trees(a) == ledger_trees(b)

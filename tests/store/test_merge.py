@@ -1,0 +1,161 @@
+"""Hostile or broken remote data is refused before use, naming the remote and the path."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from gitcoop.domain.records import Event
+from gitcoop.store import codec, merge
+from gitcoop.store.repository import Oid, open_repo
+from tests.conftest import Clones, coop_in, git
+
+
+def setup(clones: Clones) -> tuple[Path, Path, str]:
+    """Mallory's clone and the victim's, both at the same ledger; one todo in it."""
+    mallory, victim = clones.clone("mallory"), clones.clone("victim")
+    coop_in(mallory, "init")
+    todo = coop_in(mallory, "add", "todo", "seed", "--json").json()["id"]
+    assert coop_in(mallory, "sync").code == 0
+    assert coop_in(victim, "sync").code == 0
+    return mallory, victim, todo
+
+
+def tamper(path: Path, changes: dict[str, bytes | None], message: str = "tamper") -> None:
+    """Commit `changes` (path -> content, None deletes) on top of the ledger and push them."""
+    env = {**os.environ, "GIT_INDEX_FILE": str(path / ".git" / "tamper-index")}
+    subprocess.run(["git", "read-tree", "refs/coop/ledger"], cwd=path, env=env, check=True)
+    for name, content in changes.items():
+        if content is None:
+            subprocess.run(["git", "rm", "-q", "--cached", name], cwd=path, env=env, check=True)
+            continue
+        blob = subprocess.run(
+            ["git", "hash-object", "-w", "--stdin"], cwd=path, input=content,
+            capture_output=True, check=True,
+        ).stdout.decode().strip()  # fmt: skip
+        info = f"100644,{blob},{name}"
+        subprocess.run(["git", "update-index", "--add", "--cacheinfo", info], cwd=path, env=env,
+                       check=True)  # fmt: skip
+    tree = subprocess.run(["git", "write-tree"], cwd=path, env=env, capture_output=True,
+                          check=True).stdout.decode().strip()  # fmt: skip
+    commit = git(path, "commit-tree", tree, "-p", "refs/coop/ledger", "-m", message).strip()
+    git(path, "update-ref", "refs/coop/ledger", commit)
+    git(path, "push", "-q", "origin", "refs/coop/ledger:refs/coop/ledger")
+
+
+def event_files(path: Path, todo: str) -> list[str]:
+    listing = git(path, "ls-tree", "-r", "--name-only", "refs/coop/ledger", "events/")
+    return [line for line in listing.splitlines() if f"/{todo}/" in line]
+
+
+def refused(victim: Path, pattern: str, diverged: bool) -> None:
+    if diverged:
+        assert coop_in(victim, "add", "todo", "local work").code == 0
+    before = git(victim, "rev-parse", "refs/coop/ledger").strip()
+    result = coop_in(victim, "sync")
+    assert result.code == 4, result.out + result.err
+    assert "remote origin: " in result.err
+    assert pattern in result.err
+    assert git(victim, "rev-parse", "refs/coop/ledger").strip() == before
+
+
+@pytest.mark.parametrize("diverged", [False, True])
+def test_a_ref_that_is_not_a_ledger(clones: Clones, diverged: bool) -> None:
+    mallory, victim, _ = setup(clones)
+    (mallory / "README").write_text("code\n")
+    git(mallory, "add", "README")
+    git(mallory, "commit", "-qm", "code")
+    git(mallory, "push", "-q", "--force", "origin", "HEAD:refs/coop/ledger")
+    refused(victim, "README: not an allowed entry", diverged)
+
+
+@pytest.mark.parametrize("diverged", [False, True])
+def test_an_unknown_format_version(clones: Clones, diverged: bool) -> None:
+    mallory, victim, _ = setup(clones)
+    config = git(mallory, "show", "refs/coop/ledger:coop.yaml").replace("format: 1", "format: 2")
+    tamper(mallory, {"coop.yaml": config.encode()})
+    refused(victim, "coop.yaml: ledger format 2 is not supported", diverged)
+
+
+def test_malformed_yaml_in_an_event(clones: Clones) -> None:
+    mallory, victim, todo = setup(clones)
+    [name] = event_files(mallory, todo)
+    extra = name.rsplit("/", 1)[0] + "/000000000001-ev-zzzzzzzzzzzz.yaml"
+    tamper(mallory, {extra: b"a: [b\n"})
+    refused(victim, "malformed YAML", diverged=True)
+
+
+def test_an_alias_bomb_is_refused(clones: Clones) -> None:
+    mallory, victim, todo = setup(clones)
+    [name] = event_files(mallory, todo)
+    extra = name.rsplit("/", 1)[0] + "/000000000001-ev-zzzzzzzzzzzz.yaml"
+    tamper(mallory, {extra: b"a: &x [1]\nb: *x\n"})
+    refused(victim, "YAML anchors are not allowed", diverged=True)
+
+
+def test_an_event_in_the_wrong_items_folder(clones: Clones) -> None:
+    mallory, victim, todo = setup(clones)
+    [name] = event_files(mallory, todo)
+    content = git(mallory, "show", f"refs/coop/ledger:{name}").encode()
+    other = "td-" + ("z" if todo[3] != "z" else "y") + todo[4:]
+    moved = f"events/{other[3:5]}/{other}/{name.rsplit('/', 1)[1]}"
+    tamper(mallory, {moved: content})
+    refused(victim, "the file's name does not match its content", diverged=False)
+
+
+def test_an_event_from_the_future_clock(clones: Clones) -> None:
+    mallory, victim, todo = setup(clones)
+    [name] = event_files(mallory, todo)
+    data = codec.load(git(mallory, "show", f"refs/coop/ledger:{name}").encode(), name)
+    event = Event.from_data({**data, "id": "ev-zzzzzzzzzzzz", "clock": 99, "verb": "note",
+                             "text": "hi"})  # fmt: skip
+    folder = name.rsplit("/", 1)[0]
+    tamper(mallory, {f"{folder}/000000000099-ev-zzzzzzzzzzzz.yaml": codec.dump(event.to_data())})
+    refused(victim, "clock 99 is outside the ledger's clock", diverged=True)
+
+
+def test_a_dropped_event_is_refused(clones: Clones) -> None:
+    mallory, victim, todo = setup(clones)
+    [name] = event_files(mallory, todo)
+    item = f"items/{todo[3:5]}/{todo}.yaml"
+    tamper(mallory, {name: None, item: None})
+    refused(victim, "an event was dropped or rewritten", diverged=True)
+
+
+def test_an_item_file_that_is_not_the_fold_of_its_events(clones: Clones) -> None:
+    mallory, victim, todo = setup(clones)
+    item = f"items/{todo[3:5]}/{todo}.yaml"
+    content = git(mallory, "show", f"refs/coop/ledger:{item}").replace("status: open",
+                                                                        "status: done")  # fmt: skip
+    tamper(mallory, {item: content.encode()})
+    refused(victim, f"{item}: is not the fold of its events", diverged=False)
+
+
+def test_a_file_outside_the_layout(clones: Clones) -> None:
+    mallory, victim, todo = setup(clones)
+    tamper(mallory, {f"items/{todo[3:5]}/notes.txt": b"hello\n"})
+    refused(victim, "notes.txt: not an allowed name or mode", diverged=True)
+
+
+def test_plan_writes_no_ref(clones: Clones) -> None:
+    """The merge decision writes objects only; the ref moves in merge()'s swap."""
+    a, b, _ = setup(clones)
+    coop_in(a, "add", "todo", "a")
+    coop_in(b, "add", "todo", "b")
+    assert coop_in(a, "sync").code == 0
+    git(b, "fetch", "-q", "origin", "+refs/coop/ledger:refs/coop/remotes/origin/ledger")
+    repo = open_repo(str(b))
+    ours, theirs = repo.tip(), repo.tip("refs/coop/remotes/origin/ledger")
+    assert ours is not None and theirs is not None
+    planned = merge.plan(repo, "origin", ours, theirs, "bob@example.com", _now())
+    assert planned.kind == "merged" and repo.tip() == ours
+    assert repo.commit_parents(Oid(planned.after or "")) == [ours, theirs]
+
+
+def _now():  # type: ignore[no-untyped-def]
+    from datetime import UTC, datetime
+
+    return datetime(2026, 11, 29, 12, tzinfo=UTC)
