@@ -1,16 +1,20 @@
-"""init, add, list, show, log, and the transitions of todos and requests."""
+"""init, add, list, show, log, and the transitions of todos and requests.
+
+Service and render modules are imported inside the commands, so a command
+loads only what it runs (reads never load the writer's lock or YAML dumper).
+"""
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from gitcoop.cli import render
 from gitcoop.cli.options import AsOpt, ExpectOpt, ForceOpt, JsonOpt, SessionOpt, make_context
 from gitcoop.errors import UsageError
-from gitcoop.service import ledger, queries
-from gitcoop.service.ledger import Shown
+
+if TYPE_CHECKING:
+    from gitcoop.service.ledger import Shown
 
 IdArg = Annotated[str, typer.Argument(metavar="ID", help="An item id or any unique prefix.")]
 SummaryOpt = Annotated[
@@ -21,6 +25,8 @@ ReasonOpt = Annotated[str | None, typer.Option("--reason", help="Why.")]
 
 
 def print_written(shown: Shown, as_json: bool, verb: str) -> None:
+    from gitcoop.cli import render
+
     if as_json:
         render.emit_json(render.item_json(shown))
     elif not shown.wrote:
@@ -33,6 +39,9 @@ def register(app: typer.Typer) -> None:
     @app.command()
     def init(actor: AsOpt = None, as_json: JsonOpt = False) -> None:
         """Create the ledger on refs/coop/ledger (idempotent); you become an owner."""
+        from gitcoop.cli import render
+        from gitcoop.service import ledger
+
         created, config = ledger.init(make_context(actor))
         if as_json:
             render.emit_json({"created": created, **config.to_data()})
@@ -52,6 +61,9 @@ def register(app: typer.Typer) -> None:
         as_json: JsonOpt = False,
     ) -> None:
         """File a new todo, request or queue item; prints its id."""
+        from gitcoop.cli import render
+        from gitcoop.service import ledger
+
         if kind not in ("todo", "request", "item"):
             raise UsageError(f"unknown kind {kind!r}: use todo, request or item")
         if not title.strip():
@@ -65,19 +77,42 @@ def register(app: typer.Typer) -> None:
     @app.command("list")
     def list_(
         include_all: Annotated[bool, typer.Option("--all", help="Include settled work.")] = False,
+        kind: Annotated[str | None, typer.Option("--kind", help="todo, request or item.")] = None,
+        status: Annotated[
+            str | None, typer.Option("--status", help="Only this status (settled ones too).")
+        ] = None,
+        holder: Annotated[
+            str | None, typer.Option("--holder", help="Only work this person holds now.")
+        ] = None,
+        tag: Annotated[str | None, typer.Option("--tag", help="Only this tag.")] = None,
+        owed: Annotated[
+            bool, typer.Option("--owed", help="Only items whose obligation is due.")
+        ] = False,
+        stale: Annotated[bool, typer.Option("--stale", help="Only takes older than 2h.")] = False,
         actor: AsOpt = None,
         as_json: JsonOpt = False,
     ) -> None:
         """Open and taken work; settled work is counted on one line."""
+        from gitcoop.cli import render
+        from gitcoop.domain.records import Item
+        from gitcoop.service import queries
+        from gitcoop.service.ledger import Shown
+
+        if kind is not None and kind not in ("todo", "request", "item"):
+            raise UsageError(f"unknown kind {kind!r}: use todo, request or item")
         ctx = make_context(actor)
-        listing = queries.list_items(ctx, include_all)
-        if as_json:
-            render.emit_json([render.item_json(s) for s in listing.shown])
+        where = queries.ListFilter(kind, status, holder, tag, owed, stale)
+        listing = queries.list_rows(ctx, include_all, where)
+        if as_json:  # the rows are already each item's to_data() form
+            render.emit_json([{**r.data, "short_id": r.label} for r in listing.listed])
             return
-        if not listing.shown and not listing.settled:
-            print("the ledger is empty — add work with: git coop add todo TITLE")
-        for shown in listing.shown:
-            print(render.item_line(shown, ctx.now))
+        if not listing.listed and not listing.settled:
+            if where != queries.ListFilter():
+                print("nothing matches these filters")
+            else:
+                print("the ledger is empty — add work with: git coop add todo TITLE")
+        for row in listing.listed:
+            print(render.item_line(Shown(Item.from_data(row.data), row.label), ctx.now))
         if listing.settled:
             counts = ", ".join(f"{n} {s}" for s, n in sorted(listing.settled.items()))
             print(f"settled: {counts} — git coop list --all shows them")
@@ -85,6 +120,9 @@ def register(app: typer.Typer) -> None:
     @app.command()
     def show(item: IdArg, actor: AsOpt = None, as_json: JsonOpt = False) -> None:
         """Everything the ledger holds about one item."""
+        from gitcoop.cli import render
+        from gitcoop.service import queries
+
         ctx = make_context(actor)
         shown = queries.show(ctx, item)
         if as_json:
@@ -99,6 +137,9 @@ def register(app: typer.Typer) -> None:
         as_json: JsonOpt = False,
     ) -> None:
         """The event log, oldest first: of one item, or of the whole ledger."""
+        from gitcoop.cli import render
+        from gitcoop.service import queries
+
         entries = queries.log(make_context(actor), item)
         if as_json:
             render.emit_json([render.event_json(e) for e in entries])
@@ -107,25 +148,42 @@ def register(app: typer.Typer) -> None:
                 print(render.log_line(entry))
 
     def transition(
-        verb: str, past: str, item: str, args: dict[str, Any], actor: str | None,
-        session: str | None, expect: int | None, as_json: bool,
+        verb: str,
+        past: str,
+        item: str,
+        args: dict[str, Any],
+        actor: str | None,
+        session: str | None,
+        expect: int | None,
+        as_json: bool,
     ) -> None:
+        from gitcoop.service import ledger
+
         ctx = make_context(actor, session, expect)
         shown = ledger.act(ctx, item, verb, {k: v for k, v in args.items() if v})
         print_written(shown, as_json, past)
 
     @app.command()
     def take(
-        item: IdArg, force: ForceOpt = False, actor: AsOpt = None, session: SessionOpt = None,
-        expect: ExpectOpt = None, as_json: JsonOpt = False,
+        item: IdArg,
+        force: ForceOpt = False,
+        actor: AsOpt = None,
+        session: SessionOpt = None,
+        expect: ExpectOpt = None,
+        as_json: JsonOpt = False,
     ) -> None:
         """Claim an open item. Refuses, naming the holder, if someone else has it."""
         transition("take", "took", item, {"force": force}, actor, session, expect, as_json)
 
     @app.command()
     def release(
-        item: IdArg, reason: ReasonOpt = None, force: ForceOpt = False, actor: AsOpt = None,
-        session: SessionOpt = None, expect: ExpectOpt = None, as_json: JsonOpt = False,
+        item: IdArg,
+        reason: ReasonOpt = None,
+        force: ForceOpt = False,
+        actor: AsOpt = None,
+        session: SessionOpt = None,
+        expect: ExpectOpt = None,
+        as_json: JsonOpt = False,
     ) -> None:
         """Give a taken item back (needs --reason). Another's take: owner/chief + --force."""
         if not reason:
@@ -135,9 +193,14 @@ def register(app: typer.Typer) -> None:
 
     @app.command()
     def done(
-        item: IdArg, summary: SummaryOpt = None, commit: CommitOpt = None,
-        force: ForceOpt = False, actor: AsOpt = None, session: SessionOpt = None,
-        expect: ExpectOpt = None, as_json: JsonOpt = False,
+        item: IdArg,
+        summary: SummaryOpt = None,
+        commit: CommitOpt = None,
+        force: ForceOpt = False,
+        actor: AsOpt = None,
+        session: SessionOpt = None,
+        expect: ExpectOpt = None,
+        as_json: JsonOpt = False,
     ) -> None:
         """Finish a todo (an open one in one call). A second done only amends."""
         args = {"summary": summary, "commit": commit, "force": force}
@@ -145,9 +208,15 @@ def register(app: typer.Typer) -> None:
 
     @app.command()
     def close(
-        item: IdArg, summary: SummaryOpt = None, commit: CommitOpt = None,
-        reason: ReasonOpt = None, force: ForceOpt = False, actor: AsOpt = None,
-        session: SessionOpt = None, expect: ExpectOpt = None, as_json: JsonOpt = False,
+        item: IdArg,
+        summary: SummaryOpt = None,
+        commit: CommitOpt = None,
+        reason: ReasonOpt = None,
+        force: ForceOpt = False,
+        actor: AsOpt = None,
+        session: SessionOpt = None,
+        expect: ExpectOpt = None,
+        as_json: JsonOpt = False,
     ) -> None:
         """Close a request or queue item. The first close is the record."""
         args = {"summary": summary, "commit": commit, "reason": reason, "force": force}
@@ -155,8 +224,13 @@ def register(app: typer.Typer) -> None:
 
     @app.command()
     def abandon(
-        item: IdArg, reason: ReasonOpt = None, force: ForceOpt = False, actor: AsOpt = None,
-        session: SessionOpt = None, expect: ExpectOpt = None, as_json: JsonOpt = False,
+        item: IdArg,
+        reason: ReasonOpt = None,
+        force: ForceOpt = False,
+        actor: AsOpt = None,
+        session: SessionOpt = None,
+        expect: ExpectOpt = None,
+        as_json: JsonOpt = False,
     ) -> None:
         """Give up on a todo for good (needs --reason)."""
         if not reason:
