@@ -93,7 +93,7 @@ def register(app: typer.Typer) -> None:
         as_json: JsonOpt = False,
     ) -> None:
         """Open and taken work; settled work is counted on one line."""
-        from gitcoop.cli import render
+        from gitcoop.cli import jsonout, render
         from gitcoop.domain.records import Item
         from gitcoop.service import queries
         from gitcoop.service.ledger import Shown
@@ -104,7 +104,7 @@ def register(app: typer.Typer) -> None:
         where = queries.ListFilter(kind, status, holder, tag, owed, stale)
         listing = queries.list_rows(ctx, include_all, where)
         if as_json:  # the rows are already each item's to_data() form
-            render.emit_json([{**r.data, "short_id": r.label} for r in listing.listed])
+            jsonout.emit([{**r.data, "short_id": r.label} for r in listing.listed])
             return
         if not listing.listed and not listing.settled:
             if where != queries.ListFilter():
