@@ -38,27 +38,36 @@ CLOCK_MARKS = [900000000 + k for k in range(1, EVENTS_PER_ITEM + 1)]
 
 # name -> weight, (verb, args, actor, session) per event; ends open, taken or done
 SCENARIOS: dict[str, tuple[int, list[tuple[str, dict[str, object], str, str | None]]]] = {
-    "open": (4, [
-        ("add", {"kind": "todo", "title": "Tidy the importer for case NNN"}, OWNER, None),
-        ("take", {}, WORKER, "s-1"),
-        ("release", {"reason": "needs a decision first"}, WORKER, "s-1"),
-        ("take", {}, WORKER, "s-2"),
-        ("release", {"reason": "blocked on review"}, WORKER, "s-2"),
-    ]),
-    "taken": (2, [
-        ("add", {"kind": "todo", "title": "Fix flaky test NNN", "tag": "ci"}, OWNER, None),
-        ("take", {}, WORKER, "s-1"),
-        ("release", {"reason": "handing over"}, WORKER, "s-1"),
-        ("take", {}, WORKER, "s-3"),
-        ("note", {"text": "found the cause"}, WORKER, "s-3"),
-    ]),
-    "done": (4, [
-        ("add", {"kind": "todo", "title": "Document option NNN"}, OWNER, None),
-        ("take", {}, WORKER, "s-1"),
-        ("release", {"reason": "wrong branch"}, WORKER, "s-1"),
-        ("take", {}, WORKER, "s-4"),
-        ("done", {"summary": "documented"}, WORKER, "s-4"),
-    ]),
+    "open": (
+        4,
+        [
+            ("add", {"kind": "todo", "title": "Tidy the importer for case NNN"}, OWNER, None),
+            ("take", {}, WORKER, "s-1"),
+            ("release", {"reason": "needs a decision first"}, WORKER, "s-1"),
+            ("take", {}, WORKER, "s-2"),
+            ("release", {"reason": "blocked on review"}, WORKER, "s-2"),
+        ],
+    ),
+    "taken": (
+        2,
+        [
+            ("add", {"kind": "todo", "title": "Fix flaky test NNN", "tag": "ci"}, OWNER, None),
+            ("take", {}, WORKER, "s-1"),
+            ("release", {"reason": "handing over"}, WORKER, "s-1"),
+            ("take", {}, WORKER, "s-3"),
+            ("note", {"text": "found the cause"}, WORKER, "s-3"),
+        ],
+    ),
+    "done": (
+        4,
+        [
+            ("add", {"kind": "todo", "title": "Document option NNN"}, OWNER, None),
+            ("take", {}, WORKER, "s-1"),
+            ("release", {"reason": "wrong branch"}, WORKER, "s-1"),
+            ("take", {}, WORKER, "s-4"),
+            ("done", {"summary": "documented"}, WORKER, "s-4"),
+        ],
+    ),
 }
 
 
@@ -68,15 +77,22 @@ class Template:
     events: list[tuple[str, bytes]]  # file name pattern (with marks), bytes
 
 
-def _events(scenario: str, item_id: str, event_ids: list[str], at: datetime,
-            clocks: list[int], number: int | None) -> list[Event]:
+def _events(
+    scenario: str,
+    item_id: str,
+    event_ids: list[str],
+    at: datetime,
+    clocks: list[int],
+    number: int | None,
+) -> list[Event]:
     steps = SCENARIOS[scenario][1]
     events = []
     for (verb, args, actor, session), event_id, clock in zip(steps, event_ids, clocks, strict=True):
         text = "QQQQQQQ" if number is None else f"{number:07d}"
         real = {k: (v.replace("NNN", text) if isinstance(v, str) else v) for k, v in args.items()}
-        events.append(Event(ids.EventId(event_id), ids.ItemId(item_id), clock, at, actor,
-                            session, verb, real))
+        events.append(
+            Event(ids.EventId(event_id), ids.ItemId(item_id), clock, at, actor, session, verb, real)
+        )
     return events
 
 
@@ -126,16 +142,19 @@ def files(n: int, seed: int = 7, check: int = 3) -> Iterator[tuple[str, bytes]]:
             b"events/00/": f"events/{ids.fanout(item_id)}/".encode(),
             ITEM_MARK.encode(): item_id.encode(),
             **{m.encode(): e.encode() for m, e in zip(EVENT_MARKS, event_ids, strict=True)},
-            **{f"{m:012d}".encode(): f"{c:012d}".encode()
-               for m, c in zip(CLOCK_MARKS, clocks, strict=True)},
+            **{
+                f"{m:012d}".encode(): f"{c:012d}".encode()
+                for m, c in zip(CLOCK_MARKS, clocks, strict=True)
+            },
             **{str(m).encode(): str(c).encode() for m, c in zip(CLOCK_MARKS, clocks, strict=True)},
             _instant(AT_MARK): _instant(at),
             b"QQQQQQQ": f"{number:07d}".encode(),
         }
         template = table[scenario]
         item_bytes = _fill(template.item, marks)
-        event_files = [(_fill(p.encode(), marks).decode(), _fill(b, marks))
-                       for p, b in template.events]
+        event_files = [
+            (_fill(p.encode(), marks).decode(), _fill(b, marks)) for p, b in template.events
+        ]
         if checked.get(scenario, 0) < check:  # the shortcut must give the codec's bytes
             checked[scenario] = checked.get(scenario, 0) + 1
             real = _events(scenario, item_id, event_ids, at, clocks, number)
