@@ -1,16 +1,20 @@
-"""init, add, list, show, log, and the transitions of todos and requests."""
+"""init, add, list, show, log, and the transitions of todos and requests.
+
+Service and render modules are imported inside the commands, so a command
+loads only what it runs (reads never load the writer's lock or YAML dumper).
+"""
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from gitcoop.cli import render
 from gitcoop.cli.options import AsOpt, ExpectOpt, ForceOpt, JsonOpt, SessionOpt, make_context
 from gitcoop.errors import UsageError
-from gitcoop.service import ledger, queries, queue
-from gitcoop.service.ledger import Shown
+
+if TYPE_CHECKING:
+    from gitcoop.service.ledger import Shown
 
 IdArg = Annotated[str, typer.Argument(metavar="ID", help="An item id or any unique prefix.")]
 SummaryOpt = Annotated[
@@ -28,6 +32,8 @@ ReasonOpt = Annotated[str | None, typer.Option("--reason", help="Why.")]
 
 
 def print_written(shown: Shown, as_json: bool, verb: str) -> None:
+    from gitcoop.cli import render
+
     if as_json:
         render.emit_json(render.item_json(shown))
     elif not shown.wrote:
@@ -40,6 +46,9 @@ def register(app: typer.Typer) -> None:
     @app.command()
     def init(actor: AsOpt = None, as_json: JsonOpt = False) -> None:
         """Create the ledger on refs/coop/ledger (idempotent); you become an owner."""
+        from gitcoop.cli import render
+        from gitcoop.service import ledger
+
         created, config = ledger.init(make_context(actor))
         if as_json:
             render.emit_json({"created": created, **config.to_data()})
@@ -61,6 +70,9 @@ def register(app: typer.Typer) -> None:
         as_json: JsonOpt = False,
     ) -> None:
         """File a new todo, request or queue item; prints its id."""
+        from gitcoop.cli import render
+        from gitcoop.service import ledger, queue
+
         if kind not in ("todo", "request", "item"):
             raise UsageError(f"unknown kind {kind!r}: use todo, request or item")
         if not title.strip():
@@ -81,19 +93,42 @@ def register(app: typer.Typer) -> None:
     @app.command("list")
     def list_(
         include_all: Annotated[bool, typer.Option("--all", help="Include settled work.")] = False,
+        kind: Annotated[str | None, typer.Option("--kind", help="todo, request or item.")] = None,
+        status: Annotated[
+            str | None, typer.Option("--status", help="Only this status (settled ones too).")
+        ] = None,
+        holder: Annotated[
+            str | None, typer.Option("--holder", help="Only work this person holds now.")
+        ] = None,
+        tag: Annotated[str | None, typer.Option("--tag", help="Only this tag.")] = None,
+        owed: Annotated[
+            bool, typer.Option("--owed", help="Only items whose obligation is due.")
+        ] = False,
+        stale: Annotated[bool, typer.Option("--stale", help="Only takes older than 2h.")] = False,
         actor: AsOpt = None,
         as_json: JsonOpt = False,
     ) -> None:
         """Open and taken work; settled work is counted on one line."""
+        from gitcoop.cli import jsonout, render
+        from gitcoop.domain.records import Item
+        from gitcoop.service import queries
+        from gitcoop.service.ledger import Shown
+
+        if kind is not None and kind not in ("todo", "request", "item"):
+            raise UsageError(f"unknown kind {kind!r}: use todo, request or item")
         ctx = make_context(actor)
-        listing = queries.list_items(ctx, include_all)
-        if as_json:
-            render.emit_json([render.item_json(s) for s in listing.shown])
+        where = queries.ListFilter(kind, status, holder, tag, owed, stale)
+        listing = queries.list_rows(ctx, include_all, where)
+        if as_json:  # the rows are already each item's to_data() form
+            jsonout.emit([{**r.data, "short_id": r.label} for r in listing.listed])
             return
-        if not listing.shown and not listing.settled:
-            print("the ledger is empty — add work with: git coop add todo TITLE")
-        for shown in listing.shown:
-            print(render.item_line(shown, ctx.now))
+        if not listing.listed and not listing.settled:
+            if where != queries.ListFilter():
+                print("nothing matches these filters")
+            else:
+                print("the ledger is empty — add work with: git coop add todo TITLE")
+        for row in listing.listed:
+            print(render.item_line(Shown(Item.from_data(row.data), row.label), ctx.now))
         if listing.settled:
             counts = ", ".join(f"{n} {s}" for s, n in sorted(listing.settled.items()))
             print(f"settled: {counts} — git coop list --all shows them")
@@ -101,6 +136,9 @@ def register(app: typer.Typer) -> None:
     @app.command()
     def show(item: IdArg, actor: AsOpt = None, as_json: JsonOpt = False) -> None:
         """Everything the ledger holds about one item."""
+        from gitcoop.cli import render
+        from gitcoop.service import queries
+
         ctx = make_context(actor)
         shown = queries.show(ctx, item)
         if as_json:
@@ -115,6 +153,9 @@ def register(app: typer.Typer) -> None:
         as_json: JsonOpt = False,
     ) -> None:
         """The event log, oldest first: of one item, or of the whole ledger."""
+        from gitcoop.cli import render
+        from gitcoop.service import queries
+
         entries = queries.log(make_context(actor), item)
         if as_json:
             render.emit_json([render.event_json(e) for e in entries])
@@ -132,6 +173,8 @@ def register(app: typer.Typer) -> None:
         expect: int | None,
         as_json: bool,
     ) -> None:
+        from gitcoop.service import ledger
+
         ctx = make_context(actor, session, expect)
         shown = ledger.act(ctx, item, verb, {k: v for k, v in args.items() if v})
         print_written(shown, as_json, past)

@@ -3,21 +3,54 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
 
 from gitcoop.domain import ids
 from gitcoop.domain.ids import ItemId
-from gitcoop.domain.lifecycle import TERMINAL
+from gitcoop.domain.lifecycle import HELD, TERMINAL
 from gitcoop.domain.records import Event, Item
 from gitcoop.domain.roles import LEDGER_ID
+from gitcoop.domain.timefmt import format_instant
 from gitcoop.service.context import Context, read_ledger
 from gitcoop.service.ledger import Shown
+from gitcoop.store.cache import ItemCache
 from gitcoop.store.snapshot import Snapshot
+
+STALE_AFTER = timedelta(hours=2)  # an outcome is due 2h after a take; only a view, never a change
 
 
 @dataclass(frozen=True)
 class Listing:
     shown: list[Shown]
+    settled: dict[str, int]  # status -> count of settled items left out
+
+
+@dataclass(frozen=True)
+class ListFilter:
+    """What `list` narrows to; every field left at its default matches everything."""
+
+    kind: str | None = None
+    status: str | None = None
+    holder: str | None = None  # who holds the item now (taken or in progress)
+    tag: str | None = None
+    owed: bool = False  # a pending obligation that is due
+    stale: bool = False  # held for longer than STALE_AFTER
+
+
+@dataclass(frozen=True)
+class Listed:
+    """One listed item as plain data (its `to_data()` form) and its short id."""
+
+    label: str
+    data: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Rows:
+    listed: list[Listed]
     settled: dict[str, int]  # status -> count of settled items left out
 
 
@@ -36,24 +69,70 @@ def labels(snapshot: Snapshot, item_ids: list[ItemId]) -> dict[ItemId, str]:
     return {i: ids.shortest_unique(i, group) for group in by_fan.values() for i in group}
 
 
-def list_items(ctx: Context, include_settled: bool = False) -> Listing:
+def list_items(
+    ctx: Context, include_settled: bool = False, where: ListFilter | None = None
+) -> Listing:
+    """Open and taken work (all of it with `include_settled`), oldest first."""
+    rows = list_rows(ctx, include_settled, where)
+    shown = [Shown(Item.from_data(r.data), r.label, wrote=False) for r in rows.listed]
+    return Listing(shown, rows.settled)
+
+
+def list_rows(ctx: Context, include_settled: bool = False, where: ListFilter | None = None) -> Rows:
+    """`list_items` as plain data, served from the read cache with no YAML parsing.
+
+    Settled items are counted, not listed, unless asked for by `include_settled`
+    or by naming a status.
+    """
     snapshot = read_ledger(ctx)
-    all_ids = snapshot.item_ids()
-    names = labels(snapshot, all_ids)
-    shown: list[Shown] = []
+    where = where or ListFilter()
+    keep = _matcher(where, ctx.now)
+    hide_settled = not include_settled and where.status is None
+    listed: list[Listed] = []
     settled: dict[str, int] = defaultdict(int)
-    for item in snapshot.items():
-        if item.status in TERMINAL and not include_settled and not item.conflicts:
-            settled[item.status] += 1
+    for _, _, label, data in snapshot.rows(ItemCache(snapshot.repo.common_dir)):
+        if not keep(data):
             continue
-        shown.append(Shown(item, names[item.id], wrote=False))
-    shown.sort(key=lambda s: (s.item.created_at, s.item.id))
-    return Listing(shown, dict(settled))
+        if hide_settled and data["status"] in TERMINAL and not data.get("conflicts"):
+            settled[data["status"]] += 1
+            continue
+        listed.append(Listed(label, data))
+    listed.sort(key=lambda r: (r.data["created_at"], r.data["id"]))
+    return Rows(listed, dict(settled))
+
+
+def _matcher(where: ListFilter, now: datetime) -> Callable[[dict[str, Any]], bool]:
+    """A test on an item's plain data; instants compare as their fixed-width text."""
+    due_by = format_instant(now)
+    taken_before = format_instant(now - STALE_AFTER)
+    checks: list[Callable[[dict[str, Any]], bool]] = []
+    if where.kind is not None:
+        checks.append(lambda d: d["kind"] == where.kind)
+    if where.status is not None:
+        checks.append(lambda d: d["status"] == where.status)
+    if where.holder is not None:
+        checks.append(lambda d: d["status"] in HELD and d["taken_by"] == where.holder)
+    if where.tag is not None:
+        checks.append(lambda d: d.get("tag") == where.tag)
+    if where.owed:
+        checks.append(lambda d: _owed(d, due_by))
+    if where.stale:
+        checks.append(lambda d: d["status"] in HELD and (d["taken_at"] or due_by) <= taken_before)
+    return lambda d: all(check(d) for check in checks)
+
+
+def _owed(data: dict[str, Any], due_by: str) -> bool:
+    ob = data.get("obligation")
+    return bool(ob and ob["status"] == "pending" and ob["due"] and ob["due"] <= due_by)
 
 
 def show(ctx: Context, ref: str) -> Shown:
+    """One item; its fan-out's cached row when current, else its file (one subtree)."""
     snapshot = read_ledger(ctx)
     item_id = snapshot.resolve(ref)
+    row = snapshot.cached_row(item_id, ItemCache(snapshot.repo.common_dir))
+    if row is not None:
+        return Shown(Item.from_data(row[3]), row[2], wrote=False)
     item = snapshot.item(item_id)
     assert item is not None
     return Shown(item, snapshot.label(item_id), wrote=False)

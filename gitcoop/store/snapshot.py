@@ -7,6 +7,7 @@ used, and every blob is size-checked before it is read.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import partial
 from typing import Any
 
 from gitcoop.domain import ids
@@ -14,6 +15,7 @@ from gitcoop.domain.ids import ItemId
 from gitcoop.domain.records import Event, Item, LedgerConfig, RecordError
 from gitcoop.errors import Ambiguous, BadLedger, NotFound
 from gitcoop.store import codec
+from gitcoop.store.cache import Entry, ItemCache, Row
 from gitcoop.store.layout import (
     COOP_FILE,
     EVENT_FILE_RE,
@@ -112,6 +114,49 @@ class Snapshot:
                     raise BadLedger(f"{ITEMS}/{name}/{entry.name}: not an allowed item file")
                 found.append(ItemId(entry.name[:-5]))
         return found
+
+    def rows(self, cache: ItemCache) -> list[Row]:
+        """Every item as (id, blob id, label, canonical data), through the read cache.
+
+        Starts from this commit's tree, so the cache can only save work, never
+        answer for another state of the ledger.
+        """
+        rows: list[Row] = []
+        for fan, tree_id in self._fanout_ids():
+            entries = partial(self._item_entries, fan)
+            rows.extend(cache.fanout(fan, tree_id, entries, self._item_data))
+        return rows
+
+    def cached_row(self, item_id: ItemId, cache: ItemCache) -> Row | None:
+        """One item's row when the cache holds its fan-out tree as it is now."""
+        fan = ids.fanout(item_id)
+        entry = self._entry(f"{ITEMS}/{fan}")
+        if entry is None or entry.filemode != MODE_TREE:
+            return None
+        return cache.row(fan, str(entry.id), item_id)
+
+    def _fanout_ids(self) -> Iterator[tuple[str, str]]:
+        tree = self.subtree(ITEMS)
+        for entry in tree if tree is not None else ():
+            if not FANOUT_RE.match(entry.name) or entry.filemode != MODE_TREE:
+                path = f"{ITEMS}/{entry.name}"
+                raise BadLedger(f"{path}: not an allowed fan-out directory name or mode")
+            yield entry.name, str(entry.id)
+
+    def _item_entries(self, fan: str) -> list[Entry]:
+        tree = self.subtree(f"{ITEMS}/{fan}")
+        found: list[Entry] = []
+        for entry in tree if tree is not None else ():
+            if not ITEM_FILE_RE.match(entry.name) or entry.filemode != MODE_BLOB:
+                raise BadLedger(f"{ITEMS}/{fan}/{entry.name}: not an allowed item file")
+            found.append((entry.name[:-5], str(entry.id)))
+        return found
+
+    def _item_data(self, item_id: str, blob_id: str) -> dict[str, Any]:
+        path = item_path(item_id)
+        data = codec.load(self.repo.blob_bytes(blob_id, path, self.cap), path, self.cap)
+        item: Item = _record(Item.from_data, data, path)
+        return item.to_data()
 
     def items(self) -> Iterator[Item]:
         for item_id in self.item_ids():

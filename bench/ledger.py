@@ -1,0 +1,189 @@
+"""Build a realistic ledger of N items and 5N events quickly, for the benchmark.
+
+Every item is the real fold (`lifecycle.apply`) of five real events, written
+with the real codec. Dumping YAML for 600,000 files would take minutes, so
+each scenario is rendered once with placeholder ids, instants and clocks, and
+the placeholders are replaced with each item's values: ids, instants and
+clocks are fixed-width plain scalars, so the bytes are exactly what the codec
+writes (checked against `codec.dump` for the first items of each scenario).
+The files go into one commit through `git fast-import`, which writes a pack
+directly instead of 600,000 loose objects.
+"""
+
+from __future__ import annotations
+
+import random
+import subprocess
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from gitcoop.domain import ids, lifecycle
+from gitcoop.domain.records import Event, LedgerConfig, Roles
+from gitcoop.store import codec
+from gitcoop.store.layout import REF, event_path, item_path
+from gitcoop.store.repository import open_repo
+
+OWNER = "alice@example.com"
+WORKER = "bob@example.com"
+ROLES = Roles(owners=(OWNER,))
+BASE = datetime(2026, 1, 1, tzinfo=UTC)
+EVENTS_PER_ITEM = 5
+
+ITEM_MARK = "td-000000000000"
+EVENT_MARKS = [f"ev-00000000000{k}" for k in range(1, EVENTS_PER_ITEM + 1)]
+AT_MARK = datetime(2000, 1, 1, tzinfo=UTC)
+CLOCK_MARKS = [900000000 + k for k in range(1, EVENTS_PER_ITEM + 1)]
+
+# name -> weight, (verb, args, actor, session) per event; ends open, taken or done
+SCENARIOS: dict[str, tuple[int, list[tuple[str, dict[str, object], str, str | None]]]] = {
+    "open": (
+        4,
+        [
+            ("add", {"kind": "todo", "title": "Tidy the importer for case NNN"}, OWNER, None),
+            ("take", {}, WORKER, "s-1"),
+            ("release", {"reason": "needs a decision first"}, WORKER, "s-1"),
+            ("take", {}, WORKER, "s-2"),
+            ("release", {"reason": "blocked on review"}, WORKER, "s-2"),
+        ],
+    ),
+    "taken": (
+        2,
+        [
+            ("add", {"kind": "todo", "title": "Fix flaky test NNN", "tag": "ci"}, OWNER, None),
+            ("take", {}, WORKER, "s-1"),
+            ("release", {"reason": "handing over"}, WORKER, "s-1"),
+            ("take", {}, WORKER, "s-3"),
+            ("note", {"text": "found the cause"}, WORKER, "s-3"),
+        ],
+    ),
+    "done": (
+        4,
+        [
+            ("add", {"kind": "todo", "title": "Document option NNN"}, OWNER, None),
+            ("take", {}, WORKER, "s-1"),
+            ("release", {"reason": "wrong branch"}, WORKER, "s-1"),
+            ("take", {}, WORKER, "s-4"),
+            ("done", {"summary": "documented"}, WORKER, "s-4"),
+        ],
+    ),
+}
+
+
+@dataclass(frozen=True)
+class Template:
+    item: bytes
+    events: list[tuple[str, bytes]]  # file name pattern (with marks), bytes
+
+
+def _events(
+    scenario: str,
+    item_id: str,
+    event_ids: list[str],
+    at: datetime,
+    clocks: list[int],
+    number: int | None,
+) -> list[Event]:
+    steps = SCENARIOS[scenario][1]
+    events = []
+    for (verb, args, actor, session), event_id, clock in zip(steps, event_ids, clocks, strict=True):
+        text = "QQQQQQQ" if number is None else f"{number:07d}"
+        real = {k: (v.replace("NNN", text) if isinstance(v, str) else v) for k, v in args.items()}
+        events.append(
+            Event(ids.EventId(event_id), ids.ItemId(item_id), clock, at, actor, session, verb, real)
+        )
+    return events
+
+
+def _render(events: list[Event]) -> tuple[bytes, list[tuple[str, bytes]]]:
+    item = None
+    for event in events:
+        item = lifecycle.apply(item, event, ROLES)
+    assert item is not None
+    files = [(event_path(e), codec.dump(e.to_data())) for e in events]
+    return codec.dump(item.to_data()), files
+
+
+def templates() -> dict[str, Template]:
+    found = {}
+    for name in SCENARIOS:
+        events = _events(name, ITEM_MARK, EVENT_MARKS, AT_MARK, CLOCK_MARKS, None)
+        item, files = _render(events)
+        found[name] = Template(item, files)
+    return found
+
+
+def _instant(at: datetime) -> bytes:
+    return at.strftime("%Y-%m-%dT%H:%M:%SZ").encode()
+
+
+def _fill(raw: bytes, marks: dict[bytes, bytes]) -> bytes:
+    for mark, value in marks.items():
+        raw = raw.replace(mark, value)
+    return raw
+
+
+def files(n: int, seed: int = 7, check: int = 3) -> Iterator[tuple[str, bytes]]:
+    """(path, bytes) of every item and event file of an n-item ledger, then coop.yaml."""
+    rng = random.Random(seed)
+    table = templates()
+    names = [name for name, (weight, _) in SCENARIOS.items() for _ in range(weight)]
+    clock = 0
+    checked: dict[str, int] = {}
+    for number in range(n):
+        scenario = names[number % len(names)]
+        item_id = ids.mint_item_id("todo", rng.getrandbits)
+        event_ids = [ids.mint_event_id(rng.getrandbits) for _ in range(EVENTS_PER_ITEM)]
+        clocks = [clock + k for k in range(1, EVENTS_PER_ITEM + 1)]
+        clock += EVENTS_PER_ITEM
+        at = BASE + timedelta(seconds=number)
+        marks = {  # in this order: no mark is part of one replaced after it
+            b"events/00/": f"events/{ids.fanout(item_id)}/".encode(),
+            ITEM_MARK.encode(): item_id.encode(),
+            **{m.encode(): e.encode() for m, e in zip(EVENT_MARKS, event_ids, strict=True)},
+            **{
+                f"{m:012d}".encode(): f"{c:012d}".encode()
+                for m, c in zip(CLOCK_MARKS, clocks, strict=True)
+            },
+            **{str(m).encode(): str(c).encode() for m, c in zip(CLOCK_MARKS, clocks, strict=True)},
+            _instant(AT_MARK): _instant(at),
+            b"QQQQQQQ": f"{number:07d}".encode(),
+        }
+        template = table[scenario]
+        item_bytes = _fill(template.item, marks)
+        event_files = [
+            (_fill(p.encode(), marks).decode(), _fill(b, marks)) for p, b in template.events
+        ]
+        if checked.get(scenario, 0) < check:  # the shortcut must give the codec's bytes
+            checked[scenario] = checked.get(scenario, 0) + 1
+            real = _events(scenario, item_id, event_ids, at, clocks, number)
+            assert _render(real) == (item_bytes, event_files), f"template drift in {scenario}"
+        yield item_path(item_id), item_bytes
+        yield from event_files
+    config = LedgerConfig(roles=ROLES, clock=clock)
+    yield "coop.yaml", codec.dump(config.to_data())
+
+
+def build(path: Path, n: int, seed: int = 7) -> Path:
+    """A fresh repository at `path` whose ledger holds n items and 5n events."""
+    path.mkdir(parents=True, exist_ok=True)
+    subprocess.run(["git", "init", "-q", str(path)], check=True)
+    for key, value in (("user.email", OWNER), ("user.name", "alice")):
+        subprocess.run(["git", "-C", str(path), "config", key, value], check=True)
+    importer = subprocess.Popen(
+        ["git", "-C", str(path), "fast-import", "--quiet"], stdin=subprocess.PIPE
+    )
+    assert importer.stdin is not None
+    out = importer.stdin
+    message = f"bench ledger of {n} items".encode()
+    out.write(f"commit {REF}\ncommitter alice <{OWNER}> 1767225600 +0000\n".encode())
+    out.write(b"data %d\n%s\n" % (len(message), message))
+    for name, data in files(n, seed):
+        out.write(b"M 100644 inline %s\ndata %d\n%s\n" % (name.encode(), len(data), data))
+    out.write(b"\n")
+    out.close()
+    if importer.wait() != 0:
+        raise RuntimeError("git fast-import failed")
+    open_repo(str(path)).ensure_reflog()
+    return path

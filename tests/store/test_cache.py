@@ -1,0 +1,198 @@
+"""The read cache: keyed by object ids, so it is never stale, and it heals itself."""
+
+from __future__ import annotations
+
+import os
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.conftest import coop, coop_process, git
+from hypothesis import given
+from hypothesis import strategies as st
+
+from gitcoop.domain import ids
+from gitcoop.store.cache import ItemCache, cache_dir, labels
+from gitcoop.store.repository import open_repo
+from gitcoop.store.snapshot import Snapshot
+
+
+def add_items(n: int, tag: str | None = None) -> list[str]:
+    made = []
+    for k in range(n):
+        args = ["add", "todo", f"work {k}", "--json"] + (["--tag", tag] if tag else [])
+        result = coop(*args)
+        assert result.code == 0, result.err
+        made.append(result.json()["id"])
+    return made
+
+
+def snapshot(path: Path) -> Snapshot:
+    repo = open_repo(str(path))
+    return Snapshot(repo, repo.tip())
+
+
+def shard_files(path: Path) -> list[str]:
+    root = cache_dir(str(path / ".git"))
+    return sorted(os.listdir(root)) if os.path.isdir(root) else []
+
+
+def listed_ids(*args: str) -> list[str]:
+    result = coop("list", "--json", *args)
+    assert result.code == 0, result.err
+    return [entry["id"] for entry in result.json()]
+
+
+def test_rows_match_the_item_files_and_a_second_read_parses_nothing(ledger: Path) -> None:
+    made = add_items(6)
+    snap = snapshot(ledger)
+    first = ItemCache(str(ledger / ".git"))
+    rows = snap.rows(first)
+    assert first.parsed == 6 and first.hits == 0
+    assert sorted(r[0] for r in rows) == sorted(made)
+    for item_id, _, label, data in rows:
+        item = snap.item(ids.ItemId(item_id))
+        assert item is not None and data == item.to_data()
+        assert label == snap.label(ids.ItemId(item_id))
+    again = ItemCache(str(ledger / ".git"))  # a new process would start like this
+    assert snap.rows(again) == rows
+    assert again.parsed == 0 and again.hits == len({ids.fanout(i) for i in made})
+
+
+def test_a_write_reparses_only_the_changed_item(ledger: Path) -> None:
+    made = add_items(5)
+    snapshot(ledger).rows(ItemCache(str(ledger / ".git")))
+    assert coop("take", made[2]).code == 0
+    cache = ItemCache(str(ledger / ".git"))
+    rows = {r[0]: r[3] for r in snapshot(ledger).rows(cache)}
+    assert cache.parsed == 1
+    assert rows[made[2]]["status"] == "taken"
+
+
+def test_a_plain_update_ref_is_seen_at_once(ledger: Path) -> None:
+    [item] = add_items(1)
+    before = git(ledger, "rev-parse", "refs/coop/ledger").strip()
+    assert coop("take", item).code == 0
+    assert coop("list", "--json").json()[0]["status"] == "taken"  # cache now holds "taken"
+    git(ledger, "update-ref", "refs/coop/ledger", before)
+    assert coop("list", "--json").json()[0]["status"] == "open"
+    assert coop("show", item, "--json").json()["status"] == "open"
+
+
+def test_a_fetch_moving_the_ref_is_seen_at_once(ledger: Path, tmp_path: Path) -> None:
+    add_items(1)
+    assert listed_ids()  # warm the cache in this clone
+    other = tmp_path / "other"
+    git(tmp_path, "clone", "-q", str(ledger), str(other))
+    git(other, "fetch", "-q", "origin", "refs/coop/ledger:refs/coop/ledger")
+    added = coop_process(other, "add", "todo", "elsewhere", "--as", "bob@example.com", "--json")
+    assert added.code == 0, added.err
+    git(ledger, "fetch", "-q", str(other), "+refs/coop/ledger:refs/coop/ledger")
+    assert added.json()["id"] in listed_ids()
+
+
+def test_corrupt_shards_are_rebuilt(ledger: Path) -> None:
+    made = add_items(4)
+    expected = listed_ids()
+    cache = ItemCache(str(ledger / ".git"))
+    names = shard_files(ledger)
+    assert names
+    damage = [b"", b"garbage", None]  # None: flip one byte inside the payload
+    for name, bad in zip(names, damage * len(names), strict=False):
+        path = os.path.join(cache.root, name)
+        if bad is None:
+            raw = bytearray(Path(path).read_bytes())
+            raw[-3] ^= 0xFF
+            bad = bytes(raw)
+        Path(path).write_bytes(bad)
+    assert listed_ids() == expected
+    fresh = ItemCache(str(ledger / ".git"))
+    snapshot(ledger).rows(fresh)
+    assert fresh.parsed == 0 and sorted(made) == sorted(expected)
+
+
+def test_a_deleted_cache_is_rebuilt(ledger: Path) -> None:
+    add_items(3)
+    expected = listed_ids()
+    root = Path(cache_dir(str(ledger / ".git")))
+    for path in root.iterdir():
+        path.unlink()
+    root.rmdir()
+    assert listed_ids() == expected
+    assert shard_files(ledger)
+
+
+def test_the_cache_stays_bounded_by_the_ledger(ledger: Path) -> None:
+    made = add_items(8)
+    for item in made:
+        assert coop("take", item).code == 0
+        assert coop("list").code == 0
+        assert coop("done", item).code == 0
+    assert coop("list", "--all").code == 0
+    fans = {ids.fanout(i) for i in made}
+    assert shard_files(ledger) == sorted(f"{fan}.shard" for fan in fans)  # no temp files left
+    cache = ItemCache(str(ledger / ".git"))
+    for fan in fans:
+        shard = cache.read(fan)
+        assert shard is not None
+        assert len(shard[1]) == sum(1 for i in made if ids.fanout(i) == fan)
+
+
+def test_concurrent_processes_read_and_write_the_cache(ledger: Path) -> None:
+    made = add_items(12)
+    root = Path(cache_dir(str(ledger / ".git")))
+    script = (
+        "import sys\nfrom gitcoop.cli.main import main\n"
+        "for _ in range(4):\n"
+        "    code = main(['list', '--all', '--json'])\n"
+        "    assert code == 0, code\n"
+    )
+    env = {**os.environ, "COOP_ACTOR": "alice@example.com"}
+    readers = [
+        subprocess.Popen(
+            [sys.executable, "-c", script],
+            cwd=ledger,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
+        for _ in range(4)
+    ]
+    for item in made[:4]:  # writers move the ref while the readers rebuild shards
+        assert coop_process(ledger, "take", item).code == 0
+    for reader in readers:
+        _, err = reader.communicate(timeout=120)
+        assert reader.returncode == 0, err.decode()
+    statuses = {e["id"]: e["status"] for e in coop("list", "--all", "--json").json()}
+    assert all(statuses[i] == "taken" for i in made[:4])
+    assert all(name.endswith(".shard") for name in os.listdir(root))
+
+
+def test_list_on_a_warm_cache_loads_no_yaml_and_no_lock(ledger: Path) -> None:
+    add_items(3)
+    assert coop("list").code == 0
+    probe = (
+        "import sys\nfrom gitcoop.cli.main import main\n"
+        "code = main(['list', '--json'])\n"
+        "loaded = [m for m in ('filelock', 'ruamel.yaml') if m in sys.modules]\n"
+        "print('LOADED', loaded, code)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], cwd=ledger, capture_output=True, text=True, check=False
+    )
+    assert "LOADED [] 0" in done.stdout, done.stdout + done.stderr
+
+
+@given(st.lists(st.integers(min_value=0, max_value=40), min_size=1, max_size=30))
+def test_labels_agree_with_shortest_unique(seeds: list[int]) -> None:
+    made = []
+    for seed in seeds:  # few seeds, many repeats: ids that share long prefixes
+        rng = random.Random(seed % 7)
+        base = ids.mint_item_id("todo", rng.getrandbits)
+        tail = ids.mint_item_id(random.Random(seed).choice(["todo", "request"]), rng.getrandbits)
+        made.append(f"{tail[:3]}{base[3 : 3 + seed % 12]}{tail[3 + seed % 12 :]}")
+    made = sorted(set(made))
+    fast = labels(made)
+    for item_id in made:
+        assert fast[item_id] == ids.shortest_unique(ids.ItemId(item_id), made)
