@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 
 from gitcoop.domain.ids import RandomBits
 from gitcoop.errors import NoLedger, UsageError
+from gitcoop.store.cache import ItemCache
 from gitcoop.store.repository import Repo, open_repo
 from gitcoop.store.snapshot import Snapshot
 
@@ -54,6 +55,6 @@ def require_ledger(snapshot: Snapshot) -> None:
 def read_ledger(ctx: Context) -> Snapshot:
     """The ledger as of the ref's current tip; NoLedger when there is none."""
     repo = ctx.repo()
-    snapshot = Snapshot(repo, repo.tip())
+    snapshot = Snapshot(repo, repo.tip(), ItemCache(repo.common_dir))
     require_ledger(snapshot)
     return snapshot

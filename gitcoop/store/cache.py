@@ -58,7 +58,9 @@ class ItemCache:
         self.parsed = 0  # item blobs parsed because no shard held them
 
     def shard_path(self, fan: str) -> str:
-        return os.path.join(self.root, f"{fan}.shard")
+        """`<xx>.shard` for a fan-out tree, `<name>.doc` for a single parsed file."""
+        suffix = ".doc" if fan.startswith("doc-") else ".shard"
+        return os.path.join(self.root, f"{fan}{suffix}")
 
     def fanout(
         self,
@@ -98,6 +100,16 @@ class ItemCache:
             if row[0] == item_id:
                 return row
         return None
+
+    def document(self, path: str, blob_id: str, parse: Callable[[], Data]) -> Data:
+        """One parsed ledger file (e.g. coop.yaml) by blob id; `parse` runs on a miss."""
+        name = "doc-" + path.replace("/", "-")
+        old = self.read(name)
+        if old is not None and old[0] == blob_id and len(old[1]) == 1:
+            return old[1][0][3]
+        data = parse()
+        self.write(name, blob_id, [(path, blob_id, path, data)])
+        return data
 
     # -- files ----------------------------------------------------------------
 

@@ -36,9 +36,10 @@ from gitcoop.store.repository import Oid, Repo
 class Snapshot:
     """The ledger as of one commit (or an empty ledger when `commit` is None)."""
 
-    def __init__(self, repo: Repo, commit: Oid | None) -> None:
+    def __init__(self, repo: Repo, commit: Oid | None, cache: ItemCache | None = None) -> None:
         self.repo = repo
         self.commit = commit
+        self.cache = cache  # parsed files by blob id, for reads that may skip the YAML parser
         self.tree: Any = repo.commit_tree(commit) if commit else None
         self.cap = codec.MAX_BYTES
         self._config: LedgerConfig | None = None
@@ -53,7 +54,7 @@ class Snapshot:
             if self.tree is None:
                 self._config = LedgerConfig()
             else:
-                data = self._load(self._entry(COOP_FILE), COOP_FILE)
+                data = self._parsed(self._entry(COOP_FILE), COOP_FILE)
                 self._config = _record(LedgerConfig.from_data, data, COOP_FILE)
         return self._config
 
@@ -66,6 +67,14 @@ class Snapshot:
             return self.tree[path]
         except KeyError:
             return None
+
+    def _parsed(self, entry: Any, path: str) -> dict[str, Any]:
+        """A file's data, from the read cache when one is given (keyed by blob id)."""
+        if entry is None:
+            raise BadLedger(f"{path}: missing from the ledger")
+        if self.cache is None or entry.filemode != MODE_BLOB:
+            return self._load(entry, path)
+        return self.cache.document(path, str(entry.id), lambda: self._load(entry, path))
 
     def _load(self, entry: Any, path: str) -> dict[str, Any]:
         if entry.filemode != MODE_BLOB:

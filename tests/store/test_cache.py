@@ -8,7 +8,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.conftest import coop, coop_process, git
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -16,6 +15,7 @@ from gitcoop.domain import ids
 from gitcoop.store.cache import ItemCache, cache_dir, labels
 from gitcoop.store.repository import open_repo
 from gitcoop.store.snapshot import Snapshot
+from tests.conftest import coop, coop_process, git
 
 
 def add_items(n: int, tag: str | None = None) -> list[str]:
@@ -131,7 +131,8 @@ def test_the_cache_stays_bounded_by_the_ledger(ledger: Path) -> None:
         assert coop("done", item).code == 0
     assert coop("list", "--all").code == 0
     fans = {ids.fanout(i) for i in made}
-    assert shard_files(ledger) == sorted(f"{fan}.shard" for fan in fans)  # no temp files left
+    expected = sorted([*(f"{fan}.shard" for fan in fans), "doc-coop.yaml.doc"])
+    assert shard_files(ledger) == expected  # one per fan-out and per parsed file; no temp files
     cache = ItemCache(str(ledger / ".git"))
     for fan in fans:
         shard = cache.read(fan)
@@ -166,7 +167,7 @@ def test_concurrent_processes_read_and_write_the_cache(ledger: Path) -> None:
         assert reader.returncode == 0, err.decode()
     statuses = {e["id"]: e["status"] for e in coop("list", "--all", "--json").json()}
     assert all(statuses[i] == "taken" for i in made[:4])
-    assert all(name.endswith(".shard") for name in os.listdir(root))
+    assert all(name.endswith((".shard", ".doc")) for name in os.listdir(root))  # no temp files
 
 
 def test_list_on_a_warm_cache_loads_no_yaml_and_no_lock(ledger: Path) -> None:
