@@ -38,7 +38,7 @@ class Snapshot:
         self.repo = repo
         self.commit = commit
         self.tree: Any = repo.commit_tree(commit) if commit else None
-        self.cap = codec.MAX_BYTES
+        self.cap = repo.max_file_bytes
         self._config: LedgerConfig | None = None
         if self.tree is not None:
             _check_root(self.tree)
@@ -76,7 +76,7 @@ class Snapshot:
             return None
         if entry.filemode != MODE_TREE:
             raise BadLedger(f"{path}: must be a tree (mode 040000)")
-        return self.repo.raw[entry.id]
+        return self.repo.tree(entry.id, path)
 
     # -- items ------------------------------------------------------------------
 
@@ -85,7 +85,10 @@ class Snapshot:
         entry = self._entry(path)
         if entry is None:
             return None
-        return _record(Item.from_data, self._load(entry, path), path)
+        item: Item = _record(Item.from_data, self._load(entry, path), path)
+        if item.id != item_id:
+            raise BadLedger(f"{path}: holds item {item.id}, not {item_id}")
+        return item
 
     def fanouts(self, root: str) -> Iterator[tuple[str, Any]]:
         tree = self.subtree(root)
@@ -95,7 +98,7 @@ class Snapshot:
             path = f"{root}/{entry.name}"
             if not FANOUT_RE.match(entry.name) or entry.filemode != MODE_TREE:
                 raise BadLedger(f"{path}: not an allowed fan-out directory name or mode")
-            yield entry.name, self.repo.raw[entry.id]
+            yield entry.name, self.repo.tree(entry.id, path)
 
     def item_ids(self, fanout: str | None = None) -> list[ItemId]:
         """Every item id (or those of one fan-out directory), checked against the layout."""
