@@ -14,7 +14,7 @@ EXIT_BUG = 70  # EX_SOFTWARE: not a user mistake; the message asks for a report
 def build_app() -> object:
     import typer
 
-    from gitcoop.cli import ledger_commands
+    from gitcoop.cli import fsck_commands, ledger_commands
 
     app = typer.Typer(
         name="git coop",
@@ -26,6 +26,7 @@ def build_app() -> object:
         context_settings={"help_option_names": ["-h", "--help"]},
     )
     ledger_commands.register(app)
+    fsck_commands.register(app)
     return app
 
 

@@ -187,8 +187,8 @@ def _check_root(tree: Any) -> None:
         mode = MODE_BLOB if expected == "blob" else MODE_TREE
         if expected is None or entry.filemode != mode:
             raise BadLedger(
-                f"{entry.name}: not an allowed entry at the ledger's root "
-                "(only coop.yaml, items/, events/)"
+                f"{entry.name}: not an allowed entry at the ledger's root with mode "
+                f"{entry.filemode:o} (only coop.yaml 100644, items/ and events/ 040000)"
             )
     if COOP_FILE not in [e.name for e in tree]:
         raise BadLedger(f"{COOP_FILE}: missing from the ledger's root — not a gitcoop ledger")
