@@ -88,6 +88,7 @@ def write(repo: Repo, decide: Decide, fsync: bool = True, policy: Policy | None 
     policy = policy or Policy.for_repo(repo, fsync)
     enable_fsync(policy.fsync)
     with writer_lock(repo.common_dir, policy.lock_timeout):
+        repo.ensure_reflog()  # a ledger that came by fetch or clone has none yet
         clear_stale_ref_lock(repo, policy)
         for _ in range(policy.attempts):
             tip = repo.tip()

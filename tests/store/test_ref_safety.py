@@ -66,6 +66,13 @@ def test_the_reflog_shows_every_transition_from_init_on(repo: Path) -> None:
     assert [line.split()[0] for line in lines] == ["done", "take", "add", "init"]
 
 
+def test_a_ledger_without_a_reflog_gets_one_at_its_next_write(ledger: Path) -> None:
+    (ledger / ".git" / "logs" / "refs" / "coop" / "ledger").unlink()
+    assert coop("add", "todo", "logged").code == 0
+    lines = git(ledger, "reflog", "--format=%gs", REF).splitlines()
+    assert len(lines) == 1 and lines[0].startswith("add ")
+
+
 def _fsync_calls(repo: Path, *args: str) -> int:
     trace = repo.parent / "trace.txt"
     exe = str(Path(sys.executable).parent / "git-coop")
