@@ -17,6 +17,7 @@ def build_app() -> object:
 
     from gitcoop.cli import (
         demo,
+        fsck_commands,
         hooks_commands,
         ledger_commands,
         obligation_commands,
@@ -39,6 +40,7 @@ def build_app() -> object:
     queue_commands.register(app)
     demo.register(app, main)
     sync_commands.register(app)
+    fsck_commands.register(app)
     return app
 
 

@@ -57,4 +57,5 @@ def read_ledger(ctx: Context) -> Snapshot:
     repo = ctx.repo()
     snapshot = Snapshot(repo, repo.tip(), ItemCache(repo.common_dir))
     require_ledger(snapshot)
+    snapshot.config  # noqa: B018 — a safe coop.yaml of a known format comes before any read
     return snapshot

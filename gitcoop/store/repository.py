@@ -9,46 +9,137 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator, Sequence
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, NewType
 
 import pygit2
 
-from gitcoop.errors import BadLedger, NoLedger
+from gitcoop.errors import BadLedger, ChangedUnderWrite, NoLedger, UsageError
+from gitcoop.store.codec import MAX_BYTES
 from gitcoop.store.layout import REF
 
 Oid = NewType("Oid", str)  # a 40-hex object id
+
+MAX_FILE_BYTES_KEY = "coop.maxFileBytes"
+
+
+class RefLocked(ChangedUnderWrite):
+    """git's own lock on the ref (`<ref>.lock`) is held: by a live git process or a dead one."""
+
+
+@dataclass(frozen=True)
+class Backoff:
+    """Bounded retries of transient failures: `attempts` tries, pauses doubling from `first`."""
+
+    attempts: int = 4
+    first: float = 0.02
+    sleep: Callable[[float], None] = time.sleep
+
+    def pauses(self) -> Iterator[None]:
+        """Yields once per attempt, pausing between attempts (not before the first)."""
+        delay = self.first
+        for attempt in range(self.attempts):
+            if attempt:
+                self.sleep(delay)
+                delay *= 2
+            yield
+
+
+@dataclass(frozen=True)
+class Delta:
+    """One path that differs between two commits' trees (content is never read)."""
+
+    status: str  # added | deleted | modified | typechange | other
+    path: str
 
 
 class Repo:
     """One opened repository; all pygit2 use goes through here or the store beside it."""
 
-    def __init__(self, raw: Any) -> None:
+    def __init__(self, raw: Any, backoff: Backoff | None = None) -> None:
         self.raw = raw
         self.git_dir: str = os.path.abspath(raw.path)
         self.common_dir = _common_dir(self.git_dir)
+        self.backoff = backoff or Backoff()
+        self._max_file_bytes: int | None = None
 
     # -- refs ---------------------------------------------------------------
 
     def tip(self, ref: str = REF) -> Oid | None:
-        """The commit a ref points at, or None when the ref does not exist."""
+        """The commit a ref points at, or None only when the ref really does not exist.
+
+        A transient I/O error can surface from libgit2 as "not found", so a missing
+        ref is re-checked against the files on disk, and read errors are retried.
+        """
+        problem = "it is missing from libgit2's view but present on disk"
+        for _ in self.backoff.pauses():
+            try:
+                reference = self.raw.references.get(ref)
+                if reference is not None:
+                    return Oid(str(reference.resolve().target))
+            except (pygit2.GitError, OSError) as exc:
+                problem = str(exc) or type(exc).__name__
+                continue
+            if not self._ref_on_disk(ref):
+                return None
+        raise BadLedger(
+            f"{ref}: cannot be read after {self.backoff.attempts} attempts ({problem}) — "
+            "check the disk and run: git fsck"
+        )
+
+    def _ref_on_disk(self, ref: str) -> bool:
+        if os.path.exists(os.path.join(self.common_dir, *ref.split("/"))):
+            return True
         try:
-            reference = self.raw.references.get(ref)
-        except pygit2.GitError as exc:
-            raise BadLedger(f"{ref}: cannot be read ({exc})") from None
-        if reference is None:
-            return None
-        target = reference.resolve().target
-        return Oid(str(target))
+            with open(os.path.join(self.common_dir, "packed-refs"), "rb") as packed:
+                wanted = b" " + ref.encode() + b"\n"
+                return any(line.endswith(wanted) for line in packed)
+        except FileNotFoundError:
+            return False
 
     def swap(self, old: Oid | None, new: Oid, message: str, ref: str = REF) -> bool:
-        """Compare-and-swap: move `ref` from `old` to `new`; False if it was not at `old`."""
-        with self.raw.transaction() as txn:
-            txn.lock_ref(ref)
-            if self.tip(ref) != old:
-                return False
-            txn.set_target(ref, pygit2.Oid(hex=new), message=message)
+        """Compare-and-swap: move `ref` from `old` to `new`; False if it was not at `old`.
+
+        RefLocked when git's lock on the ref cannot be taken (the caller decides
+        whether the lock is stale); the ref is then untouched.
+        """
+        try:
+            with self.raw.transaction() as txn:
+                try:
+                    txn.lock_ref(ref)
+                except (pygit2.GitError, OSError) as exc:
+                    raise RefLocked(f"cannot lock {ref}: {exc}") from None
+                if self.tip(ref) != old:
+                    return False
+                txn.set_target(ref, pygit2.Oid(hex=new), message=message)
+        except RefLocked:
+            raise
+        except (pygit2.GitError, OSError) as exc:
+            if "lock" in str(exc):
+                raise RefLocked(f"cannot lock {ref}: {exc}") from None
+            raise ChangedUnderWrite(
+                f"moving {ref} failed ({exc}) — nothing was recorded; retry"
+            ) from None
+        return True
+
+    def ref_lock_path(self, ref: str = REF) -> str:
+        return os.path.join(self.common_dir, *ref.split("/")) + ".lock"
+
+    def ref_lock_age(self, now: float, ref: str = REF) -> float | None:
+        """Seconds since git's lock file on `ref` was last touched; None when there is none."""
+        try:
+            return now - os.stat(self.ref_lock_path(ref)).st_mtime
+        except FileNotFoundError:
+            return None
+
+    def remove_ref_lock(self, ref: str = REF) -> bool:
+        try:
+            os.unlink(self.ref_lock_path(ref))
+        except FileNotFoundError:
+            return False
         return True
 
     def ensure_reflog(self, ref: str = REF) -> None:
@@ -62,24 +153,91 @@ class Repo:
     # -- objects ------------------------------------------------------------
 
     def commit_tree(self, commit: Oid) -> Any:
+        obj = self._commit(commit)
+        try:
+            return obj.tree
+        except (KeyError, pygit2.GitError):
+            raise BadLedger(f"{REF}: the tree of commit {commit} is missing") from None
+
+    def _commit(self, commit: Oid) -> Any:
         try:
             obj = self.raw[commit]
-        except (KeyError, ValueError):
+        except (KeyError, ValueError, pygit2.GitError):
             raise BadLedger(f"{REF}: commit {commit} is missing from the object store") from None
         if obj.type != pygit2.enums.ObjectType.COMMIT:
             raise BadLedger(f"{REF}: points at a {obj.type_str}, not a commit")
-        return obj.tree
+        return obj
 
     def commit_parents(self, commit: Oid) -> list[Oid]:
-        return [Oid(str(p)) for p in self.raw[commit].parent_ids]
+        return [Oid(str(p)) for p in self._commit(commit).parent_ids]
+
+    def history(self, tip: Oid, limit: int | None = None) -> list[Oid]:
+        """Commits reachable from `tip`, newest first (topological), at most `limit`."""
+        found: list[Oid] = []
+        walker = self.raw.walk(pygit2.Oid(hex=tip), pygit2.enums.SortMode.TOPOLOGICAL)
+        for commit in walker:
+            if limit is not None and len(found) >= limit:
+                break
+            found.append(Oid(str(commit.id)))
+        return found
+
+    def deltas(self, old: Oid | None, new: Oid, under: str) -> list[Delta]:
+        """Paths in the root folder `under` that differ from commit `old` to `new`.
+
+        Trees are compared by object id; no blob is read.
+        """
+        new_tree = self._subtree_or_none(new, under)
+        old_tree = self._subtree_or_none(old, under) if old is not None else None
+        if old_tree is None and new_tree is None:
+            return []
+        if old_tree is None:
+            diff = new_tree.diff_to_tree(swap=True)
+        elif new_tree is None:
+            diff = old_tree.diff_to_tree()
+        else:
+            diff = old_tree.diff_to_tree(new_tree)
+        names = {
+            pygit2.enums.DeltaStatus.ADDED: "added",
+            pygit2.enums.DeltaStatus.DELETED: "deleted",
+            pygit2.enums.DeltaStatus.MODIFIED: "modified",
+            pygit2.enums.DeltaStatus.TYPECHANGE: "typechange",
+        }
+        return [
+            Delta(names.get(d.status, "other"), f"{under}/{d.new_file.path or d.old_file.path}")
+            for d in diff.deltas
+        ]
+
+    def _subtree_or_none(self, commit: Oid, name: str) -> Any:
+        root = self.commit_tree(commit)
+        try:
+            entry = root[name]
+        except KeyError:
+            return None
+        return self.tree(entry.id, name) if entry.filemode == 0o040000 else None
+
+    def tree(self, oid: Any, path: str) -> Any:
+        """The tree object `oid`; BadLedger when it is missing or is not a tree."""
+        try:
+            obj = self.raw[oid]
+        except (KeyError, ValueError, pygit2.GitError):
+            raise BadLedger(f"{path}: object {oid} is missing from the object store") from None
+        if obj.type != pygit2.enums.ObjectType.TREE:
+            raise BadLedger(f"{path}: has tree mode but is a {obj.type_str}")
+        return obj
 
     def blob_bytes(self, oid: Any, path: str, cap: int) -> bytes:
         """A blob's content, its size checked before it is read."""
-        kind, size = self.raw.odb.read_header(oid)
+        try:
+            kind, size = self.raw.odb.read_header(oid)
+        except (KeyError, ValueError, pygit2.GitError):
+            raise BadLedger(f"{path}: object {oid} is missing from the object store") from None
         if kind != pygit2.enums.ObjectType.BLOB:
             raise BadLedger(f"{path}: is not a blob")
         if size > cap:
-            raise BadLedger(f"{path}: file is {size} bytes, over the {cap}-byte cap")
+            raise BadLedger(
+                f"{path}: file is {size} bytes, over the {cap}-byte cap "
+                f"(git config {MAX_FILE_BYTES_KEY} raises it)"
+            )
         data: bytes = self.raw[oid].data
         return data
 
@@ -150,6 +308,29 @@ class Repo:
         """The working tree's top folder, or None in a bare repository."""
         workdir: str | None = self.raw.workdir
         return workdir
+
+    def config_number(self, key: str, default: float) -> float:
+        """A non-negative number from git config, or `default` when unset."""
+        value = self.config_value(key)
+        if value is None:
+            return default
+        try:
+            number = float(value)
+        except ValueError:
+            number = -1.0
+        if number < 0:
+            raise UsageError(f"git config {key} is {value!r}; it must be a non-negative number")
+        return number
+
+    @property
+    def max_file_bytes(self) -> int:
+        """The per-file cap on ledger blobs: git config coop.maxFileBytes, else 1 MiB.
+
+        Local git config only: a ledger fetched from elsewhere cannot loosen it.
+        """
+        if self._max_file_bytes is None:
+            self._max_file_bytes = int(self.config_number(MAX_FILE_BYTES_KEY, MAX_BYTES))
+        return self._max_file_bytes
 
     def head_sha(self) -> str | None:
         try:

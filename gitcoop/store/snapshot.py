@@ -41,7 +41,7 @@ class Snapshot:
         self.commit = commit
         self.cache = cache  # parsed files by blob id, for reads that may skip the YAML parser
         self.tree: Any = repo.commit_tree(commit) if commit else None
-        self.cap = codec.MAX_BYTES
+        self.cap = repo.max_file_bytes
         self._config: LedgerConfig | None = None
         if self.tree is not None:
             _check_root(self.tree)
@@ -87,7 +87,7 @@ class Snapshot:
             return None
         if entry.filemode != MODE_TREE:
             raise BadLedger(f"{path}: must be a tree (mode 040000)")
-        return self.repo.raw[entry.id]
+        return self.repo.tree(entry.id, path)
 
     # -- items ------------------------------------------------------------------
 
@@ -97,6 +97,8 @@ class Snapshot:
         if entry is None:
             return None
         item: Item = _record(Item.from_data, self._load(entry, path), path)
+        if item.id != item_id:
+            raise BadLedger(f"{path}: holds item {item.id}, not {item_id}")
         return item
 
     def fanouts(self, root: str) -> Iterator[tuple[str, Any]]:
@@ -107,7 +109,7 @@ class Snapshot:
             path = f"{root}/{entry.name}"
             if not FANOUT_RE.match(entry.name) or entry.filemode != MODE_TREE:
                 raise BadLedger(f"{path}: not an allowed fan-out directory name or mode")
-            yield entry.name, self.repo.raw[entry.id]
+            yield entry.name, self.repo.tree(entry.id, path)
 
     def item_ids(self, fanout: str | None = None) -> list[ItemId]:
         """Every item id (or those of one fan-out directory), checked against the layout."""
@@ -165,6 +167,8 @@ class Snapshot:
         path = item_path(item_id)
         data = codec.load(self.repo.blob_bytes(blob_id, path, self.cap), path, self.cap)
         item: Item = _record(Item.from_data, data, path)
+        if item.id != item_id:
+            raise BadLedger(f"{path}: holds item {item.id}, not {item_id}")
         return item.to_data()
 
     def items(self) -> Iterator[Item]:
@@ -242,8 +246,8 @@ def _check_root(tree: Any) -> None:
         mode = MODE_BLOB if expected == "blob" else MODE_TREE
         if expected is None or entry.filemode != mode:
             raise BadLedger(
-                f"{entry.name}: not an allowed entry at the ledger's root "
-                "(only coop.yaml, items/, events/)"
+                f"{entry.name}: not an allowed entry at the ledger's root with mode "
+                f"{entry.filemode:o} (only coop.yaml 100644, items/ and events/ 040000)"
             )
     if COOP_FILE not in [e.name for e in tree]:
         raise BadLedger(f"{COOP_FILE}: missing from the ledger's root — not a gitcoop ledger")

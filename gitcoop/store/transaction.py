@@ -5,13 +5,22 @@
 
 A lost swap means a writer outside gitcoop's lock moved the ref: re-read and
 decide again, a bounded number of times.
+
+git's own lock on the ref (`refs/coop/ledger.lock`) can be held briefly by a
+live git process (pack-refs, gc, update-ref) or left behind by a writer that
+was killed. While gitcoop's lock is held no other gitcoop writer can own it,
+so a `.lock` older than `stale_after` seconds is a leftover: it is removed,
+with a one-line notice. A younger one is waited for, with backoff, and then
+reported by name.
 """
 
 from __future__ import annotations
 
+import sys
+import time
 from collections import defaultdict
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
@@ -21,10 +30,36 @@ from gitcoop.errors import ChangedUnderWrite
 from gitcoop.store import codec
 from gitcoop.store.layout import COOP_FILE, EVENTS, ITEMS, MODE_BLOB, MODE_TREE, event_name
 from gitcoop.store.lock import DEFAULT_TIMEOUT, writer_lock
-from gitcoop.store.repository import Oid, Repo, enable_fsync
+from gitcoop.store.repository import Oid, RefLocked, Repo, enable_fsync
 from gitcoop.store.snapshot import Snapshot
 
 MAX_ATTEMPTS = 5
+STALE_AFTER = 5.0  # seconds; git holds a ref lock for milliseconds
+LOCK_TIMEOUT_KEY = "coop.lockTimeout"
+
+
+def _notice(message: str) -> None:
+    print(f"gitcoop: {message}", file=sys.stderr)
+
+
+@dataclass(frozen=True)
+class Policy:
+    """How hard one write tries; clock, sleep and notice are injectable for tests."""
+
+    fsync: bool = True
+    lock_timeout: float = DEFAULT_TIMEOUT
+    attempts: int = MAX_ATTEMPTS  # lost swaps before giving up
+    stale_after: float = STALE_AFTER
+    ref_lock_wait: float = STALE_AFTER + 2.0  # longest wait for a live git's ref lock
+    first_pause: float = 0.01
+    clock: Callable[[], float] = time.time
+    sleep: Callable[[float], None] = time.sleep
+    notice: Callable[[str], None] = _notice
+
+    @classmethod
+    def for_repo(cls, repo: Repo, fsync: bool = True) -> Policy:
+        """The defaults, with `git config coop.lockTimeout` (seconds) applied."""
+        return cls(fsync=fsync, lock_timeout=repo.config_number(LOCK_TIMEOUT_KEY, DEFAULT_TIMEOUT))
 
 
 @dataclass
@@ -49,21 +84,68 @@ class Outcome:
 
 
 def write(
-    repo: Repo, decide: Decide, fsync: bool = True, lock_timeout: float = DEFAULT_TIMEOUT
+    repo: Repo,
+    decide: Decide,
+    fsync: bool = True,
+    lock_timeout: float | None = None,
+    policy: Policy | None = None,
 ) -> Outcome:
-    """Run `decide` on the current tip and commit its change by compare-and-swap."""
-    enable_fsync(fsync)
-    with writer_lock(repo.common_dir, lock_timeout):
-        for _ in range(MAX_ATTEMPTS):
+    """Run `decide` on the current tip and commit its change by compare-and-swap.
+
+    `lock_timeout` (seconds) overrides the policy's wait for gitcoop's lock: a hook
+    waits briefly and journals what it could not record.
+    """
+    policy = policy or Policy.for_repo(repo, fsync)
+    if lock_timeout is not None:
+        policy = replace(policy, lock_timeout=lock_timeout)
+    enable_fsync(policy.fsync)
+    with writer_lock(repo.common_dir, policy.lock_timeout):
+        repo.ensure_reflog()  # a ledger that came by fetch or clone has none yet
+        clear_stale_ref_lock(repo, policy)
+        for _ in range(policy.attempts):
             tip = repo.tip()
             snapshot = Snapshot(repo, tip)
             change = decide(snapshot)
             if change is None:
                 return Outcome(snapshot, None)
             commit = commit_change(repo, snapshot, change)
-            if repo.swap(tip, commit, change.message):
+            if _swap(repo, tip, commit, change.message, policy):
                 return Outcome(Snapshot(repo, commit), change)
-    raise ChangedUnderWrite("the ledger changed under this write — re-read and retry")
+    raise ChangedUnderWrite(
+        f"the ledger changed under this write {policy.attempts} times — re-read and retry"
+    )
+
+
+def _swap(repo: Repo, tip: Oid | None, commit: Oid, message: str, policy: Policy) -> bool:
+    """The swap, waiting out a live git's ref lock and clearing a dead writer's."""
+    waited, pause = 0.0, policy.first_pause
+    while True:
+        try:
+            return repo.swap(tip, commit, message)
+        except RefLocked as locked:
+            if clear_stale_ref_lock(repo, policy):
+                continue
+            if waited >= policy.ref_lock_wait:
+                raise RefLocked(
+                    f"{locked.message} — {repo.ref_lock_path()} stayed locked for "
+                    f"{waited:.1f}s; if no git command is running, remove that file"
+                ) from None
+            policy.sleep(pause)
+            waited += pause
+            pause = min(pause * 2, 0.5)
+
+
+def clear_stale_ref_lock(repo: Repo, policy: Policy) -> bool:
+    """Remove the ref's `.lock` left by a dead writer; call only under gitcoop's lock."""
+    age = repo.ref_lock_age(policy.clock())
+    if age is None or age < policy.stale_after:
+        return False
+    if repo.remove_ref_lock():
+        policy.notice(
+            f"removed a stale {repo.ref_lock_path()} ({age:.0f}s old, left by an "
+            "interrupted writer)"
+        )
+    return True
 
 
 def commit_change(repo: Repo, base: Snapshot, change: Change) -> Oid:

@@ -1,0 +1,46 @@
+"""fsck: check every invariant of the ledger; exit 1 on any breach, 4 if unreadable."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from gitcoop.cli import render
+from gitcoop.cli.options import JsonOpt, make_context
+from gitcoop.service import fsck as checks
+
+
+def register(app: typer.Typer) -> None:
+    @app.command()
+    def fsck(
+        full: Annotated[
+            bool, typer.Option("--full", help="Check every commit's history, not the recent ones.")
+        ] = False,
+        as_json: JsonOpt = False,
+    ) -> None:
+        """Check layout, parsing, folds, clocks, ids, obligations and history."""
+        report = checks.fsck(make_context(), full)
+        if as_json:
+            render.emit_json(
+                {
+                    "ok": not report.breaches,
+                    "tip": report.tip,
+                    "full": report.full,
+                    "items": report.items,
+                    "events": report.events,
+                    "commits": report.commits,
+                    "breaches": [vars(b) for b in report.breaches],
+                }
+            )
+        else:
+            for breach in report.breaches:
+                print(f"{breach.path}: [{breach.rule}] {breach.message}")
+        if report.breaches:
+            count = len(report.breaches)
+            raise checks.BreachesFound(
+                f"{count} breach{'es' if count > 1 else ''} of the ledger's invariants in "
+                f"{checks.summary(report)}"
+            )
+        if not as_json:
+            print(f"ok: {checks.summary(report)}")

@@ -1,0 +1,204 @@
+"""`git coop fsck`: check every invariant of the ledger format (DESIGN.md §1-§3).
+
+The tip is surveyed file by file (layout, names, modes, parsing), then its
+meaning is checked (item files are the fold of their events, clocks, ids,
+obligations), then history: between each commit and its parents no event file
+is removed or changed, and new events carry clocks above their parents'.
+History is spot-checked on the most recent commits unless `full`.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from gitcoop.domain import ids, lifecycle
+from gitcoop.domain.ids import ItemId
+from gitcoop.domain.records import Event, Item, Roles
+from gitcoop.errors import BadLedger, CoopError, NoLedger
+from gitcoop.service.context import Context
+from gitcoop.store.layout import EVENT_FILE_RE, EVENTS, REF
+from gitcoop.store.repository import Oid, Repo
+from gitcoop.store.snapshot import Snapshot
+from gitcoop.store.survey import survey
+
+RECENT = 50  # commits whose history is checked without --full
+
+
+@dataclass(frozen=True)
+class Breach:
+    path: str
+    rule: str  # layout | parse | fold | clock | ids | obligation | history
+    message: str
+
+
+@dataclass
+class Report:
+    tip: Oid
+    full: bool
+    items: int = 0
+    events: int = 0
+    commits: int = 0
+    breaches: list[Breach] = field(default_factory=list)
+
+    def add(self, path: str, rule: str, message: str) -> None:
+        self.breaches.append(Breach(path, rule, message))
+
+
+class BreachesFound(CoopError):
+    """fsck found at least one breach (exit 1); the breaches themselves are printed."""
+
+    exit_code = 1
+
+
+def fsck(ctx: Context, full: bool = False) -> Report:
+    """Every breach of the ledger's invariants; NoLedger/BadLedger when it cannot be read."""
+    repo = ctx.repo()
+    tip = repo.tip()
+    if tip is None:
+        raise NoLedger("no ledger in this repository yet — run: git coop init")
+    report = Report(tip, full)
+    found = survey(repo, tip)
+    for problem in found.problems:
+        report.add(problem.path, problem.rule, problem.message)
+    roles = found.config.roles if found.config else Roles()
+    clock = found.config.clock if found.config else None
+    _check_items(report, found.items, found.events, roles, clock)
+    _check_ids(report, found.items, found.events)
+    _check_history(report, repo, tip, None if full else RECENT)
+    report.items, report.events = len(found.items), sum(len(e) for e in found.events.values())
+    return report
+
+
+def _check_items(
+    report: Report,
+    items: dict[ItemId, tuple[str, Item]],
+    events: dict[ItemId, list[tuple[str, Event]]],
+    roles: Roles,
+    clock: int | None,
+) -> None:
+    for item_id in sorted(set(items) | set(events)):
+        item_events = [event for _, event in events.get(item_id, [])]
+        if item_id not in items:
+            report.add(f"{EVENTS}/{ids.fanout(item_id)}/{item_id}", "fold", "events of no item")
+            continue
+        path, item = items[item_id]
+        if not item_events:
+            report.add(path, "fold", "an item file with no events")
+            continue
+        _check_fold(report, path, item, item_events, roles)
+        _check_obligation(report, path, item)
+        if clock is not None:
+            for event_path, event in events[item_id]:
+                if event.clock > clock:
+                    report.add(
+                        event_path, "clock", f"clock {event.clock} is above coop.yaml's {clock}"
+                    )
+
+
+def _check_fold(report: Report, path: str, item: Item, events: list[Event], roles: Roles) -> None:
+    folded = lifecycle.fold(events, roles)
+    if folded is None:
+        report.add(path, "fold", "its events fold to no item (no accepted add)")
+        return
+    stored, expected = item.to_data(), folded.to_data()
+    differ = sorted(k for k in stored.keys() | expected.keys() if stored.get(k) != expected.get(k))
+    if differ:
+        report.add(path, "fold", f"differs from the fold of its events in: {', '.join(differ)}")
+
+
+def _check_obligation(report: Report, path: str, item: Item) -> None:
+    held = item.status in lifecycle.HELD
+    if held and not item.owes:
+        report.add(path, "obligation", f"{item.status} by {item.taken_by} but owes nothing")
+    elif held and item.obligation is not None and item.obligation.holder != item.taken_by:
+        report.add(
+            path,
+            "obligation",
+            f"taken by {item.taken_by} but {item.obligation.holder} owes the outcome",
+        )
+    elif not held and item.owes:
+        report.add(path, "obligation", f"{item.status}, yet an obligation is still pending")
+
+
+def _check_ids(
+    report: Report,
+    items: dict[ItemId, tuple[str, Item]],
+    events: dict[ItemId, list[tuple[str, Event]]],
+) -> None:
+    seen: dict[str, str] = {}
+    for path, event in (pair for pairs in events.values() for pair in pairs):
+        if event.id in seen:
+            report.add(path, "ids", f"event id {event.id} is also used by {seen[event.id]}")
+        seen[event.id] = path
+    by_random: dict[str, list[str]] = defaultdict(list)
+    for item_id in items:
+        by_random[ids.random_part(item_id)].append(item_id)
+    for same in by_random.values():
+        if len(same) > 1:
+            report.add(items[ItemId(same[0])][0], "ids", f"ids collide: {', '.join(sorted(same))}")
+
+
+def _check_history(report: Report, repo: Repo, tip: Oid, limit: int | None) -> None:
+    clocks: dict[Oid, int | None] = {}
+    commits = repo.history(tip, limit)
+    report.commits = len(commits)
+    for commit in commits:
+        parents = repo.commit_parents(commit)
+        added: set[str] | None = None
+        bases: list[Oid | None] = [*parents] if parents else [None]
+        for parent in bases:
+            deltas = repo.deltas(parent, commit, EVENTS)
+            for delta in deltas:
+                if delta.status != "added":
+                    report.add(
+                        delta.path,
+                        "history",
+                        f"event file {delta.status} between {parent} and {commit}",
+                    )
+            new = {d.path for d in deltas if d.status == "added"}
+            added = new if added is None else added & new
+        _check_new_clocks(report, repo, commit, parents, sorted(added or ()), clocks)
+
+
+def _check_new_clocks(
+    report: Report,
+    repo: Repo,
+    commit: Oid,
+    parents: list[Oid],
+    added: list[str],
+    clocks: dict[Oid, int | None],
+) -> None:
+    before = [_clock(repo, p, clocks) for p in parents]
+    floor = max((c for c in before if c is not None), default=0)
+    after = _clock(repo, commit, clocks)
+    if after is not None and before and before[0] is not None and after < before[0]:
+        report.add("coop.yaml", "clock", f"clock went back from {before[0]} to {after} in {commit}")
+    for path in added:
+        match = EVENT_FILE_RE.match(path.rsplit("/", 1)[-1])
+        if match is None:
+            continue  # a bad name; the layout check reports it where it matters
+        value = int(match.group(1))
+        if value <= floor:
+            report.add(path, "clock", f"added in {commit} with clock {value}, not above {floor}")
+        elif after is not None and value > after:
+            report.add(path, "clock", f"added in {commit} with clock {value} above coop.yaml's")
+
+
+def _clock(repo: Repo, commit: Oid, clocks: dict[Oid, int | None]) -> int | None:
+    if commit not in clocks:
+        try:
+            clocks[commit] = Snapshot(repo, commit).config.clock
+        except BadLedger:
+            clocks[commit] = None  # reported by the survey when it is the tip
+    return clocks[commit]
+
+
+def summary(report: Report) -> str:
+    scope = (
+        f"all {report.commits}" if report.full or report.commits < RECENT else f"the last {RECENT}"
+    )
+    return (
+        f"{REF} at {report.tip[:12]}: {report.items} items, {report.events} events, "
+        f"{scope} commits checked"
+    )

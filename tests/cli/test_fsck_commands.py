@@ -1,0 +1,52 @@
+"""`git coop fsck` through the CLI: exit 0 with one line, 1 with each breach, 4 unreadable."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from gitcoop.store import codec
+from tests.conftest import coop, coop_process, git
+from tests.rawledger import put, read
+
+
+def test_a_healthy_ledger_prints_one_line_and_exits_0(ledger: Path) -> None:
+    item = coop("add", "todo", "x").out.strip()
+    assert coop("take", item).code == 0
+    result = coop_process(ledger, "fsck")
+    assert result.code == 0, result.err
+    assert result.out.count("\n") == 1 and result.out.startswith("ok: refs/coop/ledger at ")
+    assert "1 items, 2 events" in result.out
+
+
+def test_breaches_are_printed_with_their_paths_and_exit_1(ledger: Path) -> None:
+    item = coop("add", "todo", "x").out.strip()
+    path = "items/" + git(ledger, "ls-tree", "-r", "--name-only", "refs/coop/ledger:items").strip()
+    data = codec.load(read(ledger, path), path)
+    data["status"] = "done"
+    put(ledger, path.split("/"), codec.dump(data))
+    put(ledger, ["junk"], b"hello")
+    result = coop("fsck")
+    assert result.code == 1
+    lines = result.out.splitlines()
+    assert f"{path}: [fold] differs from the fold of its events in: status" in lines
+    assert any(line.startswith("junk: [layout]") for line in lines)
+    assert "2 breaches" in result.err
+    assert item
+
+
+def test_json_lists_the_breaches(ledger: Path) -> None:
+    healthy = coop("fsck", "--json")
+    assert healthy.code == 0 and healthy.json()["ok"] is True
+    put(ledger, ["junk"], b"hello")
+    broken = coop("fsck", "--json", "--full")
+    assert broken.code == 1
+    report = broken.json()
+    assert report["ok"] is False and report["full"] is True
+    assert report["breaches"] == [
+        {"path": "junk", "rule": "layout", "message": "not allowed at the root (mode 100644)"}
+    ]
+
+
+def test_no_ledger_exits_4(repo: Path) -> None:
+    result = coop("fsck")
+    assert result.code == 4 and "no ledger" in result.err

@@ -1,0 +1,113 @@
+"""Ledger surgery for tests: raw object writes that bypass every check gitcoop makes.
+
+Trees are written byte by byte, so they can hold what libgit2's tree builder
+refuses (`..`, `.git`, `a/b`) and any mode; the ref is then moved with git.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pygit2
+
+REF = "refs/coop/ledger"
+BLOB, TREE, EXEC, LINK, GITLINK = 0o100644, 0o040000, 0o100755, 0o120000, 0o160000
+
+
+def open_raw(path: Path) -> pygit2.Repository:
+    # fsync is a process-wide libgit2 setting; surgery needs no durability (every
+    # gitcoop write sets it again for itself)
+    pygit2.settings.enable_fsync_gitdir(False)
+    return pygit2.Repository(str(path))
+
+
+def write_tree(raw: pygit2.Repository, entries: dict[str, tuple[int, pygit2.Oid]]) -> pygit2.Oid:
+    """A tree object with exactly these entries, sorted the way git sorts them."""
+
+    def key(name: str) -> bytes:
+        return (name + "/" if entries[name][0] == TREE else name).encode()
+
+    data = b"".join(
+        b"%o %s\0" % (entries[name][0], name.encode()) + entries[name][1].raw
+        for name in sorted(entries, key=key)
+    )
+    return raw.odb.write(pygit2.enums.ObjectType.TREE, data)
+
+
+def _entries(
+    raw: pygit2.Repository, tree_id: pygit2.Oid | None
+) -> dict[str, tuple[int, pygit2.Oid]]:
+    if tree_id is None:
+        return {}
+    return {e.name: (e.filemode, e.id) for e in raw[tree_id]}
+
+
+def _replace(
+    raw: pygit2.Repository,
+    tree_id: pygit2.Oid | None,
+    parts: list[str],
+    leaf: tuple[int, pygit2.Oid] | None,
+) -> pygit2.Oid:
+    entries = _entries(raw, tree_id)
+    name = parts[0]
+    if len(parts) == 1:
+        if leaf is None:
+            entries.pop(name, None)
+        else:
+            entries[name] = leaf
+    else:
+        below = entries.get(name)
+        child = below[1] if below is not None and below[0] == TREE else None
+        entries[name] = (TREE, _replace(raw, child, parts[1:], leaf))
+    return write_tree(raw, entries)
+
+
+def tip(path: Path) -> str:
+    return subprocess.run(
+        ["git", "rev-parse", REF], cwd=path, capture_output=True, text=True, check=True
+    ).stdout.strip()
+
+
+def commit_tree(path: Path, tree: pygit2.Oid, message: str = "surgery") -> str:
+    """Commit `tree` on top of the ledger's tip and move the ref there."""
+    raw = open_raw(path)
+    old = tip(path)
+    sig = pygit2.Signature("mallory", "mallory@example.com", 1_800_000_000, 0)
+    commit = raw.create_commit(None, sig, sig, message, tree, [pygit2.Oid(hex=old)])
+    subprocess.run(["git", "update-ref", REF, str(commit), old], cwd=path, check=True)
+    return str(commit)
+
+
+def put(
+    path: Path,
+    parts: list[str],
+    data: bytes | None = None,
+    mode: int = BLOB,
+    oid: pygit2.Oid | None = None,
+) -> str:
+    """Set (or with neither data nor oid, delete) the entry at `parts` in a new tip commit.
+
+    `parts` are tree entry names, so one of them may itself contain a slash.
+    """
+    raw = open_raw(path)
+    root = raw.revparse_single(REF).tree.id
+    if oid is None and data is not None:
+        oid = raw.create_blob(data)
+    leaf = None if oid is None else (mode, oid)
+    return commit_tree(path, _replace(raw, root, parts, leaf))
+
+
+def read(path: Path, file: str) -> bytes:
+    raw = open_raw(path)
+    blob = raw.revparse_single(REF).tree[file]
+    return bytes(raw[blob.id].data)
+
+
+def nested_trees(path: Path, depth: int) -> pygit2.Oid:
+    """A chain of `depth` trees, each holding the next under the name `d`."""
+    raw = open_raw(path)
+    tree = write_tree(raw, {"leaf.yaml": (BLOB, raw.create_blob(b"a: 1\n"))})
+    for _ in range(depth):
+        tree = write_tree(raw, {"d": (TREE, tree)})
+    return tree

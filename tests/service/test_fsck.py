@@ -1,0 +1,164 @@
+"""fsck finds every kind of breach, each with its path; a healthy ledger has none."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from gitcoop.errors import BadLedger, NoLedger
+from gitcoop.service.context import Context
+from gitcoop.service.fsck import RECENT, Report, fsck, summary
+from gitcoop.store import codec
+from tests.conftest import coop, git
+from tests.rawledger import put, read
+
+
+def check(full: bool = False) -> Report:
+    return fsck(Context(), full)
+
+
+def rules(report: Report) -> set[tuple[str, str]]:
+    return {(b.rule, b.path) for b in report.breaches}
+
+
+def files(path: Path, under: str) -> list[str]:
+    return git(path, "ls-tree", "-r", "--name-only", f"refs/coop/ledger:{under}").split()
+
+
+@pytest.fixture
+def busy(ledger: Path) -> Path:
+    """A ledger that went through most transitions."""
+    first = coop("add", "todo", "one").out.strip()
+    second = coop("add", "request", "two").out.strip()
+    third = coop("add", "todo", "three").out.strip()
+    assert coop("take", first).code == 0
+    assert coop("take", second, "--session", "s1").code == 0
+    assert coop("close", second, "--summary", "did it").code == 0
+    assert coop("close", second, "--summary", "did it better").code == 0
+    assert coop("abandon", third, "--reason", "not needed").code == 0
+    assert coop("take", first, "--as", "bob@example.com", "--force").code == 0
+    return ledger
+
+
+def item_file(path: Path, kind: str = "td-") -> str:
+    return next(f"items/{f}" for f in files(path, "items") if f.split("/")[-1].startswith(kind))
+
+
+def test_a_healthy_ledger_has_no_breaches(busy: Path) -> None:
+    report = check(full=True)
+    assert report.breaches == []
+    assert (report.items, report.events, report.commits) == (3, 9, 10)
+    assert summary(report).startswith("refs/coop/ledger at ")
+    assert "3 items, 9 events, all 10 commits" in summary(report)
+
+
+def test_an_item_file_that_is_not_the_fold_of_its_events(busy: Path) -> None:
+    path = item_file(busy)
+    data = codec.load(read(busy, path), path)
+    data["title"] = "rewritten by hand"
+    put(busy, path.split("/"), codec.dump(data))
+    report = check()
+    assert ("fold", path) in rules(report)
+    assert any("title" in b.message for b in report.breaches)
+
+
+def test_a_taken_item_that_owes_nothing(busy: Path) -> None:
+    path = next(
+        p
+        for p in (f"items/{f}" for f in files(busy, "items"))
+        if codec.load(read(busy, p), p)["status"] == "taken"
+    )
+    data = codec.load(read(busy, path), path)
+    data["obligation"] = None
+    put(busy, path.split("/"), codec.dump(data))
+    assert {("obligation", path), ("fold", path)} <= rules(check())
+
+
+def test_a_settled_item_that_still_owes(busy: Path) -> None:
+    path = next(
+        p
+        for p in (f"items/{f}" for f in files(busy, "items"))
+        if codec.load(read(busy, p), p)["status"] == "abandoned"
+    )
+    data = codec.load(read(busy, path), path)
+    data["obligation"] = {
+        "kind": "outcome",
+        "holder": "alice@example.com",
+        "session": None,
+        "status": "pending",
+        "since": "2026-11-29T10:00:00Z",
+        "due": "2026-11-29T12:00:00Z",
+    }
+    put(busy, path.split("/"), codec.dump(data))
+    report = check()
+    assert ("obligation", path) in rules(report)
+    assert any("still pending" in b.message for b in report.breaches)
+
+
+def test_an_event_removed_from_history(busy: Path) -> None:
+    path = "events/" + files(busy, "events")[-1]
+    put(busy, path.split("/"))  # delete it
+    report = check()
+    assert ("history", path) in rules(report)
+    assert any("deleted" in b.message for b in report.breaches if b.path == path)
+
+
+def test_an_event_changed_in_history(busy: Path) -> None:
+    path = "events/" + files(busy, "events")[0]
+    data = codec.load(read(busy, path), path)
+    data["title"] = "a different request"
+    put(busy, path.split("/"), codec.dump(data))
+    report = check()
+    assert any(
+        b.rule == "history" and b.path == path and "modified" in b.message for b in report.breaches
+    )
+
+
+def test_an_event_added_with_a_clock_that_does_not_increase(busy: Path) -> None:
+    source = "events/" + files(busy, "events")[0]
+    data = codec.load(read(busy, source), source)
+    data.update(id="ev-zz0000000000", clock=1)
+    target = source.rsplit("/", 1)[0] + "/000000000001-ev-zz0000000000.yaml"
+    put(busy, target.split("/"), codec.dump(data))
+    report = check()
+    assert ("clock", target) in rules(report)
+
+
+def test_an_event_id_used_twice(busy: Path) -> None:
+    source = "events/" + files(busy, "events")[0]
+    data = codec.load(read(busy, source), source)
+    config = codec.load(read(busy, "coop.yaml"), "coop.yaml")
+    data["clock"] = config["clock"] + 1
+    config["clock"] += 1
+    target = source.rsplit("/", 1)[0] + f"/{data['clock']:012d}-{data['id']}.yaml"
+    put(busy, ["coop.yaml"], codec.dump(config))
+    put(busy, target.split("/"), codec.dump(data))
+    report = check()
+    assert any(b.rule == "ids" and data["id"] in b.message for b in report.breaches)
+
+
+def test_history_is_spot_checked_by_default_and_fully_with_full(ledger: Path) -> None:
+    git(ledger, "config", "coop.fsync", "false")  # 50 quick writes
+    item = coop("add", "todo", "old").out.strip()
+    path = "events/" + files(ledger, "events")[0]
+    data = codec.load(read(ledger, path), path)
+    data["title"] = "rewritten"
+    put(ledger, path.split("/"), codec.dump(data))
+    put(ledger, path.split("/"), read(ledger, path).replace(b"rewritten", b"old"))
+    for n in range(RECENT):
+        assert coop("add", "todo", f"filler {n}").code == 0
+    assert item
+    assert [b for b in check().breaches if b.rule == "history"] == []
+    full = check(full=True)
+    assert sum(b.rule == "history" and b.path == path for b in full.breaches) == 2
+
+
+def test_no_ledger_and_an_unreadable_tip_are_errors_not_breaches(repo: Path) -> None:
+    with pytest.raises(NoLedger):
+        check()
+    assert coop("init").code == 0
+    blob = git(repo, "hash-object", "-w", "--stdin").strip()
+    git(repo, "update-ref", "refs/coop/ledger", blob)
+    with pytest.raises(BadLedger):
+        check()
