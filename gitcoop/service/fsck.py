@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from gitcoop.domain import ids, lifecycle
 from gitcoop.domain.ids import ItemId
 from gitcoop.domain.records import Event, Item, Roles
+from gitcoop.domain.roles import LEDGER_ID, fold_roles
 from gitcoop.errors import BadLedger, CoopError, NoLedger
 from gitcoop.service.context import Context
 from gitcoop.store.layout import EVENT_FILE_RE, EVENTS, REF
@@ -79,6 +80,9 @@ def _check_items(
 ) -> None:
     for item_id in sorted(set(items) | set(events)):
         item_events = [event for _, event in events.get(item_id, [])]
+        if item_id == LEDGER_ID:
+            _check_roles(report, item_events, roles)
+            continue
         if item_id not in items:
             report.add(f"{EVENTS}/{ids.fanout(item_id)}/{item_id}", "fold", "events of no item")
             continue
@@ -94,6 +98,16 @@ def _check_items(
                     report.add(
                         event_path, "clock", f"clock {event.clock} is above coop.yaml's {clock}"
                     )
+
+
+def _check_roles(report: Report, events: list[Event], roles: Roles) -> None:
+    """coop.yaml's roles are the fold of the ledger's role events."""
+    folded, refused = fold_roles(events)
+    if (set(folded.owners), set(folded.chiefs)) != (set(roles.owners), set(roles.chiefs)):
+        report.add("coop.yaml", "roles", "roles are not the fold of the ledger's role events")
+    for event, reason in refused:
+        path = f"{EVENTS}/{ids.fanout(LEDGER_ID)}/{LEDGER_ID}/{event.clock:012d}-{event.id}.yaml"
+        report.add(path, "roles", f"a role change the rules refuse: {reason}")
 
 
 def _check_fold(report: Report, path: str, item: Item, events: list[Event], roles: Roles) -> None:

@@ -112,7 +112,7 @@ def write(
             if _swap(repo, tip, commit, change.message, policy):
                 return Outcome(Snapshot(repo, commit), change)
     raise ChangedUnderWrite(
-        f"the ledger changed under this write {policy.attempts} times — re-read and retry"
+        f"changed under this write — re-read and retry (the ledger moved {policy.attempts} times)"
     )
 
 

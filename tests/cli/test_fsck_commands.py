@@ -15,7 +15,16 @@ def test_a_healthy_ledger_prints_one_line_and_exits_0(ledger: Path) -> None:
     result = coop_process(ledger, "fsck")
     assert result.code == 0, result.err
     assert result.out.count("\n") == 1 and result.out.startswith("ok: refs/coop/ledger at ")
-    assert "1 items, 2 events" in result.out
+    assert "1 items, 3 events" in result.out  # the first owner's role event, add, take
+
+
+def test_roles_that_are_not_the_fold_of_role_events_are_a_breach(ledger: Path) -> None:
+    data = codec.load(read(ledger, "coop.yaml"), "coop.yaml")
+    data["roles"]["owners"].append("mallory@example.com")
+    put(ledger, ["coop.yaml"], codec.dump(data))
+    result = coop("fsck")
+    assert result.code == 1
+    assert "coop.yaml: [roles] roles are not the fold of the ledger's role events" in result.out
 
 
 def test_breaches_are_printed_with_their_paths_and_exit_1(ledger: Path) -> None:

@@ -48,9 +48,9 @@ def item_file(path: Path, kind: str = "td-") -> str:
 def test_a_healthy_ledger_has_no_breaches(busy: Path) -> None:
     report = check(full=True)
     assert report.breaches == []
-    assert (report.items, report.events, report.commits) == (3, 9, 10)
+    assert (report.items, report.events, report.commits) == (3, 10, 10)  # + the first owner
     assert summary(report).startswith("refs/coop/ledger at ")
-    assert "3 items, 9 events, all 10 commits" in summary(report)
+    assert "3 items, 10 events, all 10 commits" in summary(report)
 
 
 def test_an_item_file_that_is_not_the_fold_of_its_events(busy: Path) -> None:
