@@ -18,10 +18,8 @@ from gitcoop.cli import render
 from gitcoop.cli.options import AsOpt, JsonOpt, SessionOpt, make_context
 from gitcoop.errors import CoopError
 from gitcoop.service import commit_hooks, hooks, replay
-from gitcoop.store import journal
 
 EXTRA = {"allow_extra_args": True, "ignore_unknown_options": True}
-NOT_REPLAYED_BEFORE = ("hook", "hooks", "-h", "--help")
 
 
 def register(app: typer.Typer) -> None:
@@ -110,26 +108,6 @@ def _register_hook(hook_app: typer.Typer) -> None:
             return
         lines = replay.report_lines(report)
         print("\n".join(lines) if lines else "the journal is empty; nothing to replay")
-
-
-def replay_journal(argv: list[str] | None) -> None:
-    """Before any other command: replay what hooks journaled, report on stderr.
-
-    Never fails the command it runs before: a journal that cannot be replayed
-    now stays for the next command.
-    """
-    args = sys.argv[1:] if argv is None else argv
-    if not args or args[0] in NOT_REPLAYED_BEFORE or "--help" in args or "-h" in args:
-        return
-    try:
-        ctx = make_context()
-        if not journal.has_entries(ctx.repo().common_dir):
-            return
-        lines = replay.report_lines(replay.replay(ctx))
-    except CoopError:
-        return
-    for line in lines:
-        print(line, file=sys.stderr)
 
 
 def _quiet(_: object) -> list[str]:

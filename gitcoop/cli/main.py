@@ -6,24 +6,56 @@ import os
 import sys
 import traceback
 
-from gitcoop.cli.hooks_commands import replay_journal
 from gitcoop.errors import CoopError
 
 EXIT_BUG = 70  # EX_SOFTWARE: not a user mistake; the message asks for a report
 
+# Which module registers each command. Building typer's command for every
+# module costs more than running most commands, so only the invoked one is
+# loaded; `-h` with no command, or an unknown word, loads them all.
+COMMAND_MODULES = {
+    **dict.fromkeys(
+        ("init", "add", "list", "show", "log", "take", "release", "done", "close", "abandon"),
+        "ledger_commands",
+    ),
+    **dict.fromkeys(("note", "report", "review", "owed", "roles"), "obligation_commands"),
+    **dict.fromkeys(("hooks", "hook"), "hooks_commands"),
+    **dict.fromkeys(
+        ("queue", "scan", "verify", "pick", "finish", "edit", "split"), "queue_commands"
+    ),
+    **dict.fromkeys(("remote", "sync", "pull", "push", "resolve"), "sync_commands"),
+    "fsck": "fsck_commands",
+    "demo": "demo",
+}
+GLOBAL_FLAGS_WITH_VALUE = ("--as", "--session", "--expect-version")
 
-def build_app() -> object:
+
+def invoked_command(argv: list[str]) -> str | None:
+    """The command word in argv, if any: the first argument that is not an option."""
+    skip = False
+    for arg in argv:
+        if skip:
+            skip = False
+        elif arg in GLOBAL_FLAGS_WITH_VALUE:
+            skip = True
+        elif not arg.startswith("-"):
+            return arg
+    return None
+
+
+def global_options_last(argv: list[str]) -> list[str]:
+    """`git coop --json --as X list` means `git coop list --json --as X`."""
+    word = invoked_command(argv)
+    if word is None or argv[0] == word:
+        return argv
+    at = argv.index(word)
+    return [word, *argv[at + 1 :], *argv[:at]]
+
+
+def build_app(argv: list[str] | None = None) -> object:
+    import importlib
+
     import typer
-
-    from gitcoop.cli import (
-        demo,
-        fsck_commands,
-        hooks_commands,
-        ledger_commands,
-        obligation_commands,
-        queue_commands,
-        sync_commands,
-    )
 
     app = typer.Typer(
         name="git coop",
@@ -34,22 +66,31 @@ def build_app() -> object:
         rich_markup_mode=None,
         context_settings={"help_option_names": ["-h", "--help"]},
     )
-    ledger_commands.register(app)
-    obligation_commands.register(app)
-    hooks_commands.register(app)
-    queue_commands.register(app)
-    demo.register(app, main)
-    sync_commands.register(app)
-    fsck_commands.register(app)
+
+    @app.callback()
+    def ledger() -> None:
+        """A work ledger kept in this git repository, on refs/coop/ledger."""
+
+    # (the callback keeps typer a group of commands even when one module has one)
+    wanted = COMMAND_MODULES.get(invoked_command(argv) or "") if argv is not None else None
+    for name in list(dict.fromkeys(COMMAND_MODULES.values())) if wanted is None else [wanted]:
+        module = importlib.import_module(f"gitcoop.cli.{name}")
+        if name == "demo":
+            module.register(app, main)
+        else:
+            module.register(app)
     return app
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run one command; return (and, as a script, exit with) its exit code."""
-    app = build_app()
+    args = global_options_last(sys.argv[1:] if argv is None else argv)
+    app = build_app(args)
     try:
-        replay_journal(argv)  # what hooks could not record: docs/hooks.md
-        app(args=argv, prog_name="git coop", standalone_mode=False)  # type: ignore[operator]
+        from gitcoop.cli.journal_replay import replay_journal
+
+        replay_journal(args)  # what hooks could not record: docs/hooks.md
+        app(args=args, prog_name="git coop", standalone_mode=False)  # type: ignore[operator]
     except CoopError as error:
         print(f"gitcoop: {error.message}", file=sys.stderr)
         return error.exit_code

@@ -13,7 +13,7 @@ from gitcoop.domain import obligations
 from gitcoop.domain.timefmt import human_age, human_instant, parse_duration
 from gitcoop.errors import UsageError
 from gitcoop.service import ledger
-from gitcoop.service.owed import Owed, owed
+from gitcoop.service.owed import Owed, Unsettled, owed
 
 REPORTS = ("done", "released", "abandoned", "blocked")
 
@@ -28,6 +28,20 @@ def owed_json(entry: Owed, now: Any) -> dict[str, Any]:
         conflicts=len(entry.item.conflicts),
     )
     return data
+
+
+def conflict_json(entry: Unsettled) -> dict[str, Any]:
+    data = entry.conflict.to_data()
+    data.update(item=entry.item.id, short_id=entry.label, title=entry.item.title, kind="conflict")
+    return data
+
+
+def conflict_line(entry: Unsettled) -> str:
+    c = entry.conflict
+    return (
+        f"{entry.label:<10} {'conflict':<15} {c.verb} by {c.actor} refused: {c.reason} — "
+        f"git coop resolve {entry.label} {c.event} --apply|--dismiss --reason R"
+    )
 
 
 def owed_line(entry: Owed, now: Any) -> str:
@@ -147,11 +161,15 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Pending obligations that are due now, oldest due first."""
         ctx = make_context(actor)
-        entries = owed(ctx, include_all)
+        found = owed(ctx, include_all)
+        entries = found.obligations
         if as_json:
-            render.emit_json([owed_json(e, ctx.now) for e in entries])
+            rows = [owed_json(e, ctx.now) for e in entries]
+            render.emit_json(rows + [conflict_json(c) for c in found.conflicts])
             return
-        if not entries:
+        for unsettled in found.conflicts:
+            print(conflict_line(unsettled))
+        if not entries and not found.conflicts:
             print(f"nothing owed is due at {human_instant(ctx.now)}")
         for entry in entries:
             print(owed_line(entry, ctx.now))

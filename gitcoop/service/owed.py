@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from gitcoop.domain.records import Item, Obligation
+from gitcoop.domain.records import Conflict, Item, Obligation
 from gitcoop.service.context import Context, read_ledger
 from gitcoop.service.queries import labels
 
@@ -24,11 +24,30 @@ class Owed:
         return self.obligation.due is not None and self.obligation.due <= now
 
 
-def owed(ctx: Context, include_not_due: bool = False) -> list[Owed]:
+@dataclass(frozen=True)
+class Unsettled:
+    """A conflict a merge left on an item: owed to the owners, who settle it."""
+
+    item: Item
+    label: str
+    conflict: Conflict
+
+
+@dataclass(frozen=True)
+class OwedList:
+    obligations: list[Owed]
+    conflicts: list[Unsettled]  # shown to owners only
+
+
+def owed(ctx: Context, include_not_due: bool = False) -> OwedList:
     snapshot = read_ledger(ctx)
     names = labels(snapshot, snapshot.item_ids())
     found = []
+    unsettled = []
+    owner = ctx.who(snapshot.repo) in snapshot.config.roles.owners
     for item in snapshot.items():
+        if owner:
+            unsettled += [Unsettled(item, names[item.id], c) for c in item.conflicts]
         obligation = item.obligation
         if obligation is None or not obligation.pending:
             continue
@@ -37,4 +56,5 @@ def owed(ctx: Context, include_not_due: bool = False) -> list[Owed]:
             found.append(entry)
     far = datetime.max.replace(tzinfo=ctx.now.tzinfo)
     found.sort(key=lambda e: (e.obligation.due or far, e.item.id))
-    return found
+    unsettled.sort(key=lambda u: (u.item.id, u.conflict.event))
+    return OwedList(found, unsettled)

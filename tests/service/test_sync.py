@@ -108,6 +108,13 @@ def test_offline_takes_resolve_to_the_same_winner_on_both_clones(clones: Clones)
         assert "[1 conflict]" in line and f"taken by {winner}" in line
     log = coop_in(a, "log", todo, "--json").json()
     assert [e["result"].startswith("refused") for e in log].count(True) == 1
+    # the owners see it among what is owed; others do not
+    owed = coop_in(a, "owed", "--json").json()
+    conflicts = [o for o in owed if o["kind"] == "conflict"]
+    assert [(c["item"], c["actor"]) for c in conflicts] == [(todo, loser)]
+    assert "git coop resolve" in coop_in(a, "owed").out
+    not_owner = coop_in(b, "owed", "--json").json()
+    assert [o for o in not_owner if o["kind"] == "conflict"] == []
 
 
 def test_the_loser_is_told_on_sync(clones: Clones) -> None:

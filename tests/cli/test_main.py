@@ -1,0 +1,59 @@
+"""The entry point: the invoked command's module only, and one error boundary."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from gitcoop.cli.main import COMMAND_MODULES, build_app, invoked_command
+from tests.conftest import coop
+
+
+@pytest.mark.parametrize(
+    ("argv", "word"),
+    [
+        (["list", "--json"], "list"),
+        (["--as", "bob@example.com", "take", "td-1"], "take"),
+        (["--json"], None),
+        ([], None),
+        (["-h"], None),
+    ],
+)
+def test_invoked_command_skips_options_and_their_values(argv: list[str], word: str | None) -> None:
+    assert invoked_command(argv) == word
+
+
+def test_every_registered_command_is_in_the_module_map() -> None:
+    import typer.main
+
+    group = typer.main.get_command(build_app(None))  # type: ignore[arg-type]
+    names = set(group.commands)  # type: ignore[attr-defined]
+    assert names == set(COMMAND_MODULES)
+
+
+@pytest.mark.parametrize("command", sorted({"fsck", "demo", "owed", "queue", "sync", "hooks"}))
+def test_a_module_with_few_commands_still_runs_as_a_subcommand(ledger: Path, command: str) -> None:
+    result = coop(command, "-h")
+    assert result.code == 0
+    assert f"git coop {command}" in result.out
+
+
+def test_global_options_may_come_before_the_command(ledger: Path) -> None:
+    result = coop("--as", "bob@example.com", "--json", "add", "todo", "x")
+    assert result.code == 0, result.err
+    assert result.json()["created_by"] == "bob@example.com"
+
+
+def test_global_options_last_keeps_the_command_first() -> None:
+    from gitcoop.cli.main import global_options_last
+
+    assert global_options_last(["--json", "--as", "b", "take", "x"]) == [
+        "take",
+        "x",
+        "--json",
+        "--as",
+        "b",
+    ]
+    assert global_options_last(["take", "x", "--json"]) == ["take", "x", "--json"]
+    assert global_options_last(["-h"]) == ["-h"]
