@@ -15,6 +15,7 @@ from typing import Any
 
 from gitcoop.domain import obligations, queue_verbs, resolution
 from gitcoop.domain.ids import kind_of
+from gitcoop.domain.queue import invalidated
 from gitcoop.domain.records import Conflict, Event, Evidence, Item, Roles
 from gitcoop.domain.timefmt import format_instant, human_instant
 from gitcoop.errors import Refused
@@ -263,8 +264,9 @@ def _release(item: Item | None, event: Event, roles: Roles, privileged: bool = F
             "else's take needs --force and the owner or chief role"
         )
     released = _unbound(_resolved(item, "released"))
-    status = "ready" if item.kind == "item" else "open"
-    return replace(released, status=status, reason=reason)
+    if item.kind == "item":  # back to the queue: a discard, so its evidence cache goes
+        return replace(released, status="ready", reason=reason, evidence=invalidated(item.evidence))
+    return replace(released, status="open", reason=reason)
 
 
 def _abandon(item: Item | None, event: Event, roles: Roles, privileged: bool = False) -> Item:

@@ -11,7 +11,6 @@ from datetime import datetime
 
 from gitcoop.domain.records import Conflict, Item, Obligation
 from gitcoop.service.context import Context, read_ledger
-from gitcoop.service.queries import labels
 
 
 @dataclass(frozen=True)
@@ -40,18 +39,23 @@ class OwedList:
 
 
 def owed(ctx: Context, include_not_due: bool = False) -> OwedList:
+    """Served from the read cache: only items that owe something are built."""
     snapshot = read_ledger(ctx)
-    names = labels(snapshot, snapshot.item_ids())
+    assert snapshot.cache is not None
     found = []
     unsettled = []
     owner = ctx.who(snapshot.repo) in snapshot.config.roles.owners
-    for item in snapshot.items():
+    for _, _, label, data in snapshot.rows(snapshot.cache):
+        pending = (data.get("obligation") or {}).get("status") == "pending"
+        if not pending and not (owner and data.get("conflicts")):
+            continue
+        item = Item.from_data(data)
         if owner:
-            unsettled += [Unsettled(item, names[item.id], c) for c in item.conflicts]
+            unsettled += [Unsettled(item, label, c) for c in item.conflicts]
         obligation = item.obligation
         if obligation is None or not obligation.pending:
             continue
-        entry = Owed(item, names[item.id], obligation)
+        entry = Owed(item, label, obligation)
         if include_not_due or entry.is_due(ctx.now):
             found.append(entry)
     far = datetime.max.replace(tzinfo=ctx.now.tzinfo)

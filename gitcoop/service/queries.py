@@ -154,4 +154,10 @@ def log(ctx: Context, ref: str | None = None) -> list[LogEntry]:
         item: Item | None = snapshot.item(item_id)
         for conflict in item.conflicts if item else ():
             refusals[conflict.event] = conflict.reason
+    for settling in (e for e in events if e.verb == "resolve"):
+        # a settled conflict was still refused when replayed; say how it was settled
+        how = "re-applied" if settling.arg("decision") == "apply" else "dismissed"
+        refusals[settling.arg("event")] = (
+            f"settled: {how} by {settling.actor} ({settling.arg('reason')})"
+        )
     return [LogEntry(e, names.get(e.item, e.item), refusals.get(e.id)) for e in events]

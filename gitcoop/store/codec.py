@@ -20,9 +20,12 @@ from gitcoop.errors import BadLedger
 MAX_BYTES = 1024 * 1024
 MAX_DEPTH = 12
 
-_NULL = {"", "~", "null", "Null", "NULL"}
-_TRUE = {"true", "True", "TRUE"}
-_FALSE = {"false", "False", "FALSE"}
+_CONSTANTS: dict[str, Any] = {
+    **dict.fromkeys(("", "~", "null", "Null", "NULL")),
+    **dict.fromkeys(("true", "True", "TRUE"), True),
+    **dict.fromkeys(("false", "False", "FALSE"), False),
+}
+_NUMERIC_START = frozenset("0123456789+-.")
 _INT = re.compile(r"^[-+]?[0-9]+$")
 _FLOAT = re.compile(r"^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$")
 
@@ -51,10 +54,97 @@ def _sorted(value: Any) -> Any:
 
 
 def dump(data: Mapping[str, Any]) -> bytes:
-    """Deterministic YAML bytes for a mapping of plain data."""
+    """Deterministic YAML bytes for a mapping of plain data.
+
+    The events go straight to the emitter (ruamel's C emitter when present):
+    the same bytes ruamel's safe dumper writes for this data, without its
+    representer, which costs more than half of a dump. A string is written
+    plain only where ruamel's own resolver would read it back as a string.
+    """
+    plain = _sorted(data)
+    events = _Events(_engine().resolver)
+    try:
+        events.document(plain)
+    except _Unusual:  # a float, say: ruamel's representer knows how it is written
+        return representer_dump(plain)
+    stream = io.StringIO()
+    emitter = _emitter(stream)
+    for event in events.out:
+        emitter.emit(event)
+    return stream.getvalue().encode("utf-8")
+
+
+def representer_dump(data: Mapping[str, Any]) -> bytes:
+    """ruamel's safe dumper: the reference the fast path must match byte for byte."""
     stream = io.StringIO()
     _engine().dump(_sorted(data), stream)
     return stream.getvalue().encode("utf-8")
+
+
+class _Unusual(Exception):
+    """A value the event writer leaves to ruamel's representer."""
+
+
+def _emitter(stream: io.StringIO) -> Any:
+    try:
+        from ruamel.yaml.cyaml import CEmitter  # type: ignore[attr-defined]
+    except ImportError:  # no C extension: the pure emitter, same output
+        from ruamel.yaml.emitter import Emitter
+
+        return Emitter(stream, allow_unicode=True, width=1 << 16)
+    return CEmitter(stream, allow_unicode=True, width=1 << 16)
+
+
+class _Events:
+    """Plain data as YAML events: block style, implicit tags, no anchors."""
+
+    STR = "tag:yaml.org,2002:str"
+
+    def __init__(self, resolver: Any) -> None:
+        from ruamel.yaml import events
+        from ruamel.yaml.nodes import ScalarNode
+
+        self.ev: Any = events
+        self.resolver: Any = resolver
+        self.scalar_node: Any = ScalarNode
+        self.out: list[Any] = []
+
+    def document(self, value: Any) -> None:
+        ev = self.ev
+        self.out += [ev.StreamStartEvent(), ev.DocumentStartEvent(explicit=False)]
+        self.node(value)
+        self.out += [ev.DocumentEndEvent(explicit=False), ev.StreamEndEvent()]
+
+    def node(self, value: Any) -> None:
+        ev = self.ev
+        if isinstance(value, dict):
+            self.out.append(ev.MappingStartEvent(None, None, True, flow_style=False))
+            for key, item in value.items():
+                self.node(key)
+                self.node(item)
+            self.out.append(ev.MappingEndEvent())
+        elif isinstance(value, list):
+            self.out.append(ev.SequenceStartEvent(None, None, True, flow_style=False))
+            for item in value:
+                self.node(item)
+            self.out.append(ev.SequenceEndEvent())
+        elif isinstance(value, str):
+            tag = self.resolver.resolve(self.scalar_node, value, (True, False))
+            plain = str(tag) == self.STR
+            self.out.append(ev.ScalarEvent(None, self.STR, (plain, True), value))
+        else:
+            tag, text = _scalar_text(value)
+            self.out.append(ev.ScalarEvent(None, tag, (True, False), text))
+
+
+def _scalar_text(value: Any) -> tuple[str, str]:
+    if value is None:
+        return "tag:yaml.org,2002:null", "null"
+    if isinstance(value, bool):
+        return "tag:yaml.org,2002:bool", "true" if value else "false"
+    if isinstance(value, int):
+        return "tag:yaml.org,2002:int", str(value)
+    raise _Unusual(type(value).__name__)
 
 
 def load(raw: bytes, path: str, max_bytes: int = MAX_BYTES) -> dict[str, Any]:
@@ -66,7 +156,7 @@ def load(raw: bytes, path: str, max_bytes: int = MAX_BYTES) -> dict[str, Any]:
     except UnicodeDecodeError as exc:
         raise BadLedger(f"{path}: not valid UTF-8 ({exc.reason} at byte {exc.start})") from None
     try:
-        document = _build(_engine().parse(text), path)
+        document = _build(_event_source(text), path)
     except BadLedger:
         raise
     except Exception as exc:  # ruamel's parser errors have no common public base
@@ -84,61 +174,78 @@ def _kind(value: Any) -> str:
 
 
 def _scalar(event: Any) -> Any:
+    """A plain scalar resolves as YAML 1.2 core (null, bool, int, float); else a string."""
     value = event.value
-    if event.style not in (None, ""):
+    if event.style:  # quoted or block: always a string
         return value
-    if value in _NULL:
-        return None
-    if value in _TRUE:
-        return True
-    if value in _FALSE:
-        return False
-    if _INT.match(value):
-        return int(value)
-    if _FLOAT.match(value):
-        return float(value)
+    if value in _CONSTANTS:
+        return _CONSTANTS[value]
+    if value[0] in _NUMERIC_START:
+        if _INT.match(value):
+            return int(value)
+        if _FLOAT.match(value):
+            return float(value)
     return value
 
 
-def _build(events: Any, path: str) -> Any:
+def _event_source(text: str) -> Any:
+    """A callable returning the next parse event: the C parser itself when present."""
+    try:
+        from _ruamel_yaml import CParser
+    except ImportError:  # no C extension: ruamel's pure parser, same events
+        return iter(_engine().parse(text)).__next__
+    return CParser(text).get_event
+
+
+def _build(next_event: Any, path: str) -> Any:
     """Plain data from parse events, refusing what a ledger file never holds."""
-    stack: list[Any] = []  # open containers; a dict's pending key sits beside it
-    keys: list[Any] = []
+    from ruamel.yaml import events as ev
+
+    stack: list[Any] = []  # open containers
+    keys: list[Any] = []  # beside each open mapping: its pending key, or _NO_KEY
     documents = 0
     root: Any = None
-    for event in events:
-        name = type(event).__name__
-        if name in ("StreamStartEvent", "StreamEndEvent", "DocumentEndEvent"):
+    while True:
+        event = next_event()
+        kind = type(event)
+        if kind is ev.ScalarEvent:
+            if event.anchor is not None or event.tag is not None:
+                _refuse_decoration(event, path)
+            value = _scalar(event)
+        elif kind is ev.MappingStartEvent or kind is ev.SequenceStartEvent:
+            if event.anchor is not None or event.tag is not None:
+                _refuse_decoration(event, path)
+            if len(stack) >= MAX_DEPTH:
+                raise BadLedger(f"{path}: nested deeper than {MAX_DEPTH} levels")
+            stack.append({} if kind is ev.MappingStartEvent else [])
+            keys.append(_NO_KEY)
             continue
-        if name == "DocumentStartEvent":
+        elif kind is ev.MappingEndEvent or kind is ev.SequenceEndEvent:
+            value = stack.pop()
+            keys.pop()
+        elif kind is ev.StreamEndEvent:
+            return root
+        elif kind is ev.DocumentStartEvent:
             documents += 1
             if documents > 1:
                 raise BadLedger(f"{path}: holds more than one YAML document")
             continue
-        if name == "AliasEvent":
-            raise BadLedger(f"{path}: YAML aliases are not allowed (*{event.anchor})")
-        if getattr(event, "anchor", None) is not None:
-            raise BadLedger(f"{path}: YAML anchors are not allowed (&{event.anchor})")
-        if getattr(event, "tag", None) is not None:
-            raise BadLedger(f"{path}: YAML tags are not allowed ({event.tag})")
-        if name in ("MappingEndEvent", "SequenceEndEvent"):
-            value = stack.pop()
-            keys.pop()
-        elif name in ("MappingStartEvent", "SequenceStartEvent"):
-            if len(stack) >= MAX_DEPTH:
-                raise BadLedger(f"{path}: nested deeper than {MAX_DEPTH} levels")
-            stack.append({} if name == "MappingStartEvent" else [])
-            keys.append(_NO_KEY)
+        elif kind is ev.StreamStartEvent or kind is ev.DocumentEndEvent:
             continue
-        elif name == "ScalarEvent":
-            value = _scalar(event)
+        elif kind is ev.AliasEvent:
+            raise BadLedger(f"{path}: YAML aliases are not allowed (*{event.anchor})")
         else:
-            raise BadLedger(f"{path}: unexpected YAML event {name}")
+            raise BadLedger(f"{path}: unexpected YAML event {kind.__name__}")
         if not stack:
             root = value
-            continue
-        _place(stack[-1], keys, value, path)
-    return root
+        else:
+            _place(stack[-1], keys, value, path)
+
+
+def _refuse_decoration(event: Any, path: str) -> None:
+    if event.anchor is not None:
+        raise BadLedger(f"{path}: YAML anchors are not allowed (&{event.anchor})")
+    raise BadLedger(f"{path}: YAML tags are not allowed ({event.tag})")
 
 
 _NO_KEY = object()

@@ -212,3 +212,29 @@ def test_every_accepted_event_counts_one_version() -> None:
         event("done", actor=CAROL),
     )
     assert item.version == 5
+
+
+def test_releasing_a_picked_queue_item_returns_it_ready_and_forgets_its_evidence_head() -> None:
+    from dataclasses import replace
+
+    from gitcoop.domain.ids import ItemId
+    from gitcoop.domain.records import Evidence
+
+    queue_item = ItemId("it-7k2m9x4q1c8v")
+    drafted = lifecycle.apply(
+        None,
+        event(
+            "add",
+            item=queue_item,
+            kind="item",
+            title="Handle EAGAIN",
+            evidence=[{"path": "src/q.py", "line": 4, "quote": None, "head": None}],
+        ),
+        ROLES,
+    )
+    ready = replace(drafted, status="ready")
+    picked = run(ready, event("pick", actor=BOB, item=queue_item, head="abc123"))
+    assert picked.evidence == (Evidence("src/q.py", 4, None, "abc123"),)
+    released = run(picked, event("release", actor=BOB, item=queue_item, reason="wrong repo"))
+    assert (released.status, released.taken_by) == ("ready", None)
+    assert released.evidence == (Evidence("src/q.py", 4, None, None),)

@@ -282,3 +282,18 @@ def test_role_changes_merge_as_events_so_a_removal_is_not_undone(clones: Clones)
         roles = coop_in(clone, "roles", "--json").json()
         assert roles == {"owners": ["alice@example.com"], "chiefs": ["dave@example.com"]}
     assert ledger_trees(a) == ledger_trees(b)
+
+
+def test_log_tells_how_a_settled_conflict_was_settled(clones: Clones) -> None:
+    a, b = two(clones)
+    todo = coop_in(a, "list", "--json").json()[0]["id"]
+    assert coop_in(a, "take", todo).code == 0
+    assert coop_in(b, "take", todo, env=LATER).code == 0
+    sync(a), sync(b), sync(a)
+    conflict = coop_in(a, "show", todo, "--json").json()["conflicts"][0]
+    settled = coop_in(a, "resolve", todo, conflict["event"], "--dismiss", "--reason", "dup")
+    assert settled.code == 0, settled.err
+    entry = next(
+        e for e in coop_in(a, "log", todo, "--json").json() if e["id"] == conflict["event"]
+    )
+    assert entry["result"] == "refused: settled: dismissed by alice@example.com (dup)"

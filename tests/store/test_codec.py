@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gitcoop.domain.records import Item
 from gitcoop.errors import BadLedger
@@ -83,3 +85,65 @@ def test_billion_laughs_is_refused_at_the_first_anchor() -> None:
 def test_oversized_documents_are_refused_before_parsing() -> None:
     with pytest.raises(BadLedger, match="over the 10-byte cap"):
         codec.load(b"a: 123456789012\n", "coop.yaml", max_bytes=10)
+
+
+plain_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**40), 2**40) | st.text(max_size=30),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4)
+    ),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=400)
+@given(st.dictionaries(st.text(max_size=10), plain_values, max_size=6))
+def test_the_event_writer_matches_ruamels_dumper_byte_for_byte(data: dict[str, object]) -> None:
+    assert codec.dump(data) == codec.representer_dump(data)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "yes",
+        "012",
+        "0x1F",
+        "0o17",
+        ".inf",
+        "-.nan",
+        "1_000",
+        "2026-11-29",
+        "2026-11-29T10:00:00Z",
+        "~",
+        "",
+        " lead",
+        "trail ",
+        "a: b",
+        "# c",
+        "- d",
+        "it's",
+        'say "hi"',
+        "a\nb",
+        "tab\there",
+        "\u2028",
+        "\x85",
+        "🙂",
+        "é",
+        "x" * 200,
+        "<<",
+        "=",
+        "null",
+        "Null",
+        "TRUE",
+        "1e3",
+        "+1",
+    ],
+)
+def test_tricky_strings_are_written_as_ruamel_writes_them(text: str) -> None:
+    data = {"v": text, text: [text]}
+    assert codec.dump(data) == codec.representer_dump(data)
+    assert codec.load(codec.dump(data), "x.yaml") == data
+
+
+def test_floats_fall_back_to_ruamels_representer() -> None:
+    assert codec.dump({"f": 1.5}) == codec.representer_dump({"f": 1.5}) == b"f: 1.5\n"
