@@ -12,12 +12,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from gitcoop.domain import ids, lifecycle
+from gitcoop.domain import lifecycle
 from gitcoop.domain.ids import ItemId
 from gitcoop.domain.records import Event, Item
 from gitcoop.errors import Ambiguous, NotFound, Refused
 from gitcoop.service.context import Context, fsync_wanted, require_ledger
-from gitcoop.service.ledger import Shown
+from gitcoop.service.ledger import Shown, new_event
 from gitcoop.store import transaction
 from gitcoop.store.lock import DEFAULT_TIMEOUT
 from gitcoop.store.snapshot import Snapshot
@@ -108,13 +108,4 @@ def _event(
         e.verb == verb and dict(e.args) == args for e in snapshot.events(item.id)
     ):
         return None
-    return Event(
-        id=ids.mint_event_id(ctx.bits),
-        item=item.id,
-        clock=clock,
-        at=ctx.now,
-        actor=actor,
-        session=ctx.session,
-        verb=verb,
-        args=args,
-    )
+    return new_event(ctx, item.id, actor, verb, args, clock)

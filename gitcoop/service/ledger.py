@@ -36,7 +36,7 @@ def init(ctx: Context) -> tuple[bool, LedgerConfig]:
         if snapshot.commit is not None:
             snapshot.config  # noqa: B018 — an existing ledger must at least be readable
             return None
-        first_owner = new_event(ctx, LedgerConfig(), LEDGER_ID, actor, "roles", owner_args(actor))
+        first_owner = new_event(ctx, LEDGER_ID, actor, "roles", owner_args(actor), clock=1)
         config = LedgerConfig(roles=apply_roles(Roles(), first_owner), clock=first_owner.clock)
         return Change(
             message=f"init by {actor}", actor=actor, at=ctx.now, events=[first_owner], config=config
@@ -52,20 +52,24 @@ def owner_args(actor: str) -> dict[str, Any]:
 
 def new_event(
     ctx: Context,
-    config: LedgerConfig,
     item_id: ItemId,
     actor: str,
     verb: str,
     args: Mapping[str, Any],
+    clock: int,
+    session: bool = True,
 ) -> Event:
-    """A fresh event: a new id, and the clock one past the ledger's largest."""
+    """A fresh event at `clock` (one past the largest the ledger holds when it is written).
+
+    `session=False` for writes no session makes (the queue loop's own verdicts).
+    """
     return Event(
         id=ids.mint_event_id(ctx.bits),
         item=item_id,
-        clock=config.clock + 1,
+        clock=clock,
         at=ctx.now,
         actor=actor,
-        session=ctx.session,
+        session=ctx.session if session else None,
         verb=verb,
         args=dict(args),
     )
@@ -79,9 +83,8 @@ def change_roles(ctx: Context, action: str, role: str, who: str) -> Roles:
     def decide(snapshot: Snapshot) -> Change | None:
         require_ledger(snapshot)
         config = snapshot.config
-        event = new_event(
-            ctx, config, LEDGER_ID, actor, "roles", {"action": action, "role": role, "who": who}
-        )
+        args = {"action": action, "role": role, "who": who}
+        event = new_event(ctx, LEDGER_ID, actor, "roles", args, clock=config.clock + 1)
         roles = apply_roles(config.roles, event)
         if roles == config.roles:
             return None
@@ -132,7 +135,7 @@ def _transition(
                 assert item is not None
                 result["shown"] = Shown(item, label, wrote=False)
                 return None
-            event = new_event(ctx, config, item_id, actor, planned[0], planned[1])
+            event = new_event(ctx, item_id, actor, *planned, clock=config.clock + 1)
             after = lifecycle.apply(item, event, config.roles)
         except Refused as refusal:
             raise Refused(refusal.message.replace(item_id, label)) from None

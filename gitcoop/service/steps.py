@@ -17,6 +17,7 @@ from gitcoop.domain.queue import settled
 from gitcoop.domain.records import Event, Item
 from gitcoop.errors import ChangedUnderWrite, Refused
 from gitcoop.service.context import Context, fsync_wanted, require_ledger
+from gitcoop.service.ledger import new_event
 from gitcoop.store import transaction
 from gitcoop.store.snapshot import Snapshot
 from gitcoop.store.transaction import Change
@@ -94,16 +95,7 @@ def _apply(
         raise ChangedUnderWrite(
             f"{label} is at version {found}, not {step.expect} — re-read it and retry"
         )
-    event = Event(
-        id=ids.mint_event_id(ctx.bits),
-        item=step.item,
-        clock=clock,
-        at=ctx.now,
-        actor=actor,
-        session=ctx.session if actor != SYSTEM else None,
-        verb=step.verb,
-        args=step.args,
-    )
+    event = new_event(ctx, step.item, actor, step.verb, step.args, clock, actor != SYSTEM)
     try:
         state[step.item] = lifecycle.apply(item, event, snapshot.config.roles)
     except Refused as refusal:
