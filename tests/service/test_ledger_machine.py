@@ -1,8 +1,9 @@
 """A model of the rules, stepped beside a real ledger: they must agree after every step.
 
 Steps are the verbs (take, release, done, close, abandon, report, review) by
-three people, and crashes (a writer killed after writing objects and git's
-ref lock but before moving the ref). The model is deliberately small: who
+three people, merges of offline work from a second clone, and crashes (a
+writer killed after writing objects and git's ref lock but before moving the
+ref). The model is deliberately small: who
 holds what, the status, whether an outcome is owed, and the version.
 """
 
@@ -21,11 +22,13 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
 
+from gitcoop.domain.records import Event
 from gitcoop.errors import Refused
 from gitcoop.service import ledger
 from gitcoop.service.context import Context
 from gitcoop.service.fsck import fsck
-from gitcoop.service.queries import list_items
+from gitcoop.service.queries import list_items, log
+from gitcoop.service.sync import pull
 
 OWNER = "alice@example.com"
 ACTORS = (OWNER, "bob@example.com", "carol@example.com")
@@ -47,6 +50,23 @@ class Model:
 
 def finish_status(kind: str) -> str:
     return "done" if kind == "todo" else "closed"
+
+
+def _accepts(m: Model, actor: str, verb: str) -> bool:
+    """Whether a take, or a done/close of the item's kind, is accepted (no --force)."""
+    return m.status == "open" or (m.status == "taken" and m.taken_by == actor)
+
+
+def _apply(m: Model, actor: str, verb: str) -> None:
+    m.version += 1
+    if verb == "take":
+        m.status, m.taken_by = "taken", actor
+    else:
+        m.status, m.taken_by = finish_status(m.kind), None
+
+
+def list_log(path: Path, item_id: str) -> list[Event]:
+    return [entry.event for entry in log(Context(str(path)), item_id)]
 
 
 class LedgerMachine(RuleBasedStateMachine):
@@ -199,8 +219,65 @@ class LedgerMachine(RuleBasedStateMachine):
             lock.write_text(blob + "\n")
             os.utime(lock, (1_000, 1_000))
 
-    # merge: the sync work adds a rule here that writes events on a second clone,
-    # merges both ledgers, and folds the model's items the same way.
+    @rule(
+        here=st.sampled_from(ACTORS),
+        there=st.sampled_from(ACTORS),
+        index_here=st.integers(0, 2),
+        index_there=st.integers(0, 2),
+        verb_here=st.sampled_from(["take", "finish"]),
+        verb_there=st.sampled_from(["take", "finish"]),
+    )
+    def merge(
+        self,
+        here: str,
+        there: str,
+        index_here: int,
+        index_there: int,
+        verb_here: str,
+        verb_there: str,
+    ) -> None:
+        """Two clones write from the same tip, offline; this one pulls the other.
+
+        The model replays the accepted events in the ledger's order, (clock,
+        event id): both carry the same clock, so the ids decide, and an event
+        the rules refuse on replay becomes a conflict that changes nothing.
+        """
+        other = self.home / "other"
+        if not other.exists():
+            subprocess.run(["git", "init", "-q", str(other)], check=True)
+            subprocess.run(["git", "config", "coop.fsync", "false"], cwd=other, check=True)
+            subprocess.run(["git", "remote", "add", "other", str(other)], cwd=self.path, check=True)
+        subprocess.run(
+            ["git", "fetch", "-q", str(self.path), "+refs/coop/ledger:refs/coop/ledger"],
+            cwd=other,
+            check=True,
+        )
+        written = []
+        for path, actor, index, verb in (
+            (self.path, here, index_here, verb_here),
+            (other, there, index_there, verb_there),
+        ):
+            item_id = self.ids[index]
+            m = self.items[item_id]
+            real = verb if verb == "take" else ("done" if m.kind == "todo" else "close")
+            ok = _accepts(m, actor, verb)
+            ctx = Context(str(path), actor=actor, now=self.ctx(actor).now)
+            try:
+                shown = ledger.act(ctx, item_id, real, {"summary": "s"} if verb != "take" else {})
+            except Refused:
+                assert not ok, (verb, m)
+                continue
+            if not shown.wrote:  # a repeat of the first close: nothing written
+                assert m.status in ("done", "closed")
+                continue
+            assert ok, (verb, m)
+            event = list_log(path, item_id)[-1]
+            written.append((event.clock, event.id, item_id, actor, verb))
+        pull(Context(str(self.path), actor=OWNER, now=self.ctx(OWNER).now), "other")
+        for _, _, item_id, actor, verb in sorted(written):
+            m = self.items[item_id]
+            if _accepts(m, actor, verb):
+                _apply(m, actor, verb)
 
     # -- agreement ---------------------------------------------------------------------
 
