@@ -91,7 +91,7 @@ def list_rows(ctx: Context, include_settled: bool = False, where: ListFilter | N
     listed: list[Listed] = []
     settled: dict[str, int] = defaultdict(int)
     for _, _, label, data in snapshot.rows(ItemCache(snapshot.repo.common_dir)):
-        if not keep(data):
+        if keep is not _everything and not keep(data):
             continue
         if hide_settled and data["status"] in TERMINAL and not data.get("conflicts"):
             settled[data["status"]] += 1
@@ -118,7 +118,15 @@ def _matcher(where: ListFilter, now: datetime) -> Callable[[dict[str, Any]], boo
         checks.append(lambda d: _owed(d, due_by))
     if where.stale:
         checks.append(lambda d: d["status"] in HELD and (d["taken_at"] or due_by) <= taken_before)
+    if not checks:
+        return _everything
+    if len(checks) == 1:
+        return checks[0]
     return lambda d: all(check(d) for check in checks)
+
+
+def _everything(data: dict[str, Any]) -> bool:
+    return True
 
 
 def _owed(data: dict[str, Any], due_by: str) -> bool:
