@@ -136,6 +136,8 @@ def register(app: typer.Typer) -> None:
             raise UsageError(
                 f"unknown decision {decision!r}: use {', '.join(obligations.DECISIONS)}"
             )
+        if decision in ("release", "abandon") and not reason:
+            raise UsageError(f"review {decision} needs --reason: say why")
         args: dict[str, Any] = {"decision": decision, "reason": reason}
         if after is not None:
             if decision not in ("defer", "escalate"):

@@ -57,10 +57,10 @@ def make_context(
     if env.get("COOP_NOW"):
         try:
             fields["now"] = parse_instant(env["COOP_NOW"])
-        except ValueError:
+        except ValueError as exc:
             raise UsageError(
-                f"COOP_NOW={env['COOP_NOW']!r} is not an ISO 8601 instant "
-                "(e.g. 2026-11-29T10:00:00Z)"
+                f"COOP_NOW={env['COOP_NOW']!r} is not a usable ISO 8601 instant ({exc}); "
+                "use e.g. 2026-11-29T10:00:00Z"
             ) from None
     if env.get("COOP_SEED"):
         fields["bits"] = random.Random(env["COOP_SEED"]).getrandbits

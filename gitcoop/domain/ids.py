@@ -20,6 +20,21 @@ EVENT_PREFIX = "ev"
 ITEM_ID_RE = re.compile(r"^(td|rq|it|cf)-[0-9a-hjkmnp-tv-z]{12}$")
 EVENT_ID_RE = re.compile(r"^ev-[0-9a-hjkmnp-tv-z]{12}$")
 
+# Who acts: written into commit signatures and one-line messages, so no control
+# characters, no angle brackets (git's signature delimiters), and a sane length.
+IDENTITY_RE = re.compile(r"^[^\x00-\x1f\x7f<>]{1,200}$")
+
+
+def identity_problem(who: str) -> str | None:
+    """Why `who` cannot name a person in the ledger, or None when it can."""
+    if IDENTITY_RE.match(who) and who == who.strip():
+        return None
+    return (
+        f"{who!r} cannot name a person: use one line of at most 200 characters "
+        "without < or >, such as an email address"
+    )
+
+
 # A source of random bits: takes a bit count, returns that many random bits.
 RandomBits = Callable[[int], int]
 

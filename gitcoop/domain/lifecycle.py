@@ -41,6 +41,7 @@ def plan(
         args["previous_taken_at"] = format_instant(item.taken_at) if item.taken_at else None
         return "takeover", args
     if verb in ("done", "close") and item.status in CLOSED:
+        _closing_status(item, verb)  # the kind's own verb, even for an amendment
         return _amendment(item, args, actor, roles)
     if verb in ("done", "close") and item.status == "abandoned":
         args["previous_status"] = "abandoned"
@@ -173,12 +174,26 @@ def _take(item: Item | None, event: Event, roles: Roles) -> Item:
     if item.status in TERMINAL:
         raise Refused(f"{_name(item)} is {item.status} — terminal rows are never re-taken")
     if item.status in HELD and item.taken_by == event.actor:
-        return replace(item, taken_at=event.at)
+        if not event.session or event.session == item.session:
+            return replace(item, taken_at=event.at)
+        # the holder now works inside a session: the debt moves to it
+        return _bind(item, event, "retaken")
     if item.status in HELD and not event.arg("force"):
         raise Refused(
             f"{_name(item)} is already taken by {item.taken_by}{_since(item)} — "
             "--force to take it over"
         )
+    return _bind(item, event, "takeover")
+
+
+def _bind(item: Item, event: Event, disposition: str) -> Item:
+    """Taken by the event's actor, owing a fresh obligation; a pending one it replaces
+    is resolved with `disposition` and kept as `previous_obligation`."""
+    previous = item.previous_obligation
+    if item.obligation is not None:
+        previous = item.obligation
+        if previous.pending:
+            previous = obligations.resolve(previous, disposition)
     return replace(
         item,
         status="taken",
@@ -187,6 +202,7 @@ def _take(item: Item | None, event: Event, roles: Roles) -> Item:
         session=event.session,
         reason=None,
         obligation=obligations.bind(event.actor, event.session, event.at),
+        previous_obligation=previous,
     )
 
 
@@ -230,6 +246,7 @@ def _finish(item: Item, event: Event, roles: Roles, verb: str, privileged: bool 
             taken_at=event.at,
             session=event.session,
             obligation=obligation,
+            previous_obligation=item.obligation or item.previous_obligation,
         )
     return replace(
         bound,

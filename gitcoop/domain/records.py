@@ -54,6 +54,14 @@ def _int(value: Any, name: str) -> int:
     return value
 
 
+def _opt_obligation(value: Any) -> Obligation | None:
+    if value is None:
+        return None
+    if not isinstance(value, Mapping):
+        raise RecordError("previous_obligation must be a mapping or null")
+    return Obligation.from_data(value)
+
+
 def _time_or_none(value: datetime | None) -> str | None:
     return None if value is None else format_instant(value)
 
@@ -254,6 +262,7 @@ class Item:
     commit_sha: str | None = None
     reason: str | None = None
     obligation: Obligation | None = None
+    previous_obligation: Obligation | None = None  # the one the current binding replaced
     conflicts: tuple[Conflict, ...] = ()
     # queue items only
     source: str | None = None
@@ -315,6 +324,7 @@ class Item:
             commit_sha=_opt_str(data.get("commit_sha"), "commit_sha"),
             reason=_opt_str(data.get("reason"), "reason"),
             obligation=Obligation.from_data(obligation) if obligation else None,
+            previous_obligation=_opt_obligation(data.get("previous_obligation")),
             conflicts=tuple(Conflict.from_data(c) for c in conflicts),
             source=_opt_str(data.get("source"), "source"),
             evidence=tuple(Evidence.from_data(e) for e in evidence),

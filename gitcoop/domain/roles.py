@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from gitcoop.domain.ids import ItemId
+from gitcoop.domain.ids import ItemId, identity_problem
 from gitcoop.domain.records import Event, Roles
 from gitcoop.errors import Refused
 
@@ -19,8 +19,11 @@ ROLE_FIELDS = {"owner": "owners", "chief": "chiefs"}
 def apply_roles(roles: Roles, event: Event) -> Roles:
     """The roles after one `roles` event, or Refused."""
     action, role, who = event.arg("action"), event.arg("role"), event.arg("who")
-    if role not in ROLE_FIELDS or action not in ("add", "remove") or not who:
+    if role not in ROLE_FIELDS or action not in ("add", "remove") or not isinstance(who, str):
         raise Refused("a roles change is: add|remove owner|chief EMAIL")
+    problem = identity_problem(who)
+    if problem:
+        raise Refused(problem)
     if roles.owners and not roles.is_owner(event.actor):
         raise Refused(
             f"{event.actor} is not an owner — only owners ({', '.join(roles.owners)}) change roles"

@@ -6,6 +6,7 @@ import re
 from datetime import UTC, datetime, timedelta
 
 _DURATION_RE = re.compile(r"^\s*(\d+)\s*([smhdw]?)\s*$")
+_LONGEST = 100 * 366 * 86400
 _UNIT_SECONDS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
 
 
@@ -15,10 +16,12 @@ def format_instant(instant: datetime) -> str:
 
 
 def parse_instant(text: str) -> datetime:
-    """Read an ISO 8601 instant; a naive one is taken as UTC. Raises ValueError."""
+    """Read an ISO 8601 instant (years 1970..9000); naive is taken as UTC. Raises ValueError."""
     value = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
     if value.tzinfo is None:
         value = value.replace(tzinfo=UTC)
+    if not 1970 <= value.year <= 9000:  # room for every due date the rules compute
+        raise ValueError(f"{text!r} is outside the years 1970 to 9000")
     return value.astimezone(UTC).replace(microsecond=0)
 
 
@@ -27,7 +30,10 @@ def parse_duration(text: str) -> timedelta:
     match = _DURATION_RE.match(text.lower())
     if not match:
         raise ValueError(f"not a duration: {text!r} (use e.g. 30s, 5m, 2h, 1d)")
-    return timedelta(seconds=int(match.group(1)) * _UNIT_SECONDS[match.group(2)])
+    seconds = int(match.group(1)) * _UNIT_SECONDS[match.group(2)]
+    if seconds > _LONGEST:
+        raise ValueError(f"{text!r} is longer than the 100 years a duration may be")
+    return timedelta(seconds=seconds)
 
 
 def human_age(delta: timedelta) -> str:

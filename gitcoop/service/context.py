@@ -9,7 +9,7 @@ import secrets
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-from gitcoop.domain.ids import RandomBits
+from gitcoop.domain.ids import RandomBits, identity_problem
 from gitcoop.errors import NoLedger, UsageError
 from gitcoop.store.cache import ItemCache
 from gitcoop.store.repository import Repo, open_repo
@@ -36,6 +36,9 @@ class Context:
         actor = self.actor or repo.config_value("user.email")
         if not actor or not actor.strip():
             raise UsageError("who is acting? set --as ACTOR, COOP_ACTOR, or git config user.email")
+        problem = identity_problem(actor.strip())
+        if problem:
+            raise UsageError(problem)
         return actor.strip()
 
 

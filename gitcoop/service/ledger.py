@@ -10,7 +10,7 @@ from gitcoop.domain import ids, lifecycle
 from gitcoop.domain.ids import ItemId
 from gitcoop.domain.records import Event, Item, LedgerConfig, Roles
 from gitcoop.domain.roles import LEDGER_ID, apply_roles
-from gitcoop.errors import ChangedUnderWrite, Refused
+from gitcoop.errors import ChangedUnderWrite, Refused, UsageError
 from gitcoop.service.context import Context, fsync_wanted, require_ledger
 from gitcoop.store import transaction
 from gitcoop.store.snapshot import Snapshot
@@ -77,6 +77,9 @@ def new_event(
 
 def change_roles(ctx: Context, action: str, role: str, who: str) -> Roles:
     """Add or remove an owner or chief (owners only); the change is an event."""
+    problem = ids.identity_problem(who)
+    if problem:
+        raise UsageError(problem)
     repo = ctx.repo()
     actor = ctx.who(repo)
 

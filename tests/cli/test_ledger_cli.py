@@ -304,3 +304,33 @@ def test_git_coop_runs_as_a_real_process_with_help(ledger: Path) -> None:
         and "--expect-version" in take_help.out
         and "--json" in take_help.out
     )
+
+
+@pytest.mark.parametrize("actor", ["bob\nsmith", "bob <b@x>", "tab\there", "x" * 201])
+def test_an_actor_that_cannot_sign_a_commit_is_a_usage_error(ledger: Path, actor: str) -> None:
+    todo = coop("add", "todo", "x").out.strip()
+    tip = ref_tip(ledger)
+    result = coop("take", todo, "--as", actor)
+    assert result.code == 2 and "cannot name a person" in result.err
+    assert ref_tip(ledger) == tip
+    assert coop("roles", "add", "chief", actor).code == 2
+    assert coop("list").code == 0
+    git(ledger, "fsck", "--strict", "--no-dangling")
+
+
+@pytest.mark.parametrize(
+    ("args", "env"),
+    [
+        (["review", "ID", "defer", "--after", "99999999999d"], {}),
+        (["take", "ID"], {"COOP_NOW": "9999-12-31T23:00:00Z"}),
+        (["review", "ID", "release"], {}),
+    ],
+)
+def test_extreme_or_missing_values_are_usage_errors(
+    ledger: Path, args: list[str], env: dict[str, str]
+) -> None:
+    todo = coop("add", "todo", "x").out.strip()
+    coop("take", todo)
+    result = coop(*[todo if a == "ID" else a for a in args], env=env)
+    assert result.code == 2, result.err
+    assert "unexpected" not in result.err

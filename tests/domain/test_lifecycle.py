@@ -238,3 +238,9 @@ def test_releasing_a_picked_queue_item_returns_it_ready_and_forgets_its_evidence
     released = run(picked, event("release", actor=BOB, item=queue_item, reason="wrong repo"))
     assert (released.status, released.taken_by) == ("ready", None)
     assert released.evidence == (Evidence("src/q.py", 4, None, None),)
+
+
+def test_the_other_kinds_verb_is_refused_on_a_closed_item_too() -> None:
+    item = run(added(), event("done", summary="a"))
+    with pytest.raises(Refused, match="git coop done"):
+        lifecycle.plan(item, "close", {"summary": "b"}, ALICE, ROLES)

@@ -172,3 +172,28 @@ def test_no_state_is_taken_with_nothing_owed() -> None:
         assert item.status == "taken"
         assert item.obligation is not None and item.obligation.pending
         assert item.obligation.holder == item.taken_by
+
+
+def test_takeover_resolves_the_previous_holders_obligation_as_takeover() -> None:
+    item = run(taken(), event("takeover", actor=CAROL, minutes=30, session="s2"))
+    previous = item.previous_obligation
+    assert previous is not None
+    assert (previous.holder, previous.status, previous.disposition) == (
+        BOB,
+        "resolved",
+        "takeover",
+    )
+    assert item.obligation is not None and item.obligation.holder == CAROL
+
+
+def test_retaking_inside_a_new_session_moves_the_debt_to_it() -> None:
+    legacy = taken(session=None)
+    again = run(legacy, event("take", actor=BOB, minutes=240, session="s9"))
+    ob = again.obligation
+    assert ob is not None
+    assert (ob.kind, ob.session, ob.due) == ("outcome", "s9", T0 + timedelta(hours=6))
+    assert again.session == "s9"
+    assert again.previous_obligation is not None
+    assert again.previous_obligation.disposition == "retaken"
+    same = run(again, event("take", actor=BOB, minutes=250, session="s9"))
+    assert same.obligation == ob  # the same session: only taken_at moves

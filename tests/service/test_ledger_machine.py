@@ -129,10 +129,11 @@ class LedgerMachine(RuleBasedStateMachine):
         m = self.items[self.ids[index]]
         right_verb = verb == ("done" if m.kind == "todo" else "close")
         if m.status in ("done", "closed"):
-            # a repeat with the same summary writes nothing at all, whichever of the
-            # two closing verbs it uses (the amendment check comes before the kind's)
+            # a repeat with the same summary writes nothing at all; the other kind's
+            # closing verb is refused, as it is on an open item
             before = m.version
-            assert self.attempt(actor, index, verb, {"force": force, "summary": "s"})
+            accepted = self.attempt(actor, index, verb, {"force": force, "summary": "s"})
+            assert accepted == right_verb
             assert self.version_of(index) == before
             return
         ok = right_verb and (
