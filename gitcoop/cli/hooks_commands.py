@@ -7,6 +7,7 @@ hook must never fail the git command; what it could not record is journaled.
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 from collections.abc import Callable
 from dataclasses import asdict
@@ -39,6 +40,12 @@ def _register_hooks(hooks_app: typer.Typer) -> None:
     def install(as_json: JsonOpt = False) -> None:
         """Add post-commit, post-rewrite and prepare-commit-msg; keeps a foreign hook chained."""
         _print_changes(hooks.install(make_context()), as_json)
+        if shutil.which("git-coop") is None:  # the hooks call it by name
+            print(
+                "gitcoop: warning: git-coop is not on PATH here, so the hooks will record "
+                "nothing until it is",
+                file=sys.stderr,
+            )
 
     @hooks_app.command()
     def uninstall(as_json: JsonOpt = False) -> None:

@@ -77,6 +77,8 @@ def register(app: typer.Typer) -> None:
             raise UsageError(f"unknown kind {kind!r}: use todo, request or item")
         if not title.strip():
             raise UsageError("a title must not be empty")
+        if any(ord(c) < 32 or ord(c) == 127 for c in title):
+            raise UsageError("a title is one line of text: no newlines, tabs or escape codes")
         ctx = make_context(actor, session)
         if kind == "item":
             cited = tuple(queue.parse_evidence(spec) for spec in evidence or [])

@@ -6,7 +6,7 @@ import os
 import sys
 import traceback
 
-from gitcoop.errors import CoopError
+from gitcoop.errors import BadLedger, CoopError
 
 EXIT_BUG = 70  # EX_SOFTWARE: not a user mistake; the message asks for a report
 
@@ -92,7 +92,10 @@ def main(argv: list[str] | None = None) -> int:
         replay_journal(args)  # what hooks could not record: docs/hooks.md
         app(args=args, prog_name="git coop", standalone_mode=False)  # type: ignore[operator]
     except CoopError as error:
-        print(f"gitcoop: {error.message}", file=sys.stderr)
+        hint = ""
+        if isinstance(error, BadLedger) and invoked_command(args) != "fsck":
+            hint = " (git coop fsck lists every breach)"
+        print(f"gitcoop: {error.message}{hint}", file=sys.stderr)
         return error.exit_code
     except KeyboardInterrupt:
         print("gitcoop: interrupted", file=sys.stderr)

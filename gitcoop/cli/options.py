@@ -49,7 +49,10 @@ def make_context(
 ) -> Context:
     """A Context from the flags, falling back to COOP_ACTOR, COOP_SESSION, COOP_NOW."""
     env = os.environ
+    if actor is not None and not actor.strip():
+        raise UsageError("--as needs a name: --as ACTOR (or leave it out)")
     fields: dict[str, object] = {
+        "path": env.get("GIT_DIR") or ".",  # `git --git-dir=X coop` exports GIT_DIR
         "actor": actor or env.get("COOP_ACTOR") or None,
         "session": session or env.get("COOP_SESSION") or None,
         "expect_version": expect_version,

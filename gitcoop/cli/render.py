@@ -8,7 +8,7 @@ from datetime import datetime
 from typing import Any
 
 from gitcoop.domain.lifecycle import HELD
-from gitcoop.domain.records import Item
+from gitcoop.domain.records import Evidence, Item
 from gitcoop.domain.timefmt import human_age, human_instant
 from gitcoop.service.ledger import Shown
 from gitcoop.service.queries import LogEntry
@@ -37,6 +37,14 @@ def holder_note(item: Item, now: datetime) -> str:
     return f"  [taken by {item.taken_by}, {human_age(now - item.taken_at)} ago]"
 
 
+_CONTROL = {c: f"\\x{c:02x}" for c in (*range(32), 127)}
+
+
+def printable(text: str) -> str:
+    """Shared ledger text, safe for a terminal: control characters shown escaped."""
+    return text.translate(_CONTROL)
+
+
 def item_line(shown: Shown, now: datetime) -> str:
     item = shown.item
     marks = holder_note(item, now)
@@ -44,7 +52,7 @@ def item_line(shown: Shown, now: datetime) -> str:
         marks += "  [escalated]"
     if item.conflicts:
         marks += f"  [{len(item.conflicts)} conflict{'s' if len(item.conflicts) > 1 else ''}]"
-    return f"{shown.label:<10} {item.kind:<8} {item.status:<10} {item.title}{marks}"
+    return f"{shown.label:<10} {item.kind:<8} {item.status:<10} {printable(item.title)}{marks}"
 
 
 def item_details(shown: Shown, now: datetime) -> str:
@@ -67,6 +75,17 @@ def item_details(shown: Shown, now: datetime) -> str:
         ("commit", item.commit_sha),
         ("reason", item.reason),
     ]
+    if item.kind == "item":
+        optional += [
+            ("source", item.source),
+            ("order", item.order_key),
+            ("attempts", item.attempts),
+            ("failure", item.last_failure),
+            ("blocked", item.blocked_reason),
+            ("duplicate", item.duplicate_of),
+            ("parent", item.parent_id),
+        ]
+        optional += [("evidence", _evidence_text(e)) for e in item.evidence]
     rows += [(k, v) for k, v in optional if v]
     ob = item.obligation
     if ob is not None:
@@ -87,7 +106,14 @@ def item_details(shown: Shown, now: datetime) -> str:
             )
         )
     width = max(len(k) for k, _ in rows)
-    return "\n".join(f"{k:<{width}}  {v}" for k, v in rows)
+    return "\n".join(f"{k:<{width}}  {printable(str(v))}" for k, v in rows)
+
+
+def _evidence_text(evidence: Evidence) -> str:
+    where = f"{evidence.path}:{evidence.line}" if evidence.line else evidence.path
+    quote = f"  {evidence.quote!r}" if evidence.quote else ""
+    head = f"  (checked at {evidence.head[:12]})" if evidence.head else ""
+    return f"{where}{quote}{head}"
 
 
 def log_line(entry: LogEntry) -> str:

@@ -211,11 +211,20 @@ def _takeover(item: Item | None, event: Event, roles: Roles) -> Item:
 
 
 def _closing_status(item: Item, verb: str) -> str:
-    """todo -> done, request -> closed; queue items may end either way."""
+    """todo -> done, request -> closed; a picked queue item -> closed."""
     if item.kind == "todo" and verb == "close":
         raise Refused(f"{_name(item)} is a todo — todos are finished with: git coop done")
     if item.kind == "request" and verb == "done":
         raise Refused(f"{_name(item)} is a request — requests are finished with: git coop close")
+    ends_a_round = item.status in CLOSED or (item.status in HELD and verb == "close")
+    if item.kind == "item" and not ends_a_round:
+        raise Refused(
+            f"{_name(item)} is a queue item ({item.status}) — a picked one ends with "
+            "git coop finish ID done --commit SHA or a Coop-Close trailer; "
+            "git coop edit ID --state closed drops it"
+        )
+    if item.kind == "item" and item.status in CLOSED:  # an amendment keeps the ending
+        return item.status
     return "done" if verb == "done" else "closed"
 
 

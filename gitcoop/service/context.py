@@ -5,6 +5,7 @@ Only the CLI reads the environment; it builds a Context and passes it down.
 
 from __future__ import annotations
 
+import re
 import secrets
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -42,6 +43,20 @@ class Context:
         return actor.strip()
 
 
+SHA_RE = re.compile(r"^[0-9a-f]{7,64}$")
+
+
+def commit_named(repo: Repo, text: str) -> str:
+    """--commit as a full sha: a revision resolved here, or a sha kept as given
+    (it may be a commit only another clone has)."""
+    found = repo.commit_sha(text)
+    if found is not None:
+        return found
+    if SHA_RE.match(text):
+        return text
+    raise UsageError(f"--commit {text!r} names no commit here — give a sha or a revision")
+
+
 def fsync_wanted(repo: Repo) -> bool:
     """Durable by default; `git config coop.fsync false` trades that away."""
     value = repo.config_value("coop.fsync")
@@ -51,7 +66,16 @@ def fsync_wanted(repo: Repo) -> bool:
 def require_ledger(snapshot: Snapshot) -> None:
     """A ledger exists and its coop.yaml is of a format this gitcoop reads."""
     if snapshot.commit is None:
-        raise NoLedger("no ledger in this repository yet — run: git coop init")
+        fetched = snapshot.repo.fetched_ledgers()
+        if fetched:
+            raise NoLedger(
+                f"no ledger here yet, but one was fetched from {fetched[0]} — "
+                f"run: git coop sync {fetched[0]}"
+            )
+        raise NoLedger(
+            "no ledger in this repository yet — run: git coop init (in a clone of a "
+            "repository that has one: git coop remote setup origin && git coop sync)"
+        )
     snapshot.config  # noqa: B018 — parsing it checks the format version
 
 

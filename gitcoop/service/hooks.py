@@ -55,8 +55,14 @@ def status(ctx: Context) -> list[HookState]:
 def install(ctx: Context) -> list[HookChange]:
     folder = hooks_dir(ctx)
     _refuse_blocked(folder)
-    os.makedirs(folder, exist_ok=True)
-    return [_install_one(folder, name) for name in HOOK_NAMES]
+    try:
+        os.makedirs(folder, exist_ok=True)
+        return [_install_one(folder, name) for name in HOOK_NAMES]
+    except OSError as error:
+        raise Refused(
+            f"cannot write hooks into {folder} ({error.strerror}) — check core.hooksPath "
+            "and the folder's permissions"
+        ) from None
 
 
 def uninstall(ctx: Context) -> list[HookChange]:

@@ -11,7 +11,7 @@ from gitcoop.domain.ids import ItemId
 from gitcoop.domain.records import Event, Item, LedgerConfig, Roles
 from gitcoop.domain.roles import LEDGER_ID, apply_roles
 from gitcoop.errors import ChangedUnderWrite, Refused, UsageError
-from gitcoop.service.context import Context, fsync_wanted, require_ledger
+from gitcoop.service.context import Context, commit_named, fsync_wanted, require_ledger
 from gitcoop.store import transaction
 from gitcoop.store.snapshot import Snapshot
 from gitcoop.store.transaction import Change
@@ -114,7 +114,10 @@ def add(ctx: Context, kind: str, title: str, **fields: Any) -> Shown:
 
 def act(ctx: Context, ref: str, verb: str, args: Mapping[str, Any]) -> Shown:
     """take, release, done, close, abandon, note, report, review... on one item."""
-    return _transition(ctx, lambda snapshot: snapshot.resolve(ref), verb, dict(args))
+    args = dict(args)
+    if isinstance(args.get("commit"), str):
+        args["commit"] = commit_named(ctx.repo(), args["commit"])
+    return _transition(ctx, lambda snapshot: snapshot.resolve(ref), verb, args)
 
 
 def _transition(

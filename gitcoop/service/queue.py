@@ -12,7 +12,7 @@ from gitcoop.domain import ids, queue, shape
 from gitcoop.domain.ids import ItemId
 from gitcoop.domain.records import Evidence, RecordError
 from gitcoop.errors import Refused, UsageError
-from gitcoop.service.context import Context, read_ledger
+from gitcoop.service.context import Context, commit_named, read_ledger
 from gitcoop.service.ledger import Shown
 from gitcoop.service.queries import labels
 from gitcoop.service.steps import Step, Written, write
@@ -189,6 +189,9 @@ def split(ctx: Context, ref: str, titles: list[str]) -> tuple[Shown, list[Shown]
 
 def finish(ctx: Context, ref: str, outcome: str, **args: Any) -> list[Shown]:
     """End a round; the first item shown is the one finished (a closed parent may follow)."""
+
+    if isinstance(args.get("commit"), str):
+        args["commit"] = commit_named(ctx.repo(), args["commit"])
 
     def plan(snapshot: Snapshot) -> list[Step]:
         given = {k: v for k, v in args.items() if v}

@@ -39,8 +39,9 @@ def file_lock(path: str, timeout: float) -> Iterator[None]:
         lock.acquire()
     except Timeout:
         raise LockBusy(
-            f"the ledger lock {path} is held by another process after {timeout:g}s — "
-            "wait for it to finish, or remove the file if no gitcoop process is running"
+            f"the ledger lock {path} is still held by another gitcoop process after "
+            f"{timeout:g}s — wait for it to finish, or stop it (git config coop.lockTimeout "
+            "sets the wait)"
         ) from None
     try:
         yield

@@ -27,7 +27,7 @@ from gitcoop.domain import lifecycle, reconcile
 from gitcoop.domain.ids import ItemId, fanout
 from gitcoop.domain.records import Event, LedgerConfig, Roles
 from gitcoop.domain.roles import LEDGER_ID, fold_roles
-from gitcoop.errors import BadLedger, ChangedUnderWrite
+from gitcoop.errors import BadLedger, ChangedUnderWrite, Refused
 from gitcoop.store import codec
 from gitcoop.store.layout import (
     COOP_FILE,
@@ -88,6 +88,12 @@ def plan(
     if ours is not None and repo.is_ancestor(theirs, ours):
         return Merged("ahead", ours, ours)
     base = repo.merge_base(ours, theirs) if ours is not None else None
+    if ours is not None and base is None:
+        raise Refused(
+            f"this clone's ledger and {remote}'s have no history in common — two separate "
+            f"`git coop init`s. Keep {remote}'s: git update-ref -d refs/coop/ledger, then "
+            f"git coop sync {remote} (events recorded only here are then lost)"
+        )
     reader = Reader(repo)
     remote_side = reader.check_remote(remote, base, theirs)
     if ours is None:

@@ -142,6 +142,21 @@ class Repo:
             return False
         return True
 
+    def commit_sha(self, text: str) -> str | None:
+        """The full sha a revision names here (HEAD, a branch, a short sha), or None."""
+        try:
+            obj = self.raw.revparse_single(text)
+            commit = obj.peel(pygit2.Commit)
+        except (KeyError, ValueError, pygit2.GitError):
+            return None
+        return str(commit.id)
+
+    def fetched_ledgers(self) -> list[str]:
+        """Remotes whose ledger has been fetched into refs/coop/remotes/<remote>/ledger."""
+        prefix, suffix = "refs/coop/remotes/", "/ledger"
+        names = [r for r in self.raw.references if r.startswith(prefix) and r.endswith(suffix)]
+        return sorted(r[len(prefix) : -len(suffix)] for r in names)
+
     def ensure_reflog(self, ref: str = REF) -> None:
         """libgit2 logs a ref outside refs/heads only when its log file already exists."""
         path = os.path.join(self.common_dir, "logs", *ref.split("/"))

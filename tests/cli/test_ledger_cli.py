@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pygit2
@@ -67,9 +70,9 @@ def test_foreign_take_refuses_naming_holder_and_since(ledger: Path) -> None:
 
 def test_identical_repeat_close_writes_nothing_and_a_correction_is_an_edit(ledger: Path) -> None:
     todo = coop("add", "todo", "x").out.strip()
-    coop("done", todo, "--summary", "a", "--commit", "abc")
+    coop("done", todo, "--summary", "a", "--commit", "abc1234")
     tip = ref_tip(ledger)
-    assert coop("done", todo, "--summary", "a", "--commit", "abc").code == 0
+    assert coop("done", todo, "--summary", "a", "--commit", "abc1234").code == 0
     assert ref_tip(ledger) == tip
     coop("done", todo, "--summary", "b")
     edit = coop("log", todo, "--json").json()[-1]
@@ -78,8 +81,40 @@ def test_identical_repeat_close_writes_nothing_and_a_correction_is_an_edit(ledge
     assert (shown["closed_by"], shown["result_summary"], shown["commit_sha"]) == (
         "alice@example.com",
         "b",
-        "abc",
+        "abc1234",
     )
+
+
+def test_commit_names_resolve_to_full_shas_and_nonsense_is_refused(ledger: Path) -> None:
+    (ledger / "f").write_text("x\n")
+    git(ledger, "add", "f")
+    git(ledger, "commit", "-qm", "work")
+    head = git(ledger, "rev-parse", "HEAD").strip()
+    todo = coop("add", "todo", "x").out.strip()
+    refused = coop("done", todo, "--commit", "not-a-commit")
+    assert refused.code == 2 and "names no commit here" in refused.err
+    assert coop("done", todo, "--commit", "HEAD", "--json").json()["commit_sha"] == head
+    other = coop("add", "todo", "y").out.strip()
+    elsewhere = "0123456789abcdef0123456789abcdef01234567"  # a commit only another clone has
+    assert coop("done", other, "--commit", elsewhere, "--json").json()["commit_sha"] == elsewhere
+
+
+def test_titles_are_one_line_and_shared_text_is_shown_escaped(ledger: Path) -> None:
+    assert coop("add", "todo", "red\x1b[31m").code == 2
+    assert coop("add", "todo", "two\nlines").code == 2
+    todo = coop("add", "todo", "fine", "--json").json()["id"]
+    put_on_ledger_title(ledger, todo, "evil\x1b[2J")
+    assert "\x1b" not in coop("list").out and "evil\\x1b[2J" in coop("list").out
+
+
+def put_on_ledger_title(path: Path, todo: str, title: str) -> None:
+    """A teammate's clone wrote a title with an escape code (raw, past the CLI)."""
+    from gitcoop.store import codec
+
+    name = f"items/{todo[3:5]}/{todo}.yaml"
+    data = codec.load(git(path, "show", f"{REF}:{name}").encode(), name)
+    data["title"] = title
+    put_on_ledger(path, name, codec.dump(data))
 
 
 def test_stale_takes_are_shown_never_reverted(ledger: Path) -> None:
@@ -334,3 +369,37 @@ def test_extreme_or_missing_values_are_usage_errors(
     result = coop(*[todo if a == "ID" else a for a in args], env=env)
     assert result.code == 2, result.err
     assert "unexpected" not in result.err
+
+
+def test_git_dir_names_the_repository_like_git_does(tmp_path: Path) -> None:
+    here, there = make_repo(tmp_path / "here"), make_repo(tmp_path / "there")
+    assert coop_process(there, "init").code == 0
+    env = {"GIT_DIR": str(there / ".git")}
+    assert coop_process(here, "add", "todo", "goes there", env=env).code == 0
+    assert "goes there" in coop_process(there, "list").out
+    assert coop_process(here, "list").code == 4  # nothing was written here
+    via_git = subprocess.run(
+        ["git", f"--git-dir={there / '.git'}", "coop", "list"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env={
+            **os.environ,
+            "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
+        },
+        check=False,
+    )
+    assert via_git.returncode == 0 and "goes there" in via_git.stdout
+
+
+def test_an_empty_as_is_refused_not_ignored(ledger: Path) -> None:
+    todo = coop("add", "todo", "x").out.strip()
+    result = coop("take", todo, "--as", "")
+    assert result.code == 2 and "--as needs a name" in result.err
+
+
+def test_a_draft_queue_item_is_not_done_by_the_todo_verbs(ledger: Path) -> None:
+    item = coop("add", "item", "check it", "--evidence", "README.md:1", "--json").json()["id"]
+    for verb in ("done", "close"):
+        refused = coop(verb, item)
+        assert refused.code == 1 and "git coop finish" in refused.err

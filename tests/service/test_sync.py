@@ -297,3 +297,18 @@ def test_log_tells_how_a_settled_conflict_was_settled(clones: Clones) -> None:
         e for e in coop_in(a, "log", todo, "--json").json() if e["id"] == conflict["event"]
     )
     assert entry["result"] == "refused: settled: dismissed by alice@example.com (dup)"
+
+
+def test_a_fresh_clone_is_pointed_at_sync_and_unrelated_ledgers_are_not_merged(
+    clones: Clones,
+) -> None:
+    a, _ = two(clones)
+    fresh = clones.clone("carol")
+    git(fresh, "fetch", "-q", "origin", "+refs/coop/ledger:refs/coop/remotes/origin/ledger")
+    hint = coop_in(fresh, "list")
+    assert hint.code == 4 and "git coop sync origin" in hint.err
+    assert coop_in(fresh, "init").code == 0  # a second, unrelated ledger
+    before = tip(fresh)
+    refused = coop_in(fresh, "sync")
+    assert refused.code == 1 and "no history in common" in refused.err
+    assert tip(fresh) == before and tip(clones.root / "remote.git") == tip(a)
