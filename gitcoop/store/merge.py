@@ -88,14 +88,14 @@ def plan(
     if ours is not None and repo.is_ancestor(theirs, ours):
         return Merged("ahead", ours, ours)
     base = repo.merge_base(ours, theirs) if ours is not None else None
+    reader = Reader(repo)
+    remote_side = reader.check_remote(remote, base, theirs)  # hostile data first: exit 4
     if ours is not None and base is None:
         raise Refused(
             f"this clone's ledger and {remote}'s have no history in common — two separate "
             f"`git coop init`s. Keep {remote}'s: git update-ref -d refs/coop/ledger, then "
             f"git coop sync {remote} (events recorded only here are then lost)"
         )
-    reader = Reader(repo)
-    remote_side = reader.check_remote(remote, base, theirs)
     if ours is None:
         return Merged("new", None, theirs, tuple(sorted(remote_side)))
     if base == ours:
