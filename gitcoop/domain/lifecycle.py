@@ -187,23 +187,7 @@ def _take(item: Item | None, event: Event, roles: Roles) -> Item:
 
 
 def _bind(item: Item, event: Event, disposition: str) -> Item:
-    """Taken by the event's actor, owing a fresh obligation; a pending one it replaces
-    is resolved with `disposition` and kept as `previous_obligation`."""
-    previous = item.previous_obligation
-    if item.obligation is not None:
-        previous = item.obligation
-        if previous.pending:
-            previous = obligations.resolve(previous, disposition)
-    return replace(
-        item,
-        status="taken",
-        taken_by=event.actor,
-        taken_at=event.at,
-        session=event.session,
-        reason=None,
-        obligation=obligations.bind(event.actor, event.session, event.at),
-        previous_obligation=previous,
-    )
+    return obligations.bind_taker(item, event.actor, event.session, event.at, disposition)
 
 
 def _takeover(item: Item | None, event: Event, roles: Roles) -> Item:

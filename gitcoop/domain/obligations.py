@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import datetime, timedelta
 
-from gitcoop.domain.records import Obligation
+from gitcoop.domain.records import Item, Obligation
 from gitcoop.domain.timefmt import format_instant
 from gitcoop.errors import Refused
 
@@ -35,6 +35,36 @@ def bind(holder: str, session: str | None, at: datetime) -> Obligation:
         return Obligation("outcome", holder, session, "pending", at, at + OUTCOME_DUE)
     return Obligation(
         "legacy_binding", holder, None, "pending", at, at + LEGACY_DUE, reason=LEGACY_REASON
+    )
+
+
+def bind_taker(
+    item: Item,
+    actor: str,
+    session: str | None,
+    at: datetime,
+    disposition: str,
+    status: str = "taken",
+) -> Item:
+    """`item` held by `actor`, owing a fresh obligation: the take and its debt, together.
+
+    A pending obligation it replaces is resolved with `disposition` (`takeover`,
+    `retaken`) and kept as `previous_obligation`.
+    """
+    previous = item.previous_obligation
+    if item.obligation is not None:
+        previous = item.obligation
+        if previous.pending:
+            previous = resolve(previous, disposition)
+    return replace(
+        item,
+        status=status,
+        taken_by=actor,
+        taken_at=at,
+        session=session,
+        reason=None,
+        obligation=bind(actor, session, at),
+        previous_obligation=previous,
     )
 
 

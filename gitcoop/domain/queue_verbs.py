@@ -85,16 +85,10 @@ def pick(item: Item | None, event: Event, roles: Roles) -> Item:
     evidence = item.evidence
     if event.arg("head"):
         evidence = cached_at(evidence, event.arg("head"))  # reused: now known good here
-    return replace(
-        item,
-        status="in_progress",
-        taken_by=event.actor,
-        taken_at=event.at,
-        session=event.session,
-        reason=None,
-        evidence=evidence,
-        obligation=obligations.bind(event.actor, event.session, event.at),
+    bound = obligations.bind_taker(
+        item, event.actor, event.session, event.at, "retaken", status="in_progress"
     )
+    return replace(bound, evidence=evidence)
 
 
 def finish(item: Item | None, event: Event, roles: Roles) -> Item:
