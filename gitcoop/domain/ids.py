@@ -87,19 +87,34 @@ def matches(item_id: ItemId, text: str) -> bool:
     return random_part(item_id).startswith(rest)
 
 
+def shortest_labels(item_ids: Iterable[str]) -> dict[str, str]:
+    """Every id's shortest unique label (at least MIN_SHORT chars), in O(n log n).
+
+    Same result as `shortest_unique` against every other id: the longest prefix
+    an id shares with any other is shared with a neighbour in sort order.
+    """
+    ordered = sorted(item_ids, key=random_part)
+    parts = [random_part(i) for i in ordered]
+    result: dict[str, str] = {}
+    for index, item_id in enumerate(ordered):
+        shared = 0
+        for other in (index - 1, index + 1):
+            if 0 <= other < len(parts):
+                shared = max(shared, _common_length(parts[index], parts[other]))
+        length = max(MIN_SHORT, shared + 1)
+        result[item_id] = f"{item_id.split('-', 1)[0]}-{parts[index][:length]}"
+    return result
+
+
+def _common_length(a: str, b: str) -> int:
+    n = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
 def shortest_unique(item_id: ItemId, others: Iterable[str]) -> str:
     """The shortest prefix (at least MIN_SHORT random chars) no other id shares."""
-    mine = random_part(item_id)
-    longest_shared = 0
-    for other in others:
-        if other == item_id:
-            continue
-        theirs = random_part(other)
-        n = 0
-        for a, b in zip(mine, theirs, strict=False):
-            if a != b:
-                break
-            n += 1
-        longest_shared = max(longest_shared, n)
-    length = max(MIN_SHORT, longest_shared + 1)
-    return f"{item_id.split('-', 1)[0]}-{mine[:length]}"
+    return shortest_labels({item_id, *others})[item_id]

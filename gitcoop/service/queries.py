@@ -61,12 +61,9 @@ class LogEntry:
     refused: str | None  # the reason, when the fold refused this event
 
 
-def labels(snapshot: Snapshot, item_ids: list[ItemId]) -> dict[ItemId, str]:
-    """Shortest unique prefixes; ids only collide within their fan-out directory."""
-    by_fan: dict[str, list[ItemId]] = defaultdict(list)
-    for item_id in item_ids:
-        by_fan[ids.fanout(item_id)].append(item_id)
-    return {i: ids.shortest_unique(i, group) for group in by_fan.values() for i in group}
+def labels(snapshot: Snapshot) -> dict[ItemId, str]:
+    """Every item's shortest unique label, against every other id in the ledger."""
+    return {ItemId(i): label for i, label in ids.shortest_labels(snapshot.item_ids()).items()}
 
 
 def list_items(
@@ -155,7 +152,7 @@ def log(ctx: Context, ref: str | None = None) -> list[LogEntry]:
         names = {item_id: snapshot.label(item_id)}
     else:
         events = snapshot.all_events()
-        names = labels(snapshot, snapshot.item_ids())
+        names = labels(snapshot)
         names[LEDGER_ID] = "ledger"
     refusals: dict[str, str] = {}
     for item_id in {e.item for e in events}:

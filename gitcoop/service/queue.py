@@ -88,7 +88,7 @@ class QueueView:
 def view(ctx: Context, include_settled: bool = False) -> QueueView:
     snapshot = read_ledger(ctx)
     items = [i for i in snapshot.items() if i.kind == "item"]
-    names = labels(snapshot, [i.id for i in items])
+    names = labels(snapshot)  # against every id, as `list` shows them
     ordered = queue.triage(items)
     settled = Counter(i.status for i in items if queue.settled(i))
     if include_settled:

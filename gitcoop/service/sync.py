@@ -119,7 +119,7 @@ def _told(repo: Repo, report: SyncReport, actor: str, start: Oid | None) -> Sync
     before = Snapshot(repo, start) if start else None
     after = Snapshot(repo, report.tip)
     changed = sorted(merge.changed_items(repo, start, report.tip))
-    names = labels(after, after.item_ids())
+    names = labels(after)
     for item_id in changed:
         item = after.item(item_id)
         if item is None or not item.conflicts:

@@ -30,10 +30,10 @@ import contextlib
 import marshal
 import os
 import zlib
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from typing import Any
 
-from gitcoop.domain.ids import MIN_SHORT, random_part
+from gitcoop.domain.ids import shortest_labels
 
 CACHE_DIR = "coop-cache"
 FORMAT = "items-v1"
@@ -83,7 +83,7 @@ class ItemCache:
                 data = parse(item_id, blob_id)
                 self.parsed += 1
             datas.append(data)
-        names = labels(item_id for item_id, _ in listed)
+        names = shortest_labels(item_id for item_id, _ in listed)
         rows = [
             (item_id, blob_id, names[item_id], data)
             for (item_id, blob_id), data in zip(listed, datas, strict=True)
@@ -157,31 +157,3 @@ def _decode(raw: bytes, fan: str) -> tuple[str, list[Row]] | None:
     if not isinstance(tree_id, str) or not isinstance(rows, list):
         return None
     return tree_id, rows
-
-
-def labels(item_ids: Iterable[str]) -> dict[str, str]:
-    """Shortest unique prefixes of ids that share a fan-out, in O(n log n).
-
-    Same result as `ids.shortest_unique` against every other id: the longest
-    prefix an id shares with any other is shared with a neighbour in sort order.
-    """
-    ordered = sorted(item_ids, key=random_part)
-    parts = [random_part(i) for i in ordered]
-    result: dict[str, str] = {}
-    for index, item_id in enumerate(ordered):
-        shared = 0
-        for other in (index - 1, index + 1):
-            if 0 <= other < len(parts):
-                shared = max(shared, _common(parts[index], parts[other]))
-        length = max(MIN_SHORT, shared + 1)
-        result[item_id] = f"{item_id.split('-', 1)[0]}-{parts[index][:length]}"
-    return result
-
-
-def _common(a: str, b: str) -> int:
-    n = 0
-    for x, y in zip(a, b, strict=False):
-        if x != y:
-            break
-        n += 1
-    return n

@@ -5,6 +5,8 @@ from __future__ import annotations
 import random
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from gitcoop.domain import ids
 from gitcoop.domain.ids import ItemId
@@ -62,3 +64,27 @@ def test_fold_roles_replays_in_clock_order() -> None:
     roles, refused = fold_roles([second, first])
     assert roles.owners == (ALICE,)
     assert [e.id for e, _ in refused] == [second.id]
+
+
+@given(st.lists(st.integers(min_value=0, max_value=40), min_size=1, max_size=30))
+def test_shortest_labels_match_a_pairwise_reference(seeds: list[int]) -> None:
+    made = []
+    for seed in seeds:  # few seeds, many repeats: ids that share long prefixes
+        rng = random.Random(seed % 7)
+        base = ids.mint_item_id("todo", rng.getrandbits)
+        tail = ids.mint_item_id(random.Random(seed).choice(["todo", "request"]), rng.getrandbits)
+        made.append(f"{tail[:3]}{base[3 : 3 + seed % 12]}{tail[3 + seed % 12 :]}")
+    made = sorted(set(made))
+    fast = ids.shortest_labels(made)
+    for item_id in made:
+        mine = ids.random_part(item_id)
+        shared = 0
+        for other in made:
+            if other != item_id:
+                theirs = ids.random_part(other)
+                n = next(
+                    (k for k, (a, b) in enumerate(zip(mine, theirs, strict=True)) if a != b),
+                    len(mine),
+                )
+                shared = max(shared, n)
+        assert fast[item_id] == f"{item_id[:3]}{mine[: max(4, shared + 1)]}"

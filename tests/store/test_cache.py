@@ -3,16 +3,12 @@
 from __future__ import annotations
 
 import os
-import random
 import subprocess
 import sys
 from pathlib import Path
 
-from hypothesis import given
-from hypothesis import strategies as st
-
 from gitcoop.domain import ids
-from gitcoop.store.cache import ItemCache, cache_dir, labels
+from gitcoop.store.cache import ItemCache, cache_dir
 from gitcoop.store.repository import open_repo
 from gitcoop.store.snapshot import Snapshot
 from tests.conftest import coop, coop_process, git
@@ -183,17 +179,3 @@ def test_list_on_a_warm_cache_loads_no_yaml_and_no_lock(ledger: Path) -> None:
         [sys.executable, "-c", probe], cwd=ledger, capture_output=True, text=True, check=False
     )
     assert "LOADED [] 0" in done.stdout, done.stdout + done.stderr
-
-
-@given(st.lists(st.integers(min_value=0, max_value=40), min_size=1, max_size=30))
-def test_labels_agree_with_shortest_unique(seeds: list[int]) -> None:
-    made = []
-    for seed in seeds:  # few seeds, many repeats: ids that share long prefixes
-        rng = random.Random(seed % 7)
-        base = ids.mint_item_id("todo", rng.getrandbits)
-        tail = ids.mint_item_id(random.Random(seed).choice(["todo", "request"]), rng.getrandbits)
-        made.append(f"{tail[:3]}{base[3 : 3 + seed % 12]}{tail[3 + seed % 12 :]}")
-    made = sorted(set(made))
-    fast = labels(made)
-    for item_id in made:
-        assert fast[item_id] == ids.shortest_unique(ids.ItemId(item_id), made)
