@@ -172,6 +172,11 @@ class Snapshot:
         return item.to_data()
 
     def items(self) -> Iterator[Item]:
+        """Every item; through the read cache when this snapshot has one."""
+        if self.cache is not None:
+            for row in self.rows(self.cache):
+                yield Item.from_data(row[3])
+            return
         for item_id in self.item_ids():
             item = self.item(item_id)
             if item is not None:
