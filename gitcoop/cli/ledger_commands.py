@@ -6,6 +6,7 @@ loads only what it runs (reads never load the writer's lock or YAML dumper).
 
 from __future__ import annotations
 
+import sys
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -111,7 +112,8 @@ def register(app: typer.Typer) -> None:
         as_json: JsonOpt = False,
     ) -> None:
         """Open and taken work; settled work is counted on one line."""
-        from gitcoop.cli import jsonout, render
+        from gitcoop.cli import render
+        from gitcoop.domain import jsontext
         from gitcoop.domain.records import Item
         from gitcoop.service import queries
         from gitcoop.service.ledger import Shown
@@ -121,8 +123,8 @@ def register(app: typer.Typer) -> None:
         ctx = make_context(actor)
         where = queries.ListFilter(kind, status, holder, tag, owed, stale)
         listing = queries.list_rows(ctx, include_all, where)
-        if as_json:  # the rows are already each item's to_data() form
-            jsonout.emit([{**r.data, "short_id": r.label} for r in listing.listed])
+        if as_json:  # the cache keeps each item's --json text
+            sys.stdout.write(jsontext.array([row.json for row in listing.listed]) + "\n")
             return
         if not listing.listed and not listing.settled:
             if where != queries.ListFilter():
@@ -130,7 +132,7 @@ def register(app: typer.Typer) -> None:
             else:
                 print("the ledger is empty — add work with: git coop add todo TITLE")
         for row in listing.listed:
-            print(render.item_line(Shown(Item.from_data(row.data), row.label), ctx.now))
+            print(render.item_line(Shown(Item.from_data(row.data()), row.label), ctx.now))
         if listing.settled:
             counts = ", ".join(f"{n} {s}" for s, n in sorted(listing.settled.items()))
             print(f"settled: {counts} — git coop list --all shows them")

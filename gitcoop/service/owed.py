@@ -45,11 +45,12 @@ def owed(ctx: Context, include_not_due: bool = False) -> OwedList:
     found = []
     unsettled = []
     owner = ctx.who(snapshot.repo) in snapshot.config.roles.owners
-    for _, _, label, data in snapshot.rows(snapshot.cache):
-        pending = (data.get("obligation") or {}).get("status") == "pending"
-        if not pending and not (owner and data.get("conflicts")):
+    for row in snapshot.rows(snapshot.cache):
+        brief = row.summary
+        if brief.obligation_status != "pending" and not (owner and brief.conflicted):
             continue
-        item = Item.from_data(data)
+        item = Item.from_data(row.data())
+        label = row.label
         if owner:
             unsettled += [Unsettled(item, label, c) for c in item.conflicts]
         obligation = item.obligation

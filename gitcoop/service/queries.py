@@ -6,7 +6,6 @@ from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
 
 from gitcoop.domain import ids
 from gitcoop.domain.ids import ItemId
@@ -16,7 +15,7 @@ from gitcoop.domain.roles import LEDGER_ID
 from gitcoop.domain.timefmt import format_instant
 from gitcoop.service.context import Context, read_ledger
 from gitcoop.service.ledger import Shown
-from gitcoop.store.cache import ItemCache
+from gitcoop.store.cache import ItemCache, Row, Summary
 from gitcoop.store.snapshot import Snapshot
 
 STALE_AFTER = timedelta(hours=2)  # an outcome is due 2h after a take; only a view, never a change
@@ -41,16 +40,8 @@ class ListFilter:
 
 
 @dataclass(frozen=True)
-class Listed:
-    """One listed item as plain data (its `to_data()` form) and its short id."""
-
-    label: str
-    data: dict[str, Any]
-
-
-@dataclass(frozen=True)
 class Rows:
-    listed: list[Listed]
+    listed: list[Row]  # each with its short id, data and --json text
     settled: dict[str, int]  # status -> count of settled items left out
 
 
@@ -71,12 +62,12 @@ def list_items(
 ) -> Listing:
     """Open and taken work (all of it with `include_settled`), oldest first."""
     rows = list_rows(ctx, include_settled, where)
-    shown = [Shown(Item.from_data(r.data), r.label, wrote=False) for r in rows.listed]
+    shown = [Shown(Item.from_data(r.data()), r.label, wrote=False) for r in rows.listed]
     return Listing(shown, rows.settled)
 
 
 def list_rows(ctx: Context, include_settled: bool = False, where: ListFilter | None = None) -> Rows:
-    """`list_items` as plain data, served from the read cache with no YAML parsing.
+    """`list_items` as cached rows: no YAML parsing, no items built.
 
     Settled items are counted, not listed, unless asked for by `include_settled`
     or by naming a status.
@@ -85,50 +76,50 @@ def list_rows(ctx: Context, include_settled: bool = False, where: ListFilter | N
     where = where or ListFilter()
     keep = _matcher(where, ctx.now)
     hide_settled = not include_settled and where.status is None
-    listed: list[Listed] = []
+    listed: list[tuple[str, str, Row]] = []
     settled: dict[str, int] = defaultdict(int)
-    for _, _, label, data in snapshot.rows(ItemCache(snapshot.repo.common_dir)):
-        if keep is not _everything and not keep(data):
+    for row in snapshot.rows(ItemCache(snapshot.repo.common_dir)):
+        brief = row.summary
+        if keep is not _everything and not keep(brief):
             continue
-        if hide_settled and data["status"] in TERMINAL and not data.get("conflicts"):
-            settled[data["status"]] += 1
+        if hide_settled and brief.status in TERMINAL and not brief.conflicted:
+            settled[brief.status] += 1
             continue
-        listed.append(Listed(label, data))
-    listed.sort(key=lambda r: (r.data["created_at"], r.data["id"]))
-    return Rows(listed, dict(settled))
+        listed.append((brief.created_at, brief.id, row))
+    listed.sort(key=lambda entry: entry[:2])
+    return Rows([row for _, _, row in listed], dict(settled))
 
 
-def _matcher(where: ListFilter, now: datetime) -> Callable[[dict[str, Any]], bool]:
-    """A test on an item's plain data; instants compare as their fixed-width text."""
+def _matcher(where: ListFilter, now: datetime) -> Callable[[Summary], bool]:
+    """A test on an item's summary; instants compare as their fixed-width text."""
     due_by = format_instant(now)
     taken_before = format_instant(now - STALE_AFTER)
-    checks: list[Callable[[dict[str, Any]], bool]] = []
+    checks: list[Callable[[Summary], bool]] = []
     if where.kind is not None:
-        checks.append(lambda d: d["kind"] == where.kind)
+        checks.append(lambda s: s.kind == where.kind)
     if where.status is not None:
-        checks.append(lambda d: d["status"] == where.status)
+        checks.append(lambda s: s.status == where.status)
     if where.holder is not None:
-        checks.append(lambda d: d["status"] in HELD and d["taken_by"] == where.holder)
+        checks.append(lambda s: s.status in HELD and s.taken_by == where.holder)
     if where.tag is not None:
-        checks.append(lambda d: d.get("tag") == where.tag)
+        checks.append(lambda s: s.tag == where.tag)
     if where.owed:
-        checks.append(lambda d: _owed(d, due_by))
+        checks.append(lambda s: s.obligation_status == "pending" and _due(s, due_by))
     if where.stale:
-        checks.append(lambda d: d["status"] in HELD and (d["taken_at"] or due_by) <= taken_before)
+        checks.append(lambda s: s.status in HELD and (s.taken_at or due_by) <= taken_before)
     if not checks:
         return _everything
     if len(checks) == 1:
         return checks[0]
-    return lambda d: all(check(d) for check in checks)
+    return lambda s: all(check(s) for check in checks)
 
 
-def _everything(data: dict[str, Any]) -> bool:
+def _everything(summary: Summary) -> bool:
     return True
 
 
-def _owed(data: dict[str, Any], due_by: str) -> bool:
-    ob = data.get("obligation")
-    return bool(ob and ob["status"] == "pending" and ob["due"] and ob["due"] <= due_by)
+def _due(summary: Summary, due_by: str) -> bool:
+    return summary.obligation_due is not None and summary.obligation_due <= due_by
 
 
 def show(ctx: Context, ref: str) -> Shown:
@@ -137,7 +128,7 @@ def show(ctx: Context, ref: str) -> Shown:
     item_id = snapshot.resolve(ref)
     row = snapshot.cached_row(item_id, ItemCache(snapshot.repo.common_dir))
     if row is not None:
-        return Shown(Item.from_data(row[3]), row[2], wrote=False)
+        return Shown(Item.from_data(row.data()), row.label, wrote=False)
     item = snapshot.item(item_id)
     assert item is not None
     return Shown(item, snapshot.label(item_id), wrote=False)

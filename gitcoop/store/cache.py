@@ -3,8 +3,10 @@
 What is cached is keyed by git object ids, which name content: an entry is
 either exactly right or not used. One shard per fan-out directory
 (`items/<xx>`) holds the tree id it was built from and, for each item file in
-it, the blob id, the item's shortest unique label and its validated plain
-data (the canonical `Item.to_data()` form). A lookup always starts from the
+it, a `Row`: the blob id, the item's shortest unique label, the few fields
+`list` filters and sorts on, its validated plain data (the canonical
+`Item.to_data()` form, marshalled and loaded only when asked for) and its
+`--json` text as an element of a listing. A lookup always starts from the
 ref's current tree, so a plain `git fetch` or any other writer moving the ref
 is seen at once:
 
@@ -16,12 +18,19 @@ Shards live in the common git dir (all worktrees share them) as marshal data
 behind a magic and a CRC. marshal was chosen by measurement: loading 10,000
 item summaries takes ~15 ms (pickle is similar, JSON ~5x slower, sqlite adds
 a per-row cost and a lock protocol), and unlike pickle it cannot run code
-when loading a tampered file. A shard is written to a temporary file and
-renamed over the old one, so readers see the old or the new shard, never a
-mix; two processes racing just both write a correct shard. An unreadable,
-corrupt or foreign shard counts as missing and is rebuilt. The cache is
-bounded: at most one shard per fan-out name (32 x 32), each holding only the
-entries of one tree, and a shard over MAX_SHARD_BYTES is not written.
+when loading a tampered file. Keeping each row's data as marshalled bytes and
+its summary as a flat tuple makes loading a shard cost about what reading it
+does: at 100,000 items, 0.2 s instead of 1.5 s for nested dicts.
+
+A shard is written to a temporary file and renamed over the old one, so
+readers see the old or the new shard, never a mix; two processes racing just
+both write a correct shard. An unreadable, corrupt or foreign shard counts as
+missing and is rebuilt. The cache is bounded: at most one shard per fan-out
+name (32 x 32), each holding only the entries of one tree, and a shard over
+MAX_SHARD_BYTES is not written; the shards of an earlier format are removed
+when the current format's directory is first made. A row takes about 2 KB
+(half of it the indented JSON text), so a 100,000-item ledger's cache is
+about 200 MB.
 """
 
 from __future__ import annotations
@@ -29,20 +38,76 @@ from __future__ import annotations
 import contextlib
 import marshal
 import os
+import shutil
 import zlib
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
+from gitcoop.domain import jsontext
 from gitcoop.domain.ids import shortest_labels
 
 CACHE_DIR = "coop-cache"
-FORMAT = "items-v1"
-MAGIC = b"COOPCACHE1\n"
+FORMAT = "items-v2"
+MAGIC = b"COOPCACHE2\n"
 MAX_SHARD_BYTES = 64 * 1024 * 1024
 
 Data = dict[str, Any]
-Row = tuple[str, str, str, Data]  # item id, blob id, label, canonical item data
 Entry = tuple[str, str]  # item id, blob id
+
+
+class Summary(NamedTuple):
+    """The fields `list` and `owed` filter and sort on, without the whole item."""
+
+    id: str
+    kind: str
+    status: str
+    created_at: str  # instants as their fixed-width text, so they compare as strings
+    taken_by: str | None
+    taken_at: str | None
+    tag: str | None
+    obligation_status: str | None
+    obligation_due: str | None
+    conflicted: bool
+
+
+class Row(NamedTuple):
+    """One cached item file (stored as a plain tuple)."""
+
+    item_id: str
+    blob_id: str
+    label: str
+    brief: tuple[Any, ...]  # a Summary's fields
+    packed: bytes  # marshalled canonical data
+    json: str  # `{**data, "short_id": label}` as a listing's element
+
+    @property
+    def summary(self) -> Summary:
+        return Summary._make(self.brief)
+
+    def data(self) -> Data:
+        data: Data = marshal.loads(self.packed)
+        return data
+
+
+def summarise(data: Data) -> Summary:
+    ob = data.get("obligation") or {}
+    return Summary(
+        data["id"],
+        data["kind"],
+        data["status"],
+        data["created_at"],
+        data.get("taken_by"),
+        data.get("taken_at"),
+        data.get("tag"),
+        ob.get("status"),
+        ob.get("due"),
+        bool(data.get("conflicts")),
+    )
+
+
+def make_row(item_id: str, blob_id: str, label: str, data: Data) -> Row:
+    listed = jsontext.element({**data, "short_id": label})
+    return Row(item_id, blob_id, label, tuple(summarise(data)), marshal.dumps(data), listed)
 
 
 def cache_dir(common_dir: str) -> str:
@@ -73,22 +138,20 @@ class ItemCache:
         old = self.read(fan)
         if old is not None and old[0] == tree_id:
             self.hits += 1
-            return old[1]
-        known = {(row[0], row[1]): row[3] for row in old[1]} if old is not None else {}
+            return [Row._make(row) for row in old[1]]
+        known = {(row[0], row[1]): Row._make(row) for row in old[1]} if old is not None else {}
         listed = entries()
-        datas = []
-        for item_id, blob_id in listed:
-            data = known.get((item_id, blob_id))
-            if data is None:
-                data = parse(item_id, blob_id)
-                self.parsed += 1
-            datas.append(data)
         names = shortest_labels(item_id for item_id, _ in listed)
-        rows = [
-            (item_id, blob_id, names[item_id], data)
-            for (item_id, blob_id), data in zip(listed, datas, strict=True)
-        ]
-        self.write(fan, tree_id, rows)
+        rows = []
+        for item_id, blob_id in listed:
+            row = known.get((item_id, blob_id))
+            if row is None:
+                row = make_row(item_id, blob_id, names[item_id], parse(item_id, blob_id))
+                self.parsed += 1
+            elif row.label != names[item_id]:  # a new neighbour lengthened the label
+                row = make_row(item_id, blob_id, names[item_id], row.data())
+            rows.append(row)
+        self.write(fan, tree_id, [tuple(row) for row in rows])  # marshal takes plain tuples
         return rows
 
     def row(self, fan: str, tree_id: str, item_id: str) -> Row | None:
@@ -98,22 +161,23 @@ class ItemCache:
             return None
         for row in old[1]:
             if row[0] == item_id:
-                return row
+                return Row._make(row)
         return None
 
     def document(self, path: str, blob_id: str, parse: Callable[[], Data]) -> Data:
         """One parsed ledger file (e.g. coop.yaml) by blob id; `parse` runs on a miss."""
         name = "doc-" + path.replace("/", "-")
         old = self.read(name)
-        if old is not None and old[0] == blob_id and len(old[1]) == 1:
-            return old[1][0][3]
+        if old is not None and old[0] == blob_id and isinstance(old[1], dict):
+            return old[1]
         data = parse()
-        self.write(name, blob_id, [(path, blob_id, path, data)])
+        self.write(name, blob_id, data)
         return data
 
     # -- files ----------------------------------------------------------------
 
-    def read(self, fan: str) -> tuple[str, list[Row]] | None:
+    def read(self, fan: str) -> tuple[str, Any] | None:
+        """A shard's (key, value): a fan-out's tree id and row tuples, a file's blob id and data."""
         try:
             with open(self.shard_path(fan), "rb") as handle:
                 raw = handle.read()
@@ -121,16 +185,18 @@ class ItemCache:
             return None
         return _decode(raw, fan)
 
-    def write(self, fan: str, tree_id: str, rows: list[Row]) -> None:
+    def write(self, fan: str, key: str, value: Any) -> None:
         """Replace one shard atomically; failing to write only costs a rebuild later."""
-        payload = marshal.dumps((FORMAT, fan, tree_id, rows))
+        payload = marshal.dumps((FORMAT, fan, key, value))
         if len(payload) > MAX_SHARD_BYTES:
             return
         body = MAGIC + zlib.crc32(payload).to_bytes(4, "big") + payload
         path = self.shard_path(fan)
         temp = f"{path}.{os.getpid()}.{os.urandom(4).hex()}.tmp"
         try:
-            os.makedirs(self.root, exist_ok=True)
+            if not os.path.isdir(self.root):
+                os.makedirs(self.root, exist_ok=True)
+                _drop_other_formats(os.path.dirname(self.root))
             with open(temp, "wb") as handle:
                 handle.write(body)
             os.replace(temp, path)
@@ -139,8 +205,15 @@ class ItemCache:
                 os.unlink(temp)
 
 
-def _decode(raw: bytes, fan: str) -> tuple[str, list[Row]] | None:
-    """A shard's (tree id, rows), or None for anything damaged or foreign."""
+def _drop_other_formats(parent: str) -> None:
+    """Remove the shards of earlier cache formats, which nothing reads any more."""
+    for name in os.listdir(parent):
+        if name != FORMAT and name.startswith("items-v"):
+            shutil.rmtree(os.path.join(parent, name), ignore_errors=True)
+
+
+def _decode(raw: bytes, fan: str) -> tuple[str, Any] | None:
+    """A shard's (key, value), or None for anything damaged or foreign."""
     head = len(MAGIC) + 4
     if len(raw) < head or not raw.startswith(MAGIC):
         return None
@@ -153,7 +226,7 @@ def _decode(raw: bytes, fan: str) -> tuple[str, list[Row]] | None:
         return None
     if not (isinstance(value, tuple) and len(value) == 4 and value[:2] == (FORMAT, fan)):
         return None
-    tree_id, rows = value[2], value[3]
-    if not isinstance(tree_id, str) or not isinstance(rows, list):
+    key, stored = value[2], value[3]
+    if not isinstance(key, str) or not isinstance(stored, list | dict):
         return None
-    return tree_id, rows
+    return key, stored

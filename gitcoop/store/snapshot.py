@@ -127,7 +127,7 @@ class Snapshot:
         return found
 
     def rows(self, cache: ItemCache) -> list[Row]:
-        """Every item as (id, blob id, label, canonical data), through the read cache.
+        """Every item's cached `Row` (id, blob id, label, summary, data, JSON text).
 
         Starts from this commit's tree, so the cache can only save work, never
         answer for another state of the ledger.
@@ -175,7 +175,7 @@ class Snapshot:
         """Every item; through the read cache when this snapshot has one."""
         if self.cache is not None:
             for row in self.rows(self.cache):
-                yield Item.from_data(row[3])
+                yield Item.from_data(row.data())
             return
         for item_id in self.item_ids():
             item = self.item(item_id)

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
 from pathlib import Path
 
 from gitcoop.domain import ids
-from gitcoop.store.cache import ItemCache, cache_dir
+from gitcoop.store.cache import ItemCache, cache_dir, summarise
 from gitcoop.store.repository import open_repo
 from gitcoop.store.snapshot import Snapshot
 from tests.conftest import coop, coop_process, git
@@ -47,10 +48,12 @@ def test_rows_match_the_item_files_and_a_second_read_parses_nothing(ledger: Path
     rows = snap.rows(first)
     assert first.parsed == 6 and first.hits == 0
     assert sorted(r[0] for r in rows) == sorted(made)
-    for item_id, _, label, data in rows:
-        item = snap.item(ids.ItemId(item_id))
-        assert item is not None and data == item.to_data()
-        assert label == snap.label(ids.ItemId(item_id))
+    for row in rows:
+        item = snap.item(ids.ItemId(row.item_id))
+        assert item is not None and row.data() == item.to_data()
+        assert row.label == snap.label(ids.ItemId(row.item_id))
+        assert row.summary == summarise(item.to_data())
+        assert json.loads(row.json) == {**item.to_data(), "short_id": row.label}
     again = ItemCache(str(ledger / ".git"))  # a new process would start like this
     assert snap.rows(again) == rows
     assert again.parsed == 0 and again.hits == len({ids.fanout(i) for i in made})
@@ -61,9 +64,11 @@ def test_a_write_reparses_only_the_changed_item(ledger: Path) -> None:
     snapshot(ledger).rows(ItemCache(str(ledger / ".git")))
     assert coop("take", made[2]).code == 0
     cache = ItemCache(str(ledger / ".git"))
-    rows = {r[0]: r[3] for r in snapshot(ledger).rows(cache)}
+    rows = {r.item_id: r for r in snapshot(ledger).rows(cache)}
     assert cache.parsed == 1
-    assert rows[made[2]]["status"] == "taken"
+    assert rows[made[2]].data()["status"] == "taken"
+    assert rows[made[2]].summary.status == "taken"
+    assert json.loads(rows[made[2]].json)["status"] == "taken"
 
 
 def test_a_plain_update_ref_is_seen_at_once(ledger: Path) -> None:
@@ -179,3 +184,28 @@ def test_list_on_a_warm_cache_loads_no_yaml_and_no_lock(ledger: Path) -> None:
         [sys.executable, "-c", probe], cwd=ledger, capture_output=True, text=True, check=False
     )
     assert "LOADED [] 0" in done.stdout, done.stdout + done.stderr
+
+
+def test_a_new_neighbour_relabels_a_kept_row_and_its_json(tmp_path: Path) -> None:
+    def parse(item_id: str, blob_id: str) -> dict[str, object]:
+        return {"id": item_id, "kind": "todo", "status": "open", "created_at": "x"}
+
+    cache = ItemCache(str(tmp_path))
+    [alone] = cache.fanout("ab", "tree-1", lambda: [("td-ab1234567890", "blob-1")], parse)
+    pair = [("td-ab1234567890", "blob-1"), ("td-ab1234567899", "blob-2")]
+    kept, added = cache.fanout("ab", "tree-2", lambda: pair, parse)
+    assert cache.parsed == 2  # the kept file was not parsed again
+    assert len(kept.label) > len(alone.label)
+    assert json.loads(kept.json)["short_id"] == kept.label
+    assert json.loads(added.json)["short_id"] == added.label != kept.label
+    assert cache.fanout("ab", "tree-2", lambda: [], parse) == [kept, added]  # served as stored
+
+
+def test_shards_of_an_earlier_format_are_removed(ledger: Path) -> None:
+    add_items(2)
+    earlier = Path(cache_dir(str(ledger / ".git"))).parent / "items-v1"
+    earlier.mkdir(parents=True)
+    (earlier / "ab.shard").write_bytes(b"old")
+    assert listed_ids()
+    assert not earlier.exists()
+    assert shard_files(ledger)

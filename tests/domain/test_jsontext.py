@@ -1,4 +1,4 @@
-"""The fast JSON writer gives exactly the bytes of json.dumps(indent=2, sort_keys=True)."""
+"""The JSON writer gives exactly the bytes of json.dumps(indent=2, sort_keys=True)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gitcoop.cli import jsonout
+from gitcoop.domain import jsontext
 
 scalars = (
     st.none()
@@ -27,9 +27,15 @@ values: Any = st.recursive(
 @given(st.lists(values, max_size=5))
 def test_same_text_as_the_standard_library(value: Any) -> None:
     expected = json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False)
-    assert jsonout.dumps(value) == expected
+    assert jsontext.dumps(value) == expected
 
 
 def test_non_string_keys_fall_back_to_the_standard_library() -> None:
     value = [{2: "b", 1: "a"}, {"x": {3: None}}]
-    assert jsonout.dumps(value) == json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False)
+    assert jsontext.dumps(value) == json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False)
+
+
+@given(st.lists(values, max_size=5))
+def test_an_array_of_elements_is_the_text_of_the_list(value: list[Any]) -> None:
+    expected = json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False)
+    assert jsontext.array([jsontext.element(v) for v in value]) == expected

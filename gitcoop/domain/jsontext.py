@@ -1,19 +1,20 @@
-"""JSON text exactly as `json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False)`.
+"""The `--json` text: exactly `json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False)`.
 
 With `indent`, the standard library falls back to its pure-Python, generator
 based encoder, which was most of the time of `list --json` on a large ledger.
 This writer builds the same text with plain recursion and the C string
-encoder; a test compares its bytes with `json.dumps` on sample items.
+encoder; a property test compares its bytes with `json.dumps`.
+
+A listing is an array of items. Each element's text depends only on the item
+and its short label, so the read cache keeps it (`element`) and a listing
+only joins the kept texts (`array`), with the same bytes as `dumps(list)`.
 """
 
 from __future__ import annotations
 
 import json
-import sys
 from json.encoder import encode_basestring  # the C implementation when available
 from typing import Any
-
-_float_repr = float.__repr__
 
 
 class _Unusual(Exception):
@@ -21,16 +22,30 @@ class _Unusual(Exception):
 
 
 def dumps(value: Any) -> str:
+    return _text(value, "\n")
+
+
+def element(value: Any) -> str:
+    """`value`'s text as an element of a top-level array (indented one level)."""
+    return _text(value, "\n  ")
+
+
+def array(elements: list[str]) -> str:
+    """`dumps(values)` from the `element` texts of `values`."""
+    if not elements:
+        return "[]"
+    return "[\n  " + ",\n  ".join(elements) + "\n]"
+
+
+def _text(value: Any, newline: str) -> str:
     parts: list[str] = []
     try:
-        _write(value, "\n", parts)
+        _write(value, newline, parts)
     except _Unusual:
-        return json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False)
+        text = json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False)
+        # every newline in JSON text is layout (strings escape theirs)
+        return text.replace("\n", newline)
     return "".join(parts)
-
-
-def emit(value: Any) -> None:
-    sys.stdout.write(dumps(value) + "\n")
 
 
 def _write(value: Any, newline: str, out: list[str]) -> None:
