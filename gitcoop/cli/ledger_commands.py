@@ -33,9 +33,9 @@ ReasonOpt = Annotated[str | None, typer.Option("--reason", help="Why.")]
 
 
 def print_written(shown: Shown, as_json: bool, verb: str) -> None:
-    from gitcoop.cli import render
-
     if as_json:
+        from gitcoop.cli import render
+
         render.emit_json(render.item_json(shown))
     elif not shown.wrote:
         print(f"{shown.label} unchanged — it already records that")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sys
 import traceback
+from typing import Any
 
 from gitcoop.errors import BadLedger, CoopError
 
@@ -72,14 +73,29 @@ def build_app(argv: list[str] | None = None) -> object:
         """A work ledger kept in this git repository, on refs/coop/ledger."""
 
     # (the callback keeps typer a group of commands even when one module has one)
-    wanted = COMMAND_MODULES.get(invoked_command(argv) or "") if argv is not None else None
+    word = invoked_command(argv) if argv is not None else None
+    wanted = COMMAND_MODULES.get(word or "")
     for name in list(dict.fromkeys(COMMAND_MODULES.values())) if wanted is None else [wanted]:
         module = importlib.import_module(f"gitcoop.cli.{name}")
         if name == "demo":
             module.register(app, main)
         else:
             module.register(app)
+    if wanted is not None:
+        only_command(app, word)
     return app
+
+
+def only_command(app: Any, word: str | None) -> None:
+    """Drop the module's other commands: typer inspects each one it is given."""
+    from typer.main import get_command_name
+
+    app.registered_commands = [
+        info
+        for info in app.registered_commands
+        if (info.name or get_command_name(info.callback.__name__)) == word
+    ]
+    app.registered_groups = [info for info in app.registered_groups if info.name == word]
 
 
 def main(argv: list[str] | None = None) -> int:

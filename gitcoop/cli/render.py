@@ -5,13 +5,15 @@ from __future__ import annotations
 import json
 import sys
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gitcoop.domain.lifecycle import HELD
-from gitcoop.domain.records import Evidence, Item
 from gitcoop.domain.timefmt import human_age, human_instant
-from gitcoop.service.ledger import Shown
-from gitcoop.service.queries import LogEntry
+
+if TYPE_CHECKING:  # annotations only: `take` and `done` need not load the queries
+    from gitcoop.domain.records import Evidence, Item
+    from gitcoop.service.ledger import Shown
+    from gitcoop.service.queries import LogEntry
 
 
 def emit_json(value: Any) -> None:

@@ -43,7 +43,6 @@ import zlib
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
-from gitcoop.domain import jsontext
 from gitcoop.domain.ids import shortest_labels
 
 CACHE_DIR = "coop-cache"
@@ -106,6 +105,8 @@ def summarise(data: Data) -> Summary:
 
 
 def make_row(item_id: str, blob_id: str, label: str, data: Data) -> Row:
+    from gitcoop.domain import jsontext  # only when rows are built; writers never load json
+
     listed = jsontext.element({**data, "short_id": label})
     return Row(item_id, blob_id, label, tuple(summarise(data)), marshal.dumps(data), listed)
 

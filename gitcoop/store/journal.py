@@ -10,7 +10,6 @@ write cut short by a crash) is kept as it is and skipped.
 
 from __future__ import annotations
 
-import json
 import os
 import secrets
 from collections.abc import Callable
@@ -43,6 +42,8 @@ def has_entries(common_dir: str) -> bool:
 def append(common_dir: str, entry: Entry) -> str:
     """Add one entry; returns the id it is kept under."""
     entry = {"id": secrets.token_hex(8), **entry}
+    import json  # imported where used: every command asks has_entries, few go further
+
     line = json.dumps(entry, sort_keys=True, ensure_ascii=False) + "\n"
     with _lock(common_dir), open(journal_path(common_dir), "a+", encoding="utf-8") as handle:
         if handle.tell() > 0 and not _ends_with_newline(handle.name):
@@ -63,6 +64,8 @@ def entries(common_dir: str) -> list[Entry]:
 
 def update(common_dir: str, change: Callable[[Entry], Entry | None]) -> None:
     """Rewrite every entry through `change` (None drops it), atomically."""
+    import json
+
     if not has_entries(common_dir):
         return
     with _lock(common_dir):
@@ -89,6 +92,8 @@ def _ends_with_newline(path: str) -> bool:
 
 
 def _read(common_dir: str) -> list[tuple[str, Entry | None]]:
+    import json
+
     try:
         with open(journal_path(common_dir), encoding="utf-8") as handle:
             lines = handle.readlines()

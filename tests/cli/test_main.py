@@ -32,6 +32,14 @@ def test_every_registered_command_is_in_the_module_map() -> None:
     assert names == set(COMMAND_MODULES)
 
 
+@pytest.mark.parametrize("word", sorted(COMMAND_MODULES))
+def test_only_the_invoked_command_is_built(word: str) -> None:
+    import typer.main
+
+    group = typer.main.get_command(build_app([word, "-h"]))  # type: ignore[arg-type]
+    assert set(group.commands) == {word}  # type: ignore[attr-defined]
+
+
 @pytest.mark.parametrize("command", sorted({"fsck", "demo", "owed", "queue", "sync", "hooks"}))
 def test_a_module_with_few_commands_still_runs_as_a_subcommand(ledger: Path, command: str) -> None:
     result = coop(command, "-h")
