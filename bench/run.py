@@ -115,7 +115,7 @@ def has_command(path: Path, name: str) -> bool:
     return done.returncode == 0
 
 
-def in_process_rate(path: Path, items: list[str], fsync: bool) -> float:
+def in_process_seconds(path: Path, items: list[str], fsync: bool) -> float:
     """take + done through the service layer (every rule, YAML, lock, CAS)."""
     subprocess.run(
         ["git", "config", "coop.fsync", "true" if fsync else "false"], cwd=path, check=True
@@ -130,10 +130,10 @@ def in_process_rate(path: Path, items: list[str], fsync: bool) -> float:
     for item in items:
         service.act(ctx, item, "take", {})
         service.act(ctx, item, "done", {"summary": "benchmarked"})
-    return 2 * len(items) / (time.perf_counter() - start)
+    return time.perf_counter() - start
 
 
-def raw_rate(path: Path, items: list[str], fsync: bool) -> float:
+def raw_seconds(path: Path, items: list[str], fsync: bool) -> float:
     """The floor this design allows: the same blobs, trees, commit and ref swap, no rules."""
     pygit2.settings.enable_fsync_gitdir(fsync)
     repo = pygit2.Repository(str(path / ".git"))
@@ -170,7 +170,27 @@ def raw_rate(path: Path, items: list[str], fsync: bool) -> float:
             if repo.references[REF].target != tip:
                 raise RuntimeError("raw loop lost its swap")
             txn.set_target(REF, commit, message="raw")
-    return 2 * len(items) / (time.perf_counter() - start)
+    return time.perf_counter() - start
+
+
+def rates(path: Path, pool: list[str], fsync: bool, rounds: int = 4) -> tuple[float, float]:
+    """Transitions/s of gitcoop and of the raw loop, in alternating rounds after a
+    warm-up of each, so that the page cache and load favour neither."""
+    chunk = len(pool) // (2 * rounds + 2)
+    chunks = [pool[k * chunk : (k + 1) * chunk] for k in range(2 * rounds + 2)]
+    in_process_seconds(path, chunks[0], fsync)
+    raw_seconds(path, chunks[1], fsync)
+    mine = theirs = 0.0
+    for k in range(rounds):
+        ours, raw = chunks[2 + 2 * k], chunks[3 + 2 * k]
+        if k % 2:
+            theirs += raw_seconds(path, raw, fsync)
+            mine += in_process_seconds(path, ours, fsync)
+        else:
+            mine += in_process_seconds(path, ours, fsync)
+            theirs += raw_seconds(path, raw, fsync)
+    transitions = 2 * chunk * rounds
+    return transitions / mine, transitions / theirs
 
 
 def size_after_gc(path: Path) -> float:
@@ -245,12 +265,8 @@ def bench_size(n: int, workdir: Path, repeat: int, transitions: int) -> list[str
         "|---|---|---|---|",
     ]
     for fsync in (False, True):
-        mine = pool[:transitions]
-        pool = pool[transitions:]
-        theirs = pool[:transitions]
-        pool = pool[transitions:]
-        rate = in_process_rate(path, mine, fsync)
-        raw = raw_rate(path, theirs, fsync)
+        share, pool = pool[: 2 * transitions], pool[2 * transitions :]
+        rate, raw = rates(path, share, fsync)
         lines.append(
             f"| fsync {'on' if fsync else 'off'} | {rate:.0f}/s | {raw:.0f}/s | {rate / raw:.2f}x |"
         )
@@ -274,7 +290,7 @@ def main() -> int:
     parser.add_argument("--quick", action="store_true", help="fewer repeats and transitions")
     parser.add_argument("--workdir", default=None, help="where to build (default: a temp dir)")
     args = parser.parse_args()
-    repeat, transitions = (3, 20) if args.quick else (7, 60)
+    repeat, transitions = (3, 40) if args.quick else (7, 80)
     import tempfile
 
     # an installed package has its bytecode compiled (pip does it); an editable

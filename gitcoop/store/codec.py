@@ -102,12 +102,20 @@ class _Events:
 
     def __init__(self, resolver: Any) -> None:
         from ruamel.yaml import events
-        from ruamel.yaml.nodes import ScalarNode
 
         self.ev: Any = events
-        self.resolver: Any = resolver
-        self.scalar_node: Any = ScalarNode
+        self.implicit = _implicit_resolvers(resolver)
         self.out: list[Any] = []
+
+    def plain_is_str(self, value: str) -> bool:
+        """What `resolver.resolve(ScalarNode, value, (True, False))` says, without its
+        per-call version lookup: the first implicit resolver whose pattern matches
+        names the tag; none matching means a string."""
+        rules = self.implicit.get(value[:1])
+        for tag, pattern in self.implicit[None] if rules is None else rules:
+            if pattern.match(value):
+                return bool(tag == self.STR)
+        return True
 
     def document(self, value: Any) -> None:
         ev = self.ev
@@ -129,12 +137,29 @@ class _Events:
                 self.node(item)
             self.out.append(ev.SequenceEndEvent())
         elif isinstance(value, str):
-            tag = self.resolver.resolve(self.scalar_node, value, (True, False))
-            plain = str(tag) == self.STR
+            plain = self.plain_is_str(value)
             self.out.append(ev.ScalarEvent(None, self.STR, (plain, True), value))
         else:
             tag, text = _scalar_text(value)
             self.out.append(ev.ScalarEvent(None, tag, (True, False), text))
+
+
+Rules = dict[str | None, list[tuple[str, Any]]]
+_implicit: Rules | None = None
+
+
+def _implicit_resolvers(resolver: Any) -> Rules:
+    """The resolver's implicit (tag, pattern) lists by first character ("" for the
+    empty string, None for any other), read once; the rules ruamel tries for every
+    character are appended to each list, in the order its `resolve` tries them."""
+    global _implicit
+    if _implicit is None:
+        table = resolver.versioned_resolver
+        anywhere = list(table.get(None, []))
+        _implicit = {key: [*rules, *anywhere] for key, rules in table.items() if key is not None}
+        _implicit.setdefault("", list(anywhere))
+        _implicit[None] = anywhere
+    return _implicit
 
 
 def _scalar_text(value: Any) -> tuple[str, str]:

@@ -137,6 +137,13 @@ def test_the_event_writer_matches_ruamels_dumper_byte_for_byte(data: dict[str, o
         "TRUE",
         "1e3",
         "+1",
+        "!tag",
+        "&anchor",
+        "*alias",
+        "<<x",
+        "=x",
+        "f",
+        "N",
     ],
 )
 def test_tricky_strings_are_written_as_ruamel_writes_them(text: str) -> None:
