@@ -11,23 +11,14 @@ before anything is built from it.
 from __future__ import annotations
 
 import io
-import re
 from collections.abc import Mapping
 from typing import Any
 
 from gitcoop.errors import BadLedger
+from gitcoop.store import canonical
+from gitcoop.store.canonical import MAX_DEPTH
 
 MAX_BYTES = 1024 * 1024
-MAX_DEPTH = 12
-
-_CONSTANTS: dict[str, Any] = {
-    **dict.fromkeys(("", "~", "null", "Null", "NULL")),
-    **dict.fromkeys(("true", "True", "TRUE"), True),
-    **dict.fromkeys(("false", "False", "FALSE"), False),
-}
-_NUMERIC_START = frozenset("0123456789+-.")
-_INT = re.compile(r"^[-+]?[0-9]+$")
-_FLOAT = re.compile(r"^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$")
 
 _yaml: Any = None
 
@@ -180,6 +171,14 @@ def load(raw: bytes, path: str, max_bytes: int = MAX_BYTES) -> dict[str, Any]:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise BadLedger(f"{path}: not valid UTF-8 ({exc.reason} at byte {exc.start})") from None
+    document = canonical.read(text)  # the shape the codec writes, read without a parser
+    if document is not None:
+        return document
+    return parse(text, path)
+
+
+def parse(text: str, path: str) -> dict[str, Any]:
+    """The YAML parser's reading: what `canonical.read` must agree with where it reads."""
     try:
         document = _build(_event_source(text), path)
     except BadLedger:
@@ -200,17 +199,9 @@ def _kind(value: Any) -> str:
 
 def _scalar(event: Any) -> Any:
     """A plain scalar resolves as YAML 1.2 core (null, bool, int, float); else a string."""
-    value = event.value
     if event.style:  # quoted or block: always a string
-        return value
-    if value in _CONSTANTS:
-        return _CONSTANTS[value]
-    if value[0] in _NUMERIC_START:
-        if _INT.match(value):
-            return int(value)
-        if _FLOAT.match(value):
-            return float(value)
-    return value
+        return event.value
+    return canonical.plain(event.value)
 
 
 def _event_source(text: str) -> Any:
