@@ -19,6 +19,9 @@ from gitcoop.store.cache import ItemCache, Row, Summary
 from gitcoop.store.snapshot import Snapshot
 
 STALE_AFTER = timedelta(hours=2)  # an outcome is due 2h after a take; only a view, never a change
+_ID, _STATUS, _CREATED_AT, _CONFLICTED = (
+    Summary._fields.index(name) for name in ("id", "status", "created_at", "conflicted")
+)
 
 
 @dataclass(frozen=True)
@@ -79,13 +82,14 @@ def list_rows(ctx: Context, include_settled: bool = False, where: ListFilter | N
     listed: list[tuple[str, str, Row]] = []
     settled: dict[str, int] = defaultdict(int)
     for row in snapshot.rows(ItemCache(snapshot.repo.common_dir)):
-        brief = row.summary
-        if keep is not _everything and not keep(brief):
+        brief = row.brief  # the Summary's plain tuple: no object per row on a plain listing
+        if keep is not _everything and not keep(Summary._make(brief)):
             continue
-        if hide_settled and brief.status in TERMINAL and not brief.conflicted:
-            settled[brief.status] += 1
+        status = brief[_STATUS]
+        if hide_settled and status in TERMINAL and not brief[_CONFLICTED]:
+            settled[status] += 1
             continue
-        listed.append((brief.created_at, brief.id, row))
+        listed.append((brief[_CREATED_AT], brief[_ID], row))
     listed.sort(key=lambda entry: entry[:2])
     return Rows([row for _, _, row in listed], dict(settled))
 
