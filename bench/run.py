@@ -61,6 +61,7 @@ def env() -> dict[str, str]:
 def timed(cmd: list[str], cwd: Path, before: object = None) -> float:
     if callable(before):
         before()
+    os.sync()  # no run pays for the writeback of the one before (a cold list writes ~2 KB/item)
     start = time.perf_counter()
     done = subprocess.run(cmd, cwd=cwd, env=env(), capture_output=True, check=False)
     elapsed = time.perf_counter() - start
@@ -178,6 +179,7 @@ def rates(path: Path, pool: list[str], fsync: bool, rounds: int = 4) -> tuple[fl
     warm-up of each, so that the page cache and load favour neither."""
     chunk = len(pool) // (2 * rounds + 2)
     chunks = [pool[k * chunk : (k + 1) * chunk] for k in range(2 * rounds + 2)]
+    os.sync()
     in_process_seconds(path, chunks[0], fsync)
     raw_seconds(path, chunks[1], fsync)
     mine = theirs = 0.0

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import atexit
+import contextlib
 import os
 import sys
 import traceback
@@ -134,4 +136,17 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def run() -> None:
-    sys.exit(main())
+    """The `git-coop` script: run one command, then leave without Python's teardown.
+
+    The teardown frees every module and object one at a time (~30-40 ms with
+    pygit2, click and ruamel loaded, a fifth of a `take`) and does nothing a
+    finished command needs: every write is committed, or renamed into place,
+    before `main` returns. The exit functions libraries registered still run,
+    and the standard streams are flushed.
+    """
+    code = main()
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):  # a reader that went away
+            stream.flush()
+    os._exit(code)

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
 from gitcoop.cli.main import COMMAND_MODULES, build_app, invoked_command
-from tests.conftest import coop
+from tests.conftest import coop, coop_process
 
 
 @pytest.mark.parametrize(
@@ -65,3 +66,15 @@ def test_global_options_last_keeps_the_command_first() -> None:
     ]
     assert global_options_last(["take", "x", "--json"]) == ["take", "x", "--json"]
     assert global_options_last(["-h"]) == ["-h"]
+
+
+def test_the_script_exits_with_the_commands_code_and_all_of_its_output(ledger: Path) -> None:
+    titles = [f"work item {n} " + "x" * 300 for n in range(80)]  # more than a pipe buffer (64 KiB)
+    for title in titles:
+        assert coop("add", "todo", title).code == 0
+    listed = coop_process(ledger, "list", "--json")
+    assert listed.code == 0, listed.err
+    assert sorted(entry["title"] for entry in json.loads(listed.out)) == sorted(titles)
+    missing = coop_process(ledger, "show", "td-zzzzzzzz")
+    assert missing.code == 1 and missing.out == ""
+    assert missing.err.startswith("gitcoop: no item matches")
