@@ -127,12 +127,9 @@ def _due(summary: Summary, due_by: str) -> bool:
 
 
 def show(ctx: Context, ref: str) -> Shown:
-    """One item; its fan-out's cached row when current, else its file (one subtree)."""
+    """One item, from its file: one fan-out tree and one blob are read."""
     snapshot = read_ledger(ctx)
     item_id = snapshot.resolve(ref)
-    row = snapshot.cached_row(item_id, ItemCache(snapshot.repo.common_dir))
-    if row is not None:
-        return Shown(Item.from_data(row.data()), row.label, wrote=False)
     item = snapshot.item(item_id)
     assert item is not None
     return Shown(item, snapshot.label(item_id), wrote=False)

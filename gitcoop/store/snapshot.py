@@ -7,7 +7,6 @@ used, and every blob is size-checked before it is read.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from functools import partial
 from typing import Any
 
 from gitcoop.domain import ids
@@ -132,19 +131,7 @@ class Snapshot:
         Starts from this commit's tree, so the cache can only save work, never
         answer for another state of the ledger.
         """
-        rows: list[Row] = []
-        for fan, tree_id in self._fanout_ids():
-            entries = partial(self._item_entries, fan)
-            rows.extend(cache.fanout(fan, tree_id, entries, self._item_data))
-        return rows
-
-    def cached_row(self, item_id: ItemId, cache: ItemCache) -> Row | None:
-        """One item's row when the cache holds its fan-out tree as it is now."""
-        fan = ids.fanout(item_id)
-        entry = self._entry(f"{ITEMS}/{fan}")
-        if entry is None or entry.filemode != MODE_TREE:
-            return None
-        return cache.row(fan, str(entry.id), item_id)
+        return cache.rows(list(self._fanout_ids()), self._item_entries, self._item_data)
 
     def _fanout_ids(self) -> Iterator[tuple[str, str]]:
         tree = self.subtree(ITEMS)

@@ -132,13 +132,15 @@ def test_the_cache_stays_bounded_by_the_ledger(ledger: Path) -> None:
         assert coop("done", item).code == 0
     assert coop("list", "--all").code == 0
     fans = {ids.fanout(i) for i in made}
-    expected = sorted([*(f"{fan}.shard" for fan in fans), "doc-coop.yaml.doc"])
-    assert shard_files(ledger) == expected  # one per fan-out and per parsed file; no temp files
+    groups = {fan[0] for fan in fans}
+    expected = sorted([*(f"{group}.shard" for group in groups), "doc-coop.yaml.doc"])
+    assert shard_files(ledger) == expected  # one per group of fan-outs and per parsed file
     cache = ItemCache(str(ledger / ".git"))
-    for fan in fans:
-        shard = cache.read(fan)
-        assert shard is not None
-        assert len(shard[1]) == sum(1 for i in made if ids.fanout(i) == fan)
+    for group in groups:
+        shard = cache.read(group)  # only the fan-outs the ledger has, each as it is now
+        assert set(shard) == {fan for fan in fans if fan[0] == group}
+        for fan, (_, rows) in shard.items():
+            assert len(rows) == sum(1 for i in made if ids.fanout(i) == fan)
 
 
 def test_concurrent_processes_read_and_write_the_cache(ledger: Path) -> None:
@@ -191,14 +193,36 @@ def test_a_new_neighbour_relabels_a_kept_row_and_its_json(tmp_path: Path) -> Non
         return {"id": item_id, "kind": "todo", "status": "open", "created_at": "x"}
 
     cache = ItemCache(str(tmp_path))
-    [alone] = cache.fanout("ab", "tree-1", lambda: [("td-ab1234567890", "blob-1")], parse)
-    pair = [("td-ab1234567890", "blob-1"), ("td-ab1234567899", "blob-2")]
-    kept, added = cache.fanout("ab", "tree-2", lambda: pair, parse)
+    one = {"ab": [("td-ab1234567890", "blob-1")]}
+    [alone] = cache.rows([("ab", "tree-1")], one.__getitem__, parse)
+    two = {"ab": [("td-ab1234567890", "blob-1"), ("td-ab1234567899", "blob-2")]}
+    kept, added = cache.rows([("ab", "tree-2")], two.__getitem__, parse)
     assert cache.parsed == 2  # the kept file was not parsed again
     assert len(kept.label) > len(alone.label)
     assert json.loads(kept.json)["short_id"] == kept.label
     assert json.loads(added.json)["short_id"] == added.label != kept.label
-    assert cache.fanout("ab", "tree-2", lambda: [], parse) == [kept, added]  # served as stored
+    nothing: dict[str, list[tuple[str, str]]] = {}
+    assert cache.rows([("ab", "tree-2")], nothing.__getitem__, parse) == [kept, added]
+
+
+def test_a_shard_keeps_its_other_fan_outs_when_one_changes(tmp_path: Path) -> None:
+    def parse(item_id: str, blob_id: str) -> dict[str, object]:
+        return {"id": item_id, "kind": "todo", "status": blob_id, "created_at": "x"}
+
+    cache = ItemCache(str(tmp_path))
+    files = {"ab": [("td-ab1234567890", "open")], "ac": [("td-ac1234567890", "open")]}
+    cache.rows([("ab", "t1"), ("ac", "t2")], files.__getitem__, parse)
+    files["ac"] = [("td-ac1234567890", "taken")]
+    again = ItemCache(str(tmp_path))
+    rows = again.rows([("ab", "t1"), ("ac", "t3")], files.__getitem__, parse)
+    assert [r.summary.status for r in rows] == ["open", "taken"]
+    assert again.hits == 1 and again.parsed == 1
+    assert set(again.read("a")) == {"ab", "ac"}
+    gone = ItemCache(str(tmp_path))
+    assert [r.item_id for r in gone.rows([("ac", "t3")], files.__getitem__, parse)] == [
+        "td-ac1234567890"
+    ]
+    assert set(gone.read("a")) == {"ac"}  # a fan-out the ledger no longer has is dropped
 
 
 def test_shards_of_an_earlier_format_are_removed(ledger: Path) -> None:
