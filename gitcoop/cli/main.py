@@ -12,6 +12,7 @@ from typing import Any
 from gitcoop.errors import BadLedger, CoopError
 
 EXIT_BUG = 70  # EX_SOFTWARE: not a user mistake; the message asks for a report
+EXIT_OUTPUT_LOST = 120  # what Python itself exits with when stdout fails to flush at exit
 
 # Which module registers each command. Building typer's command for every
 # module costs more than running most commands, so only the invoked one is
@@ -120,6 +121,8 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except SystemExit as stop:  # click's answer to a reader that went away: exit 1, quietly
+        return stop.code if isinstance(stop.code, int) else 1
     except Exception as error:  # the boundary: a bug, never a user mistake
         if hasattr(error, "exit_code") and hasattr(error, "show"):
             error.show()
@@ -146,7 +149,14 @@ def run() -> None:
     """
     code = main()
     atexit._run_exitfuncs()
-    for stream in (sys.stdout, sys.stderr):
-        with contextlib.suppress(OSError, ValueError):  # a reader that went away
-            stream.flush()
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:  # the reader went away (`git coop list | head`): not an error
+        pass
+    except OSError as error:  # disk full, I/O error: the output is lost, so say so
+        with contextlib.suppress(OSError):
+            print(f"gitcoop: could not write the output ({error.strerror})", file=sys.stderr)
+        code = code or EXIT_OUTPUT_LOST
+    with contextlib.suppress(OSError):
+        sys.stderr.flush()
     os._exit(code)

@@ -9,9 +9,10 @@ Python event object per token; reading its lines directly costs a third of
 that, and parsing was most of a cold `list`.
 
 `read` accepts only text it is sure of and returns None for anything else —
-lists of lists or of mappings, double quotes, multi-line scalars, comments, tabs, anchors, tags,
-unusual characters, duplicate keys, odd indentation — and the caller then
-uses the full parser, which reads or refuses it as before. So a file either
+lists of containers, double quotes, multi-line scalars, comments, tabs,
+anchors, tags, unusual characters, duplicate or bool keys, odd indentation,
+nesting deeper than the parser allows — and the caller then uses the full
+parser, which reads or refuses it as before. So a file either
 reads exactly as the parser reads it (a property test compares the two on
 generated and on mutated files) or goes the slow way.
 """
@@ -79,9 +80,11 @@ def _mapping(lines: list[str]) -> dict[str, Any] | None:
         if opening is not None:
             dash = " " * (2 * len(open_maps) - 2) + "- "
             if line.startswith(dash):  # a sequence of scalars, its dashes under the key
-                entries = [_scalar(line[len(dash) :])]
+                if len(open_maps) >= MAX_DEPTH:  # the sequence is one level below the key
+                    raise _NotCanonical
+                entries = [_entry(line[len(dash) :])]
                 while at < len(lines) and lines[at].startswith(dash):
-                    entries.append(_scalar(lines[at][len(dash) :]))
+                    entries.append(_entry(lines[at][len(dash) :]))
                     at += 1
                 open_maps[-1][opening] = entries
                 opening = None
@@ -111,13 +114,21 @@ def _mapping(lines: list[str]) -> dict[str, Any] | None:
             mapping[key] = None  # holds the key's place until its value is read
             opening = key
         else:
-            mapping[key] = _scalar(value)
+            mapping[key] = _scalar(value, len(open_maps))
     if opening is not None or not root:
         raise _NotCanonical
     return root
 
 
-def _scalar(value: str) -> Any:
+def _entry(value: str) -> Any:
+    """One `- value` of a sequence: a scalar, never a container."""
+    if value in ("[]", "{}"):
+        raise _NotCanonical
+    return _scalar(value, 0)
+
+
+def _scalar(value: str, depth: int) -> Any:
+    """A one-line value; `[]` and `{}` are containers at nesting level `depth`."""
     if not value:
         raise _NotCanonical
     first = value[0]
@@ -126,10 +137,10 @@ def _scalar(value: str) -> Any:
         if len(value) < 2 or value[-1] != "'" or "'" in inner.replace("''", ""):
             raise _NotCanonical
         return inner.replace("''", "'")
-    if value == "[]":
-        return []
-    if value == "{}":
-        return {}
+    if value in ("[]", "{}"):
+        if depth >= MAX_DEPTH:  # the parser refuses a container this deep
+            raise _NotCanonical
+        return [] if value == "[]" else {}
     if first in _INDICATORS or value[-1] in ": " or ": " in value or " #" in value:
         raise _NotCanonical
     return plain(value)

@@ -99,9 +99,17 @@ class _Events:
         self.out: list[Any] = []
 
     def plain_is_str(self, value: str) -> bool:
-        """What `resolver.resolve(ScalarNode, value, (True, False))` says, without its
-        per-call version lookup: the first implicit resolver whose pattern matches
-        names the tag; none matching means a string."""
+        """Whether `value` may be written plain: ruamel's resolver and this codec's
+        reader (YAML 1.2 core) must both read it back as a string.
+
+        The resolver's answer is what `resolver.resolve(ScalarNode, value, (True,
+        False))` says, without its per-call version lookup: the first implicit
+        resolver whose pattern matches names the tag; none matching means a
+        string. The two differ on floats such as `.5e5`, which ruamel's pattern
+        leaves a string and YAML 1.2 core reads as a number: those are quoted.
+        """
+        if not isinstance(canonical.plain(value), str):
+            return False
         rules = self.implicit.get(value[:1])
         for tag, pattern in self.implicit[None] if rules is None else rules:
             if pattern.match(value):

@@ -403,3 +403,11 @@ def test_a_draft_queue_item_is_not_done_by_the_todo_verbs(ledger: Path) -> None:
     for verb in ("done", "close"):
         refused = coop(verb, item)
         assert refused.code == 1 and "git coop finish" in refused.err
+
+
+def test_a_title_that_yaml_could_read_as_a_number_stays_a_title(ledger: Path) -> None:
+    added = coop("add", "todo", ".5e5", "--json")
+    assert added.code == 0, added.err
+    listed = coop("list", "--json")
+    assert listed.code == 0, listed.err
+    assert [entry["title"] for entry in listed.json()] == [".5e5"]

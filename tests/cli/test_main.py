@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -78,3 +81,37 @@ def test_the_script_exits_with_the_commands_code_and_all_of_its_output(ledger: P
     missing = coop_process(ledger, "show", "td-zzzzzzzz")
     assert missing.code == 1 and missing.out == ""
     assert missing.err.startswith("gitcoop: no item matches")
+
+
+def test_output_that_cannot_be_written_is_an_error(ledger: Path) -> None:
+    if not os.path.exists("/dev/full"):
+        pytest.skip("needs /dev/full")
+    assert coop("add", "todo", "something to list").code == 0
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    env.pop("PYTHONUNBUFFERED", None)
+    with open("/dev/full", "w") as full:
+        done = subprocess.run(
+            ["git", "coop", "list"], cwd=ledger, stdout=full, stderr=subprocess.PIPE, env=env
+        )
+    assert done.returncode == 120
+    assert b"could not write the output" in done.stderr
+
+
+def test_a_reader_that_goes_away_ends_the_command_quietly(ledger: Path) -> None:
+    for n in range(300):
+        assert coop("add", "todo", f"item {n} " + "y" * 100).code == 0
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    env.pop("PYTHONUNBUFFERED", None)
+    lister = subprocess.Popen(
+        ["git", "coop", "list", "--json"],
+        cwd=ledger,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+    )
+    assert lister.stdout is not None and lister.stderr is not None
+    assert lister.stdout.read(10)
+    lister.stdout.close()
+    err = lister.stderr.read()
+    assert lister.wait(timeout=60) == 1  # as click, and `git log | head` (SIGPIPE), signal it
+    assert err == b""

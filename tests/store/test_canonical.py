@@ -141,6 +141,9 @@ def test_every_file_gitcoop_writes_for_todos_and_requests_needs_no_parser(ledger
         "- 1\n",
         "a: 1 # note\n",
         "a: x \n",  # a plain scalar's trailing space is not part of it
+        "a:\n- []\n- {}\n",  # a list of containers
+        "".join("  " * i + f"k{i}:\n" for i in range(11)) + "  " * 11 + "x: []\n",  # too deep
+        "".join("  " * i + f"k{i}:\n" for i in range(12)) + "  " * 11 + "- x\n",  # too deep
         "",
     ],
 )

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from gitcoop.domain.records import Item
 from gitcoop.errors import BadLedger
-from gitcoop.store import codec
+from gitcoop.store import canonical, codec
 from tests.domain.builders import added, event, run
 
 
@@ -96,10 +96,32 @@ plain_values = st.recursive(
 )
 
 
+def strings(value: object) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for k, v in value.items() for s in (*strings(k), *strings(v))]
+    if isinstance(value, list):
+        return [s for v in value for s in strings(v)]
+    return []
+
+
 @settings(max_examples=400)
 @given(st.dictionaries(st.text(max_size=10), plain_values, max_size=6))
 def test_the_event_writer_matches_ruamels_dumper_byte_for_byte(data: dict[str, object]) -> None:
+    # except where ruamel writes plain what YAML 1.2 core reads as a number (below)
+    assume(all(isinstance(canonical.plain(s), str) for s in strings(data)))
     assert codec.dump(data) == codec.representer_dump(data)
+
+
+def test_ruamels_dumper_writes_some_core_floats_plain() -> None:
+    assert codec.representer_dump({"v": ".5e5"}) == b"v: .5e5\n"  # why the writer checks
+
+
+@pytest.mark.parametrize("text", [".5e5", ".1E1", "+.1e0", "-.5e3", "1.e5"])
+def test_strings_that_yaml_core_reads_as_numbers_are_quoted(text: str) -> None:
+    assert b"'" in codec.dump({"v": text})
+    assert codec.load(codec.dump({"v": text, text: [text]}), "x.yaml") == {"v": text, text: [text]}
 
 
 @pytest.mark.parametrize(
