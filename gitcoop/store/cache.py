@@ -225,10 +225,18 @@ class ItemCache:
 
 
 def _drop_other_formats(parent: str) -> None:
-    """Remove the shards of earlier cache formats, which nothing reads any more."""
+    """Remove the shards of earlier cache formats, which nothing reads any more
+    (a later format's, kept by a newer gitcoop sharing this repository, stay)."""
+    current = _format_number(FORMAT)
     for name in os.listdir(parent):
-        if name != FORMAT and name.startswith("items-v"):
+        number = _format_number(name)
+        if number is not None and current is not None and number < current:
             shutil.rmtree(os.path.join(parent, name), ignore_errors=True)
+
+
+def _format_number(name: str) -> int | None:
+    prefix, _, number = name.partition("-v")
+    return int(number) if prefix == "items" and number.isdigit() else None
 
 
 def _groups(fanouts: list[tuple[str, str]]) -> list[tuple[str, list[tuple[str, str]]]]:

@@ -227,9 +227,12 @@ def test_a_shard_keeps_its_other_fan_outs_when_one_changes(tmp_path: Path) -> No
 
 def test_shards_of_an_earlier_format_are_removed(ledger: Path) -> None:
     add_items(2)
-    earlier = Path(cache_dir(str(ledger / ".git"))).parent / "items-v1"
-    earlier.mkdir(parents=True)
-    (earlier / "ab.shard").write_bytes(b"old")
+    parent = Path(cache_dir(str(ledger / ".git"))).parent
+    earlier, later = parent / "items-v1", parent / "items-v99"
+    for folder in (earlier, later):
+        folder.mkdir(parents=True)
+        (folder / "ab.shard").write_bytes(b"another format")
     assert listed_ids()
     assert not earlier.exists()
+    assert (later / "ab.shard").exists()  # a newer gitcoop's, sharing this repository
     assert shard_files(ledger)
