@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from gitcoop.domain import jsontext
 from gitcoop.domain.lifecycle import HELD
 from gitcoop.domain.timefmt import human_age, human_instant
 
@@ -17,7 +17,7 @@ if TYPE_CHECKING:  # annotations only: `take` and `done` need not load the queri
 
 
 def emit_json(value: Any) -> None:
-    sys.stdout.write(json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False) + "\n")
+    sys.stdout.write(jsontext.dumps(value) + "\n")
 
 
 def item_json(shown: Shown) -> dict[str, Any]:
