@@ -151,6 +151,7 @@ class ItemCache:
             stored = self.read(group)
             shard: dict[str, Any] = stored if isinstance(stored, dict) else {}
             kept: dict[str, tuple[str, list[Any]]] = {}
+            changed = False
             for fan, tree_id in members:
                 old = shard.get(fan)
                 if old is not None and old[0] == tree_id:
@@ -161,7 +162,8 @@ class ItemCache:
                 rows = self._rebuild(entries(fan), old[1] if old is not None else [], parse)
                 kept[fan] = (tree_id, [tuple(row) for row in rows])  # marshal takes plain tuples
                 found += rows
-            if kept.keys() != shard.keys() or any(kept[f] is not shard[f] for f in kept):
+                changed = True
+            if changed or kept.keys() != shard.keys():  # a fan-out rebuilt, or one gone
                 self.write(group, kept)
         return found
 
