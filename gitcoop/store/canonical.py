@@ -69,7 +69,7 @@ def read(text: str) -> dict[str, Any] | None:
         return None
 
 
-def _mapping(lines: list[str]) -> dict[str, Any] | None:
+def _mapping(lines: list[str]) -> dict[str, Any]:
     root: dict[str, Any] = {}
     open_maps = [root]  # open_maps[d] is the mapping whose keys are indented 2*d
     opening: str | None = None  # a `key:` whose value starts on the next line
