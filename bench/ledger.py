@@ -1,6 +1,6 @@
 """Build a realistic ledger of N items and 5N events quickly, for the benchmark.
 
-Every item is the real fold (`lifecycle.apply`) of five real events, written
+Every item is the real fold (`rulebook.apply`) of five real events, written
 with the real codec. Dumping YAML for 600,000 files would take minutes, so
 each scenario is rendered once with placeholder ids, instants and clocks, and
 the placeholders are replaced with each item's values: ids, instants and
@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from gitcoop.domain import ids, lifecycle
+from gitcoop.domain import ids, rulebook
 from gitcoop.domain.records import Event, LedgerConfig, Roles
 from gitcoop.store import codec
 from gitcoop.store.layout import REF, event_path, item_path
@@ -99,7 +99,7 @@ def _events(
 def _render(events: list[Event]) -> tuple[bytes, list[tuple[str, bytes]]]:
     item = None
     for event in events:
-        item = lifecycle.apply(item, event, ROLES)
+        item = rulebook.apply(item, event, ROLES)
     assert item is not None
     files = [(event_path(e), codec.dump(e.to_data())) for e in events]
     return codec.dump(item.to_data()), files

@@ -21,7 +21,7 @@ from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from gitcoop.domain import ids, lifecycle
+from gitcoop.domain import ids, rulebook
 from gitcoop.domain.ids import ItemId
 from gitcoop.domain.records import Event, LedgerConfig, Roles
 from gitcoop.store import merge, transaction
@@ -78,7 +78,7 @@ def write_events(
                 touched.setdefault(item_id, []).append(event)
             changed = {}
             for item_id, new in touched.items():
-                folded = lifecycle.fold([*snapshot.events(item_id), *new], config.roles)
+                folded = rulebook.fold([*snapshot.events(item_id), *new], config.roles)
                 assert folded is not None
                 changed[item_id] = folded
             events = [e for group in touched.values() for e in group]

@@ -54,3 +54,35 @@ def test_only_one_module_each_touches_ruamel_filelock_and_only_the_store_pygit2(
     assert users["ruamel"] == {"store/codec.py"}
     assert users["filelock"] == {"store/lock.py"}
     assert all(p.startswith("store/") for p in users["pygit2"]), users["pygit2"]
+
+
+def test_the_domain_modules_import_each_other_without_a_circle() -> None:
+    """The fold sits above the rules it dispatches to: no module reaches back up."""
+    graph = {
+        f"gitcoop.domain.{path.stem}": {
+            name for name in imports(path) if name.startswith("gitcoop.domain.")
+        }
+        | {f"gitcoop.domain.{alias}" for alias in _from_domain_imports(path)}
+        for path in modules("domain")
+    }
+    done: set[str] = set()
+
+    def visit(module: str, trail: tuple[str, ...]) -> None:
+        assert module not in trail, f"import circle: {' -> '.join((*trail, module))}"
+        if module in done:
+            return
+        for target in sorted(graph.get(module, ())):
+            visit(target, (*trail, module))
+        done.add(module)
+
+    for module in sorted(graph):
+        visit(module, ())
+
+
+def _from_domain_imports(path: Path) -> set[str]:
+    """`from gitcoop.domain import a, b` names modules a and b, wherever it stands."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.module == "gitcoop.domain":
+            found.update(alias.name for alias in node.names)
+    return found

@@ -1,9 +1,11 @@
-"""The rules of DESIGN.md §1 as a fold: apply one event to an item, or refuse.
+"""The rules of DESIGN.md §1 for todos and requests: one handler per verb.
 
-`apply` is used both when a verb is written and when events are replayed
-after a merge, so a rule lives in exactly one place. `plan` turns what was
-asked into the event to record (a forced take becomes `takeover`, a second
-close becomes an `edit` or nothing at all).
+Each handler takes an item and one event and returns the item after it, or
+raises Refused naming the rule and what to do. `domain/rulebook.py` dispatches
+to them, both when a verb is written and when events are replayed after a
+merge, so a rule lives in exactly one place. `plan` turns what was asked into
+the event to record (a forced take becomes `takeover`, a second close becomes
+an `edit` or nothing at all).
 """
 
 from __future__ import annotations
@@ -13,10 +15,10 @@ from dataclasses import replace
 from datetime import timedelta
 from typing import Any
 
-from gitcoop.domain import obligations, queue_verbs, resolution
+from gitcoop.domain import obligations
 from gitcoop.domain.ids import kind_of
 from gitcoop.domain.queue import invalidated
-from gitcoop.domain.records import Conflict, Event, Evidence, Item, Roles
+from gitcoop.domain.records import Event, Evidence, Item, Roles
 from gitcoop.domain.timefmt import format_instant, human_instant
 from gitcoop.errors import Refused
 
@@ -64,37 +66,6 @@ def _amendment(
     for key in changes:
         edit[f"previous_{key}"] = current[key]
     return "edit", edit
-
-
-def apply(item: Item | None, event: Event, roles: Roles) -> Item:
-    """The item after `event`, or Refused naming the rule and what to do."""
-    handler = HANDLERS.get(event.verb)
-    if handler is None:
-        raise Refused(f"unknown verb {event.verb!r} in event {event.id}")
-    if item is None and event.verb != "add":
-        raise Refused(f"{event.item} does not exist yet; {event.verb} needs an added item")
-    after = handler(item, event, roles)
-    return replace(after, version=(item.version if item else 0) + 1)
-
-
-def fold(events: list[Event], roles: Roles) -> Item | None:
-    """Replay events in (clock, id) order; refused events become conflicts."""
-    item: Item | None = None
-    early: list[Conflict] = []  # refused before the item exists
-    for event in sorted(events, key=lambda e: e.order):
-        try:
-            item = apply(item, event, roles)
-        except Refused as refusal:
-            conflict = Conflict(event.id, event.verb, event.actor, refusal.message)
-            if item is None:
-                early.append(conflict)
-            else:  # visible to later events, so a `resolve` can settle it
-                item = replace(item, conflicts=(*item.conflicts, conflict))
-            continue
-        if early:
-            item = replace(item, conflicts=(*early, *item.conflicts))
-            early = []
-    return item
 
 
 # -- helpers -----------------------------------------------------------------
@@ -380,12 +351,4 @@ HANDLERS: dict[str, Handler] = {
     "note": _note,
     "report": _report,
     "review": _review,
-    "verify": queue_verbs.verify,
-    "verdict": queue_verbs.verdict,
-    "pick": queue_verbs.pick,
-    "finish": queue_verbs.finish,
-    "edit_item": queue_verbs.edit_item,
-    "split": queue_verbs.split,
-    "settle": queue_verbs.settle,
-    "resolve": resolution.resolve,
 }

@@ -1,7 +1,7 @@
 """The queue's event verbs: verify, verdict, pick, finish, edit_item, split, settle.
 
-Each is a handler `(item, event, roles) -> item` registered in
-`lifecycle.HANDLERS`, so writing and replaying after a merge use one rule.
+Each is a handler `(item, event, roles) -> item` that `domain/rulebook.py`
+dispatches to, so writing and replaying after a merge use one rule.
 """
 
 from __future__ import annotations
@@ -190,3 +190,14 @@ def settle(item: Item | None, event: Event, roles: Roles) -> Item:
         closed_at=event.at,
         reason=event.arg("reason") or "all children settled",
     )
+
+
+HANDLERS = {
+    "verify": verify,
+    "verdict": verdict,
+    "pick": pick,
+    "finish": finish,
+    "edit_item": edit_item,
+    "split": split,
+    "settle": settle,
+}

@@ -2,8 +2,10 @@
 
 The `resolve` event names the refused event and, for `apply`, carries a copy
 of what that event asked (verb, actor, session, at, arguments), because a
-handler sees one item and one event, never the rest of the log. Re-applying
-runs the refused event's own handler with `force`, as its original actor.
+handler sees one item and one event, never the rest of the log. `settle`
+removes the conflict and, for `apply`, returns the refused event to run again
+through its own verb's rule, with `force`, as its original actor; the rule
+book (`domain/rulebook.py`) does that, so this module needs no other verb.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from gitcoop.domain.timefmt import format_instant, parse_instant
 from gitcoop.errors import Refused
 
 DECISIONS = ("apply", "dismiss")
+NOT_REAPPLIED = ("add", "resolve")
 
 
 def resolve_args(refused: Event, decision: str, reason: str) -> dict[str, Any]:
@@ -34,7 +37,8 @@ def resolve_args(refused: Event, decision: str, reason: str) -> dict[str, Any]:
     }
 
 
-def resolve(item: Item | None, event: Event, roles: Roles) -> Item:
+def settle(item: Item | None, event: Event, roles: Roles) -> tuple[Item, Event | None]:
+    """The item without the settled conflict, and the event to re-apply (None: dismissed)."""
     assert item is not None
     target = event.arg("event")
     decision = event.arg("decision")
@@ -53,24 +57,23 @@ def resolve(item: Item | None, event: Event, roles: Roles) -> Item:
         raise Refused(f"{item.id} has no open conflict for event {target}")
     settled = replace(item, conflicts=remaining)
     if decision == "dismiss":
-        return settled
-    return _reapply(settled, event, roles)
+        return settled, None
+    return settled, _original(event)
 
 
-def _reapply(item: Item, event: Event, roles: Roles) -> Item:
-    from gitcoop.domain.lifecycle import HANDLERS  # lifecycle registers this module's handler
-
+def _original(event: Event) -> Event:
+    """The refused event as it was asked, forced, to be applied again."""
     replay = event.arg("replay")
-    if not isinstance(replay, dict) or replay.get("verb") not in HANDLERS:
+    if not isinstance(replay, dict) or not isinstance(replay.get("verb"), str):
         raise Refused(f"resolve --apply of {event.arg('event')} carries no event to re-apply")
-    if replay["verb"] in ("add", "resolve"):
+    if replay["verb"] in NOT_REAPPLIED:
         raise Refused(f"a refused {replay['verb']} cannot be re-applied — dismiss it instead")
     try:
         at = parse_instant(str(replay.get("at")))
     except ValueError:
         raise Refused(f"resolve --apply of {event.arg('event')} has no valid time") from None
     args = replay.get("args")
-    original = Event(
+    return Event(
         id=event.arg("event"),
         item=event.item,
         clock=event.clock,
@@ -80,4 +83,3 @@ def _reapply(item: Item, event: Event, roles: Roles) -> Item:
         verb=replay["verb"],
         args={**(args if isinstance(args, dict) else {}), "force": True},
     )
-    return HANDLERS[original.verb](item, original, roles)

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from gitcoop.domain import lifecycle
+from gitcoop.domain import lifecycle, rulebook
 from gitcoop.domain.ids import ItemId
 from gitcoop.domain.records import Event, Item
 from gitcoop.errors import Ambiguous, NotFound, Refused
@@ -70,7 +70,7 @@ def act_all(
                 answers.append(Answer(request, Shown(before, label, wrote=False)))
                 continue
             try:
-                after = lifecycle.apply(before, event, config.roles)
+                after = rulebook.apply(before, event, config.roles)
             except Refused as refusal:
                 answers.append(Answer(request, refusal=refusal.message.replace(item_id, label)))
                 continue

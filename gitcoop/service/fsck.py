@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from gitcoop.domain import ids, lifecycle
+from gitcoop.domain import ids, lifecycle, rulebook
 from gitcoop.domain.ids import ItemId
 from gitcoop.domain.records import Event, Item, Roles
 from gitcoop.domain.roles import LEDGER_ID, fold_roles
@@ -111,7 +111,7 @@ def _check_roles(report: Report, events: list[Event], roles: Roles) -> None:
 
 
 def _check_fold(report: Report, path: str, item: Item, events: list[Event], roles: Roles) -> None:
-    folded = lifecycle.fold(events, roles)
+    folded = rulebook.fold(events, roles)
     if folded is None:
         report.add(path, "fold", "its events fold to no item (no accepted add)")
         return

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from gitcoop.domain import ids, lifecycle
+from gitcoop.domain import ids, lifecycle, rulebook
 from gitcoop.domain.ids import ItemId
 from gitcoop.domain.records import Event, Item, LedgerConfig, Roles
 from gitcoop.domain.roles import LEDGER_ID, apply_roles
@@ -142,7 +142,7 @@ def _transition(
                 result["shown"] = Shown(item, label, wrote=False)
                 return None
             event = new_event(ctx, item_id, actor, *planned, clock=config.clock + 1)
-            after = lifecycle.apply(item, event, config.roles)
+            after = rulebook.apply(item, event, config.roles)
         except Refused as refusal:
             raise Refused(refusal.message.replace(item_id, label)) from None
         if new:

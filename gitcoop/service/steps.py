@@ -1,7 +1,7 @@
 """Writing several queue events in one commit, and closing a split parent with them.
 
 A step is one event to record on one item. Steps apply in order through the
-domain (`lifecycle.apply`); when a step settles the last open child of a
+domain (`rulebook.apply`); when a step settles the last open child of a
 split item, a `settle` event closing the parent joins the same commit.
 """
 
@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from gitcoop.domain import ids, lifecycle
+from gitcoop.domain import ids, rulebook
 from gitcoop.domain.ids import ItemId
 from gitcoop.domain.queue import settled
 from gitcoop.domain.records import Event, Item
@@ -97,7 +97,7 @@ def _apply(
         )
     event = new_event(ctx, step.item, actor, step.verb, step.args, clock, actor != SYSTEM)
     try:
-        state[step.item] = lifecycle.apply(item, event, snapshot.config.roles)
+        state[step.item] = rulebook.apply(item, event, snapshot.config.roles)
     except Refused as refusal:
         raise Refused(refusal.message.replace(step.item, label)) from None
     return event

@@ -23,7 +23,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
-from gitcoop.domain import lifecycle, reconcile
+from gitcoop.domain import reconcile, rulebook
 from gitcoop.domain.ids import ItemId, fanout
 from gitcoop.domain.records import Event, LedgerConfig, Roles
 from gitcoop.domain.roles import LEDGER_ID, fold_roles
@@ -169,7 +169,7 @@ class Reader:
                     f"is outside the ledger's clock (1..{config.clock})"
                 )
         stored = side.item(item_id)
-        folded = lifecycle.fold(events, config.roles)
+        folded = rulebook.fold(events, config.roles)
         if (stored is None) != (folded is None) or (
             stored is not None and folded is not None and stored.to_data() != folded.to_data()
         ):
@@ -287,7 +287,7 @@ def _replay(
     builder = reader.repo.tree_builder()
     for name, blob in sorted({**ours, **theirs}.items()):
         builder.insert(name, blob, MODE_BLOB)
-    item = lifecycle.fold(events, roles)
+    item = rulebook.fold(events, roles)
     blob = reader.repo.write_blob(codec.dump(item.to_data())) if item is not None else None
     return builder.write(), blob
 

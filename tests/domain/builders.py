@@ -6,7 +6,7 @@ import itertools
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from gitcoop.domain import lifecycle
+from gitcoop.domain import lifecycle, rulebook
 from gitcoop.domain.ids import EventId, ItemId
 from gitcoop.domain.records import Event, Item, Roles
 
@@ -42,12 +42,12 @@ def event(
 
 
 def added(item: ItemId = TODO, kind: str = "todo") -> Item:
-    return lifecycle.apply(None, event("add", item=item, kind=kind, title="Fix it"), ROLES)
+    return rulebook.apply(None, event("add", item=item, kind=kind, title="Fix it"), ROLES)
 
 
 def run(item: Item | None, *events: Event, roles: Roles = ROLES) -> Item:
     for e in events:
-        item = lifecycle.apply(item, e, roles)
+        item = rulebook.apply(item, e, roles)
     assert item is not None
     return item
 
@@ -57,4 +57,4 @@ def request(item: Item | None, verb: str, actor: str = ALICE, **args: Any) -> It
     planned = lifecycle.plan(item, verb, args, actor, ROLES)
     if planned is None:
         return None
-    return lifecycle.apply(item, event(planned[0], actor=actor, **planned[1]), ROLES)
+    return rulebook.apply(item, event(planned[0], actor=actor, **planned[1]), ROLES)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from gitcoop.domain import lifecycle
+from gitcoop.domain import lifecycle, rulebook
 from gitcoop.errors import Refused
 from tests.domain.builders import (
     ALICE,
@@ -27,7 +27,7 @@ def test_add_makes_an_open_todo_at_version_one() -> None:
 
 def test_add_refuses_a_kind_that_does_not_match_the_id() -> None:
     with pytest.raises(Refused):
-        lifecycle.apply(None, event("add", item=TODO, kind="request", title="x"), ROLES)
+        rulebook.apply(None, event("add", item=TODO, kind="request", title="x"), ROLES)
 
 
 def test_take_binds_the_taker_and_counts_a_version() -> None:
@@ -39,7 +39,7 @@ def test_take_binds_the_taker_and_counts_a_version() -> None:
 def test_take_of_someone_elses_row_refuses_naming_the_holder_and_since() -> None:
     item = run(added(), event("take", actor=BOB, minutes=2))
     with pytest.raises(Refused) as refusal:
-        lifecycle.apply(item, event("take", actor=CAROL), ROLES)
+        rulebook.apply(item, event("take", actor=CAROL), ROLES)
     assert "already taken by bob@example.com (since 2026-11-29 10:02 UTC)" in refusal.value.message
     assert "--force" in refusal.value.message
 
@@ -69,7 +69,7 @@ def test_retake_by_the_holder_refreshes_taken_at_only() -> None:
 def test_terminal_rows_are_never_retaken_or_reopened(verb: str) -> None:
     done = run(added(), event("done"))
     with pytest.raises(Refused):
-        lifecycle.apply(done, event(verb, actor=BOB, reason="r", force=True), ROLES)
+        rulebook.apply(done, event(verb, actor=BOB, reason="r", force=True), ROLES)
 
 
 def test_fast_path_open_to_done_in_one_event() -> None:
@@ -96,7 +96,7 @@ def test_done_on_a_request_and_close_on_a_todo_point_at_the_right_verb() -> None
 def test_finishing_someone_elses_take_refuses_without_force(verb: str) -> None:
     item = run(added(), event("take", actor=BOB))
     with pytest.raises(Refused, match=r"bob@example\.com"):
-        lifecycle.apply(item, event(verb, actor=CAROL, reason="r"), ROLES)
+        rulebook.apply(item, event(verb, actor=CAROL, reason="r"), ROLES)
 
 
 def test_done_with_force_by_another_records_them_as_closer() -> None:
@@ -107,7 +107,7 @@ def test_done_with_force_by_another_records_them_as_closer() -> None:
 def test_release_needs_a_reason_and_reopens() -> None:
     item = run(added(), event("take", actor=BOB))
     with pytest.raises(Refused, match="reason"):
-        lifecycle.apply(item, event("release", actor=BOB), ROLES)
+        rulebook.apply(item, event("release", actor=BOB), ROLES)
     released = run(item, event("release", actor=BOB, reason="blocked on creds"))
     assert (released.status, released.taken_by, released.reason) == (
         "open",
@@ -122,9 +122,9 @@ def test_releasing_anothers_take_needs_force_and_a_role() -> None:
     item = run(added(), event("take", actor=BOB))
     stranger = "dave@example.com"
     with pytest.raises(Refused, match="owner or chief"):
-        lifecycle.apply(item, event("release", actor=stranger, reason="r", force=True), ROLES)
+        rulebook.apply(item, event("release", actor=stranger, reason="r", force=True), ROLES)
     with pytest.raises(Refused, match="owner or chief"):
-        lifecycle.apply(item, event("release", actor=CAROL, reason="r"), ROLES)
+        rulebook.apply(item, event("release", actor=CAROL, reason="r"), ROLES)
     assert run(item, event("release", actor=CAROL, reason="r", force=True)).status == "open"
 
 
@@ -132,7 +132,7 @@ def test_abandon_is_terminal_and_needs_a_reason() -> None:
     item = run(added(), event("abandon", reason="obsolete"))
     assert item.status == "abandoned"
     with pytest.raises(Refused):
-        lifecycle.apply(item, event("take"), ROLES)
+        rulebook.apply(item, event("take"), ROLES)
 
 
 def test_abandoned_todo_is_done_only_by_an_owner_with_force() -> None:
@@ -185,7 +185,7 @@ def test_replayed_second_first_close_is_a_conflict_not_an_overwrite() -> None:
         event("done", actor=BOB, summary="bob's", clock=2),
         event("done", actor=CAROL, summary="carol's", clock=3),
     ]
-    item = lifecycle.fold(events, ROLES)
+    item = rulebook.fold(events, ROLES)
     assert item is not None
     assert (item.closed_by, item.result_summary, item.version) == (BOB, "bob's", 2)
     assert [c.actor for c in item.conflicts] == [CAROL]
@@ -196,7 +196,7 @@ def test_fold_orders_by_clock_then_event_id() -> None:
     add = event("add", kind="todo", title="x", clock=1)
     take_b = event("take", actor=BOB, clock=5)
     take_c = event("take", actor=CAROL, clock=5)
-    item = lifecycle.fold([take_c, take_b, add], ROLES)
+    item = rulebook.fold([take_c, take_b, add], ROLES)
     assert item is not None
     winner = min([take_b, take_c], key=lambda e: e.id)
     assert item.taken_by == winner.actor
@@ -221,7 +221,7 @@ def test_releasing_a_picked_queue_item_returns_it_ready_and_forgets_its_evidence
     from gitcoop.domain.records import Evidence
 
     queue_item = ItemId("it-7k2m9x4q1c8v")
-    drafted = lifecycle.apply(
+    drafted = rulebook.apply(
         None,
         event(
             "add",

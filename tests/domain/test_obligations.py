@@ -6,7 +6,7 @@ from datetime import timedelta
 
 import pytest
 
-from gitcoop.domain import lifecycle
+from gitcoop.domain import rulebook
 from gitcoop.domain.obligations import LEGACY_REASON
 from gitcoop.errors import Refused
 from tests.domain.builders import ALICE, BOB, CAROL, ROLES, T0, added, event, run
@@ -133,12 +133,12 @@ def test_report_of_a_disposition_resolves_and_transitions(status: str, end: str)
 
 def test_only_the_holder_reports() -> None:
     with pytest.raises(Refused, match="only the holder"):
-        lifecycle.apply(taken(), event("report", actor=CAROL, status="done"), ROLES)
+        rulebook.apply(taken(), event("report", actor=CAROL, status="done"), ROLES)
 
 
 def test_review_by_someone_without_a_role_names_the_roles() -> None:
     with pytest.raises(Refused) as refusal:
-        lifecycle.apply(taken(), event("review", actor="dave@x", decision="defer"), ROLES)
+        rulebook.apply(taken(), event("review", actor="dave@x", decision="defer"), ROLES)
     assert "owners (alice@example.com)" in refusal.value.message
     assert "chiefs (carol@example.com)" in refusal.value.message
 
@@ -146,7 +146,7 @@ def test_review_by_someone_without_a_role_names_the_roles() -> None:
 def test_review_delay_outside_thirty_seconds_to_thirty_days_refuses() -> None:
     for seconds in (29, 30 * 86400 + 1):
         with pytest.raises(Refused, match="between 30s and 30d"):
-            lifecycle.apply(
+            rulebook.apply(
                 taken(),
                 event("review", actor=CAROL, decision="defer", delay_seconds=seconds),
                 ROLES,
@@ -156,7 +156,7 @@ def test_review_delay_outside_thirty_seconds_to_thirty_days_refuses() -> None:
 def test_nothing_owed_means_nothing_to_review() -> None:
     done = run(added(), event("done"))
     with pytest.raises(Refused, match="owes nothing"):
-        lifecycle.apply(done, event("review", actor=ALICE, decision="defer"), ROLES)
+        rulebook.apply(done, event("review", actor=ALICE, decision="defer"), ROLES)
 
 
 def test_no_state_is_taken_with_nothing_owed() -> None:

@@ -1,4 +1,4 @@
-"""The queue's event verbs folded through lifecycle.apply, without git."""
+"""The queue's event verbs folded through rulebook.apply, without git."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from gitcoop.domain import lifecycle
+from gitcoop.domain import rulebook
 from gitcoop.domain.ids import EventId, ItemId
 from gitcoop.domain.records import Event, Item, Roles
 from gitcoop.errors import Refused
@@ -28,7 +28,7 @@ def event(verb: str, actor: str = "bob@x", session: str | None = "s1", **args: A
 def run(*events: Event) -> Item:
     item: Item | None = None
     for e in events:
-        item = lifecycle.apply(item, e, ROLES)
+        item = rulebook.apply(item, e, ROLES)
     assert item is not None
     return item
 

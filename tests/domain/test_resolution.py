@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from gitcoop.domain import lifecycle, resolution
+from gitcoop.domain import resolution, rulebook
 from gitcoop.domain.ids import EventId, ItemId
 from gitcoop.domain.records import Event, Roles
 from gitcoop.errors import Refused
@@ -34,7 +34,7 @@ def raced() -> list[Event]:
 
 
 def test_the_later_take_and_the_losers_done_become_conflicts() -> None:
-    item = lifecycle.fold(raced(), ROLES)
+    item = rulebook.fold(raced(), ROLES)
     assert item is not None
     assert (item.status, item.taken_by, item.version) == ("taken", "bob@x", 2)
     assert [(c.event, c.verb) for c in item.conflicts] == [
@@ -44,13 +44,13 @@ def test_the_later_take_and_the_losers_done_become_conflicts() -> None:
 
 
 def test_fold_does_not_depend_on_the_order_events_arrive_in() -> None:
-    assert lifecycle.fold(raced(), ROLES) == lifecycle.fold(list(reversed(raced())), ROLES)
+    assert rulebook.fold(raced(), ROLES) == rulebook.fold(list(reversed(raced())), ROLES)
 
 
 def test_dismiss_removes_the_conflict_and_keeps_the_winner() -> None:
     events = raced()
     args = resolution.resolve_args(events[1], "dismiss", "bob keeps it")
-    item = lifecycle.fold([*events, ev(5, 4, "owner@x", "resolve", **args)], ROLES)
+    item = rulebook.fold([*events, ev(5, 4, "owner@x", "resolve", **args)], ROLES)
     assert item is not None
     assert item.taken_by == "bob@x"
     assert [c.event for c in item.conflicts] == ["ev-000000000004"]
@@ -59,7 +59,7 @@ def test_dismiss_removes_the_conflict_and_keeps_the_winner() -> None:
 def test_apply_re_applies_the_refused_event_with_force_as_its_actor() -> None:
     events = raced()
     args = resolution.resolve_args(events[1], "apply", "ann had it first")
-    item = lifecycle.fold([*events, ev(5, 4, "owner@x", "resolve", **args)], ROLES)
+    item = rulebook.fold([*events, ev(5, 4, "owner@x", "resolve", **args)], ROLES)
     assert item is not None
     assert (item.taken_by, item.taken_at) == ("ann@x", events[1].at)
     assert item.obligation is not None and item.obligation.holder == "ann@x"
@@ -67,15 +67,15 @@ def test_apply_re_applies_the_refused_event_with_force_as_its_actor() -> None:
 
 def test_only_an_owner_resolves() -> None:
     events = raced()
-    before = lifecycle.fold(events, ROLES)
+    before = rulebook.fold(events, ROLES)
     args = resolution.resolve_args(events[1], "dismiss", "mine now")
     with pytest.raises(Refused, match="only an owner"):
-        lifecycle.apply(before, ev(5, 4, "bob@x", "resolve", **args), ROLES)
+        rulebook.apply(before, ev(5, 4, "bob@x", "resolve", **args), ROLES)
 
 
 def test_resolving_an_event_that_is_not_a_conflict_is_refused() -> None:
     events = raced()
-    before = lifecycle.fold(events, ROLES)
+    before = rulebook.fold(events, ROLES)
     args = resolution.resolve_args(events[2], "dismiss", "not refused")
     with pytest.raises(Refused, match="no open conflict"):
-        lifecycle.apply(before, ev(5, 4, "owner@x", "resolve", **args), ROLES)
+        rulebook.apply(before, ev(5, 4, "owner@x", "resolve", **args), ROLES)

@@ -14,7 +14,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gitcoop.domain import lifecycle
+from gitcoop.domain import rulebook
 from gitcoop.domain.roles import LEDGER_ID
 from gitcoop.store.repository import open_repo
 from gitcoop.store.snapshot import Snapshot
@@ -99,7 +99,7 @@ def check_converged(paths: list[Path], written: set[str]) -> None:
     roles = snapshot.config.roles
     for item_id in snapshot.item_ids():
         item = snapshot.item(item_id)
-        folded = lifecycle.fold(snapshot.events(item_id), roles)
+        folded = rulebook.fold(snapshot.events(item_id), roles)
         assert item is not None and folded is not None
         assert item.to_data() == folded.to_data()
 
