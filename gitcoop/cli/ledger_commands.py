@@ -15,7 +15,7 @@ from gitcoop.cli.options import AsOpt, ExpectOpt, ForceOpt, JsonOpt, SessionOpt,
 from gitcoop.errors import UsageError
 
 if TYPE_CHECKING:
-    from gitcoop.service.ledger import Shown
+    from gitcoop.service.writer import Shown
 
 IdArg = Annotated[str, typer.Argument(metavar="ID", help="An item id or any unique prefix.")]
 SummaryOpt = Annotated[
@@ -116,7 +116,7 @@ def register(app: typer.Typer) -> None:
         from gitcoop.domain import jsontext
         from gitcoop.domain.records import Item
         from gitcoop.service import queries
-        from gitcoop.service.ledger import Shown
+        from gitcoop.service.writer import Shown
 
         if kind is not None and kind not in ("todo", "request", "item"):
             raise UsageError(f"unknown kind {kind!r}: use todo, request or item")

@@ -14,8 +14,8 @@ from gitcoop.errors import Refused, UsageError
 from gitcoop.service import pick as pick_service
 from gitcoop.service import queue
 from gitcoop.service import verify as verify_service
-from gitcoop.service.ledger import Shown
 from gitcoop.service.verify import Judged
+from gitcoop.service.writer import Shown
 
 OUTCOMES = ("done", "closed", "blocked", "ready")
 

@@ -12,8 +12,8 @@ from gitcoop.domain.timefmt import human_age, human_instant
 
 if TYPE_CHECKING:  # annotations only: `take` and `done` need not load the queries
     from gitcoop.domain.records import Evidence, Item
-    from gitcoop.service.ledger import Shown
     from gitcoop.service.queries import LogEntry
+    from gitcoop.service.writer import Shown
 
 
 def emit_json(value: Any) -> None:

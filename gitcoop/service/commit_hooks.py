@@ -16,8 +16,8 @@ from gitcoop.domain.lifecycle import HELD
 from gitcoop.domain.records import Item
 from gitcoop.domain.timefmt import format_instant, parse_instant
 from gitcoop.errors import CoopError
-from gitcoop.service.batch import Answer, Request, act_all
 from gitcoop.service.context import Context
+from gitcoop.service.writer import Answer, Intent, Policy, write
 from gitcoop.store import journal, search, worktree
 from gitcoop.store.repository import Repo
 from gitcoop.store.snapshot import Snapshot
@@ -102,15 +102,16 @@ def record(ctx: Context, entry: Entry, lock_timeout: float) -> list[Outcome]:
         ctx, actor=entry["actor"], session=entry.get("session"), now=parse_instant(entry["at"])
     )
     if entry["kind"] == "rewrite":
-        requests = _rewrite_requests(acting, entry["pairs"])
+        intents = _rewrite_intents(acting, entry["pairs"])
     else:
-        requests = [
-            Request(r["ref"], r["verb"], r["args"], once=r["verb"] == "note")
+        intents = [
+            Intent(r["ref"], r["verb"], r["args"], once=r["verb"] == "note")
             for r in entry["requests"]
         ]
-    if not requests:
+    if not intents:
         return []
-    return [_outcome(a) for a in act_all(acting, requests, lock_timeout)]
+    written = write(acting, intents, Policy.EACH, lock_timeout=lock_timeout)
+    return [_outcome(a) for a in written.answers]
 
 
 def _record_or_journal(ctx: Context, repo: Repo, entry: Entry) -> list[str]:
@@ -142,33 +143,33 @@ def _record_or_journal(ctx: Context, repo: Repo, entry: Entry) -> list[str]:
 
 
 def _outcome(answer: Answer) -> Outcome:
-    request = answer.request
-    args = request.args
+    intent = answer.intent
+    args = intent.args
     sha = str(args.get("commit", ""))[:7]
     if answer.refusal is not None:
-        key = KEY_OF_VERB.get(request.verb, request.verb)
-        return Outcome("refused", f"{key} {request.ref} of {sha}: {answer.refusal}")
+        key = KEY_OF_VERB.get(intent.verb, intent.verb)
+        return Outcome("refused", f"{key} {intent.target} of {sha}: {answer.refusal}")
     assert answer.shown is not None
     label = answer.shown.label
     if not answer.shown.wrote:
         return Outcome("unchanged", f"{label} already records {sha}")
-    if answer.shown.item.commit_sha == args.get("commit") and request.verb != "note":
+    if answer.shown.item.commit_sha == args.get("commit") and intent.verb != "note":
         return Outcome("recorded", f"{label} {answer.shown.item.status} with {sha}")
     return Outcome("recorded", f"{label} noted {sha}")
 
 
-def _rewrite_requests(ctx: Context, pairs: list[list[str]]) -> list[Request]:
+def _rewrite_intents(ctx: Context, pairs: list[list[str]]) -> list[Intent]:
     repo = ctx.repo()
     snapshot = Snapshot(repo, repo.tip())
     if snapshot.commit is None:
         return []
-    requests: list[Request] = []
+    intents: list[Intent] = []
     for old, new in pairs:
         for item in search.items_containing(snapshot, old):
             if item.commit_sha == old and item.status in ("done", "closed"):
                 verb = "done" if item.status == "done" else "close"
-                requests.append(Request(item.id, verb, {"commit": new}))
-    return requests
+                intents.append(Intent(item.id, verb, {"commit": new}))
+    return intents
 
 
 # -- journal entries ------------------------------------------------------------------

@@ -19,9 +19,8 @@ from gitcoop.domain.ids import ItemId
 from gitcoop.domain.records import Item
 from gitcoop.errors import ChangedUnderWrite, Refused
 from gitcoop.service.context import Context, read_ledger
-from gitcoop.service.ledger import Shown
-from gitcoop.service.steps import Step, fixed, write
 from gitcoop.service.verify import Judged, Verifier, configured, verify_item
+from gitcoop.service.writer import Intent, Shown, write
 from gitcoop.store import history
 from gitcoop.store.repository import Repo
 
@@ -82,10 +81,10 @@ def pick(ctx: Context) -> Picked:
             judged.append(verify_item(ctx, top.id, verifier))
             continue  # re-read and start over
         reuse = found.action == "reuse" and head is not None
-        step = Step(top.id, "pick", {"head": head} if reuse else {}, expect=top.version)
+        taking = Intent(top.id, "pick", {"head": head} if reuse else {}, expect=top.version)
         try:
-            written = write(ctx, fixed(step))
+            written = write(ctx, [taking])
         except (ChangedUnderWrite, Refused):
             continue  # another picker was first: start over
-        return Picked(Shown(written.items[top.id], written.labels[top.id]), checks, judged)
+        return Picked(written.first(), checks, judged)
     raise ChangedUnderWrite("the queue kept changing under this pick — run it again")

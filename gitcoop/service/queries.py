@@ -14,7 +14,7 @@ from gitcoop.domain.records import Event, Item
 from gitcoop.domain.roles import LEDGER_ID
 from gitcoop.domain.timefmt import format_instant
 from gitcoop.service.context import Context, read_ledger
-from gitcoop.service.ledger import Shown
+from gitcoop.service.writer import Shown
 from gitcoop.store.cache import ItemCache, Row, Summary
 from gitcoop.store.snapshot import Snapshot
 

@@ -13,9 +13,8 @@ from gitcoop.domain.ids import ItemId
 from gitcoop.domain.records import Evidence, RecordError
 from gitcoop.errors import Refused, UsageError
 from gitcoop.service.context import Context, commit_named, read_ledger
-from gitcoop.service.ledger import Shown
 from gitcoop.service.queries import labels
-from gitcoop.service.steps import Step, Written, write
+from gitcoop.service.writer import Intent, Shown, write
 from gitcoop.store.snapshot import Snapshot
 
 DEFAULT_MAX_SAME_SHAPE = 3
@@ -27,10 +26,6 @@ def setting_int(snapshot: Snapshot, name: str, default: int) -> int:
     if not isinstance(value, int) or isinstance(value, bool) or value < 0:
         raise Refused(f"coop.yaml settings.{name} must be a non-negative integer, not {value!r}")
     return value
-
-
-def _shown(written: Written, item_id: ItemId) -> Shown:
-    return Shown(written.items[item_id], written.labels[item_id])
 
 
 # -- add -------------------------------------------------------------------------
@@ -57,12 +52,12 @@ def add_item(
         "evidence": [e.to_data() for e in evidence],
     }
 
-    def plan(snapshot: Snapshot) -> list[Step]:
+    def plan(snapshot: Snapshot) -> list[Intent]:
         key = queue.time_key(ctx.now, item_id, snapshot.config.clock + 1)
         given = {k: v for k, v in args.items() if v is not None}
-        return [Step(item_id, "add", {**given, "order_key": key})]
+        return [Intent(item_id, "add", {**given, "order_key": key})]
 
-    return _shown(write(ctx, plan), item_id)
+    return write(ctx, plan).shown(item_id)
 
 
 def parse_evidence(spec: str) -> Evidence:
@@ -124,7 +119,7 @@ def edit(
     if before and after:
         raise UsageError("give --before or --after, not both")
 
-    def plan(snapshot: Snapshot) -> list[Step]:
+    def plan(snapshot: Snapshot) -> list[Intent]:
         item_id = snapshot.resolve(ref)
         args: dict[str, Any] = {"title": title, "status": status, "reason": reason}
         anchor_ref = before or after
@@ -133,10 +128,9 @@ def edit(
         args = {k: v for k, v in args.items() if v is not None}
         if not args:
             raise UsageError("nothing to edit: give --title, --before/--after or --state")
-        return [Step(item_id, "edit_item", args, ctx.expect_version)]
+        return [Intent(item_id, "edit_item", args, ctx.expect_version)]
 
-    written = write(ctx, plan)
-    return _shown(written, next(iter(written.items)))
+    return write(ctx, plan).first()
 
 
 def _key_next_to(snapshot: Snapshot, item_id: ItemId, anchor_ref: str, after: bool) -> str:
@@ -158,7 +152,7 @@ def split(ctx: Context, ref: str, titles: list[str]) -> tuple[Shown, list[Shown]
         raise UsageError("split needs at least two --into TITLE")
     child_ids = [ids.mint_item_id("item", ctx.bits) for _ in titles]
 
-    def plan(snapshot: Snapshot) -> list[Step]:
+    def plan(snapshot: Snapshot) -> list[Intent]:
         parent_id = snapshot.resolve(ref)
         parent = snapshot.item(parent_id)
         assert parent is not None
@@ -166,7 +160,7 @@ def split(ctx: Context, ref: str, titles: list[str]) -> tuple[Shown, list[Shown]
         if parent.kind != "item" or parent.order_key is None:
             raise Refused(f"{snapshot.label(parent_id)} is not a queue item — only items split")
         _, high = queue.neighbour_keys(ordered, parent, after=True)
-        steps = [Step(parent_id, "split", {"children": child_ids}, ctx.expect_version)]
+        intents = [Intent(parent_id, "split", {"children": child_ids}, ctx.expect_version)]
         low = parent.order_key
         for child_id, title in zip(child_ids, titles, strict=True):
             low = queue.key_between(low, high)
@@ -179,12 +173,13 @@ def split(ctx: Context, ref: str, titles: list[str]) -> tuple[Shown, list[Shown]
                 "order_key": low,
                 "parent_id": parent_id,
             }
-            steps.append(Step(child_id, "add", {k: v for k, v in args.items() if v is not None}))
-        return steps
+            given = {k: v for k, v in args.items() if v is not None}
+            intents.append(Intent(child_id, "add", given))
+        return intents
 
     written = write(ctx, plan)
     parent_id = next(i for i in written.items if i not in child_ids)
-    return _shown(written, parent_id), [_shown(written, c) for c in child_ids]
+    return written.shown(parent_id), [written.shown(c) for c in child_ids]
 
 
 def finish(ctx: Context, ref: str, outcome: str, **args: Any) -> list[Shown]:
@@ -193,12 +188,12 @@ def finish(ctx: Context, ref: str, outcome: str, **args: Any) -> list[Shown]:
     if isinstance(args.get("commit"), str):
         args["commit"] = commit_named(ctx.repo(), args["commit"])
 
-    def plan(snapshot: Snapshot) -> list[Step]:
+    def plan(snapshot: Snapshot) -> list[Intent]:
         given = {k: v for k, v in args.items() if v}
-        return [Step(snapshot.resolve(ref), "finish", {"outcome": outcome, **given})]
+        return [Intent(snapshot.resolve(ref), "finish", {"outcome": outcome, **given})]
 
     written = write(ctx, plan)
-    return [_shown(written, i) for i in written.items]
+    return [written.shown(i) for i in written.items]
 
 
 # -- scan import ---------------------------------------------------------------------
@@ -283,17 +278,17 @@ def scan(ctx: Context, path: str) -> ScanReport:
     batch = shape.trim(fresh, [f.title for f in fresh], limit)
     item_ids = [ids.mint_item_id("item", ctx.bits) for _ in batch.kept]
 
-    def plan(snapshot: Snapshot) -> list[Step]:
+    def plan(snapshot: Snapshot) -> list[Intent]:
         clock = snapshot.config.clock + 1
         return [
-            Step(item_id, "add", _scan_args(finding, queue.time_key(ctx.now, item_id, clock + n)))
+            Intent(item_id, "add", _scan_args(finding, queue.time_key(ctx.now, item_id, clock + n)))
             for n, (item_id, finding) in enumerate(zip(item_ids, batch.kept, strict=True))
         ]
 
     added: list[Shown] = []
     if item_ids:
         written = write(ctx, plan)
-        added = [_shown(written, i) for i in item_ids]
+        added = [written.shown(i) for i in item_ids]
     trimmed = [(f.title, form) for f, form in batch.trimmed]
     return ScanReport(added, dropped, collapsed, trimmed, batch.lopsided)
 

@@ -6,7 +6,7 @@ from gitcoop.domain import resolution
 from gitcoop.errors import Ambiguous, NotFound
 from gitcoop.service import ledger
 from gitcoop.service.context import Context, read_ledger
-from gitcoop.service.ledger import Shown
+from gitcoop.service.writer import Shown
 
 
 def resolve(ctx: Context, ref: str, event_ref: str, decision: str, reason: str) -> Shown:

@@ -23,7 +23,7 @@ from gitcoop.domain.timefmt import parse_duration
 from gitcoop.domain.verdict import Verdict, parse, unclear
 from gitcoop.errors import ChangedUnderWrite, Refused, UsageError
 from gitcoop.service.context import Context, read_ledger
-from gitcoop.service.steps import SYSTEM, Step, fixed, write
+from gitcoop.service.writer import SYSTEM, Intent, write
 from gitcoop.store import history
 from gitcoop.store.repository import Repo
 from gitcoop.store.snapshot import Snapshot
@@ -135,7 +135,7 @@ def verify_item(ctx: Context, item_id: ItemId, verifier: Verifier | None = None)
     """Mark one item verifying, run the verifier, and write its verdict back."""
     repo = ctx.repo()
     head = history.current_head(repo)
-    started = write(ctx, fixed(Step(item_id, "verify")), actor=SYSTEM)
+    started = write(ctx, [Intent(item_id, "verify")], actor=SYSTEM)
     item = started.items[item_id]
     label = started.labels[item_id]
     snapshot = started.snapshot
@@ -150,9 +150,9 @@ def verify_item(ctx: Context, item_id: ItemId, verifier: Verifier | None = None)
         verdict = parse(run.output, item_id, {i.id for i in items}, prompt)
     args = {**verdict.to_args(), "head": head, "exit_code": run.exit_code}
     args["timed_out"] = run.timed_out
-    step = Step(item_id, "verdict", args, expect=item.version)
+    verdict_of = Intent(item_id, "verdict", args, expect=item.version)
     try:
-        after = write(ctx, fixed(step), actor=SYSTEM).items[item_id]
+        after = write(ctx, [verdict_of], actor=SYSTEM).items[item_id]
     except (ChangedUnderWrite, Refused):
         current = read_ledger(ctx).item(item_id)
         status = current.status if current else item.status

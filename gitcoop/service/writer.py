@@ -1,0 +1,308 @@
+"""The one write path: every transition of the ledger is written here.
+
+    intents -> resolve ids -> check --expect-version -> lifecycle.plan
+            -> rulebook.apply (the rules; a take binds its obligation)
+            -> settle split parents -> one Change -> store/transaction
+
+The verbs, the hooks and the queue all call `write`; nothing else builds a
+`Change`. An intent is what someone asked of one item (an id or prefix, a
+verb, its arguments). A write either keeps every intent or none
+(`Policy.ALL`, what a command does), or answers each intent on its own, with
+the refusals reported and the rest written (`Policy.EACH`, what a commit's
+trailers do). Either way, what is written is one commit.
+
+A new rule goes in the domain (the verb's handler, or `lifecycle.plan` when
+it changes what is recorded), never here: this module only decides what to
+ask the domain and in which order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+from enum import Enum
+from typing import Any
+
+from gitcoop.domain import ids, lifecycle, rulebook
+from gitcoop.domain.ids import ItemId
+from gitcoop.domain.queue import settled
+from gitcoop.domain.records import Event, Item, LedgerConfig
+from gitcoop.domain.roles import LEDGER_ID, apply_roles
+from gitcoop.errors import Ambiguous, ChangedUnderWrite, NotFound, Refused
+from gitcoop.service.context import Context, fsync_wanted, require_ledger
+from gitcoop.store import transaction
+from gitcoop.store.snapshot import Snapshot
+from gitcoop.store.transaction import Change
+
+SYSTEM = "system"  # the actor of the queue loop's own writes: verification and its verdicts
+ANSWERED = (Refused, NotFound, Ambiguous, ChangedUnderWrite)  # what EACH reports per intent
+NAMED_IN_MESSAGE = 5  # events a commit message names before it counts the rest
+
+
+class Policy(Enum):
+    ALL = "all-or-nothing"  # one refusal refuses the whole write
+    EACH = "each"  # every intent answered on its own; the accepted ones are written
+
+
+@dataclass(frozen=True)
+class Intent:
+    """One thing asked of one item: the writer plans, checks and applies it."""
+
+    target: str  # an id or unique prefix; for `add`, the new item's id
+    verb: str
+    args: Mapping[str, Any] = field(default_factory=dict)
+    expect: int | None = None  # --expect-version: the version the item must still be at
+    once: bool = False  # write nothing when the item already holds this exact event
+
+
+@dataclass(frozen=True)
+class Shown:
+    """An item with the short id it is shown by, and whether this call wrote."""
+
+    item: Item
+    label: str
+    wrote: bool = True
+
+
+@dataclass(frozen=True)
+class Answer:
+    intent: Intent
+    shown: Shown | None = None  # the item after the intent (wrote=False: nothing to do)
+    refusal: str | None = None  # why it was not written (Policy.EACH only)
+
+
+@dataclass(frozen=True)
+class Written:
+    """What one write did: an answer per intent, and every item its commit changed."""
+
+    answers: list[Answer]
+    items: dict[ItemId, Item]  # in the order first changed: the intents' items, then settles
+    labels: dict[ItemId, str]
+    config: LedgerConfig  # coop.yaml after the write
+    snapshot: Snapshot  # the ledger after the write (as read, when nothing was written)
+    wrote: bool  # whether a commit was made
+
+    def shown(self, item_id: ItemId) -> Shown:
+        return Shown(self.items[item_id], self.labels[item_id])
+
+    def first(self) -> Shown:
+        """The first intent's item: what a command that asked one thing prints."""
+        shown = self.answers[0].shown
+        assert shown is not None, "Policy.ALL answers every intent or raises"
+        return shown
+
+
+Plan = Callable[[Snapshot], list[Intent]]
+
+
+def write(
+    ctx: Context,
+    intents: list[Intent] | Plan,
+    policy: Policy = Policy.ALL,
+    actor: str | None = None,
+    lock_timeout: float | None = None,
+    create: bool = False,
+) -> Written:
+    """Write the intents as one ledger commit; nothing when none changes anything.
+
+    `intents` may be a function of the ledger as read under the lock (a queue
+    position, a parent's evidence). `actor` defaults to who the context says
+    is acting. With `create`, the write makes a new ledger and does nothing
+    when one exists (`init`).
+    """
+    repo = ctx.repo()
+    who = actor or ctx.who(repo)
+    runs: list[_Run | None] = []  # the last attempt's run; None when `create` found a ledger
+
+    def decide(snapshot: Snapshot) -> Change | None:
+        if create and snapshot.commit is not None:
+            snapshot.config  # noqa: B018 — an existing ledger must at least be readable
+            runs.append(None)
+            return None
+        if not create:
+            require_ledger(snapshot)
+        run = _Run(ctx, snapshot, who, policy)
+        runs.append(run)
+        for intent in intents(snapshot) if callable(intents) else intents:
+            run.take(intent)
+        run.settle_parents()
+        return run.change(create)
+
+    outcome = transaction.write(repo, decide, fsync_wanted(repo), lock_timeout)
+    run = runs[-1]
+    if run is None:
+        return Written([], {}, {}, outcome.snapshot.config, outcome.snapshot, False)
+    return run.written(outcome.snapshot, outcome.change is not None)
+
+
+class _Run:
+    """One attempt at a write, on the ledger as read under the lock."""
+
+    def __init__(self, ctx: Context, snapshot: Snapshot, actor: str, policy: Policy) -> None:
+        self.ctx = ctx
+        self.snapshot = snapshot
+        self.actor = actor
+        self.policy = policy
+        self.config = snapshot.config if snapshot.commit is not None else LedgerConfig()
+        self.items: dict[ItemId, Item] = {}
+        self.events: list[Event] = []
+        self.steps: list[tuple[Intent, ItemId | None, str | None]] = []  # id, or the refusal
+        self.added: list[ItemId] = []
+        self.labels: dict[ItemId, str] = {}  # short ids in the ledger after this write
+
+    # -- one intent -------------------------------------------------------------
+
+    def take(self, intent: Intent) -> None:
+        try:
+            item_id = self._target(intent)
+            self._record(intent, item_id)
+        except ANSWERED as answer:
+            if self.policy is Policy.ALL:
+                raise
+            self.steps.append((intent, None, answer.message))
+            return
+        self.steps.append((intent, item_id, None))
+
+    def _target(self, intent: Intent) -> ItemId:
+        if intent.verb == "add" or intent.target == LEDGER_ID:
+            return ItemId(intent.target)
+        return self.snapshot.resolve(intent.target)
+
+    def current(self, item_id: ItemId) -> Item | None:
+        if item_id in self.items:
+            return self.items[item_id]
+        return self.snapshot.item(item_id) if self.snapshot.commit is not None else None
+
+    def _record(self, intent: Intent, item_id: ItemId) -> None:
+        if item_id == LEDGER_ID:
+            self._record_roles(intent)
+            return
+        item = self.current(item_id)
+        if intent.expect is not None and (item is None or item.version != intent.expect):
+            found = item.version if item is not None else "missing"
+            raise ChangedUnderWrite(
+                f"{self._label_before(item_id)} is at version {found}, not {intent.expect} — "
+                "re-read it and retry"
+            )
+        try:
+            planned = lifecycle.plan(item, intent.verb, intent.args, self.actor, self.config.roles)
+            if planned is None or (intent.once and self._holds(item_id, *planned)):
+                return
+            event = self._event(item_id, *planned)
+            after = rulebook.apply(item, event, self.config.roles)
+        except Refused as refusal:
+            raise Refused(refusal.message.replace(item_id, self._label_before(item_id))) from None
+        self._keep(event, after)
+        if item is None:
+            self.added.append(item_id)
+
+    def _record_roles(self, intent: Intent) -> None:
+        event = self._event(LEDGER_ID, intent.verb, intent.args)
+        roles = apply_roles(self.config.roles, event)
+        if roles == self.config.roles:
+            return
+        self.events.append(event)
+        self.config = replace(self.config, roles=roles, clock=event.clock)
+
+    def _holds(self, item_id: ItemId, verb: str, args: dict[str, Any]) -> bool:
+        """Whether the item already has an event asking exactly this."""
+        written = [*self.snapshot.events(item_id), *(e for e in self.events if e.item == item_id)]
+        return any(e.verb == verb and dict(e.args) == args for e in written)
+
+    def _event(self, item_id: ItemId, verb: str, args: Mapping[str, Any]) -> Event:
+        """A fresh event, one past the largest clock the ledger holds when it is written.
+
+        Every event of a commit is by the commit's author: the one acting.
+        """
+        return Event(
+            id=ids.mint_event_id(self.ctx.bits),
+            item=item_id,
+            clock=self.config.clock + 1,
+            at=self.ctx.now,
+            actor=self.actor,
+            session=self.ctx.session if self.actor != SYSTEM else None,
+            verb=verb,
+            args=dict(args),
+        )
+
+    def _keep(self, event: Event, after: Item) -> None:
+        self.events.append(event)
+        self.items[event.item] = after
+        self.config = replace(self.config, clock=event.clock)
+
+    # -- consequences -------------------------------------------------------------
+
+    def settle_parents(self) -> None:
+        """Close each split parent whose children this write settled, all of them, in it."""
+        parents = {i.parent_id for i in self.items.values() if i.parent_id and settled(i)}
+        for parent_id in sorted(p for p in parents if p):
+            parent = self.current(ItemId(parent_id))
+            if parent is None or parent.status != "split":
+                continue
+            children = {i.id: i for i in self.snapshot.items() if i.parent_id == parent_id}
+            children.update({k: v for k, v in self.items.items() if v.parent_id == parent_id})
+            if children and all(settled(c) for c in children.values()):
+                args = {"reason": "all children settled"}
+                event = self._event(ItemId(parent_id), "settle", args)
+                self._keep(event, rulebook.apply(parent, event, self.config.roles))
+
+    # -- the commit -------------------------------------------------------------
+
+    def change(self, create: bool) -> Change | None:
+        if not self.events:
+            return None
+        return Change(
+            message=self._message(create),
+            actor=self.actor,
+            at=self.ctx.now,
+            items=dict(self.items),
+            events=list(self.events),
+            config=self.config,
+        )
+
+    def _message(self, create: bool) -> str:
+        """One line: `take td-7k2m by alice@example.com`, every event of the commit named."""
+        if create:
+            return f"init by {self.actor}"
+        labels = self._labels(self.items)
+        done = []
+        for event in self.events:
+            if event.item == LEDGER_ID:
+                args = event.args
+                done.append(f"roles {args['action']} {args['role']} {args['who']}")
+            else:
+                done.append(f"{event.verb} {labels[event.item]}")
+        named = list(dict.fromkeys(done))
+        more = len(named) - NAMED_IN_MESSAGE
+        text = ", ".join(named[:NAMED_IN_MESSAGE]) + (f" and {more} more" if more > 0 else "")
+        return f"{text} by {self.actor}"
+
+    def _label_before(self, item_id: ItemId) -> str:
+        if self.snapshot.commit is None or item_id == LEDGER_ID:
+            return item_id
+        return self.snapshot.label(item_id)
+
+    def _labels(self, wanted: Mapping[ItemId, Any]) -> dict[ItemId, str]:
+        """Each item's short id in the ledger after this write (new items counted)."""
+        for item_id in wanted:
+            if item_id == LEDGER_ID or item_id in self.labels:
+                continue
+            fan = ids.fanout(item_id)
+            there = self.snapshot.item_ids(fan) if self.snapshot.commit is not None else []
+            new = [i for i in self.added if ids.fanout(i) == fan]
+            self.labels[item_id] = ids.shortest_unique(item_id, [*there, *new])
+        return {i: self.labels[i] for i in wanted if i in self.labels}
+
+    def written(self, after: Snapshot, committed: bool) -> Written:
+        touched = [i for _, i, _ in self.steps if i is not None]
+        labels = self._labels({**dict.fromkeys(touched), **self.items})
+        answers = []
+        for intent, item_id, refusal in self.steps:
+            if item_id is None or item_id == LEDGER_ID:
+                answers.append(Answer(intent, refusal=refusal))
+                continue
+            wrote = item_id in self.items
+            item = self.items[item_id] if wrote else self.current(item_id)
+            assert item is not None
+            answers.append(Answer(intent, Shown(item, labels[item_id], wrote)))
+        return Written(answers, dict(self.items), labels, self.config, after, committed)
