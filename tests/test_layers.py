@@ -86,3 +86,21 @@ def _from_domain_imports(path: Path) -> set[str]:
         if isinstance(node, ast.ImportFrom) and node.module == "gitcoop.domain":
             found.update(alias.name for alias in node.names)
     return found
+
+
+def test_only_the_writer_writes_ledger_transitions() -> None:
+    """One write path: no module but service/writer.py builds a Change or runs a transaction."""
+    writers = set()
+    for path in PACKAGE.rglob("*.py"):
+        if path.parent.name == "store" and path.name == "transaction.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if not isinstance(node, ast.ImportFrom):
+                continue
+            names = {alias.name for alias in node.names}
+            named = node.module == "gitcoop.store.transaction" or (
+                node.module == "gitcoop.store" and "transaction" in names
+            )
+            if named:
+                writers.add(str(path.relative_to(PACKAGE)))
+    assert writers == {"service/writer.py"}
