@@ -12,6 +12,7 @@ from datetime import datetime
 from typing import Any
 
 from gitcoop.domain.ids import EVENT_ID_RE, ITEM_ID_RE, EventId, ItemId
+from gitcoop.domain.settings import SettingError, checked
 from gitcoop.domain.timefmt import format_instant, parse_instant
 
 Data = dict[str, Any]
@@ -392,11 +393,12 @@ class LedgerConfig:
                 f"ledger format {version!r} is not supported (this gitcoop reads format "
                 f"{FORMAT_VERSION}) — upgrade gitcoop"
             )
-        settings = data.get("settings") or {}
-        if not isinstance(settings, Mapping):
-            raise RecordError("settings must be a mapping")
+        try:
+            settings = checked(data.get("settings"))
+        except SettingError as bad:
+            raise RecordError(str(bad)) from None
         return cls(
             roles=Roles.from_data(data.get("roles")),
-            settings=dict(settings),
+            settings=settings,
             clock=_int(data.get("clock", 0), "clock"),
         )

@@ -38,15 +38,3 @@ def apply_roles(roles: Roles, event: Event) -> Roles:
     if name == "owners" and not remaining:
         raise Refused("the ledger must keep at least one owner — add another owner first")
     return replace(roles, **{name: remaining})
-
-
-def fold_roles(events: list[Event]) -> tuple[Roles, list[tuple[Event, str]]]:
-    """Replay role events in (clock, id) order; refused ones are returned with the reason."""
-    roles = Roles()
-    refused: list[tuple[Event, str]] = []
-    for event in sorted(events, key=lambda e: e.order):
-        try:
-            roles = apply_roles(roles, event)
-        except Refused as refusal:
-            refused.append((event, refusal.message))
-    return roles, refused

@@ -1,19 +1,23 @@
 """The fold: which rule an event goes to, and an item as the replay of its events.
 
 This module sits above the rules it dispatches to (`lifecycle` for todos and
-requests, `queue_verbs` for the queue, `resolution` for settling conflicts),
-so none of them imports another's handlers. `apply` is used both when a verb
-is written and when events are replayed after a merge; a rule lives in its
-verb's handler and nowhere else.
+requests, `queue_verbs` for the queue, `resolution` for settling conflicts,
+`roles` and `settings` for the ledger's own events), so none of them imports
+another's handlers. `apply` is used both when a verb is written and when
+events are replayed after a merge; a rule lives in its verb's handler and
+nowhere else.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import replace
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
 
 from gitcoop.domain import lifecycle, queue_verbs, resolution
 from gitcoop.domain.records import Conflict, Event, Item, Roles
+from gitcoop.domain.roles import apply_roles
+from gitcoop.domain.settings import SETTINGS, SettingError
 from gitcoop.errors import Refused
 
 Handler = Callable[[Item | None, Event, Roles], Item]
@@ -61,3 +65,55 @@ def fold(events: list[Event], roles: Roles) -> Item | None:
             item = replace(item, conflicts=(*early, *item.conflicts))
             early = []
     return item
+
+
+# -- the ledger's own events: roles and settings ---------------------------------
+
+
+@dataclass(frozen=True)
+class LedgerState:
+    """What the ledger's own events fold to: coop.yaml's roles and settings."""
+
+    roles: Roles = field(default_factory=Roles)
+    settings: Mapping[str, Any] = field(default_factory=dict)
+
+
+def apply_ledger(state: LedgerState, event: Event) -> LedgerState:
+    """The roles and settings after one `roles` or `config` event, or Refused."""
+    if event.verb == "roles":
+        return replace(state, roles=apply_roles(state.roles, event))
+    if event.verb == "config":
+        return replace(state, settings=apply_setting(state.settings, state.roles, event))
+    raise Refused(f"unknown verb {event.verb!r} for the ledger in event {event.id}")
+
+
+def apply_setting(settings: Mapping[str, Any], roles: Roles, event: Event) -> dict[str, Any]:
+    """The settings after one `config` event (an owner's), or Refused."""
+    name, given = event.arg("key"), event.arg("value")
+    if name not in SETTINGS:
+        raise Refused(f"unknown setting {name!r}: the settings are {', '.join(sorted(SETTINGS))}")
+    if roles.owners and not roles.is_owner(event.actor):
+        raise Refused(
+            f"{event.actor} is not an owner — only owners ({', '.join(roles.owners)}) "
+            "change settings"
+        )
+    try:
+        new = None if given is None else SETTINGS[name].check(given)
+    except SettingError as bad:
+        raise Refused(str(bad)) from None
+    changed = {k: v for k, v in settings.items() if k != name}
+    if new is not None:
+        changed[name] = new
+    return {k: changed[k] for k in sorted(changed)}
+
+
+def fold_ledger(events: list[Event]) -> tuple[LedgerState, list[tuple[Event, str]]]:
+    """Replay the ledger's own events in order; refused ones are returned with the reason."""
+    state = LedgerState()
+    refused: list[tuple[Event, str]] = []
+    for event in sorted(events, key=lambda e: e.order):
+        try:
+            state = apply_ledger(state, event)
+        except Refused as refusal:
+            refused.append((event, refusal.message))
+    return state, refused

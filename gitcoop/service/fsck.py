@@ -10,12 +10,15 @@ History is spot-checked on the most recent commits unless `full`.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from gitcoop.domain import ids, lifecycle, rulebook
 from gitcoop.domain.ids import ItemId
-from gitcoop.domain.records import Event, Item, Roles
-from gitcoop.domain.roles import LEDGER_ID, fold_roles
+from gitcoop.domain.records import Event, Item, LedgerConfig, Roles
+from gitcoop.domain.roles import LEDGER_ID
+from gitcoop.domain.settings import SETTINGS
 from gitcoop.errors import BadLedger, CoopError, NoLedger
 from gitcoop.service.context import Context
 from gitcoop.store.layout import EVENT_FILE_RE, EVENTS, REF
@@ -62,9 +65,7 @@ def fsck(ctx: Context, full: bool = False) -> Report:
     found = survey(repo, tip)
     for problem in found.problems:
         report.add(problem.path, problem.rule, problem.message)
-    roles = found.config.roles if found.config else Roles()
-    clock = found.config.clock if found.config else None
-    _check_items(report, found.items, found.events, roles, clock)
+    _check_items(report, found.items, found.events, found.config)
     _check_ids(report, found.items, found.events)
     _check_history(report, repo, tip, None if full else RECENT)
     report.items, report.events = len(found.items), sum(len(e) for e in found.events.values())
@@ -75,13 +76,14 @@ def _check_items(
     report: Report,
     items: dict[ItemId, tuple[str, Item]],
     events: dict[ItemId, list[tuple[str, Event]]],
-    roles: Roles,
-    clock: int | None,
+    config: LedgerConfig | None,
 ) -> None:
+    roles = config.roles if config else Roles()
+    clock = config.clock if config else None
     for item_id in sorted(set(items) | set(events)):
         item_events = [event for _, event in events.get(item_id, [])]
         if item_id == LEDGER_ID:
-            _check_roles(report, item_events, roles)
+            _check_roles(report, item_events, config)
             continue
         if item_id not in items:
             report.add(f"{EVENTS}/{ids.fanout(item_id)}/{item_id}", "fold", "events of no item")
@@ -100,14 +102,25 @@ def _check_items(
                     )
 
 
-def _check_roles(report: Report, events: list[Event], roles: Roles) -> None:
-    """coop.yaml's roles are the fold of the ledger's role events."""
-    folded, refused = fold_roles(events)
-    if (set(folded.owners), set(folded.chiefs)) != (set(roles.owners), set(roles.chiefs)):
+def _check_roles(report: Report, events: list[Event], config: LedgerConfig | None) -> None:
+    """coop.yaml's roles and settings are the fold of the ledger's own events."""
+    folded, refused = rulebook.fold_ledger(events)
+    roles = config.roles if config else Roles()
+    if (set(folded.roles.owners), set(folded.roles.chiefs)) != (
+        set(roles.owners),
+        set(roles.chiefs),
+    ):
         report.add("coop.yaml", "roles", "roles are not the fold of the ledger's role events")
+    if config is not None and dict(folded.settings) != _known(config.settings):
+        report.add("coop.yaml", "settings", "settings are not the fold of the ledger's events")
     for event, reason in refused:
         path = f"{EVENTS}/{ids.fanout(LEDGER_ID)}/{LEDGER_ID}/{event.clock:012d}-{event.id}.yaml"
-        report.add(path, "roles", f"a role change the rules refuse: {reason}")
+        report.add(path, "roles", f"a change of the ledger the rules refuse: {reason}")
+
+
+def _known(settings: Mapping[str, Any]) -> dict[str, Any]:
+    """The settings this gitcoop knows; a newer one's keys are not its to check."""
+    return {k: v for k, v in settings.items() if k in SETTINGS}
 
 
 def _check_fold(report: Report, path: str, item: Item, events: list[Event], roles: Roles) -> None:

@@ -51,3 +51,8 @@ def act(ctx: Context, ref: str, verb: str, args: Mapping[str, Any]) -> Shown:
     if isinstance(args.get("commit"), str):
         args["commit"] = commit_named(ctx.repo(), args["commit"])
     return write(ctx, [Intent(ref, verb, args, expect=ctx.expect_version)]).first()
+
+
+def change_setting(ctx: Context, key: str, value: int | str | None) -> Mapping[str, Any]:
+    """Set (None: reset to the default) one of the ledger's settings (owners only)."""
+    return write(ctx, [Intent(LEDGER_ID, "config", {"key": key, "value": value})]).config.settings

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from gitcoop.domain import ids, queue, shape
+from gitcoop.domain import ids, queue, settings, shape
 from gitcoop.domain.ids import ItemId
 from gitcoop.domain.records import Evidence, RecordError
 from gitcoop.errors import Refused, UsageError
@@ -16,17 +16,6 @@ from gitcoop.service.context import Context, commit_named, read_ledger
 from gitcoop.service.queries import labels
 from gitcoop.service.writer import Intent, Shown, write
 from gitcoop.store.snapshot import Snapshot
-
-DEFAULT_MAX_SAME_SHAPE = 3
-DEFAULT_TOPUP_THRESHOLD = 3
-
-
-def setting_int(snapshot: Snapshot, name: str, default: int) -> int:
-    value = snapshot.config.settings.get(name, default)
-    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-        raise Refused(f"coop.yaml settings.{name} must be a non-negative integer, not {value!r}")
-    return value
-
 
 # -- add -------------------------------------------------------------------------
 
@@ -95,7 +84,7 @@ def view(ctx: Context, include_settled: bool = False) -> QueueView:
         i.status == "ready" for i in items
     ):
         hint = "nothing is ready — verify the drafts with: git coop verify"
-    threshold = setting_int(snapshot, "topup_threshold", DEFAULT_TOPUP_THRESHOLD)
+    threshold = int(settings.value(snapshot.config.settings, "topup_threshold"))
     return QueueView(
         [Shown(i, names[i.id], wrote=False) for i in ordered],
         dict(settled),
@@ -274,7 +263,7 @@ def scan(ctx: Context, path: str) -> ScanReport:
         else:
             taken.add(finding.spot)
             fresh.append(finding)
-    limit = setting_int(snapshot, "max_same_shape", DEFAULT_MAX_SAME_SHAPE)
+    limit = int(settings.value(snapshot.config.settings, "max_same_shape"))
     batch = shape.trim(fresh, [f.title for f in fresh], limit)
     item_ids = [ids.mint_item_id("item", ctx.bits) for _ in batch.kept]
 

@@ -27,7 +27,7 @@ from gitcoop.domain import ids, lifecycle, rulebook
 from gitcoop.domain.ids import ItemId
 from gitcoop.domain.queue import settled
 from gitcoop.domain.records import Event, Item, LedgerConfig
-from gitcoop.domain.roles import LEDGER_ID, apply_roles
+from gitcoop.domain.roles import LEDGER_ID
 from gitcoop.errors import Ambiguous, ChangedUnderWrite, NotFound, Refused
 from gitcoop.service.context import Context, fsync_wanted, require_ledger
 from gitcoop.store import transaction
@@ -175,7 +175,7 @@ class _Run:
 
     def _record(self, intent: Intent, item_id: ItemId) -> None:
         if item_id == LEDGER_ID:
-            self._record_roles(intent)
+            self._record_ledger(intent)
             return
         item = self.current(item_id)
         if intent.expect is not None and (item is None or item.version != intent.expect):
@@ -196,13 +196,17 @@ class _Run:
         if item is None:
             self.added.append(item_id)
 
-    def _record_roles(self, intent: Intent) -> None:
+    def _record_ledger(self, intent: Intent) -> None:
+        """A change of the ledger's roles or settings: coop.yaml is their fold."""
         event = self._event(LEDGER_ID, intent.verb, intent.args)
-        roles = apply_roles(self.config.roles, event)
-        if roles == self.config.roles:
+        before = rulebook.LedgerState(self.config.roles, self.config.settings)
+        after = rulebook.apply_ledger(before, event)
+        if after == before:
             return
         self.events.append(event)
-        self.config = replace(self.config, roles=roles, clock=event.clock)
+        self.config = replace(
+            self.config, roles=after.roles, settings=dict(after.settings), clock=event.clock
+        )
 
     def _holds(self, item_id: ItemId, verb: str, args: dict[str, Any]) -> bool:
         """Whether the item already has an event asking exactly this."""
@@ -267,9 +271,11 @@ class _Run:
         labels = self._labels(self.items)
         done = []
         for event in self.events:
-            if event.item == LEDGER_ID:
+            if event.item == LEDGER_ID and event.verb == "roles":
                 args = event.args
                 done.append(f"roles {args['action']} {args['role']} {args['who']}")
+            elif event.item == LEDGER_ID:
+                done.append(f"config {event.arg('key')}")
             else:
                 done.append(f"{event.verb} {labels[event.item]}")
         named = list(dict.fromkeys(done))

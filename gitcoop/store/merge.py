@@ -26,7 +26,8 @@ from typing import Any
 from gitcoop.domain import reconcile, rulebook
 from gitcoop.domain.ids import ItemId, fanout
 from gitcoop.domain.records import Event, LedgerConfig, Roles
-from gitcoop.domain.roles import LEDGER_ID, fold_roles
+from gitcoop.domain.roles import LEDGER_ID
+from gitcoop.domain.settings import SETTINGS
 from gitcoop.errors import BadLedger, ChangedUnderWrite, Refused
 from gitcoop.store import codec
 from gitcoop.store.layout import (
@@ -261,14 +262,15 @@ def _merge_commit(
 def _merged_roles(
     reader: Reader, mine: Snapshot, yours: Snapshot, config: LedgerConfig
 ) -> LedgerConfig:
-    """Roles are the fold of the union of both sides' role events (DESIGN.md §6)."""
+    """Roles and settings are the fold of the union of both sides' ledger events (DESIGN.md §6)."""
     ours = _entries(mine, LEDGER_ID)
     events = reader.item_events(mine, LEDGER_ID)
     events += [reader.event(yours, LEDGER_ID, e) for e in _tree_entries(yours, LEDGER_ID, ours)]
     if not events:
         return config
-    roles, _refused = fold_roles(events)
-    return replace(config, roles=roles)
+    state, _refused = rulebook.fold_ledger(events)
+    newer = {k: v for k, v in config.settings.items() if k not in SETTINGS}
+    return replace(config, roles=state.roles, settings={**newer, **state.settings})
 
 
 def _replay(

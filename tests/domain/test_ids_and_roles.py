@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 from gitcoop.domain import ids
 from gitcoop.domain.ids import ItemId
 from gitcoop.domain.records import Roles
-from gitcoop.domain.roles import apply_roles, fold_roles
+from gitcoop.domain.roles import apply_roles
+from gitcoop.domain.rulebook import fold_ledger
 from gitcoop.errors import Refused
 from tests.domain.builders import ALICE, BOB, event
 
@@ -61,8 +62,8 @@ def test_roles_change_by_owners_only_and_never_drop_the_last_owner() -> None:
 def test_fold_roles_replays_in_clock_order() -> None:
     first = event("roles", actor=ALICE, clock=1, action="add", role="owner", who=ALICE)
     second = event("roles", actor=BOB, clock=2, action="add", role="chief", who=BOB)
-    roles, refused = fold_roles([second, first])
-    assert roles.owners == (ALICE,)
+    state, refused = fold_ledger([second, first])
+    assert state.roles.owners == (ALICE,)
     assert [e.id for e, _ in refused] == [second.id]
 
 

@@ -1,0 +1,114 @@
+"""The ledger's settings: a fixed table of bounded values that owners change by events.
+
+Settings travel with the ledger, so they are data from every clone that
+shares it: each is a number within bounds, or one short line of text, checked
+whenever coop.yaml is read. Nothing here names a command to run, a time cap
+for one, or a local path; those come from local git config only (a ledger
+may suggest a verifier, and `verify` only prints the suggestion).
+
+A change is a `config` event on the ledger's own id, like a role change, so a
+merge replays the union of both sides' changes and every clone derives the
+same settings (`rulebook.fold_ledger`). Only owners change them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+TEXT_MAX = 500
+_ONE_LINE = re.compile(r"^[^\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]*$")
+
+
+class SettingError(ValueError):
+    """A value a setting does not take; the message names the setting."""
+
+
+@dataclass(frozen=True)
+class Setting:
+    name: str
+    help: str
+    default: int | str | None
+    low: int = 0  # numbers: the bounds, both included
+    high: int = 0
+
+    @property
+    def is_text(self) -> bool:
+        return not isinstance(self.default, int)
+
+    def check(self, value: Any) -> int | str | None:
+        """The value, or SettingError saying what this setting takes."""
+        if self.is_text:
+            if value is None or (isinstance(value, str) and _text_ok(value)):
+                return value
+            raise SettingError(
+                f"settings.{self.name} must be one line of at most {TEXT_MAX} characters"
+            )
+        number = isinstance(value, int) and not isinstance(value, bool)
+        if number and self.low <= value <= self.high:
+            return int(value)
+        raise SettingError(
+            f"settings.{self.name} must be a whole number from {self.low} to {self.high}, "
+            f"not {value!r}"
+        )
+
+
+SETTINGS: dict[str, Setting] = {
+    s.name: s
+    for s in (
+        Setting("max_same_shape", "findings of one shape a scan keeps", 3, 1, 1000),
+        Setting(
+            "topup_threshold",
+            "the queue asks for a top-up when fewer live items than this remain",
+            5,
+            0,
+            100_000,
+        ),
+        Setting("topup_size", "how many findings a top-up asks for", 10, 1, 10_000),
+        Setting(
+            "verifier",
+            "a verifier command this ledger suggests; never run (git config coop.verifier runs)",
+            None,
+        ),
+    )
+}
+
+
+def _text_ok(value: str) -> bool:
+    return len(value) <= TEXT_MAX and bool(_ONE_LINE.match(value))
+
+
+def checked(settings: Any) -> dict[str, Any]:
+    """coop.yaml's settings, every value checked; SettingError names the first bad one.
+
+    A key this gitcoop does not know (a newer one's) is kept only as a short
+    scalar, and means nothing here.
+    """
+    if settings is None:
+        return {}
+    if not isinstance(settings, Mapping):
+        raise SettingError("settings must be a mapping")
+    found: dict[str, Any] = {}
+    for key, value in settings.items():
+        if key in SETTINGS:
+            found[key] = SETTINGS[key].check(value)
+        elif not (isinstance(key, str) and _text_ok(key) and _scalar(value)):
+            raise SettingError(f"settings.{key!s:.40}: an unknown setting must be a short scalar")
+        else:
+            found[key] = value
+    return found
+
+
+def _scalar(value: Any) -> bool:
+    if isinstance(value, str):
+        return _text_ok(value)
+    if isinstance(value, bool) or value is None:
+        return True
+    return isinstance(value, int) and -(2**53) <= value <= 2**53
+
+
+def value(settings: Mapping[str, Any], name: str) -> Any:
+    """A setting's value, or its default when the ledger has none."""
+    return settings.get(name, SETTINGS[name].default)
