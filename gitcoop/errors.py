@@ -57,3 +57,33 @@ class BadLedger(CoopError):
     """The ledger's content breaks the format or a safety rule."""
 
     exit_code = 4
+
+
+class NothingToDo(CoopError):
+    """There was nothing to act on: `pick` found no ready item."""
+
+    exit_code = 5
+
+
+class SomethingDue(CoopError):
+    """`owed --check` found an obligation that is due (a loop or a prompt tests for it)."""
+
+    exit_code = 6
+
+
+class RemoteUnreachable(CoopError):
+    """A claim must be decided by the remote (coop.claims), and the remote cannot be reached."""
+
+    exit_code = 7
+
+
+class LostOnMerge(CoopError):
+    """A sync replayed the acting person's own event and the rules refused it."""
+
+    exit_code = 8
+
+
+class EnvironmentFailed(CoopError):
+    """The machine said no: disk full, a read-only repository, a permission; nothing was written."""
+
+    exit_code = 9
