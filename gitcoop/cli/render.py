@@ -81,6 +81,7 @@ def item_details(shown: Shown, now: datetime) -> str:
         ("taken", item.taken_at and f"{human_instant(item.taken_at)} by {item.taken_by}"),
         ("session", item.session),
         ("closed", item.closed_at and f"{human_instant(item.closed_at)} by {item.closed_by}"),
+        ("note", item.closed_note),
         ("summary", item.result_summary),
         ("commit", item.commit_sha),
         ("reason", item.reason),
@@ -105,9 +106,15 @@ def item_details(shown: Shown, now: datetime) -> str:
         end = f" ({ob.disposition})" if ob.disposition else ""
         rows.append(("owes", f"{ob.kind} {ob.status}{end}{due}{parked}{escalated}"))
         if ob.latest_report:
-            rows.append(
-                ("report", f"{ob.latest_report.get('status')}: {ob.latest_report.get('reason')}")
-            )
+            said = ob.latest_report.get("reason") or ob.latest_report.get("note")
+            rows.append(("report", f"{ob.latest_report.get('status')}: {said}"))
+        if ob.pending and ob.for_owners:
+            raised = ob.for_owners
+            rows.append(("owners", f"told: {raised.get('decision')} by {raised.get('by')}"))
+    for taken in item.takeovers:
+        rows.append(
+            ("takeover", f"of {taken.holder} by {taken.by} at {human_instant(taken.at)}, unseen")
+        )
     for conflict in item.conflicts:
         rows.append(
             (
