@@ -56,7 +56,9 @@ def register(app: typer.Typer) -> None:
             raise UsageError(f"unknown report {status!r}: use {', '.join(REPORTS)}")
         if status in ("released", "abandoned", "blocked") and not reason:
             raise UsageError(f"a {status} report needs --reason")
-        if note is not None and status != "unblocked":
+        if status == "unblocked" and reason:
+            raise UsageError("an unblocked report takes --note, not --reason")
+        if status != "unblocked" and note is not None:
             raise UsageError("--note goes with an unblocked report; the others take --reason")
         args = {
             "status": status,

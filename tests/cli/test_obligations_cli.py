@@ -255,6 +255,7 @@ def test_an_unblocked_report_clears_the_blocked_state(ledger: Path) -> None:
     assert f"{todo:<10} todo     blocked" in coop("list").out
     assert coop("report", todo, "unblocked", "--as", CHIEF).code == 1
     assert coop("report", todo, "blocked", "--note", "x", "--as", BOB).code == 2
+    assert coop("report", todo, "unblocked", "--reason", "x", "--as", BOB).code == 2
     cleared = ["report", todo, "unblocked", "--note", "creds arrived", "--as", BOB]
     assert coop(*cleared, env=at("11:00")).code == 0
     assert f"{todo:<10} todo     taken" in coop("list").out
