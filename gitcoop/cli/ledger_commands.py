@@ -33,14 +33,24 @@ ReasonOpt = Annotated[str | None, typer.Option("--reason", help="Why.")]
 
 
 def print_written(shown: Shown, as_json: bool, verb: str) -> None:
-    if as_json:
+    """One line for what the write did (`amended` for an amendment), then what the
+    rules had to say about it (domain/remarks), each on its own line."""
+    notes = list(shown.notes)
+    if as_json or notes:
         from gitcoop.cli import render
 
+        notes = [render.printable(note) for note in notes]
+    if as_json:
         render.emit_json(render.item_json(shown))
-    elif not shown.wrote:
-        print(f"{shown.label} unchanged — it already records that")
+        return
+    if not shown.wrote:
+        why = notes.pop(0) if notes else "it already records that"
+        print(f"{shown.label} unchanged — {why}")
     else:
-        print(f"{verb} {shown.label}: {shown.item.title} [{shown.item.status}]")
+        past = "amended" if shown.verb == "edit" else verb
+        print(f"{past} {shown.label}: {shown.item.title} [{shown.item.status}]")
+    for note in notes:
+        print(f"  {note}")
 
 
 def register(app: typer.Typer) -> None:
@@ -108,6 +118,10 @@ def register(app: typer.Typer) -> None:
             bool, typer.Option("--owed", help="Only items whose obligation is due.")
         ] = False,
         stale: Annotated[bool, typer.Option("--stale", help="Only takes older than 2h.")] = False,
+        mine: Annotated[
+            bool,
+            typer.Option("--mine", help="Only what you hold, and takeovers of your work."),
+        ] = False,
         actor: AsOpt = None,
         as_json: JsonOpt = False,
     ) -> None:
@@ -121,7 +135,7 @@ def register(app: typer.Typer) -> None:
         if kind is not None and kind not in ("todo", "request", "item"):
             raise UsageError(f"unknown kind {kind!r}: use todo, request or item")
         ctx = make_context(actor)
-        where = queries.ListFilter(kind, status, holder, tag, owed, stale)
+        where = queries.ListFilter(kind, status, holder, tag, owed, stale, mine)
         listing = queries.list_rows(ctx, include_all, where)
         if as_json:  # the cache keeps each item's --json text
             sys.stdout.write(jsontext.array([row.json for row in listing.listed]) + "\n")
@@ -132,7 +146,8 @@ def register(app: typer.Typer) -> None:
             else:
                 print("the ledger is empty — add work with: git coop add todo TITLE")
         for row in listing.listed:
-            print(render.item_line(Shown(Item.from_data(row.data()), row.label), ctx.now))
+            shown = Shown(Item.from_data(row.data()), row.label)
+            print(render.item_line(shown, ctx.now, listing.viewer))
         if listing.settled:
             counts = ", ".join(f"{n} {s}" for s, n in sorted(listing.settled.items()))
             print(f"settled: {counts} — git coop list --all shows them")

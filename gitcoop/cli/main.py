@@ -22,7 +22,8 @@ COMMAND_MODULES = {
         ("init", "add", "list", "show", "log", "take", "release", "done", "close", "abandon"),
         "ledger_commands",
     ),
-    **dict.fromkeys(("note", "report", "review", "owed", "roles"), "obligation_commands"),
+    **dict.fromkeys(("note", "report", "ack", "review", "roles"), "obligation_commands"),
+    "owed": "owed_commands",
     **dict.fromkeys(("hooks", "hook"), "hooks_commands"),
     **dict.fromkeys(
         ("queue", "scan", "verify", "pick", "finish", "edit", "split"), "queue_commands"

@@ -1,11 +1,12 @@
 """The fold: which rule an event goes to, and an item as the replay of its events.
 
 This module sits above the rules it dispatches to (`lifecycle` for todos and
-requests, `queue_verbs` for the queue, `resolution` for settling conflicts,
-`roles` and `settings` for the ledger's own events), so none of them imports
-another's handlers. `apply` is used both when a verb is written and when
-events are replayed after a merge; a rule lives in its verb's handler and
-nowhere else.
+requests, `reviews` for what a take owes, `queue_verbs` for the queue,
+`resolution` for settling conflicts, `roles` and `settings` for the ledger's
+own events), so none of them imports another's handlers. `apply` is used
+both when a verb is written and when events are replayed after a merge; a
+rule lives in its verb's handler and nowhere else. `apply` also stamps every
+disposition an event makes with that event (who, when, its id).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from gitcoop.domain import lifecycle, queue_verbs, resolution
+from gitcoop.domain import lifecycle, obligations, queue_verbs, resolution, reviews
 from gitcoop.domain.records import Conflict, Event, Item, Roles
 from gitcoop.domain.roles import apply_roles
 from gitcoop.domain.settings import SETTINGS, SettingError
@@ -22,7 +23,11 @@ from gitcoop.errors import Refused
 
 Handler = Callable[[Item | None, Event, Roles], Item]
 
-HANDLERS: dict[str, Handler] = {**lifecycle.HANDLERS, **queue_verbs.HANDLERS}
+HANDLERS: dict[str, Handler] = {
+    **lifecycle.HANDLERS,
+    **reviews.HANDLERS,
+    **queue_verbs.HANDLERS,
+}
 VERBS = (*HANDLERS, "resolve")
 
 
@@ -32,7 +37,7 @@ def apply(item: Item | None, event: Event, roles: Roles) -> Item:
         raise Refused(f"unknown verb {event.verb!r} in event {event.id}")
     if item is None and event.verb != "add":
         raise Refused(f"{event.item} does not exist yet; {event.verb} needs an added item")
-    after = _dispatch(item, event, roles)
+    after = obligations.stamped(_dispatch(item, event, roles), event)
     return replace(after, version=(item.version if item else 0) + 1)
 
 
@@ -48,7 +53,7 @@ def _dispatch(item: Item | None, event: Event, roles: Roles) -> Item:
 
 
 def fold(events: list[Event], roles: Roles) -> Item | None:
-    """Replay events in (clock, id) order; refused events become conflicts."""
+    """Replay events in (clock, at, id) order; refused events become conflicts."""
     item: Item | None = None
     early: list[Conflict] = []  # refused before the item exists
     for event in sorted(events, key=lambda e: e.order):

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import Any
 
-from gitcoop.domain import ids, lifecycle, rulebook
+from gitcoop.domain import ids, lifecycle, remarks, rulebook
 from gitcoop.domain.ids import ItemId
 from gitcoop.domain.queue import settled
 from gitcoop.domain.records import Event, Item, LedgerConfig
@@ -62,6 +62,8 @@ class Shown:
     item: Item
     label: str
     wrote: bool = True
+    verb: str | None = None  # the verb recorded (a second done records `edit`)
+    notes: tuple[str, ...] = ()  # what the rules say beyond the transition (domain/remarks)
 
 
 @dataclass(frozen=True)
@@ -149,6 +151,7 @@ class _Run:
         self.steps: list[tuple[Intent, ItemId | None, str | None]] = []  # id, or the refusal
         self.added: list[ItemId] = []
         self.labels: dict[ItemId, str] = {}  # short ids in the ledger after this write
+        self.said: dict[ItemId, tuple[str | None, tuple[str, ...]]] = {}  # verb, remarks
 
     # -- one intent -------------------------------------------------------------
 
@@ -184,15 +187,20 @@ class _Run:
                 f"{self._label_before(item_id)} is at version {found}, not {intent.expect} — "
                 "re-read it and retry"
             )
+        roles, session = self.config.roles, self._session()
         try:
-            planned = lifecycle.plan(item, intent.verb, intent.args, self.actor, self.config.roles)
+            planned = lifecycle.plan(item, intent.verb, intent.args, self.actor, roles, session)
             if planned is None or (intent.once and self._holds(item_id, *planned)):
+                notes = remarks.explain(item, intent.verb, intent.args, None, item)
+                self.said[item_id] = (None, notes)
                 return
             event = self._event(item_id, *planned)
-            after = rulebook.apply(item, event, self.config.roles)
+            after = rulebook.apply(item, event, roles)
         except Refused as refusal:
             raise Refused(refusal.message.replace(item_id, self._label_before(item_id))) from None
         self._keep(event, after)
+        notes = remarks.explain(item, intent.verb, intent.args, planned, after)
+        self.said[item_id] = (planned[0], notes)
         if item is None:
             self.added.append(item_id)
 
@@ -224,10 +232,13 @@ class _Run:
             clock=self.config.clock + 1,
             at=self.ctx.now,
             actor=self.actor,
-            session=self.ctx.session if self.actor != SYSTEM else None,
+            session=self._session(),
             verb=verb,
             args=dict(args),
         )
+
+    def _session(self) -> str | None:
+        return self.ctx.session if self.actor != SYSTEM else None
 
     def _keep(self, event: Event, after: Item) -> None:
         self.events.append(event)
@@ -310,5 +321,6 @@ class _Run:
             wrote = item_id in self.items
             item = self.items[item_id] if wrote else self.current(item_id)
             assert item is not None
-            answers.append(Answer(intent, Shown(item, labels[item_id], wrote)))
+            verb, notes = self.said.get(item_id, (None, ()))
+            answers.append(Answer(intent, Shown(item, labels[item_id], wrote, verb, notes)))
         return Written(answers, dict(self.items), labels, self.config, after, committed)
