@@ -33,8 +33,9 @@ class Check:
 
     label: str
     cache: str  # hit | moved | miss
-    touching: int | None  # commits touching the evidence paths, for moved
+    touching: int | None  # first-parent steps touching the evidence paths, for moved
     action: str  # use | reuse | verify
+    why: str = ""  # why the evidence could not be reused, for verify
 
 
 @dataclass(frozen=True)
@@ -49,14 +50,24 @@ def check(repo: Repo, item: Item, head: str | None, label: str) -> Check:
     if found.state == "hit":
         return Check(label, "hit", None, "use")
     if found.state == "miss":
-        return Check(label, "miss", None, "verify")
+        return Check(label, "miss", None, "verify", "no evidence is cached for it")
     if not found.paths:
         return Check(label, "moved", 0, "reuse")
     cached = found.cached_head
     if cached is None or head is None or not history.exists(repo, cached):
-        return Check(label, "moved", None, "verify")  # the cached HEAD no longer exists
+        why = f"the HEAD its evidence was cached at ({(cached or '?')[:12]}) is not here"
+        return Check(label, "moved", None, "verify", why)
+    if not history.is_ancestor(repo, cached, head):
+        why = (
+            f"the HEAD its evidence was cached at ({cached[:12]}) is not an ancestor of HEAD "
+            "(HEAD moved backwards, to another branch, or past a rebase)"
+        )
+        return Check(label, "moved", None, "verify", why)
     touching = history.count_touching(repo, cached, head, found.paths, REVERIFY_AFTER)
-    return Check(label, "moved", touching, "reuse" if touching <= REVERIFY_AFTER else "verify")
+    if touching > REVERIFY_AFTER:
+        why = f"more than {REVERIFY_AFTER} commits since then touch its evidence"
+        return Check(label, "moved", touching, "verify", why)
+    return Check(label, "moved", touching, "reuse")
 
 
 def pick(ctx: Context) -> Picked:
