@@ -12,9 +12,11 @@ from gitcoop.domain import ids, queue, settings, shape
 from gitcoop.domain.ids import ItemId
 from gitcoop.domain.records import Evidence, RecordError
 from gitcoop.errors import Refused, UsageError
+from gitcoop.service import citations
 from gitcoop.service.context import Context, commit_named, read_ledger
 from gitcoop.service.queries import labels
 from gitcoop.service.writer import Intent, Shown, write
+from gitcoop.store import history
 from gitcoop.store.snapshot import Snapshot
 
 # -- add -------------------------------------------------------------------------
@@ -47,6 +49,17 @@ def add_item(
         return [Intent(item_id, "add", {**given, "order_key": key})]
 
     return write(ctx, plan).shown(item_id)
+
+
+def check_evidence(
+    ctx: Context, evidence: tuple[Evidence, ...]
+) -> tuple[tuple[Evidence, ...], list[str]]:
+    """A person's evidence with normalised paths, and warnings where it is not in the tree at HEAD.
+
+    Only warnings: a person may cite code that is not committed yet.
+    """
+    repo = ctx.repo()
+    return citations.check(repo, history.current_head(repo), evidence)
 
 
 def parse_evidence(spec: str) -> Evidence:

@@ -13,15 +13,16 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import timedelta
 
 from gitcoop.domain import queue
 from gitcoop.domain.ids import ItemId
 from gitcoop.domain.records import Item
 from gitcoop.domain.timefmt import parse_duration
-from gitcoop.domain.verdict import Verdict, parse, unclear
+from gitcoop.domain.verdict import CITING, Verdict, parse, unclear
 from gitcoop.errors import ChangedUnderWrite, Refused, UsageError
+from gitcoop.service import citations
 from gitcoop.service.context import Context, read_ledger
 from gitcoop.service.writer import SYSTEM, Intent, write
 from gitcoop.store import history
@@ -148,6 +149,7 @@ def verify_item(ctx: Context, item_id: ItemId, verifier: Verifier | None = None)
         verdict = unclear(f"the verifier ran past its {verifier.timeout} time cap")
     else:
         verdict = parse(run.output, item_id, {i.id for i in items}, prompt)
+        verdict = cited_in_tree(repo, head, verdict)
     args = {**verdict.to_args(), "head": head, "exit_code": run.exit_code}
     args["timed_out"] = run.timed_out
     verdict_of = Intent(item_id, "verdict", args, expect=item.version)
@@ -158,6 +160,17 @@ def verify_item(ctx: Context, item_id: ItemId, verifier: Verifier | None = None)
         status = current.status if current else item.status
         return Judged(item_id, label, item.title, verdict, run, False, status)
     return Judged(item_id, label, after.title, verdict, run, True, after.status)
+
+
+def cited_in_tree(repo: Repo, head: str | None, verdict: Verdict) -> Verdict:
+    """A verdict whose evidence names real paths, lines and quotes at `head`; else unclear."""
+    if verdict.verdict not in CITING:
+        return verdict
+    evidence, problems = citations.check(repo, head, verdict.evidence)
+    if problems:
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        return unclear(f"the verifier's evidence does not hold: {problems[0]}{more}")
+    return replace(verdict, evidence=evidence)
 
 
 def verify(ctx: Context, limit: int | None = None) -> list[Judged]:

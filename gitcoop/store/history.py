@@ -6,9 +6,23 @@ Reads commits of the user's branch (never the working tree or the index).
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
+import pygit2
+
 from gitcoop.store.repository import Oid, Repo
+
+READ_CAP = 8 * 1024 * 1024  # a cited file larger than this is checked for existence only
+FILE_MODES = (0o100644, 0o100755, 0o120000)
+
+
+@dataclass(frozen=True)
+class FileAt:
+    """A path in a commit's tree: whether it is a file, and its text when small enough."""
+
+    exists: bool
+    text: str | None = None  # None for a file over READ_CAP
 
 
 def current_head(repo: Repo) -> str | None:
@@ -18,6 +32,21 @@ def current_head(repo: Repo) -> str | None:
 
 def exists(repo: Repo, sha: str) -> bool:
     return repo.has_commit(sha)
+
+
+def file_at(repo: Repo, commit: str, path: str, cap: int = READ_CAP) -> FileAt:
+    """The file `path` in `commit`'s tree (never the working tree), read only up to `cap`."""
+    try:
+        tree = repo.raw[commit].peel(pygit2.Tree)
+        entry = tree[path]
+    except (KeyError, ValueError, TypeError, pygit2.GitError):
+        return FileAt(False)
+    if entry.filemode not in FILE_MODES:
+        return FileAt(False)  # a folder or a submodule is not a file
+    _, size = repo.raw.odb.read_header(entry.id)
+    if size > cap:
+        return FileAt(True)
+    return FileAt(True, repo.raw[entry.id].data.decode("utf-8", errors="replace"))
 
 
 def is_ancestor(repo: Repo, ancestor: str, descendant: str) -> bool:

@@ -103,3 +103,56 @@ def test_a_merge_counts_once_per_first_parent_step(code: Code) -> None:
     assert [(c["cache"], c["touching"], c["action"]) for c in picked["checks"]] == [
         ("moved", 1, "reuse")
     ]
+
+
+def confirm_citing(
+    path: str, line: int | None = 7, quote: str | None = "line"
+) -> dict[str, object]:
+    return {
+        "verdict": "confirmed",
+        "reason": "the code shows it",
+        "evidence": [{"path": path, "line": line, "quote": quote}],
+    }
+
+
+def test_evidence_paths_are_normalised_and_must_name_real_lines_and_quotes(code: Code) -> None:
+    code.commit("src/app.py", "def toast():\n" + "line\n" * 49)
+    absolute = str(code.path / "src" / "app.py")
+    cases = {
+        "dotted": (confirm_citing("./src/app.py"), "ready", None),
+        "absolute": (confirm_citing(absolute), "ready", None),
+        "missing": (confirm_citing("src/nope.py"), "draft", "src/nope.py is not a file"),
+        "past": (confirm_citing("src/app.py", 999), "draft", "line 999 is past the end"),
+        "quote": (confirm_citing("src/app.py", 40, "def toast"), "draft", "the quote"),
+        "outside": (confirm_citing("/etc/passwd", 1, None), "draft", "outside the repository"),
+        "folder": (confirm_citing("src", None, None), "draft", "src is not a file"),
+    }
+    code.plan(**{name: verdict for name, (verdict, _, _) in cases.items()})
+    ids = {name: add(f"Item {name}", "src/app.py:3") for name in cases}
+    assert coop("verify").code == 0
+    for name, (_, status, reason) in cases.items():
+        item = show(ids[name])
+        assert item["status"] == status, (name, item)
+        if reason is None:
+            assert [e["path"] for e in item["evidence"]] == ["src/app.py"]  # type: ignore[union-attr]
+        else:
+            assert reason in str(item["reason"]), (name, item["reason"])
+    near = confirm_citing("src/app.py", 4, "def toast():")  # three lines off: near enough
+    code.plan(near=near)
+    assert show(add("Item near", "src/app.py:3"))["status"] == "draft"
+    coop("verify")
+    assert [i["status"] for i in coop("queue", "--json").json() if i["title"] == "Item near"] == [
+        "ready"
+    ]
+
+
+def test_add_item_warns_about_evidence_that_is_not_in_the_tree(code: Code) -> None:
+    result = coop("add", "item", "Fix it", "--evidence", "./src/app.py:7:line", "--json")
+    assert result.code == 0 and result.err == ""
+    assert result.json()["evidence"][0]["path"] == "src/app.py"
+    ahead = coop("add", "item", "Fix new", "--evidence", "src/new.py:3", "--json")
+    assert ahead.code == 0  # filed anyway: a person may be ahead of the tree
+    assert "warning" in ahead.err and "src/new.py is not a file" in ahead.err
+    assert ahead.json()["status"] == "draft"
+    past = coop("add", "item", "Fix past", "--evidence", "src/app.py:51")
+    assert past.code == 0 and "line 51 is past the end of src/app.py (50 lines)" in past.err

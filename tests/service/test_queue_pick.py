@@ -39,7 +39,7 @@ def item(code: Code, item_id: str) -> Item:
 
 def churn(code: Code, touching: int, other: int = 5) -> None:
     for n in range(touching):
-        code.commit("src/app.py", f"v{n}\n" * 50)
+        code.commit("src/app.py", f"line v{n}\n" * 50)
     for n in range(other):
         code.commit("docs/notes.md", f"n{n}\n")
 
