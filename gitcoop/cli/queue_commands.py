@@ -10,6 +10,7 @@ import typer
 from gitcoop.cli import render
 from gitcoop.cli.ledger_commands import IdArg, ReasonOpt, print_written
 from gitcoop.cli.options import AsOpt, ExpectOpt, ForceOpt, JsonOpt, SessionOpt, make_context
+from gitcoop.domain.records import Evidence
 from gitcoop.errors import Refused, UsageError
 from gitcoop.service import pick as pick_service
 from gitcoop.service import queue
@@ -75,16 +76,23 @@ def judged_line(judged: Judged) -> str:
     return f"{judged.label} {verdict.verdict} -> {judged.status}{detail} [{code}]"
 
 
+def evidence_text(evidence: Evidence) -> str:
+    where = f"{evidence.path}:{evidence.line}" if evidence.line else evidence.path
+    return where + (f"  {evidence.quote!r}" if evidence.quote else "")
+
+
 def picked_text(shown: Shown) -> str:
     item = shown.item
-    lines = [f"picked {shown.label}: {item.title}"]
-    lines += [
-        f"  evidence {e.path}:{e.line}" + (f"  {e.quote!r}" if e.quote else "")
-        for e in item.evidence
-    ]
+    lines = [f"picked {shown.label}: {render.printable(item.title)}"]
+    lines += [f"  evidence {render.printable(evidence_text(e))}" for e in item.evidence]
+    if not item.evidence:
+        lines.append(
+            "  no evidence: find the place in the code first, and record it "
+            f"(git coop note {shown.label} 'PATH:LINE ...')"
+        )
     lines.append(f"  attempts {item.attempts}")
     if item.last_failure:
-        lines.append(f"  last failure: {item.last_failure}")
+        lines.append(f"  last failure: {render.printable(item.last_failure)}")
     return "\n".join(lines)
 
 

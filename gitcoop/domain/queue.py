@@ -142,9 +142,15 @@ class CacheLookup:
 
 
 def lookup(evidence: tuple[Evidence, ...], head: str | None) -> CacheLookup:
+    """Where the item's evidence was cached: no evidence at all is a miss.
+
+    An item with nothing cited would send the agent hunting, so however it
+    became ready (an edit, a split child of an item without evidence), the
+    pick verifies it first.
+    """
     paths = tuple(sorted({e.path for e in evidence}))
     if not evidence:
-        return CacheLookup("moved", None, ())  # nothing cited can have gone stale
+        return CacheLookup("miss", None, ())
     heads = {e.head for e in evidence}
     if None in heads or head is None:
         return CacheLookup("miss", None, paths)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -37,10 +38,10 @@ def ready(code: Code, title: str = "Fix toast", spec: str = "src/app.py:3") -> s
     return item_id
 
 
-def show(item_id: str) -> dict[str, object]:
+def show(item_id: str) -> dict[str, Any]:
     result = coop("show", item_id, "--json")
     assert result.code == 0, result.err
-    data: dict[str, object] = result.json()
+    data: dict[str, Any] = result.json()
     return data
 
 
@@ -48,7 +49,7 @@ def head(code: Code) -> str:
     return git(code.path, "rev-parse", "HEAD").strip()
 
 
-def pick_json(*args: str) -> tuple[int, dict[str, object]]:
+def pick_json(*args: str) -> tuple[int, dict[str, Any]]:
     result = coop("pick", "--json", *args)
     return result.code, json.loads(result.out)
 
@@ -84,7 +85,6 @@ def test_head_moved_backwards_sideways_or_past_a_rebase_reverifies(code: Code, m
     assert status == 0, picked
     assert picked["id"] == item_id
     checks = picked["checks"]
-    assert isinstance(checks, list)
     assert [(c["cache"], c["action"]) for c in checks] == [("moved", "verify"), ("hit", "use")]
     assert "ancestor" in str(checks[0]["why"])
     assert code.calls() == [item_id, item_id]  # asked again, not handed stale lines
@@ -105,9 +105,7 @@ def test_a_merge_counts_once_per_first_parent_step(code: Code) -> None:
     ]
 
 
-def confirm_citing(
-    path: str, line: int | None = 7, quote: str | None = "line"
-) -> dict[str, object]:
+def confirm_citing(path: str, line: int | None = 7, quote: str | None = "line") -> dict[str, Any]:
     return {
         "verdict": "confirmed",
         "reason": "the code shows it",
@@ -134,7 +132,7 @@ def test_evidence_paths_are_normalised_and_must_name_real_lines_and_quotes(code:
         item = show(ids[name])
         assert item["status"] == status, (name, item)
         if reason is None:
-            assert [e["path"] for e in item["evidence"]] == ["src/app.py"]  # type: ignore[union-attr]
+            assert [e["path"] for e in item["evidence"]] == ["src/app.py"]
         else:
             assert reason in str(item["reason"]), (name, item["reason"])
     near = confirm_citing("src/app.py", 4, "def toast():")  # three lines off: near enough
@@ -156,3 +154,38 @@ def test_add_item_warns_about_evidence_that_is_not_in_the_tree(code: Code) -> No
     assert ahead.json()["status"] == "draft"
     past = coop("add", "item", "Fix past", "--evidence", "src/app.py:51")
     assert past.code == 0 and "line 51 is past the end of src/app.py (50 lines)" in past.err
+
+
+def test_nothing_is_picked_unverified_whatever_made_it_ready(code: Code) -> None:
+    bare = add("Fix bare toast")  # no evidence at all
+    assert coop("edit", bare, "--state", "ready").code == 0
+    parent = add("Rework the toast system")
+    code.plan(system={"verdict": "too-big", "reason": "three rounds of work"})
+    coop("verify")
+    split = coop("split", parent, "--into", "Fix child one", "--into", "Fix child two", "--json")
+    child = split.json()["children"][0]["id"]
+    assert coop("edit", child, "--state", "ready").code == 0
+    code.plan(bare=CONFIRM, child=CONFIRM)
+    for expected in (bare, child):
+        status, picked = pick_json()
+        assert status == 0 and picked["id"] == expected
+        first = picked["checks"][0]
+        assert (first["cache"], first["action"]) == ("miss", "verify")
+        assert picked["evidence"] and picked["evidence"][0]["path"] == "src/app.py"
+    assert code.calls().count(bare) == 1 and code.calls().count(child) == 1
+
+
+def test_a_hand_off_without_evidence_says_to_find_the_place_first() -> None:
+    from datetime import UTC, datetime
+
+    from gitcoop.cli.queue_commands import picked_text
+    from gitcoop.domain.ids import ItemId
+    from gitcoop.domain.records import Evidence, Item
+    from gitcoop.service.writer import Shown
+
+    at = datetime(2026, 11, 29, tzinfo=UTC)
+    item = Item(ItemId("it-aaaaaaaaaaaa"), "item", "Fix it", "in_progress", at, "a@x")
+    text = picked_text(Shown(item, "it-aaaa"))
+    assert "no evidence" in text and "find the place in the code first" in text
+    cited = picked_text(Shown(Item(**{**item.__dict__, "evidence": (Evidence("a.py", 3),)}), "x"))
+    assert "evidence a.py:3" in cited and "no evidence" not in cited
