@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+from collections import Counter
 from datetime import datetime
 from typing import Annotated, Any
 
@@ -11,11 +13,12 @@ from gitcoop.cli import render
 from gitcoop.cli.ledger_commands import IdArg, ReasonOpt, print_written
 from gitcoop.cli.options import AsOpt, ExpectOpt, ForceOpt, JsonOpt, SessionOpt, make_context
 from gitcoop.domain.records import Evidence
-from gitcoop.errors import Refused, UsageError
+from gitcoop.errors import ChangedUnderWrite, CoopError, NothingToDo, UsageError
 from gitcoop.service import pick as pick_service
 from gitcoop.service import queue
 from gitcoop.service import verify as verify_service
-from gitcoop.service.verify import Judged
+from gitcoop.service.pick import Picked
+from gitcoop.service.verify import Judged, Progress
 from gitcoop.service.writer import Shown
 
 OUTCOMES = ("done", "closed", "blocked", "ready")
@@ -49,7 +52,7 @@ def queue_line(shown: Shown, labels: dict[str, str], now: datetime) -> str:
         parts.append(f"attempts {shown.item.attempts}")
     if why(shown, labels):
         parts.append(why(shown, labels))
-    return "  ".join(parts) + render.holder_note(shown.item, now)
+    return render.printable("  ".join(parts) + render.holder_note(shown.item, now))
 
 
 def judged_json(judged: Judged) -> dict[str, Any]:
@@ -73,7 +76,37 @@ def judged_line(judged: Judged) -> str:
     code = "timed out" if run and run.timed_out else f"exit {run.exit_code if run else '-'}"
     if not judged.written:
         return f"{judged.label} {verdict.verdict}: could not be written back — run it again"
-    return f"{judged.label} {verdict.verdict} -> {judged.status}{detail} [{code}]"
+    return render.printable(f"{judged.label} {verdict.verdict} -> {judged.status}{detail} [{code}]")
+
+
+def judged_summary(judged: list[Judged]) -> str:
+    became = Counter(j.status if j.written else "not written back" for j in judged)
+    counts = ", ".join(f"{n} {status}" for status, n in sorted(became.items()))
+    return f"verified {len(judged)} item{'s' if len(judged) != 1 else ''}: {counts}"
+
+
+class Printer(Progress):
+    """Each verdict printed as it lands; a progress line while one runs, on a terminal only."""
+
+    def __init__(self, lines: bool, prefix: str = "") -> None:
+        self.lines = lines  # text output: one line per verdict on stdout
+        self.prefix = prefix
+        self.terminal = sys.stderr.isatty()
+        self.showing = False
+
+    def starting(self, label: str, number: int, total: int) -> None:
+        if self.terminal:
+            sys.stderr.write(f"\rverifying {label} ({number}/{total})…\x1b[K")
+            sys.stderr.flush()
+            self.showing = True
+
+    def landed(self, judged: Judged) -> None:
+        if self.showing:
+            sys.stderr.write("\r\x1b[K")
+            sys.stderr.flush()
+            self.showing = False
+        if self.lines:
+            print(self.prefix + judged_line(judged), flush=True)
 
 
 def evidence_text(evidence: Evidence) -> str:
@@ -94,6 +127,17 @@ def picked_text(shown: Shown) -> str:
     if item.last_failure:
         lines.append(f"  last failure: {render.printable(item.last_failure)}")
     return "\n".join(lines)
+
+
+def progress_json(result: Picked) -> dict[str, Any]:
+    return {
+        "checks": [c.__dict__ for c in result.checks],
+        "verified": [judged_json(j) for j in result.judged],
+    }
+
+
+def nothing_json(result: Picked, reason: str) -> dict[str, Any]:
+    return {"picked": None, "reason": reason, **progress_json(result)}
 
 
 def register(app: typer.Typer) -> None:
@@ -166,28 +210,61 @@ def register(app: typer.Typer) -> None:
         actor: AsOpt = None,
         as_json: JsonOpt = False,
     ) -> None:
-        """Run the verifier on each draft (and stranded verifying item), in queue order."""
-        results = verify_service.verify(make_context(actor), limit)
+        """Run the verifier on each draft (and stranded verifying item), in queue order.
+
+        Each verdict is printed as it lands. Exits 3 when a verdict could not be
+        written back (the item changed meanwhile): run it again.
+        """
+        results = verify_service.verify(make_context(actor), limit, Printer(lines=not as_json))
         if as_json:
             render.emit_json([judged_json(j) for j in results])
-            return
-        if not results:
-            print("nothing to verify — no drafts in the queue")
-        for judged in results:
-            print(judged_line(judged))
+        elif not results:
+            print("nothing to verify — no drafts wait in the queue")
+        lost = [j.label for j in results if not j.written]
+        if lost:
+            raise ChangedUnderWrite(
+                f"{len(lost)} verdict{'s' if len(lost) != 1 else ''} could not be written back "
+                f"({', '.join(lost)} changed meanwhile) — run git coop verify again"
+            )
 
     @app.command()
-    def pick(actor: AsOpt = None, session: SessionOpt = None, as_json: JsonOpt = False) -> None:
-        """Take the topmost ready item (re-verifying it first when its evidence is stale)."""
-        result = pick_service.pick(make_context(actor, session))
-        if not as_json:
-            for judged in result.judged:
-                print(f"verified {judged_line(judged)}")
+    def pick(
+        max_verify: Annotated[
+            int,
+            typer.Option(
+                "--max-verify",
+                metavar="N",
+                help="Verifier calls this pick may make (drafts when nothing is ready, and "
+                "items whose evidence went stale).",
+            ),
+        ] = pick_service.MAX_VERIFY,
+        actor: AsOpt = None,
+        session: SessionOpt = None,
+        as_json: JsonOpt = False,
+    ) -> None:
+        """Take the topmost ready item, verifying first what needs it.
+
+        When nothing is ready, drafts are verified (at most --max-verify calls)
+        until one is. Exits 5 when nothing could be picked; with --json it
+        prints {"picked": null, "reason": ...} then.
+        """
+        result = Picked()
+        try:
+            ctx = make_context(actor, session)
+            pick_service.pick(ctx, max_verify, Printer(not as_json, "verified "), result)
+        except CoopError as error:
+            if as_json:
+                render.emit_json(nothing_json(result, error.message))
+            raise
+        if result.judged and not as_json:
+            print(judged_summary(result.judged))
         if result.shown is None:
-            raise Refused("nothing is ready to pick — see git coop queue")
+            if as_json:
+                render.emit_json(nothing_json(result, result.reason))
+            raise NothingToDo(result.reason)
         if as_json:
             data = render.item_json(result.shown)
-            data["checks"] = [c.__dict__ for c in result.checks]
+            data |= {"picked": result.shown.item.id, **progress_json(result)}
             render.emit_json(data)
         else:
             print(picked_text(result.shown))
@@ -206,9 +283,13 @@ def register(app: typer.Typer) -> None:
         force: ForceOpt = False,
         actor: AsOpt = None,
         session: SessionOpt = None,
+        expect: ExpectOpt = None,
         as_json: JsonOpt = False,
     ) -> None:
-        """End a round: done --commit | closed --reason | blocked --reason | ready --failure."""
+        """End a round: done --commit | closed --reason | blocked --reason | ready --failure.
+
+        An identical repeat (the item already records this outcome) writes nothing.
+        """
         if outcome not in OUTCOMES:
             raise UsageError(f"unknown outcome {outcome!r}: use done, closed, blocked or ready")
         needed = {"done": ("--commit", commit), "closed": ("--reason", reason)}
@@ -217,7 +298,7 @@ def register(app: typer.Typer) -> None:
         if not value:
             raise UsageError(f"finish {outcome} needs {flag}")
         args = {"commit": commit, "reason": reason, "failure": failure, "force": force}
-        shown = queue.finish(make_context(actor, session), item, outcome, **args)
+        shown = queue.finish(make_context(actor, session, expect), item, outcome, **args)
         print_written(shown[0], as_json, f"finished ({outcome})")
         if not as_json:
             for parent in shown[1:]:

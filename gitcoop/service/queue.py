@@ -192,9 +192,12 @@ def finish(ctx: Context, ref: str, outcome: str, **args: Any) -> list[Shown]:
 
     def plan(snapshot: Snapshot) -> list[Intent]:
         given = {k: v for k, v in args.items() if v}
-        return [Intent(snapshot.resolve(ref), "finish", {"outcome": outcome, **given})]
+        finishing = {"outcome": outcome, **given}
+        return [Intent(snapshot.resolve(ref), "finish", finishing, ctx.expect_version)]
 
     written = write(ctx, plan)
+    if not written.wrote:  # an identical repeat: the item as it stands
+        return [written.first()]
     return [written.shown(i) for i in written.items]
 
 

@@ -189,3 +189,325 @@ def test_a_hand_off_without_evidence_says_to_find_the_place_first() -> None:
     assert "no evidence" in text and "find the place in the code first" in text
     cited = picked_text(Shown(Item(**{**item.__dict__, "evidence": (Evidence("a.py", 3),)}), "x"))
     assert "evidence a.py:3" in cited and "no evidence" not in cited
+
+
+# -- the loop never stalls or lies -----------------------------------------------------
+
+
+def test_pick_runs_the_draft_pass_when_nothing_is_ready(code: Code) -> None:
+    unsure, good, later = (
+        add(f"Fix {w} toast", "src/app.py:3") for w in ("unsure", "good", "later")
+    )
+    code.plan(good=CONFIRM, default={"verdict": "unclear", "reason": "cannot tell"})
+    status, picked = pick_json()
+    assert status == 0 and picked["picked"] == good and picked["id"] == good
+    assert [(v["item"], v["status"]) for v in picked["verified"]] == [
+        (unsure, "draft"),
+        (good, "ready"),
+    ]
+    assert code.calls() == [unsure, good]  # one at a time, until one was ready
+    text = coop("pick", "--max-verify", "1")
+    assert text.code == 5  # nothing to do: distinct from a refusal (1)
+    assert f"verified {show(unsure)['short_id']} unclear" in text.out
+    assert "verified 1 item: 1 draft" in text.out
+    assert "made its 1 verifier calls (--max-verify 1)" in text.err
+    status, nothing = pick_json("--max-verify", "3")
+    assert status == 5 and nothing["picked"] is None
+    assert [v["item"] for v in nothing["verified"]] == [unsure, later]  # each asked once
+    assert nothing["reason"] == (
+        "nothing is ready to pick; the queue holds 2 draft, 1 in_progress; "
+        "verified 2 in this pick (2 draft)"
+    )
+
+
+def test_pick_json_always_prints_json(code: Code) -> None:
+    status, empty = pick_json()
+    assert status == 5
+    assert empty == {
+        "picked": None,
+        "reason": "the queue is empty — import findings with: git coop scan --from FILE",
+        "checks": [],
+        "verified": [],
+    }
+    add("Fix toast", "src/app.py:3")
+    git(code.path, "config", "--unset", "coop.verifier")
+    status, refused = pick_json()
+    assert status == 1 and refused["picked"] is None
+    assert "git config coop.verifier" in refused["reason"]
+    bad = coop("pick", "--json", "--max-verify", "-1")
+    assert bad.code == 2 and json.loads(bad.out)["picked"] is None
+
+
+def ledger_tip(code: Code) -> str:
+    return git(code.path, "rev-parse", "refs/coop/ledger").strip()
+
+
+def test_finish_takes_expect_version_and_an_identical_repeat_writes_nothing(code: Code) -> None:
+    item_id = ready(code)
+    assert coop("pick").code == 0
+    version = int(show(item_id)["version"])
+    stale = coop("finish", item_id, "blocked", "--reason", "no access", "--expect-version", "1")
+    assert stale.code == 3 and "version" in stale.err
+    blocked = ["finish", item_id, "blocked", "--reason", "no access"]
+    assert coop(*blocked, "--expect-version", str(version)).code == 0
+    tip = ledger_tip(code)
+    again = coop(*blocked)
+    assert again.code == 0 and "unchanged" in again.out and ledger_tip(code) == tip
+    done = ["finish", item_id, "done", "--commit", "HEAD"]
+    assert coop(*done).code == 0
+    tip = ledger_tip(code)
+    repeat = coop(*done, "--json", "--expect-version", str(version + 2))
+    assert repeat.code == 0 and repeat.json()["status"] == "done"
+    assert ledger_tip(code) == tip
+    other = coop("finish", item_id, "done", "--commit", "abc1234")
+    assert other.code == 1  # a different ending is not a repeat
+    retry = ready(code, "Fix retry toast")
+    coop("pick")
+    failed = ["finish", retry, "ready", "--failure", "tests red"]
+    assert coop(*failed).code == 0
+    tip = ledger_tip(code)
+    assert coop(*failed).code == 0 and ledger_tip(code) == tip
+    assert show(retry)["attempts"] == 1
+
+
+def test_verify_exits_non_zero_when_a_verdict_could_not_be_written_back(code: Code) -> None:
+    from tests.service.queue_fixtures import GIT_COOP
+
+    item_id = add("Fix toast", "src/app.py:3")
+    code.plan(toast={**CONFIRM, "run": f"{GIT_COOP} edit $SELF --title 'Fix renamed toast'"})
+    result = coop("verify")
+    assert result.code == 3
+    assert "could not be written back" in result.out and "run git coop verify again" in result.err
+    assert show(item_id)["status"] == "verifying"
+    code.plan(renamed=CONFIRM)
+    assert coop("verify").code == 0  # the edit ended the lease: verified at once
+    assert show(item_id)["status"] == "ready"
+
+
+def test_a_verdict_needs_a_reason_and_is_found_before_an_echoed_prompt(code: Code) -> None:
+    no_reason = {k: v for k, v in CONFIRM.items() if k != "reason"}
+    code.plan(
+        silent=no_reason,
+        echoed={**CONFIRM, "echo_after": True},
+        stale={"verdict": "stale", "reason": ""},
+    )
+    silent = add("Fix silent toast", "src/app.py:3")
+    echoed = add("Fix echoed toast", "src/app.py:3")
+    stale = add("Fix stale toast", "src/app.py:3")
+    coop("verify")
+    assert show(silent)["status"] == "draft"
+    assert "(confirmed) gives no reason" in str(show(silent)["reason"])
+    assert show(stale)["status"] == "draft"
+    assert show(echoed)["status"] == "ready"
+    assert "always required" in code.prompt(silent)
+
+
+def test_a_verifier_whose_background_child_holds_the_pipe_is_judged_when_it_exits(
+    ledger: Path,
+) -> None:
+    code = install(ledger, timeout="15s")
+    item_id = add("Fix toast", "src/app.py:3")
+    code.plan(toast={**CONFIRM, "run": "sleep 60 &"})
+    result = coop("verify", "--json")
+    assert result.code == 0, result.err
+    [judged] = result.json()
+    assert (judged["timed_out"], judged["verdict"], judged["exit_code"]) == (False, "confirmed", 0)
+    assert show(item_id)["status"] == "ready"
+
+
+def test_a_huge_transcript_is_read_from_its_end_in_bounded_memory(code: Code) -> None:
+    import tracemalloc
+
+    item_id = add("Fix toast", "src/app.py:3")
+    flood = "head -c 48000000 /dev/zero | tr '\\\\0' x; echo"
+    code.plan(toast={**CONFIRM, "run": flood})
+    tracemalloc.start()
+    try:
+        result = coop("verify")
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert result.code == 0, result.err
+    assert show(item_id)["status"] == "ready"
+    assert peak < 24_000_000  # the 48 MB transcript was never held whole
+
+
+def test_a_duplicate_must_name_an_open_item(code: Code) -> None:
+    from tests.service.queue_fixtures import GIT_COOP
+
+    settled = ready(code, "Fix settled toast")
+    coop("pick")
+    coop("finish", settled, "closed", "--reason", "done elsewhere")
+    first = add("Fix first toast", "src/app.py:3")
+    second = add("Fix second toast", "src/app.py:4")
+    third = add("Fix third toast", "src/app.py:5")
+    closing = add("Fix closing toast", "src/app.py:6")
+    later = add("Fix later toast", "src/app.py:7")
+
+    def dup(of: str, **extra: object) -> dict[str, object]:
+        return {"verdict": "duplicate", "duplicate_of": of, "reason": "the same", **extra}
+
+    code.plan(
+        first=dup(second),  # lands: second is open
+        second=dup(first),  # first is a duplicate now: mutual duplicates are refused
+        third=dup(settled),  # a settled item
+        later=dup(closing, run=f"{GIT_COOP} edit {closing} --state closed --reason gone"),
+    )
+    coop("verify")
+    assert (show(first)["status"], show(first)["duplicate_of"]) == ("duplicate", second)
+    assert show(second)["status"] == "draft" and show(second)["duplicate_of"] is None
+    assert "not another open item" in str(show(second)["reason"])
+    assert show(third)["status"] == "draft"
+    # closed while the verifier ran: checked again as the verdict is written
+    assert show(later)["status"] == "draft"
+    assert "which is closed, not an open item" in str(show(later)["reason"])
+
+
+def test_verification_at_pick_time_is_by_the_picking_runner(code: Code) -> None:
+    item_id = add("Fix toast", "src/app.py:3")
+    code.plan(toast=CONFIRM)
+    status, picked = pick_json("--session", "loop-7", "--as", "runner@example.com")
+    assert status == 0 and picked["id"] == item_id
+    events = coop("log", item_id, "--json").json()
+    verify, verdict, pick = events[-3:]
+    assert [e["verb"] for e in (verify, verdict, pick)] == ["verify", "verdict", "pick"]
+    for event in (verify, verdict):
+        assert (event["actor"], event["session"]) == ("runner@example.com", "loop-7")
+        assert event["verified_by"] == "runner" and event["for_pick"] == pick["id"]
+    passed = add("Fix passed toast", "src/app.py:3")
+    code.plan(passed=CONFIRM)
+    coop("verify", "--as", "runner@example.com")
+    by_pass = coop("log", passed, "--json").json()[-1]
+    assert (by_pass["actor"], by_pass["verified_by"], by_pass.get("for_pick")) == (
+        "system",
+        "pass",
+        None,
+    )
+    commits = git(code.path, "log", "--format=%ae %s", "-3", "refs/coop/ledger").splitlines()
+    assert all(line.split()[0] == "system" for line in commits[:2])
+
+
+# -- leftovers are cleared -----------------------------------------------------------------
+
+
+def test_blocked_reason_is_cleared_when_an_item_leaves_blocked(code: Code) -> None:
+    edited = add("Fix edited toast", "src/app.py:3")
+    coop("edit", edited, "--state", "blocked", "--reason", "needs design")
+    assert show(edited)["blocked_reason"] == "needs design"
+    coop("edit", edited, "--state", "closed", "--reason", "dropped")
+    assert show(edited)["blocked_reason"] is None
+    reported = ready(code)
+    coop("pick")
+    coop("finish", reported, "blocked", "--reason", "no access")
+    assert show(reported)["blocked_reason"] == "no access"  # a report: still in progress
+    coop("finish", reported, "done", "--commit", "HEAD")
+    assert show(reported)["blocked_reason"] is None
+
+
+def test_a_huge_verifier_timeout_is_a_usage_error_that_leaves_nothing_verifying(
+    code: Code,
+) -> None:
+    item_id = add("Fix toast", "src/app.py:3")
+    for cap in ("99999d", "0s", "soon"):
+        git(code.path, "config", "coop.verifierTimeout", cap)
+        for command in (("verify",), ("pick",)):
+            result = coop(*command)
+            assert result.code == 2, (cap, command, result.err)
+            assert "coop.verifierTimeout" in result.err and "1s to 24h" in result.err
+            assert show(item_id)["status"] == "draft"
+    assert code.calls() == []
+
+
+def test_two_verify_passes_never_verify_one_item_twice(code: Code) -> None:
+    from tests.service.queue_fixtures import GIT_COOP
+
+    held = add("Fix held toast", "src/app.py:3")
+    other = add("Fix other toast", "src/app.py:4")
+    second_pass = code.path / ".git" / "second-pass.json"
+    # while the first pass is verifying `held`, a second pass runs
+    code.plan(held={**CONFIRM, "run": f"{GIT_COOP} verify --json > {second_pass}"}, other=CONFIRM)
+    first = coop("verify", "--json")
+    assert first.code == 0, first.err
+    assert [j["item"] for j in first.json()] == [held]  # `other` was verified meanwhile
+    assert [j["item"] for j in json.loads(second_pass.read_text())] == [other]
+    assert sorted(code.calls()) == sorted([held, other])  # each asked once
+    assert show(held)["status"] == show(other)["status"] == "ready"
+    assert show(held)["lease"] is None
+
+
+def test_a_stranded_verifying_item_is_reclaimed_after_its_lease(code: Code) -> None:
+    from tests.conftest import coop_process
+
+    item_id = add("Fix toast", "src/app.py:3")
+    code.plan(toast={**CONFIRM, "kill_runner": True})
+    killed = coop_process(code.path, "verify")
+    assert killed.code != 0
+    stranded = show(item_id)
+    assert stranded["status"] == "verifying"
+    assert stranded["lease"]["by"] == "system"
+    assert stranded["lease"]["until"] == "2026-11-29T10:06:00Z"  # the 5m cap and a minute
+    code.plan(toast=CONFIRM)
+    held = coop("verify")
+    assert held.code == 0 and "nothing to verify" in held.out  # its lease still holds
+    later = coop("verify", env={"COOP_NOW": "2026-11-29T10:06:00Z"})
+    assert later.code == 0 and show(item_id)["status"] == "ready"
+    assert code.calls() == [item_id, item_id]
+
+
+# -- verify streams ---------------------------------------------------------------------
+
+
+def test_each_verdict_is_printed_as_it_lands(code: Code) -> None:
+    import os
+    import subprocess
+    import sys
+
+    first = add("Fix first toast", "src/app.py:3")
+    add("Fix second toast", "src/app.py:4")
+    out = code.path / ".git" / "verify.out"
+    seen = code.path / ".git" / "seen.out"
+    code.plan(first=CONFIRM, second={**CONFIRM, "run": f"cp {out} {seen}"})
+    env = {**os.environ, "PATH": str(Path(sys.executable).parent) + os.pathsep + os.environ["PATH"]}
+    with out.open("w") as sink:
+        done = subprocess.run(["git", "coop", "verify"], cwd=code.path, stdout=sink, env=env)
+    assert done.returncode == 0
+    label = show(first)["short_id"]
+    assert seen.read_text() == f"{label} confirmed -> ready (the code shows it) [exit 0]\n"
+    assert "verifying" not in out.read_text()  # no progress line into a file
+
+
+def test_a_progress_line_shows_on_a_terminal_only(code: Code) -> None:
+    import os
+    import pty
+    import subprocess
+    import sys
+
+    from tests.conftest import coop_process
+
+    add("Fix first toast", "src/app.py:3")
+    add("Fix second toast", "src/app.py:4")
+    code.plan(default=CONFIRM)
+    env = {**os.environ, "PATH": str(Path(sys.executable).parent) + os.pathsep + os.environ["PATH"]}
+    leader, follower = pty.openpty()
+    process = subprocess.Popen(
+        ["git", "coop", "verify"], cwd=code.path, stdout=follower, stderr=follower, env=env
+    )
+    os.close(follower)
+    screen = b""
+    while True:
+        try:
+            chunk = os.read(leader, 4096)
+        except OSError:
+            break
+        if not chunk:
+            break
+        screen += chunk
+    assert process.wait() == 0
+    os.close(leader)
+    text = screen.decode()
+    assert "verifying it-" in text and "(1/2)…" in text and "(2/2)…" in text
+    assert text.count("confirmed -> ready") == 2
+    code.plan(default={"verdict": "unclear", "reason": "no"})
+    add("Fix third toast", "src/app.py:5")
+    piped = coop_process(code.path, "verify")
+    assert piped.code == 0 and "verifying" not in piped.out + piped.err

@@ -73,13 +73,14 @@ def test_every_verdict_word_lands_in_its_state(code: Code) -> None:
         amended={
             "verdict": "amended",
             "amended_title": "Fix the real error",
+            "reason": "the error is elsewhere",
             "evidence": [{"path": "src/app.py", "line": 9}],
         },
         stale={"verdict": "stale", "reason": "fixed already"},
-        duplicate={"verdict": "duplicate", "duplicate_of": other},
+        duplicate={"verdict": "duplicate", "duplicate_of": other, "reason": "same"},
         blocked={"verdict": "blocked", "reason": "needs a design"},
-        big={"verdict": "too-big"},
-        selfdup={"verdict": "duplicate", "duplicate_of": "$SELF"},
+        big={"verdict": "too-big", "reason": "several rounds"},
+        selfdup={"verdict": "duplicate", "duplicate_of": "$SELF", "reason": "same"},
         default={"verdict": "unclear", "reason": "cannot tell"},
     )
     ids = {
