@@ -166,15 +166,27 @@ def register(app: typer.Typer) -> None:
         if shown.hint:
             print(shown.hint)
         if shown.low:
-            print("the queue is running low — top it up: git coop scan --from FILE")
+            print(shown.low)
 
     @app.command()
     def scan(
-        source: Annotated[str, typer.Option("--from", metavar="FILE", help="JSON findings.")],
+        source: Annotated[
+            str | None, typer.Option("--from", metavar="FILE", help="JSON findings.")
+        ] = None,
+        schema: Annotated[
+            bool, typer.Option("--schema", help="Print the JSON Schema of a findings file.")
+        ] = False,
         actor: AsOpt = None,
         as_json: JsonOpt = False,
     ) -> None:
         """Import scan findings (title, tag, evidence) as drafts, trimmed by shape."""
+        if schema:
+            sys.stdout.write(queue.findings_schema())
+            return
+        if source is None:
+            raise UsageError(
+                "give the findings: git coop scan --from FILE (--schema: their format)"
+            )
         report = queue.scan(make_context(actor), source)
         if as_json:
             render.emit_json(
@@ -188,17 +200,18 @@ def register(app: typer.Typer) -> None:
             )
             return
         print(f"added {len(report.added)} draft{'s' if len(report.added) != 1 else ''}")
-        for shown in report.added:
-            print(f"  {shown.label:<10} {shown.item.title}")
-        for title in report.dropped:
-            print(f"dropped (no usable evidence): {title}")
-        for title in report.collapsed:
-            print(f"collapsed (same first evidence as another item): {title}")
-        for title, form in report.trimmed:
-            print(f"trimmed (too many of shape '{form}'): {title}")
+        lines = [f"  {shown.label:<10} {shown.item.title}" for shown in report.added]
+        lines += [f"dropped (no usable evidence): {title}" for title in report.dropped]
+        lines += [
+            f"collapsed (same first evidence as another item): {title}"
+            for title in report.collapsed
+        ]
+        lines += [f"trimmed (too many of shape '{f}'): {title}" for title, f in report.trimmed]
+        for line in lines:
+            print(render.printable(line))
         if report.lopsided:
             print(
-                "warning: five or more items span fewer than three shapes — "
+                "warning: five or more findings span fewer than three shapes — "
                 "the scan may be repeating one kind of finding"
             )
 

@@ -5,12 +5,13 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from importlib import resources
 from typing import Any
 
-from gitcoop.domain import ids, queue, settings, shape
+from gitcoop.domain import citation, ids, queue, settings, shape
 from gitcoop.domain.ids import ItemId
-from gitcoop.domain.records import Evidence, RecordError
+from gitcoop.domain.records import Evidence, Item, RecordError
 from gitcoop.errors import Refused, UsageError
 from gitcoop.service import citations
 from gitcoop.service.context import Context, commit_named, read_ledger
@@ -62,13 +63,15 @@ def check_evidence(
     return citations.check(repo, history.current_head(repo), evidence)
 
 
-def parse_evidence(spec: str) -> Evidence:
-    """PATH:LINE[:QUOTE] as typed on the command line."""
-    path, _, rest = spec.partition(":")
+def parse_evidence(spec: str, line_required: bool = True) -> Evidence:
+    """PATH:LINE[:QUOTE] as typed on the command line (in a scan, PATH alone too)."""
+    path, colon, rest = spec.partition(":")
     line_text, _, quote = rest.partition(":")
-    if not path.strip() or not line_text.strip().isdigit() or int(line_text) < 1:
-        raise UsageError(f"--evidence {spec!r} is not PATH:LINE[:QUOTE] (e.g. src/app.py:42)")
-    return Evidence(path.strip(), int(line_text), quote or None)
+    line_ok = line_text.strip().isdigit() and int(line_text) >= 1
+    if not path.strip() or (colon and not line_ok) or (line_required and not colon):
+        form = "PATH:LINE[:QUOTE]" if line_required else "PATH[:LINE[:QUOTE]]"
+        raise UsageError(f"--evidence {spec!r} is not {form} (e.g. src/app.py:42)")
+    return Evidence(path.strip(), int(line_text) if colon else None, quote or None)
 
 
 # -- the queue view ----------------------------------------------------------------
@@ -79,7 +82,7 @@ class QueueView:
     shown: list[Shown]  # triage order; with --all, settled items follow
     settled: dict[str, int]
     hint: str | None  # what to do next when nothing is ready
-    low: bool  # needs a top-up
+    low: str | None  # what a top-up needs, when the queue is running low
 
 
 def view(ctx: Context, include_settled: bool = False) -> QueueView:
@@ -97,12 +100,24 @@ def view(ctx: Context, include_settled: bool = False) -> QueueView:
         i.status == "ready" for i in items
     ):
         hint = "nothing is ready — verify the drafts with: git coop verify"
-    threshold = int(settings.value(snapshot.config.settings, "topup_threshold"))
     return QueueView(
         [Shown(i, names[i.id], wrote=False) for i in ordered],
         dict(settled),
         hint,
-        queue.needs_top_up(items, threshold),
+        _top_up(items, snapshot.config.settings),
+    )
+
+
+def _top_up(items: list[Item], current: Mapping[str, Any]) -> str | None:
+    """The low-queue hint: how many live items there are, and how many findings to add."""
+    threshold = int(settings.value(current, "topup_threshold"))
+    if not queue.needs_top_up(items, threshold):
+        return None
+    size = int(settings.value(current, "topup_size"))
+    live = sum(1 for i in items if i.status in queue.TOP_UP_COUNTED)
+    return (
+        f"the queue is running low ({live} live item{'s' if live != 1 else ''}, fewer than "
+        f"{threshold}) — top it up with {size} findings: git coop scan --from FILE"
     )
 
 
@@ -210,7 +225,7 @@ class ScanReport:
     dropped: list[str]  # titles with no usable evidence
     collapsed: list[str]  # titles sharing a first evidence path:line with another
     trimmed: list[tuple[str, str]]  # (title, shape) over max_same_shape
-    lopsided: bool
+    lopsided: bool  # five or more usable findings offered span fewer than three shapes
 
 
 @dataclass(frozen=True)
@@ -220,8 +235,10 @@ class Finding:
     evidence: tuple[Evidence, ...]
 
     @property
-    def spot(self) -> tuple[str, int | None]:
-        return (self.evidence[0].path, self.evidence[0].line)
+    def spot(self) -> tuple[str, int] | None:
+        """The first evidence as path:line, which two findings must not share; None: no line."""
+        first = self.evidence[0]
+        return None if first.line is None else (first.path, first.line)
 
 
 def read_findings(path: str) -> list[Any]:
@@ -232,7 +249,8 @@ def read_findings(path: str) -> list[Any]:
         raise UsageError(f"cannot read {path}: {exc.strerror}") from None
     except (ValueError, UnicodeDecodeError) as exc:
         raise UsageError(
-            f"{path} is not valid JSON ({exc}) — expected a list of findings"
+            f"{path} is not valid JSON ({exc}) — expected a list of findings "
+            "(git coop scan --schema prints their format)"
         ) from None
     if isinstance(data, Mapping):
         data = data.get("findings")
@@ -241,45 +259,84 @@ def read_findings(path: str) -> list[Any]:
     return data
 
 
-def _finding(raw: Any) -> Finding | None:
-    """A finding with at least one usable evidence entry; None otherwise."""
+def _cited(entry: Any, roots: tuple[str, ...]) -> Evidence | None:
+    """One evidence entry of a finding: an object, or the CLI's PATH[:LINE[:QUOTE]] string."""
+    try:
+        if isinstance(entry, str):
+            cited = parse_evidence(entry, line_required=False)
+        else:
+            cited = Evidence.from_data(entry)
+    except (RecordError, UsageError):
+        return None
+    path = citation.normalise_path(cited.path, roots)
+    if path is None or (cited.line is not None and cited.line < 1):
+        return None
+    return Evidence(path, cited.line, cited.quote)
+
+
+def finding(raw: Any, roots: tuple[str, ...] = ()) -> Finding | None:
+    """A one-line title with at least one usable evidence entry (a path, maybe a line); else None.
+
+    What this accepts is what gitcoop/schemas/findings.schema.json describes.
+    """
     if not isinstance(raw, Mapping) or not isinstance(raw.get("title"), str):
         return None
     title = raw["title"].strip()
-    usable = []
-    for entry in raw.get("evidence") or [] if isinstance(raw.get("evidence"), list) else []:
-        try:
-            cited = Evidence.from_data(entry)
-        except RecordError:
-            continue
-        if cited.line is not None and cited.line >= 1:
-            usable.append(Evidence(cited.path.strip(), cited.line, cited.quote))
+    if any(ord(c) < 32 or ord(c) == 127 for c in title):
+        return None  # a title is one line
+    given = raw["evidence"] if isinstance(raw.get("evidence"), list) else []
+    usable = [e for e in (_cited(entry, roots) for entry in given) if e is not None]
     tag = raw.get("tag") if isinstance(raw.get("tag"), str) else None
     return Finding(title, tag, tuple(usable)) if title and usable else None
+
+
+@dataclass
+class _Batch:
+    fresh: list[Finding] = field(default_factory=list)
+    dropped: list[str] = field(default_factory=list)  # no usable evidence
+    collapsed: list[str] = field(default_factory=list)  # a spot already cited
+    offered: list[str] = field(default_factory=list)  # every usable finding's title
+
+
+def _sorted(raw: list[Any], roots: tuple[str, ...], taken: set[tuple[str, int]]) -> _Batch:
+    """The findings as usable and new, dropped, or collapsed onto a spot already cited."""
+    batch = _Batch()
+    for entry in raw:
+        found = finding(entry, roots)
+        if found is None:
+            title = entry.get("title") if isinstance(entry, Mapping) else None
+            batch.dropped.append(title if isinstance(title, str) else repr(entry)[:60])
+            continue
+        batch.offered.append(found.title)
+        if found.spot is not None and found.spot in taken:
+            batch.collapsed.append(found.title)
+            continue
+        if found.spot is not None:
+            taken.add(found.spot)
+        batch.fresh.append(found)
+    return batch
+
+
+def findings_schema() -> str:
+    """The JSON Schema of a findings file, as shipped in the package."""
+    return resources.files("gitcoop").joinpath("schemas/findings.schema.json").read_text("utf-8")
 
 
 def scan(ctx: Context, path: str) -> ScanReport:
     raw = read_findings(path)
     snapshot = read_ledger(ctx)
+    roots = citations.roots(ctx.repo())
     taken = {
         (i.evidence[0].path, i.evidence[0].line)
         for i in snapshot.items()
-        if i.kind == "item" and i.evidence and not queue.settled(i)
+        if i.kind == "item"
+        and i.evidence
+        and i.evidence[0].line is not None
+        and not queue.settled(i)
     }
-    dropped: list[str] = []
-    collapsed: list[str] = []
-    fresh: list[Finding] = []
-    for entry in raw:
-        finding = _finding(entry)
-        if finding is None:
-            title = entry.get("title") if isinstance(entry, Mapping) else None
-            dropped.append(title if isinstance(title, str) else repr(entry)[:60])
-        elif finding.spot in taken:
-            collapsed.append(finding.title)
-        else:
-            taken.add(finding.spot)
-            fresh.append(finding)
+    batch_in = _sorted(raw, roots, taken)
     limit = int(settings.value(snapshot.config.settings, "max_same_shape"))
+    fresh = batch_in.fresh
     batch = shape.trim(fresh, [f.title for f in fresh], limit)
     item_ids = [ids.mint_item_id("item", ctx.bits) for _ in batch.kept]
 
@@ -295,7 +352,8 @@ def scan(ctx: Context, path: str) -> ScanReport:
         written = write(ctx, plan)
         added = [written.shown(i) for i in item_ids]
     trimmed = [(f.title, form) for f, form in batch.trimmed]
-    return ScanReport(added, dropped, collapsed, trimmed, batch.lopsided)
+    lopsided = shape.repeating(batch_in.offered)
+    return ScanReport(added, batch_in.dropped, batch_in.collapsed, trimmed, lopsided)
 
 
 def _scan_args(finding: Finding, order_key: str) -> dict[str, Any]:

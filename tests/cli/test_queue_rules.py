@@ -511,3 +511,93 @@ def test_a_progress_line_shows_on_a_terminal_only(code: Code) -> None:
     add("Fix third toast", "src/app.py:5")
     piped = coop_process(code.path, "verify")
     assert piped.code == 0 and "verifying" not in piped.out + piped.err
+
+
+# -- settings, scan ---------------------------------------------------------------------
+
+
+def test_config_shows_sets_and_resets_the_queue_settings(code: Code) -> None:
+    shown = {s["key"]: s for s in coop("config", "--json").json()}
+    assert {k: (s["value"], s["default"], s["set"]) for k, s in shown.items()} == {
+        "max_same_shape": (3, 3, False),
+        "topup_threshold": (5, 5, False),
+        "topup_size": (10, 10, False),
+        "verifier": (None, None, False),
+    }
+    text = coop("config").out
+    assert "topup_threshold  5" in text and "(the default)" in text
+    assert coop("config", "topup_size", "4").code == 0
+    assert coop("config", "topup_size", "--json").json()["value"] == 4
+    assert "(default 10)" in coop("config", "topup_size").out
+    events = coop("log", "--json").json()
+    assert (events[-1]["verb"], events[-1]["key"], events[-1]["value"]) == (
+        "config",
+        "topup_size",
+        4,
+    )
+    for bad in (("max_same_shape", "0"), ("max_same_shape", "ten"), ("topup_size", "10001")):
+        result = coop("config", *bad)
+        assert result.code == 2 and "whole number from" in result.err, bad
+    assert coop("config", "colour", "blue").code == 2
+    assert coop("config", "--reset").code == 2
+    tip = ledger_tip(code)
+    assert coop("config", "max_same_shape", "3", "--as", "bob@example.com").code == 1  # owners only
+    assert ledger_tip(code) == tip
+    add("Fix toast", "src/app.py:3")
+    low = coop("queue").out
+    assert "running low (1 live item, fewer than 5) — top it up with 4 findings" in low
+    assert coop("config", "topup_size", "--reset", "--json").json()["value"] == 10
+    assert "top it up with 10 findings" in coop("queue").out
+    assert coop("config", "topup_threshold", "1").code == 0
+    assert "running low" not in coop("queue").out
+
+
+def test_the_repeating_warning_counts_the_findings_offered(code: Code, tmp_path: Path) -> None:
+    findings = [
+        {"title": f"Fix error in form {n}", "evidence": [{"path": f"f{n}.py", "line": 1}]}
+        for n in range(10)
+    ]
+    path = tmp_path / "findings.json"
+    path.write_text(json.dumps(findings))
+    report = coop("scan", "--from", str(path), "--json").json()
+    assert len(report["added"]) == 3 and len(report["trimmed"]) == 7
+    assert report["lopsided"] is True
+    text = coop("scan", "--from", str(path)).out
+    assert "repeating" in text
+
+
+def test_scan_keeps_path_only_evidence_and_the_cli_string_form(code: Code, tmp_path: Path) -> None:
+    findings = [
+        {"title": "Add test for app", "evidence": [{"path": "src/app.py"}]},
+        {"title": "Fix error toast", "evidence": ["src/app.py:7:line"]},
+        {"title": "Handle state", "evidence": ["./src/app.py:9"]},
+        {"title": "Render label", "evidence": ["src/app.py"]},
+        {"title": "Bad line", "evidence": ["src/app.py:zero"]},
+        {"title": "No path", "evidence": [{"line": 3}]},
+    ]
+    path = tmp_path / "findings.json"
+    path.write_text(json.dumps(findings))
+    report = coop("scan", "--from", str(path), "--json").json()
+    cited = {
+        i["title"]: [(e["path"], e["line"], e["quote"]) for e in i["evidence"]]
+        for i in report["added"]
+    }
+    assert cited == {
+        "Add test for app": [("src/app.py", None, None)],
+        "Fix error toast": [("src/app.py", 7, "line")],
+        "Handle state": [("src/app.py", 9, None)],
+        "Render label": [("src/app.py", None, None)],
+    }
+    assert report["dropped"] == ["Bad line", "No path"]
+
+
+def test_scan_schema_is_shipped_and_printed(code: Code) -> None:
+    from importlib import resources
+
+    result = coop("scan", "--schema")
+    assert result.code == 0
+    schema = json.loads(result.out)
+    shipped = resources.files("gitcoop").joinpath("schemas/findings.schema.json").read_text()
+    assert schema == json.loads(shipped)
+    assert schema["$schema"].startswith("https://json-schema.org/")
+    assert coop("scan").code == 2  # neither --from nor --schema
