@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from gitcoop.cli.options import AsOpt, JsonOpt, make_context
 from gitcoop.errors import UsageError
+
+if TYPE_CHECKING:
+    from gitcoop.service.config import Shown
 
 
 def register(app: typer.Typer) -> None:
@@ -44,9 +47,7 @@ def register(app: typer.Typer) -> None:
                 render.emit_json(data if key is None else data[0])
                 return
             for row in shown:
-                default = f"(default {shown_value(row.default)})" if row.is_set else "(the default)"
-                line = f"{row.key:<16} {shown_value(row.value):<12} {default:<16} {row.help}"
-                print(render.printable(line))
+                print(render.printable(setting_line(row)))
             return
         row, changed = settings.set_value(ctx, key, None if reset else value)
         if as_json:
@@ -54,6 +55,11 @@ def register(app: typer.Typer) -> None:
         else:
             news = "unchanged" if not changed else ("reset to its default" if reset else "set")
             print(render.printable(f"{row.key} = {shown_value(row.value)} ({news})"))
+
+
+def setting_line(row: Shown) -> str:
+    default = f"(default {shown_value(row.default)})" if row.is_set else "(the default)"
+    return f"{row.key:<16} {shown_value(row.value):<12} {default:<16} {row.help}"
 
 
 def shown_value(value: object) -> str:

@@ -30,7 +30,6 @@ STATES = (
 )
 TRIAGE = ("ready", "in_progress", "verifying", "draft", "blocked", "split")
 SETTLED = ("done", "closed", "stale", "duplicate")
-OPEN = ("ready", "draft")  # what the verifier is shown as the rest of the queue
 TOP_UP_COUNTED = ("ready", "draft", "verifying")
 SOURCES = ("scan", "human", "loop", "undo")
 EDITABLE_STATES = ("ready", "blocked", "closed")

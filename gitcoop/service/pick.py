@@ -109,6 +109,15 @@ class _Pick:
         self.result.judged.append(judged)
         self.progress.landed(judged)
 
+    def draft_pass(self, snapshot: Snapshot, items: list[Item]) -> bool:
+        """Nothing is ready: verify the next draft; False (and why) when none can be."""
+        drafts = [i for i in waiting_for_verdict(items, self.ctx.now) if i.id not in self.asked]
+        if not drafts or self.budget == 0:
+            self.result.reason = _nothing_ready(items, drafts, self.result.judged, self.max_verify)
+            return False
+        self.verify(snapshot, drafts[0])
+        return True
+
     def take(self, top: Item, found: Check, head: str | None) -> Shown | None:
         reuse = found.action == "reuse" and head is not None
         args = {"head": head} if reuse else {}
@@ -137,11 +146,8 @@ def pick(
         items = list(snapshot.items())
         ready = [i for i in queue.in_order(items) if queue.pickable(i)]
         if not ready:
-            drafts = [i for i in waiting_for_verdict(items, ctx.now) if i.id not in run.asked]
-            if not drafts or run.budget == 0:
-                result.reason = _nothing_ready(items, drafts, result.judged, max_verify)
+            if not run.draft_pass(snapshot, items):
                 return result
-            run.verify(snapshot, drafts[0])
             continue
         top, head = ready[0], history.current_head(run.repo)
         found = check(run.repo, top, head, snapshot.label(top.id))

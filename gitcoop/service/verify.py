@@ -168,13 +168,7 @@ def verify_item(
         for i in queue.in_order(started.snapshot.items())
         if not queue.settled(i) and i.id != item_id
     ]
-    prompt = prompt_for(item, others)
-    run = verifier_process.run(verifier.command, prompt, verifier.cwd, seconds(verifier))
-    if run.timed_out:
-        verdict = unclear(f"the verifier ran past its {verifier.timeout} time cap")
-    else:
-        verdict = parse(run.output, item_id, {o.id for o in others}, prompt)
-        verdict = cited_in_tree(repo, head, verdict)
+    run, verdict = judge(repo, head, verifier, item, others)
     decided: list[Verdict] = []
 
     def verdict_of(snapshot: Snapshot) -> list[Intent]:
@@ -193,8 +187,17 @@ def verify_item(
     return Judged(item_id, label, after.title, decided[-1], run, True, after.status)
 
 
-def seconds(verifier: Verifier) -> float:
-    return verifier.timeout.total_seconds()
+def judge(
+    repo: Repo, head: str | None, verifier: Verifier, item: Item, others: list[Item]
+) -> tuple[Run, Verdict]:
+    """Run the verifier on one item and read its verdict; the evidence checked at `head`."""
+    prompt = prompt_for(item, others)
+    timeout = verifier.timeout.total_seconds()
+    run = verifier_process.run(verifier.command, prompt, verifier.cwd, timeout)
+    if run.timed_out:
+        return run, unclear(f"the verifier ran past its {verifier.timeout} time cap")
+    verdict = parse(run.output, item.id, {o.id for o in others}, prompt)
+    return run, cited_in_tree(repo, head, verdict)
 
 
 def cited_in_tree(repo: Repo, head: str | None, verdict: Verdict) -> Verdict:

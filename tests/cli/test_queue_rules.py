@@ -178,7 +178,7 @@ def test_nothing_is_picked_unverified_whatever_made_it_ready(code: Code) -> None
 def test_a_hand_off_without_evidence_says_to_find_the_place_first() -> None:
     from datetime import UTC, datetime
 
-    from gitcoop.cli.queue_commands import picked_text
+    from gitcoop.cli.queue_render import picked_text
     from gitcoop.domain.ids import ItemId
     from gitcoop.domain.records import Evidence, Item
     from gitcoop.service.writer import Shown

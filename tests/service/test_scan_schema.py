@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
-from gitcoop.service.queue import finding, findings_schema
+from gitcoop.service.scan import finding, findings_schema
 
 SCHEMA = json.loads(findings_schema())
 VALIDATOR = Draft202012Validator(SCHEMA)
