@@ -93,6 +93,9 @@ def register(app: typer.Typer) -> None:
         ctx = make_context(actor, session)
         if kind == "item":
             cited = tuple(queue.parse_evidence(spec) for spec in evidence or [])
+            cited, warnings = queue.check_evidence(ctx, cited)
+            for warning in warnings:
+                print(f"warning: --evidence {render.printable(warning)}", file=sys.stderr)
             shown = queue.add_item(ctx, title.strip(), tag, cited, source or "human", body)
         elif evidence or source:
             raise UsageError("--evidence and --source are for queue items: git coop add item ...")

@@ -30,6 +30,7 @@ COMMAND_MODULES = {
     ),
     **dict.fromkeys(("remote", "sync", "pull", "push", "resolve"), "sync_commands"),
     "fsck": "fsck_commands",
+    "config": "config_commands",
     "demo": "demo",
 }
 GLOBAL_FLAGS_WITH_VALUE = ("--as", "--session", "--expect-version")

@@ -225,6 +225,35 @@ class Evidence:
 
 
 @dataclass(frozen=True)
+class Lease:
+    """Who is verifying a queue item, since when, and until when that claim holds."""
+
+    by: str
+    event: str  # the verify event that took it; its verdict names it
+    since: datetime
+    until: datetime
+
+    def to_data(self) -> Data:
+        return {
+            "by": self.by,
+            "event": self.event,
+            "since": format_instant(self.since),
+            "until": format_instant(self.until),
+        }
+
+    @classmethod
+    def from_data(cls, data: Any) -> Lease:
+        if not isinstance(data, Mapping):
+            raise RecordError("lease must be a mapping or null")
+        return cls(
+            by=_str(data.get("by"), "lease.by"),
+            event=_str(data.get("event"), "lease.event"),
+            since=_instant(data.get("since"), "lease.since"),
+            until=_instant(data.get("until"), "lease.until"),
+        )
+
+
+@dataclass(frozen=True)
 class Conflict:
     """An event the rules refused when it was replayed after a merge."""
 
@@ -287,6 +316,7 @@ QUEUE_FIELDS = (
     "blocked_reason",
     "duplicate_of",
     "parent_id",
+    "lease",
 )
 
 
@@ -325,6 +355,7 @@ class Item:
     blocked_reason: str | None = None
     duplicate_of: str | None = None
     parent_id: str | None = None
+    lease: Lease | None = None  # while verifying
 
     @property
     def owes(self) -> bool:
@@ -338,7 +369,7 @@ class Item:
             value = getattr(self, f.name)
             if isinstance(value, datetime):
                 value = format_instant(value)
-            elif isinstance(value, Obligation):
+            elif isinstance(value, Obligation | Lease):
                 value = value.to_data()
             elif isinstance(value, tuple):
                 value = [entry.to_data() for entry in value]
@@ -389,6 +420,7 @@ class Item:
             blocked_reason=_opt_str(data.get("blocked_reason"), "blocked_reason"),
             duplicate_of=_opt_str(data.get("duplicate_of"), "duplicate_of"),
             parent_id=_opt_str(data.get("parent_id"), "parent_id"),
+            lease=Lease.from_data(data["lease"]) if data.get("lease") is not None else None,
         )
 
 

@@ -37,8 +37,23 @@ def apply(item: Item | None, event: Event, roles: Roles) -> Item:
         raise Refused(f"unknown verb {event.verb!r} in event {event.id}")
     if item is None and event.verb != "add":
         raise Refused(f"{event.item} does not exist yet; {event.verb} needs an added item")
-    after = obligations.stamped(_dispatch(item, event, roles), event)
+    after = queue_verbs.tidy(item, event, obligations.stamped(_dispatch(item, event, roles), event))
     return replace(after, version=(item.version if item else 0) + 1)
+
+
+def plan(
+    item: Item | None,
+    verb: str,
+    args: Mapping[str, Any],
+    actor: str,
+    roles: Roles,
+    session: str | None = None,
+) -> tuple[str, dict[str, Any]] | None:
+    """The verb and arguments to record for a request, or None when nothing changes."""
+    if verb in queue_verbs.HANDLERS:
+        planned = queue_verbs.plan(item, verb, args)
+        return None if planned is None else (verb, planned)
+    return lifecycle.plan(item, verb, args, actor, roles, session)
 
 
 def _dispatch(item: Item | None, event: Event, roles: Roles) -> Item:
