@@ -265,6 +265,7 @@ class Item:
     obligation: Obligation | None = None
     previous_obligation: Obligation | None = None  # the one the current binding replaced
     conflicts: tuple[Conflict, ...] = ()
+    related_commits: tuple[str, ...] = ()  # later commits naming it (a cherry-pick's copy)
     # queue items only
     source: str | None = None
     evidence: tuple[Evidence, ...] = ()
@@ -285,6 +286,10 @@ class Item:
             if f.name in QUEUE_FIELDS and self.kind != "item" and f.name != "tag":
                 continue
             value = getattr(self, f.name)
+            if f.name == "related_commits":
+                if value:  # absent when empty: items written before it existed stay the same
+                    data[f.name] = list(value)
+                continue
             if isinstance(value, datetime):
                 value = format_instant(value)
             elif isinstance(value, Obligation):
@@ -306,6 +311,9 @@ class Item:
         conflicts = data.get("conflicts") or []
         if not isinstance(evidence, list) or not isinstance(conflicts, list):
             raise RecordError("evidence and conflicts must be lists")
+        related = data.get("related_commits") or []
+        if not isinstance(related, list) or not all(isinstance(c, str) and c for c in related):
+            raise RecordError("related_commits must be a list of commit shas")
         return cls(
             id=ItemId(item_id),
             kind=_str(data.get("kind"), "kind"),
@@ -327,6 +335,7 @@ class Item:
             obligation=Obligation.from_data(obligation) if obligation else None,
             previous_obligation=_opt_obligation(data.get("previous_obligation")),
             conflicts=tuple(Conflict.from_data(c) for c in conflicts),
+            related_commits=tuple(related),
             source=_opt_str(data.get("source"), "source"),
             evidence=tuple(Evidence.from_data(e) for e in evidence),
             order_key=_opt_str(data.get("order_key"), "order_key"),
