@@ -23,6 +23,7 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
+from gitcoop.cli.hooks_commands import this_runner
 from gitcoop.domain import ids
 from gitcoop.domain.ids import fanout
 from gitcoop.domain.records import Event, Item
@@ -137,7 +138,7 @@ def main() -> int:
         built = time.perf_counter() - started
         ctx = Context(path=str(repo), actor="alice@example.com", now=NOW, bits=bits.getrandbits)
         rows = [("no hooks", timed_commits(repo, options.runs, "plain"))]
-        hooks.install(ctx)
+        hooks.install(ctx, this_runner())
         rows.append(("hooks, no trailer", timed_commits(repo, options.runs, "plain")))
         trailer_times = []
         for _ in range(options.runs):

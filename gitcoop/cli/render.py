@@ -75,6 +75,7 @@ def item_details(shown: Shown, now: datetime) -> str:
         ("closed", item.closed_at and f"{human_instant(item.closed_at)} by {item.closed_by}"),
         ("summary", item.result_summary),
         ("commit", item.commit_sha),
+        ("related", ", ".join(item.related_commits)),
         ("reason", item.reason),
     ]
     if item.kind == "item":
