@@ -28,6 +28,7 @@ COMMAND_MODULES = {
         ("queue", "scan", "verify", "pick", "finish", "edit", "split"), "queue_commands"
     ),
     **dict.fromkeys(("remote", "sync", "pull", "push", "resolve"), "sync_commands"),
+    "hide-ledger": "history_commands",
     "fsck": "fsck_commands",
     "demo": "demo",
 }
