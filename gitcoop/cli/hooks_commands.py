@@ -134,6 +134,8 @@ def _register_hooks(hooks_app: typer.Typer) -> None:
         summary = replay.waiting_text(waiting)
         if summary:
             print(summary.removeprefix("gitcoop: "))
+        for line in replay.listing(waiting):
+            print(render.printable(line.removeprefix("gitcoop: ")))
 
 
 def _status_advice(states: list[hooks.HookState]) -> list[str]:

@@ -67,9 +67,10 @@ def attempt(ctx: Context, entry: Entry, lock_timeout: float) -> tuple[list[Outco
     if not refused:
         return outcomes, None
     kept = {**entry, "state": "refused", "reason": refused[0].text}
-    if entry["kind"] == "trailers":
+    kept["refusals"] = [{"text": o.text, "command": o.command} for o in refused]
+    if entry["kind"] == "trailers":  # the rest is recorded: only the refused requests stay
         kept["requests"] = [
-            {**request, "refusal": o.text, "command": o.command}
+            request
             for request, o in zip(entry["requests"], outcomes, strict=True)
             if o.status == "refused"
         ]

@@ -109,6 +109,15 @@ def report_lines(report: Report, quiet: bool = False) -> list[str]:
     return lines
 
 
+def listing(entries: list[Entry]) -> list[str]:
+    """What each entry waits for, as it stands (nothing is tried)."""
+    return [
+        _line(str(entry["id"])[:SHORT_ID], outcome, entry)
+        for entry in entries
+        for outcome in standing(entry)
+    ]
+
+
 def standing(entry: Entry) -> list[Outcome]:
     """What an entry not tried now is waiting for, from what it keeps."""
     problem = malformed(entry)
@@ -116,10 +125,11 @@ def standing(entry: Entry) -> list[Outcome]:
         return [Outcome("broken", problem)]
     state = entry.get("state")
     reason = str(entry.get("reason") or "")
-    if state == "refused" and entry.get("kind") == "trailers":
+    if state == "refused" and isinstance(entry.get("refusals"), list):
         return [
-            Outcome("refused", str(r.get("refusal", reason)), r.get("command"))
-            for r in entry["requests"]
+            Outcome("refused", str(r.get("text", reason)), r.get("command"))
+            for r in entry["refusals"]
+            if isinstance(r, dict)
         ]
     if state in ("refused", "broken"):
         return [Outcome(state, reason)]

@@ -179,6 +179,10 @@ def test_a_refusal_waits_until_it_is_recorded_or_dismissed(hooked: Path) -> None
     )
     assert f"or drop it: git coop hook dismiss {short} --reason WHY" in shown[0]
 
+    status = coop("hooks", "status").out
+    assert "2 trailers wait: git coop hook replay" in status
+    assert f"journal {short}: not recorded: Coop-Done {todo} of {sha[:7]}: " in status
+
     coop("release", todo, "--as", "bob@example.com", "--reason", "alice did it")
     replayed = coop("hook", "replay", "--json").json()
     assert [(r["status"], r["kept"]) for r in replayed] == [("recorded", True), ("refused", True)]
