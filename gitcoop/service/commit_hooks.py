@@ -152,7 +152,11 @@ def _moved_entry(entry: Entry, moved: dict[str, str]) -> Entry:
         {**r, "args": {k: (new if v == old else v) for k, v in r["args"].items()}}
         for r in entry.get("requests", [])
     ]
-    return {**entry, "commit": new, "requests": requests}
+    refusals = [
+        {**r, "command": r["command"].replace(old, new) if r.get("command") else None}
+        for r in entry.get("refusals", [])
+    ]
+    return {**entry, "commit": new, "requests": requests, "refusals": refusals}
 
 
 # -- recording now, or journaling ---------------------------------------------------------
