@@ -18,6 +18,7 @@ PYTHONPATH) measures that version's hooks.
 from __future__ import annotations
 
 import argparse
+import compileall
 import os
 import random
 import resource
@@ -29,6 +30,7 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
+import gitcoop
 from gitcoop.domain import ids
 from gitcoop.domain.ids import fanout
 from gitcoop.domain.records import Event, Item
@@ -133,6 +135,9 @@ def main() -> int:
     parser.add_argument("--items", type=int, default=10_000)
     parser.add_argument("--runs", type=int, default=5)
     options = parser.parse_args()
+    # as an install has it: without bytecode (PYTHONDONTWRITEBYTECODE=1 and an edited
+    # checkout) every hook process would compile gitcoop's modules first
+    compileall.compile_dir(str(Path(gitcoop.__file__).parent), quiet=1)
     os.environ["PATH"] = str(Path(sys.executable).parent) + os.pathsep + os.environ["PATH"]
     os.environ.setdefault("COOP_NOW", "2026-11-29T10:00:00Z")
     bits = random.Random(1)
