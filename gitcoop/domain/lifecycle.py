@@ -15,7 +15,7 @@ from dataclasses import replace
 from datetime import timedelta
 from typing import Any
 
-from gitcoop.domain import obligations
+from gitcoop.domain import obligations, related
 from gitcoop.domain.ids import kind_of
 from gitcoop.domain.queue import invalidated
 from gitcoop.domain.records import Event, Evidence, Item, Roles
@@ -279,27 +279,13 @@ def _edit(item: Item | None, event: Event, roles: Roles) -> Item:
 
 
 def _note(item: Item | None, event: Event, roles: Roles) -> Item:
-    """Evidence from anyone; one naming a `related` commit adds it to the item's record.
-
-    `related` is the recorded commit the note's `commit` relates to (a commit
-    cherry-picked with its Coop trailer): the first commit stays the record.
-    """
     assert item is not None
     _require(event, "text", "note")
-    item = _related(item, event)
+    item = related.with_related(item, event)
     obligation = item.obligation
     if obligation is not None and obligation.pending and event.actor == obligation.holder:
         return replace(item, obligation=obligations.fresh_evidence(obligation, event.at))
     return item
-
-
-def _related(item: Item, event: Event) -> Item:
-    commit = event.arg("commit")
-    if not isinstance(event.arg("related"), str) or not isinstance(commit, str):
-        return item
-    if commit == item.commit_sha or commit in item.related_commits:
-        return item
-    return replace(item, related_commits=(*item.related_commits, commit))
 
 
 def _report(item: Item | None, event: Event, roles: Roles) -> Item:

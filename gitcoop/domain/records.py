@@ -63,6 +63,14 @@ def _opt_obligation(value: Any) -> Obligation | None:
     return Obligation.from_data(value)
 
 
+def _shas(value: Any) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if not isinstance(value, list) or not all(isinstance(c, str) and c for c in value):
+        raise RecordError("related_commits must be a list of commit shas")
+    return tuple(value)
+
+
 def _time_or_none(value: datetime | None) -> str | None:
     return None if value is None else format_instant(value)
 
@@ -261,11 +269,11 @@ class Item:
     closed_at: datetime | None = None
     result_summary: str | None = None
     commit_sha: str | None = None
+    related_commits: tuple[str, ...] = ()  # later commits naming it (a cherry-pick's copy)
     reason: str | None = None
     obligation: Obligation | None = None
     previous_obligation: Obligation | None = None  # the one the current binding replaced
     conflicts: tuple[Conflict, ...] = ()
-    related_commits: tuple[str, ...] = ()  # later commits naming it (a cherry-pick's copy)
     # queue items only
     source: str | None = None
     evidence: tuple[Evidence, ...] = ()
@@ -311,9 +319,6 @@ class Item:
         conflicts = data.get("conflicts") or []
         if not isinstance(evidence, list) or not isinstance(conflicts, list):
             raise RecordError("evidence and conflicts must be lists")
-        related = data.get("related_commits") or []
-        if not isinstance(related, list) or not all(isinstance(c, str) and c for c in related):
-            raise RecordError("related_commits must be a list of commit shas")
         return cls(
             id=ItemId(item_id),
             kind=_str(data.get("kind"), "kind"),
@@ -331,11 +336,11 @@ class Item:
             closed_at=_opt_instant(data.get("closed_at"), "closed_at"),
             result_summary=_opt_str(data.get("result_summary"), "result_summary"),
             commit_sha=_opt_str(data.get("commit_sha"), "commit_sha"),
+            related_commits=_shas(data.get("related_commits")),
             reason=_opt_str(data.get("reason"), "reason"),
             obligation=Obligation.from_data(obligation) if obligation else None,
             previous_obligation=_opt_obligation(data.get("previous_obligation")),
             conflicts=tuple(Conflict.from_data(c) for c in conflicts),
-            related_commits=tuple(related),
             source=_opt_str(data.get("source"), "source"),
             evidence=tuple(Evidence.from_data(e) for e in evidence),
             order_key=_opt_str(data.get("order_key"), "order_key"),
