@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import pytest
 
 from gitcoop.domain import lifecycle, rulebook
-from gitcoop.domain.records import Item
 from gitcoop.errors import Refused
 from tests.domain.builders import (
     ALICE,
@@ -247,22 +244,3 @@ def test_the_other_kinds_verb_is_refused_on_a_closed_item_too() -> None:
     item = run(added(), event("done", summary="a"))
     with pytest.raises(Refused, match="git coop done"):
         lifecycle.plan(item, "close", {"summary": "b"}, ALICE, ROLES)
-
-
-def test_a_related_commit_is_added_once_and_the_record_stays() -> None:
-    done = run(added(), event("done", actor=BOB, commit="a" * 40, summary="Fix it"))
-    copy = "b" * 40
-    note = event("note", actor=CAROL, text="commit bbbb: Fix it", commit=copy, related="a" * 40)
-    related = run(done, note)
-    assert (related.commit_sha, related.closed_by) == ("a" * 40, BOB)
-    assert related.related_commits == (copy,)
-    assert run(related, note).related_commits == (copy,)  # the same copy, named once
-    plain = event("note", actor=CAROL, text="evidence", commit="c" * 40)
-    assert run(related, plain).related_commits == (copy,)  # a plain note relates nothing
-
-
-def test_related_commits_stay_out_of_item_files_that_have_none() -> None:
-    assert "related_commits" not in added().to_data()
-    item = replace(added(), related_commits=("b" * 40,))
-    assert item.to_data()["related_commits"] == ["b" * 40]
-    assert Item.from_data(item.to_data()) == item
