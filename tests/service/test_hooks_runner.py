@@ -9,7 +9,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import sysconfig
 from pathlib import Path
 
 import pytest
@@ -26,7 +25,8 @@ def make_venv(where: Path) -> Path:
     """A virtual environment whose python imports this checkout's gitcoop."""
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(where)], check=True)
     site = next((where / "lib").glob("python*/site-packages"))
-    (site / "gitcoop-tests.pth").write_text(f"{sysconfig.get_paths()['purelib']}\n{TOP}\n")
+    found = [str(TOP), *(p for p in sys.path if p and os.path.isdir(p))]  # this one's imports
+    (site / "gitcoop-tests.pth").write_text("\n".join(found) + "\n")
     script = where / "bin" / "git-coop"
     script.write_text("import sys\nfrom gitcoop.cli.main import run\nsys.exit(run())\n")
     return where
