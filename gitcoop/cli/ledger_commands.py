@@ -55,18 +55,39 @@ def print_written(shown: Shown, as_json: bool, verb: str) -> None:
 
 def register(app: typer.Typer) -> None:
     @app.command()
-    def init(actor: AsOpt = None, as_json: JsonOpt = False) -> None:
-        """Create the ledger on refs/coop/ledger (idempotent); you become an owner."""
+    def init(
+        actor: AsOpt = None,
+        with_hooks: Annotated[
+            bool,
+            typer.Option("--hooks", help="Also install the git hooks (git coop hooks install)."),
+        ] = False,
+        as_json: JsonOpt = False,
+    ) -> None:
+        """Create the ledger on refs/coop/ledger (idempotent); you become an owner.
+
+        Also keeps ledger commits out of git log views (undo: git coop hide-ledger --undo).
+        """
         from gitcoop.cli import render
+        from gitcoop.cli.history_commands import hide_after_setup
+        from gitcoop.cli.hooks_commands import install_or_hint
         from gitcoop.service import ledger
 
-        created, config = ledger.init(make_context(actor))
+        ctx = make_context(actor)
+        created, config = ledger.init(ctx)
+        hooked, hook_lines = install_or_hint(ctx, with_hooks)
+        views, view_lines = hide_after_setup(ctx)
         if as_json:
-            render.emit_json({"created": created, **config.to_data()})
+            extra = {"hooks": hooked, "history_view": views}
+            render.emit_json({"created": created, **config.to_data(), **extra})
         elif created:
             print(f"initialised refs/coop/ledger; owners: {', '.join(config.roles.owners)}")
         else:
             print("refs/coop/ledger already exists; nothing changed")
+        for line in hook_lines + view_lines:  # notices on stderr; --json keeps stdout JSON
+            if line.startswith("gitcoop:"):
+                print(line, file=sys.stderr)
+            elif not as_json:
+                print(line)
 
     @app.command()
     def add(
@@ -200,6 +221,10 @@ def register(app: typer.Typer) -> None:
         ctx = make_context(actor, session, expect)
         shown = ledger.act(ctx, item, verb, {k: v for k, v in args.items() if v})
         print_written(shown, as_json, past)
+        if verb == "take":
+            from gitcoop.cli.hooks_commands import hint_on_take
+
+            hint_on_take(ctx)
 
     @app.command()
     def take(

@@ -84,6 +84,7 @@ def item_details(shown: Shown, now: datetime) -> str:
         ("note", item.closed_note),
         ("summary", item.result_summary),
         ("commit", item.commit_sha),
+        ("related", ", ".join(item.related_commits)),
         ("reason", item.reason),
     ]
     if item.kind == "item":

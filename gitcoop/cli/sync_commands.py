@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from typing import Annotated, Any
 
 import typer
@@ -63,13 +64,22 @@ def register(app: typer.Typer) -> None:
         as_json: JsonOpt = False,
     ) -> None:
         """Make plain `git fetch REMOTE` bring the ledger to refs/coop/remotes/REMOTE/ledger."""
-        added, refspec = sync.setup_remote(make_context(), remote)
+        from gitcoop.cli.history_commands import hide_after_setup
+
+        ctx = make_context()
+        added, refspec = sync.setup_remote(ctx, remote)
+        views, view_lines = hide_after_setup(ctx)
         if as_json:
-            render.emit_json({"remote": remote, "refspec": refspec, "added": added})
-        elif added:
+            render.emit_json(
+                {"remote": remote, "refspec": refspec, "added": added, "history_view": views}
+            )
+            return
+        if added:
             print(f"git fetch {remote} now brings the ledger ({refspec}); share it: git coop sync")
         else:
             print(f"{remote} already fetches the ledger ({refspec})")
+        for line in view_lines:
+            print(line, file=sys.stderr)
 
     @app.command("sync")
     def sync_(remote: RemoteArg = "origin", actor: AsOpt = None, as_json: JsonOpt = False) -> None:

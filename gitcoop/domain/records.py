@@ -63,6 +63,14 @@ def _opt_obligation(value: Any) -> Obligation | None:
     return Obligation.from_data(value)
 
 
+def _shas(value: Any) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if not isinstance(value, list) or not all(isinstance(c, str) and c for c in value):
+        raise RecordError("related_commits must be a list of commit shas")
+    return tuple(value)
+
+
 def _time_or_none(value: datetime | None) -> str | None:
     return None if value is None else format_instant(value)
 
@@ -341,6 +349,7 @@ class Item:
     closed_note: str | None = None  # why closed_at is not the closing event's own time
     result_summary: str | None = None
     commit_sha: str | None = None
+    related_commits: tuple[str, ...] = ()  # later commits naming it (a cherry-pick's copy)
     reason: str | None = None
     obligation: Obligation | None = None
     previous_obligation: Obligation | None = None  # the one the current binding replaced
@@ -367,6 +376,10 @@ class Item:
             if f.name in QUEUE_FIELDS and self.kind != "item" and f.name != "tag":
                 continue
             value = getattr(self, f.name)
+            if f.name == "related_commits":
+                if value:  # absent when empty: items written before it existed stay the same
+                    data[f.name] = list(value)
+                continue
             if isinstance(value, datetime):
                 value = format_instant(value)
             elif isinstance(value, Obligation | Lease):
@@ -407,6 +420,7 @@ class Item:
             closed_note=_opt_str(data.get("closed_note"), "closed_note"),
             result_summary=_opt_str(data.get("result_summary"), "result_summary"),
             commit_sha=_opt_str(data.get("commit_sha"), "commit_sha"),
+            related_commits=_shas(data.get("related_commits")),
             reason=_opt_str(data.get("reason"), "reason"),
             obligation=Obligation.from_data(obligation) if obligation else None,
             previous_obligation=_opt_obligation(data.get("previous_obligation")),

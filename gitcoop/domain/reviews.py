@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import timedelta
 
-from gitcoop.domain import lifecycle, obligations
+from gitcoop.domain import lifecycle, obligations, related
 from gitcoop.domain.lifecycle import HELD, Handler
 from gitcoop.domain.records import Event, Item, Obligation, Roles
 from gitcoop.domain.timefmt import human_instant
@@ -19,6 +19,7 @@ from gitcoop.errors import Refused
 def _note(item: Item | None, event: Event, roles: Roles) -> Item:
     assert item is not None
     lifecycle.required(event, "text", "note")
+    item = related.with_related(item, event)
     obligation = item.obligation
     if obligation is not None and obligation.pending and event.actor == obligation.holder:
         return replace(item, obligation=obligations.fresh_evidence(obligation, event.at))
