@@ -198,7 +198,8 @@ class _Run:
             event = self._event(item_id, *planned, event_id=intent.event_id)
             after = rulebook.apply(item, event, roles)
         except Refused as refusal:
-            raise Refused(refusal.message.replace(item_id, self._label_before(item_id))) from None
+            short = refusal.message.replace(item_id, self._label_before(item_id))
+            raise refusal.reworded(short) from None
         self._keep(event, after)
         notes = remarks.explain(item, intent.verb, intent.args, planned, after)
         self.said[item_id] = (planned[0], notes)
