@@ -9,11 +9,13 @@ and the MCP server all use this order.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from itertools import groupby
 
-from gitcoop.domain.dependencies import Graph
+from gitcoop.domain.dependencies import Graph, node
+from gitcoop.domain.records import Item
+from gitcoop.domain.timefmt import format_instant
 
 
 @dataclass(frozen=True)
@@ -23,6 +25,19 @@ class Candidate:
     priority: int
     created_at: str  # ISO 8601 text of one fixed width: compares as the instant
     order_key: str | None
+
+
+def candidate(item: Item) -> Candidate:
+    return Candidate(
+        item.id, item.kind, item.priority, format_instant(item.created_at), item.order_key
+    )
+
+
+def ready_items(items: list[Item], wanted: Callable[[Item], bool]) -> list[Item]:
+    """Of `items` (the whole ledger), those `wanted` with no unsettled blocker, in order."""
+    graph = Graph(node(i) for i in items)
+    by_id: dict[str, Item] = {i.id: i for i in items}
+    return [by_id[c.id] for c in ready((candidate(i) for i in items if wanted(i)), graph)]
 
 
 def startable(kind: str, status: str) -> bool:
