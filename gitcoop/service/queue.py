@@ -11,7 +11,7 @@ from gitcoop.domain import ids, queue, settings
 from gitcoop.domain.ids import ItemId
 from gitcoop.domain.records import Evidence, Item
 from gitcoop.errors import Refused, UsageError
-from gitcoop.service import citations, dependencies
+from gitcoop.service import citations, dependencies, ledger
 from gitcoop.service.context import Context, commit_named, read_ledger
 from gitcoop.service.queries import labels
 from gitcoop.service.writer import Intent, Shown, write
@@ -126,6 +126,23 @@ def _top_up(items: list[Item], current: Mapping[str, Any]) -> str | None:
 
 
 # -- edit, split, finish ------------------------------------------------------------
+
+
+def edit(
+    ctx: Context,
+    ref: str,
+    title: str | None = None,
+    before: str | None = None,
+    after: str | None = None,
+    status: str | None = None,
+    reason: str | None = None,
+) -> Shown:
+    """A queue item's title (an `edit`), place and state (an `edit_item`), in one commit."""
+
+    def moved(snapshot: Snapshot, item_id: ItemId) -> dict[str, Any] | None:
+        return moves(snapshot, item_id, before, after, status, reason)
+
+    return ledger.edit(ctx, ref, {"title": title} if title is not None else {}, moved)
 
 
 def moves(

@@ -168,8 +168,8 @@ class _Run:
         self.steps.append((intent, item_id, None))
 
     def _target(self, intent: Intent) -> ItemId:
-        if intent.verb == "add" or intent.target == LEDGER_ID:
-            return ItemId(intent.target)
+        if intent.verb == "add" or intent.target == LEDGER_ID or intent.target in self.items:
+            return ItemId(intent.target)  # new, the ledger's own, or written earlier in this write
         return self.snapshot.resolve(intent.target)
 
     def current(self, item_id: ItemId) -> Item | None:

@@ -23,7 +23,7 @@ def code(ledger: Path) -> Code:
 
 def add(code: Code, title: str) -> str:
     evidence = (queue.parse_evidence("src/app.py:3:line"),)
-    return queue.add_item(code.ctx(), title, "ui", evidence).item.id
+    return queue.add_item(code.ctx(), title, ("ui",), evidence).item.id
 
 
 def items(code: Code) -> dict[str, Item]:
