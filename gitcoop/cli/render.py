@@ -162,7 +162,7 @@ def _evidence_text(evidence: Evidence) -> str:
 def log_line(entry: LogEntry) -> str:
     event = entry.event
     details = []
-    keys: tuple[str, ...] = ("action", "role", "who", "type", "item", "summary", "commit")
+    keys: tuple[str, ...] = ("action", "role", "who", "type", "other", "summary", "commit")
     keys += ("reason", "text")
     keys += ("note", "status", "decision", "force", "tags_added", "tags_removed")
     keys += ("title",) if event.verb == "edit" else ()

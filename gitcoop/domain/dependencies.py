@@ -80,7 +80,7 @@ def dep(item: Item | None, event: Event, roles: Roles) -> Item:
     """Add or remove one link the item holds. Adding one it has, or removing one it
     has not, changes nothing: two clones adding the same link offline merge to one."""
     assert item is not None
-    action, kind, other = event.arg("action"), event.arg("type"), event.arg("item")
+    action, kind, other = event.arg("action"), event.arg("type"), event.arg("other")
     if action not in ("add", "remove"):
         raise Refused(f"dep needs an action, add or remove, not {action!r}")
     if kind not in TYPES:
@@ -103,12 +103,12 @@ def plan(item: Item | None, args: Mapping[str, Any]) -> dict[str, Any] | None:
     if item is None:
         raise Refused("a link needs an item that exists")
     present = any(
-        (link.type, link.item) == (args.get("type"), args.get("item")) for link in item.links
+        (link.type, link.item) == (args.get("type"), args.get("other")) for link in item.links
     )
     if args.get("action") == "add":
         return None if present else dict(args)
     if not present:
-        first, phrase, second = spoken(item.id, str(args.get("type")), str(args.get("item")))
+        first, phrase, second = spoken(item.id, str(args.get("type")), str(args.get("other")))
         raise Refused(f"there is no link {first} {phrase} {second} — nothing to remove")
     return dict(args)
 

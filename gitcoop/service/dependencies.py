@@ -54,7 +54,7 @@ def link(ctx: Context, first: str, phrase: str, second: str, action: str = "add"
             _refuse_cycle(
                 snapshot, holder, other, f"{snapshot.label(a)} {phrase} {snapshot.label(b)}"
             )
-        args = {"action": action, "type": kind, "item": other}
+        args = {"action": action, "type": kind, "other": other}
         return [Intent(holder, "dep", args, ctx.expect_version)]
 
     return write(ctx, plan).first()
@@ -72,7 +72,7 @@ def discovered_intent(snapshot: Snapshot, new_id: str, ref: str) -> Intent:
     """The link `add … --discovered-from B` writes in the same commit as the add."""
     found = snapshot.resolve(ref)
     return Intent(
-        new_id, "dep", {"action": "add", "type": dependencies.DISCOVERED_FROM, "item": found}
+        new_id, "dep", {"action": "add", "type": dependencies.DISCOVERED_FROM, "other": found}
     )
 
 

@@ -61,6 +61,7 @@ def test_dep_add_and_remove_each_kind_of_link(
     assert tip(ledger) == before  # a repeat writes nothing
     assert coop("dep", "remove", first, phrase, second).code == 0
     assert show(ids[holder])["links"] == []
+    assert coop("fsck").code == 0  # every item file is the fold of its stored events
     missing = coop("dep", "remove", first, phrase, second, "--json")
     assert missing.code == 1 and "nothing to remove" in missing.json()["error"]["message"]
 

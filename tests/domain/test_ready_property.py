@@ -5,7 +5,6 @@ does; their union may still hold one)."""
 from __future__ import annotations
 
 import random
-from dataclasses import replace
 
 from hypothesis import given, settings, target
 from hypothesis import strategies as st
@@ -48,8 +47,8 @@ def clone_work(
             graph = Graph(node(i) for i in items.values())
             if op == "link" and kind in WAITING and graph.cycle_closed_by(holder, other):
                 continue  # refused at write time, naming the cycle
-            base_event = event("dep", action="add" if op == "link" else "remove", type=kind, **at)
-            candidate = replace(base_event, args={**base_event.args, "item": other})
+            action = "add" if op == "link" else "remove"
+            candidate = event("dep", action=action, type=kind, other=other, **at)
         elif op in ("done", "take"):
             candidate = event(op, **at)
         else:
