@@ -135,7 +135,14 @@ def register(app: typer.Typer) -> None:
             for warning in warnings:
                 print(f"warning: --evidence {render.printable(warning)}", file=sys.stderr)
             shown = queue.add_item(
-                ctx, title.strip(), tags, cited, source or "human", text, priority, discovered_from
+                ctx,
+                title.strip(),
+                tags,
+                cited,
+                source or "human",
+                text or None,
+                priority,
+                discovered_from,
             )
         elif evidence or source:
             raise UsageError("--evidence and --source are for queue items: git coop add item ...")

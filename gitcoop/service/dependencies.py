@@ -223,12 +223,14 @@ def links(snapshot: Snapshot, item: Item) -> Links:
     by_id = {row.item_id: row for row in found}
     outgoing: dict[str, list[Other]] = {name: [] for name in OUT_NAMES.values()}
     for link_ in item.links:
-        outgoing[OUT_NAMES[link_.type]].append(other(by_id, link_.item))
+        if link_.type in OUT_NAMES:  # a type this gitcoop does not know means nothing here
+            outgoing[OUT_NAMES[link_.type]].append(other(by_id, link_.item))
     outgoing["children"] += [
         other(by_id, r.item_id) for r in found if r.summary.parent_id == item.id
     ]
     incoming: dict[str, list[Other]] = {name: [] for name in IN_NAMES.values()}
     for kind, holder in graph.incoming.get(item.id, ()):
-        incoming[IN_NAMES[kind]].append(other(by_id, holder))
+        if kind in IN_NAMES:
+            incoming[IN_NAMES[kind]].append(other(by_id, holder))
     cycles = [[other(by_id, i) for i in cycle] for cycle in graph.cycles() if item.id in cycle]
     return Links(outgoing, incoming, graph.blockers(item.id), cycles)
