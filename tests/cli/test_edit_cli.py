@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import os
 import stat
 from pathlib import Path
 from typing import Any
@@ -153,3 +154,36 @@ def test_a_ledger_written_before_items_had_tags_and_priority_reads_and_folds_the
     assert coop("edit", item, "--tag", "later", "-p", "3").code == 0
     assert show(item)["tags"] == ["later", "needs review"]
     assert coop("fsck").code == 0
+
+
+def test_on_a_terminal_edit_with_nothing_else_opens_the_editor(
+    ledger: Path, tmp_path: Path
+) -> None:
+    """stdin and stdout a terminal (a pseudo-terminal here), no option: $EDITOR opens."""
+    import pty
+    import subprocess
+    import sys
+
+    item = coop("add", "todo", "Describe it").out.strip()
+    script = tmp_path / "editor.sh"
+    script.write_text('#!/bin/sh\nprintf "typed in the editor\\n" > "$1"\n')
+    script.chmod(script.stat().st_mode | stat.S_IEXEC)
+    main, terminal = pty.openpty()
+    env = {**os.environ, "EDITOR": str(script), "GIT_EDITOR": str(script)}
+    env["PATH"] = str(Path(sys.executable).parent) + os.pathsep + env.get("PATH", "")
+    try:
+        done = subprocess.run(
+            ["git", "coop", "edit", item],
+            cwd=ledger,
+            stdin=terminal,
+            stdout=terminal,
+            stderr=subprocess.PIPE,
+            env=env,
+            timeout=60,
+            check=False,
+        )
+    finally:
+        os.close(terminal)
+        os.close(main)
+    assert done.returncode == 0, done.stderr
+    assert show(item)["body"] == "typed in the editor"
