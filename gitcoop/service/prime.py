@@ -67,10 +67,7 @@ def primer(ctx: Context) -> Primer:
             if obligations.pressing(item, ctx.now, actor, roles):
                 owed.append(Line(row.label, item, _owes(item, ctx)))
     listed = readiness.ready((c for _, c in candidates.values()), graph)
-    ready = []
-    for entry in listed[:READY_SHOWN]:
-        row = candidates[entry.id][0]
-        ready.append(Line(row.label, Item.from_data(row.data()), f"P{entry.priority}"))
+    ready = [_ready_line(candidates[entry.id][0], entry) for entry in listed[:READY_SHOWN]]
     held.sort(key=lambda line: (line.item.taken_at or line.item.created_at, line.item.id))
     named = (("owner", roles.is_owner(actor)), ("chief", actor in roles.chiefs))
     return Primer(
@@ -85,6 +82,10 @@ def primer(ctx: Context) -> Primer:
         len(listed),
         len(candidates) - len(listed),
     )
+
+
+def _ready_line(row: Row, entry: readiness.Candidate) -> Line:
+    return Line(row.label, Item.from_data(row.data()), f"P{entry.priority}")
 
 
 def _owes(item: Item, ctx: Context) -> str:
