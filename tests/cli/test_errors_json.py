@@ -148,7 +148,7 @@ def tip(path: Path) -> str:
     return git(path, "rev-parse", "refs/coop/ledger").strip()
 
 
-def test_repeats_are_safe_an_identical_take_and_finish_write_nothing_and_exit_0(
+def test_repeats_are_safe_an_identical_take_writes_nothing_and_exits_0(
     ledger: Path,
 ) -> None:
     item = coop("add", "todo", "x").out.strip()

@@ -11,11 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import pytest
-
-pytest.importorskip("mcp")
-
-from mcp import ClientSession, StdioServerParameters
+from mcp import ClientSession, StdioServerParameters  # the test extra installs the SDK
 from mcp.client.stdio import stdio_client
 
 from tests.conftest import coop, coop_process
