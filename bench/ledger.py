@@ -32,9 +32,12 @@ BASE = datetime(2026, 1, 1, tzinfo=UTC)
 EVENTS_PER_ITEM = 5
 
 ITEM_MARK = "td-000000000000"
-EVENT_MARKS = [f"ev-00000000000{k}" for k in range(1, EVENTS_PER_ITEM + 1)]
+OTHER_MARK = "td-zzzzzzzzzzzz"  # the item a linked item waits on
+EVENT_MARKS = [f"ev-00000000000{k}" for k in range(1, EVENTS_PER_ITEM + 2)]
 AT_MARK = datetime(2000, 1, 1, tzinfo=UTC)
-CLOCK_MARKS = [900000000 + k for k in range(1, EVENTS_PER_ITEM + 1)]
+CLOCK_MARKS = [900000000 + k for k in range(1, EVENTS_PER_ITEM + 2)]
+# a linked item has a sixth event: it waits on an earlier item (so the links form no cycle)
+LINK_STEP = ("dep", {"action": "add", "type": "blocked-by", "other": OTHER_MARK}, OWNER, None)
 
 # name -> weight, (verb, args, actor, session) per event; ends open, taken or done
 SCENARIOS: dict[str, tuple[int, list[tuple[str, dict[str, object], str, str | None]]]] = {
@@ -84,8 +87,12 @@ def _events(
     at: datetime,
     clocks: list[int],
     number: int | None,
+    other: str | None = None,
 ) -> list[Event]:
     steps = SCENARIOS[scenario][1]
+    if other is not None:
+        verb, args, actor, session = LINK_STEP
+        steps = [*steps, (verb, {**args, "other": other}, actor, session)]
     events = []
     for (verb, args, actor, session), event_id, clock in zip(steps, event_ids, clocks, strict=True):
         text = "QQQQQQQ" if number is None else f"{number:07d}"
@@ -105,12 +112,17 @@ def _render(events: list[Event]) -> tuple[bytes, list[tuple[str, bytes]]]:
     return codec.dump(item.to_data()), files
 
 
-def templates() -> dict[str, Template]:
+def templates() -> dict[tuple[str, bool], Template]:
+    """Each scenario rendered once, plain and with a link (`(name, linked)`)."""
     found = {}
     for name in SCENARIOS:
-        events = _events(name, ITEM_MARK, EVENT_MARKS, AT_MARK, CLOCK_MARKS, None)
-        item, files = _render(events)
-        found[name] = Template(item, files)
+        for linked in (False, True):
+            count = EVENTS_PER_ITEM + linked
+            other = OTHER_MARK if linked else None
+            marks, clocks = EVENT_MARKS[:count], CLOCK_MARKS[:count]
+            events = _events(name, ITEM_MARK, marks, AT_MARK, clocks, None, other)
+            item, files = _render(events)
+            found[name, linked] = Template(item, files)
     return found
 
 
@@ -124,40 +136,49 @@ def _fill(raw: bytes, marks: dict[bytes, bytes]) -> bytes:
     return raw
 
 
-def files(n: int, seed: int = 7, check: int = 3) -> Iterator[tuple[str, bytes]]:
-    """(path, bytes) of every item and event file of an n-item ledger, then coop.yaml."""
+def files(n: int, seed: int = 7, check: int = 3, links: int = 0) -> Iterator[tuple[str, bytes]]:
+    """(path, bytes) of every item and event file of an n-item ledger, then coop.yaml.
+
+    With `links`, that many items (every other one from the second) wait on a
+    random earlier item: a `dep` event and a link in the item file."""
     rng = random.Random(seed)
     table = templates()
     names = [name for name, (weight, _) in SCENARIOS.items() for _ in range(weight)]
     clock = 0
-    checked: dict[str, int] = {}
+    checked: dict[tuple[str, bool], int] = {}
+    made: list[str] = []
     for number in range(n):
         scenario = names[number % len(names)]
+        linked = number % 2 == 1 and number < 2 * links
+        count = EVENTS_PER_ITEM + linked
         item_id = ids.mint_item_id("todo", rng.getrandbits)
-        event_ids = [ids.mint_event_id(rng.getrandbits) for _ in range(EVENTS_PER_ITEM)]
-        clocks = [clock + k for k in range(1, EVENTS_PER_ITEM + 1)]
-        clock += EVENTS_PER_ITEM
+        other = made[rng.randrange(len(made))] if linked else None
+        made.append(item_id)
+        event_ids = [ids.mint_event_id(rng.getrandbits) for _ in range(count)]
+        clocks = [clock + k for k in range(1, count + 1)]
+        clock += count
         at = BASE + timedelta(seconds=number)
         marks = {  # in this order: no mark is part of one replaced after it
             b"events/00/": f"events/{ids.fanout(item_id)}/".encode(),
             ITEM_MARK.encode(): item_id.encode(),
-            **{m.encode(): e.encode() for m, e in zip(EVENT_MARKS, event_ids, strict=True)},
+            OTHER_MARK.encode(): (other or OTHER_MARK).encode(),
+            **{m.encode(): e.encode() for m, e in zip(EVENT_MARKS, event_ids, strict=False)},
             **{
                 f"{m:012d}".encode(): f"{c:012d}".encode()
-                for m, c in zip(CLOCK_MARKS, clocks, strict=True)
+                for m, c in zip(CLOCK_MARKS, clocks, strict=False)
             },
-            **{str(m).encode(): str(c).encode() for m, c in zip(CLOCK_MARKS, clocks, strict=True)},
+            **{str(m).encode(): str(c).encode() for m, c in zip(CLOCK_MARKS, clocks, strict=False)},
             _instant(AT_MARK): _instant(at),
             b"QQQQQQQ": f"{number:07d}".encode(),
         }
-        template = table[scenario]
+        template = table[scenario, linked]
         item_bytes = _fill(template.item, marks)
         event_files = [
             (_fill(p.encode(), marks).decode(), _fill(b, marks)) for p, b in template.events
         ]
-        if checked.get(scenario, 0) < check:  # the shortcut must give the codec's bytes
-            checked[scenario] = checked.get(scenario, 0) + 1
-            real = _events(scenario, item_id, event_ids, at, clocks, number)
+        if checked.get((scenario, linked), 0) < check:  # the shortcut must give the codec's bytes
+            checked[scenario, linked] = checked.get((scenario, linked), 0) + 1
+            real = _events(scenario, item_id, event_ids, at, clocks, number, other)
             assert _render(real) == (item_bytes, event_files), f"template drift in {scenario}"
         yield item_path(item_id), item_bytes
         yield from event_files
@@ -165,8 +186,8 @@ def files(n: int, seed: int = 7, check: int = 3) -> Iterator[tuple[str, bytes]]:
     yield "coop.yaml", codec.dump(config.to_data())
 
 
-def build(path: Path, n: int, seed: int = 7) -> Path:
-    """A fresh repository at `path` whose ledger holds n items and 5n events."""
+def build(path: Path, n: int, seed: int = 7, links: int = 0) -> Path:
+    """A fresh repository at `path` whose ledger holds n items, 5n events and `links` links."""
     path.mkdir(parents=True, exist_ok=True)
     subprocess.run(["git", "init", "-q", str(path)], check=True)
     for key, value in (("user.email", OWNER), ("user.name", "alice")):
@@ -179,7 +200,7 @@ def build(path: Path, n: int, seed: int = 7) -> Path:
     message = f"bench ledger of {n} items".encode()
     out.write(f"commit {REF}\ncommitter alice <{OWNER}> 1767225600 +0000\n".encode())
     out.write(b"data %d\n%s\n" % (len(message), message))
-    for name, data in files(n, seed):
+    for name, data in files(n, seed, links=links):
         out.write(b"M 100644 inline %s\ndata %d\n%s\n" % (name.encode(), len(data), data))
     out.write(b"\n")
     out.close()

@@ -40,7 +40,8 @@ def register(app: typer.Typer) -> None:
             count = len(report.breaches)
             raise checks.BreachesFound(
                 f"{count} breach{'es' if count > 1 else ''} of the ledger's invariants in "
-                f"{checks.summary(report)}"
+                f"{checks.summary(report)}",
+                printed=as_json,  # the report is the answer
             )
         if not as_json:
             print(f"ok: {checks.summary(report)}")

@@ -30,6 +30,36 @@ SourceOpt = Annotated[
     str | None, typer.Option("--source", help="Queue items: scan, human (default), loop, undo.")
 ]
 ReasonOpt = Annotated[str | None, typer.Option("--reason", help="Why.")]
+TagsOpt = Annotated[
+    list[str] | None,
+    typer.Option("--tag", metavar="TAG", help="A tag; repeat for several (--tag a --tag b)."),
+]
+PriorityOpt = Annotated[
+    int | None,
+    typer.Option("-p", "--priority", metavar="0-4", help="0 is the highest; default 2."),
+]
+BodyOpt = Annotated[str | None, typer.Option("--body", help="A longer description.")]
+BodyFileOpt = Annotated[
+    str | None,
+    typer.Option("--body-file", metavar="FILE", help="Read the body from FILE (- for stdin)."),
+]
+
+
+def checked_shape(
+    title: str | None, tags: list[str] | None, priority: int | None, body: str | None
+) -> None:
+    """A usage error, before anything is written, for a value out of its bounds."""
+    from gitcoop.domain import fields
+
+    problems = [
+        fields.title_problem(title) if title is not None else None,
+        *(fields.tag_problem(tag) for tag in tags or ()),
+        fields.priority_problem(priority) if priority is not None else None,
+        fields.body_problem(body) if body is not None else None,
+    ]
+    for problem in problems:
+        if problem:
+            raise UsageError(problem)
 
 
 def print_written(shown: Shown, as_json: bool, verb: str) -> None:
@@ -47,7 +77,7 @@ def print_written(shown: Shown, as_json: bool, verb: str) -> None:
         why = notes.pop(0) if notes else "it already records that"
         print(f"{shown.label} unchanged — {why}")
     else:
-        past = "amended" if shown.verb == "edit" else verb
+        past = "amended" if shown.verb == "edit" and verb != "edited" else verb
         print(f"{past} {shown.label}: {shown.item.title} [{shown.item.status}]")
     for note in notes:
         print(f"  {note}")
@@ -93,8 +123,16 @@ def register(app: typer.Typer) -> None:
     def add(
         kind: Annotated[str, typer.Argument(metavar="KIND", help="todo, request or item.")],
         title: Annotated[str, typer.Argument(help="A one-line title.")],
-        body: Annotated[str | None, typer.Option("--body", help="Longer description.")] = None,
-        tag: Annotated[str | None, typer.Option("--tag", help="A tag.")] = None,
+        body: BodyOpt = None,
+        body_file: BodyFileOpt = None,
+        tag: TagsOpt = None,
+        priority: PriorityOpt = None,
+        discovered_from: Annotated[
+            str | None,
+            typer.Option(
+                "--discovered-from", metavar="ID", help="Found while doing ID: links them."
+            ),
+        ] = None,
         evidence: EvidenceOpt = None,
         source: SourceOpt = None,
         actor: AsOpt = None,
@@ -102,26 +140,43 @@ def register(app: typer.Typer) -> None:
         as_json: JsonOpt = False,
     ) -> None:
         """File a new todo, request or queue item; prints its id."""
+        from gitcoop.cli import body as bodies
         from gitcoop.cli import render
         from gitcoop.service import ledger, queue
 
         if kind not in ("todo", "request", "item"):
             raise UsageError(f"unknown kind {kind!r}: use todo, request or item")
-        if not title.strip():
-            raise UsageError("a title must not be empty")
-        if any(ord(c) < 32 or ord(c) == 127 for c in title):
-            raise UsageError("a title is one line of text: no newlines, tabs or escape codes")
+        text = bodies.from_options(body, body_file)
+        checked_shape(title, tag, priority, text)
+        tags = tuple(dict.fromkeys(tag or ()))
         ctx = make_context(actor, session)
         if kind == "item":
             cited = tuple(queue.parse_evidence(spec) for spec in evidence or [])
             cited, warnings = queue.check_evidence(ctx, cited)
             for warning in warnings:
                 print(f"warning: --evidence {render.printable(warning)}", file=sys.stderr)
-            shown = queue.add_item(ctx, title.strip(), tag, cited, source or "human", body)
+            shown = queue.add_item(
+                ctx,
+                title.strip(),
+                tags,
+                cited,
+                source or "human",
+                text or None,
+                priority,
+                discovered_from,
+            )
         elif evidence or source:
             raise UsageError("--evidence and --source are for queue items: git coop add item ...")
         else:
-            shown = ledger.add(ctx, kind, title.strip(), body=body, tag=tag)
+            shown = ledger.add(
+                ctx,
+                kind,
+                title.strip(),
+                discovered_from,
+                body=text or None,
+                tags=list(tags),
+                priority=priority,
+            )
         if as_json:
             render.emit_json(render.item_json(shown))
         else:
@@ -178,16 +233,20 @@ def register(app: typer.Typer) -> None:
 
     @app.command()
     def show(item: IdArg, actor: AsOpt = None, as_json: JsonOpt = False) -> None:
-        """Everything the ledger holds about one item."""
+        """Everything the ledger holds about one item: its body, tags, priority, what it
+        owes, its links both ways (and any cycle they form), and its notes."""
         from gitcoop.cli import render
         from gitcoop.service import queries
 
         ctx = make_context(actor)
-        shown = queries.show(ctx, item)
+        found = queries.detail(ctx, item)
         if as_json:
-            render.emit_json(render.item_json(shown))
+            data = render.item_json(found.shown)
+            data["notes"] = [note.to_data() for note in found.notes]
+            data["dependencies"] = found.links.to_data()
+            render.emit_json(data)
         else:
-            print(render.item_details(shown, ctx.now))
+            print(render.item_details(found.shown, ctx.now, found.notes, found.links))
 
     @app.command()
     def log(

@@ -25,9 +25,10 @@ COMMAND_MODULES = {
     **dict.fromkeys(("note", "report", "ack", "review", "roles"), "obligation_commands"),
     "owed": "owed_commands",
     **dict.fromkeys(("hooks", "hook"), "hooks_commands"),
-    **dict.fromkeys(
-        ("queue", "scan", "verify", "pick", "finish", "edit", "split"), "queue_commands"
-    ),
+    **dict.fromkeys(("queue", "scan", "verify", "pick", "finish", "split"), "queue_commands"),
+    **dict.fromkeys(("edit", "dep", "ready", "blocked"), "work_commands"),
+    "prime": "prime_commands",
+    "mcp": "mcp_commands",
     **dict.fromkeys(("remote", "sync", "pull", "push", "resolve"), "sync_commands"),
     "hide-ledger": "history_commands",
     "fsck": "fsck_commands",
@@ -126,6 +127,8 @@ def main(argv: list[str] | None = None) -> int:
         hint = ""
         if isinstance(error, BadLedger) and invoked_command(args) != "fsck":
             hint = " (git coop fsck lists every breach)"
+        if wants_json(args) and not error.printed:
+            _emit_error(error.to_data())
         print(f"gitcoop: {error.message}{hint}", file=sys.stderr)
         return error.exit_code
     except KeyboardInterrupt:
@@ -136,18 +139,37 @@ def main(argv: list[str] | None = None) -> int:
     except SystemExit as stop:  # click's answer to a reader that went away: exit 1, quietly
         return stop.code if isinstance(stop.code, int) else 1
     except Exception as error:  # the boundary: a bug, never a user mistake
-        if hasattr(error, "exit_code") and hasattr(error, "show"):
+        if hasattr(error, "exit_code") and hasattr(error, "show"):  # click's usage errors
+            if wants_json(args):
+                message = error.format_message() if hasattr(error, "format_message") else ""
+                _emit_error({"code": "usage", "exit": int(error.exit_code), "message": message})
             error.show()
             return int(error.exit_code)
         if os.environ.get("COOP_DEBUG"):
             traceback.print_exc()
-        print(
-            f"gitcoop: unexpected error ({type(error).__name__}: {error}) — this is a bug; "
-            "rerun with COOP_DEBUG=1 for the traceback and report it",
-            file=sys.stderr,
+        message = (
+            f"unexpected error ({type(error).__name__}: {error}) — this is a bug; "
+            "rerun with COOP_DEBUG=1 for the traceback and report it"
         )
+        if wants_json(args):
+            _emit_error({"code": "bug", "exit": EXIT_BUG, "message": message})
+        print(f"gitcoop: {message}", file=sys.stderr)
         return EXIT_BUG
     return 0
+
+
+def wants_json(args: list[str]) -> bool:
+    """Whether --json was given as an option (not as an argument after `--`)."""
+    options = args[: args.index("--")] if "--" in args else args
+    return "--json" in options
+
+
+def _emit_error(error: dict[str, object]) -> None:
+    """`{"error": {"code", "exit", "message", ...}}` on stdout, for programs reading --json."""
+    from gitcoop.cli import render
+
+    with contextlib.suppress(OSError):
+        render.emit_json({"error": error})
 
 
 def run() -> None:

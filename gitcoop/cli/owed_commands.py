@@ -150,7 +150,8 @@ def register(app: typer.Typer) -> None:
             print_owed(found, ctx.now)
         if check and found.pressing:
             raise SomethingDue(
-                f"{found.pressing} owed item(s) need attention now — see git coop owed"
+                f"{found.pressing} owed item(s) need attention now — see git coop owed",
+                printed=as_json,  # the listing is the answer; exit 6 says something is due
             )
 
 

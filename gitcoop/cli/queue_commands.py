@@ -1,4 +1,4 @@
-"""queue, scan, verify, pick, finish, edit, split: the agent work queue."""
+"""queue, scan, verify, pick, finish, split: the agent work queue (`edit`: work_commands)."""
 
 from __future__ import annotations
 
@@ -106,7 +106,8 @@ def register(app: typer.Typer) -> None:
         if lost:
             raise ChangedUnderWrite(
                 f"{len(lost)} verdict{'s' if len(lost) != 1 else ''} could not be written back "
-                f"({', '.join(lost)} changed meanwhile) — run git coop verify again"
+                f"({', '.join(lost)} changed meanwhile) — run git coop verify again",
+                printed=as_json,  # the verdicts are the answer; the exit code says the rest
             )
 
     @app.command()
@@ -136,14 +137,16 @@ def register(app: typer.Typer) -> None:
             pick_service.pick(ctx, max_verify, Printer(not as_json, "verified "), result)
         except CoopError as error:
             if as_json:
-                render.emit_json(nothing_json(result, error.message))
+                render.emit_json(nothing_json(result, error))
+                error.printed = True
             raise
         if result.judged and not as_json:
             print(judged_summary(result.judged))
         if result.shown is None:
+            nothing = NothingToDo(result.reason, printed=as_json)
             if as_json:
-                render.emit_json(nothing_json(result, result.reason))
-            raise NothingToDo(result.reason)
+                render.emit_json(nothing_json(result, nothing))
+            raise nothing
         if as_json:
             data = render.item_json(result.shown)
             data |= {"picked": result.shown.item.id, **progress_json(result)}
@@ -185,25 +188,6 @@ def register(app: typer.Typer) -> None:
         if not as_json:
             for parent in shown[1:]:
                 print(f"closed {parent.label}: {parent.item.title} — all its children are settled")
-
-    @app.command()
-    def edit(
-        item: IdArg,
-        title: Annotated[str | None, typer.Option("--title", help="A new title.")] = None,
-        before: Annotated[str | None, typer.Option("--before", metavar="ID")] = None,
-        after: Annotated[str | None, typer.Option("--after", metavar="ID")] = None,
-        state: Annotated[
-            str | None, typer.Option("--state", help="ready, blocked (needs --reason) or closed.")
-        ] = None,
-        reason: ReasonOpt = None,
-        actor: AsOpt = None,
-        expect: ExpectOpt = None,
-        as_json: JsonOpt = False,
-    ) -> None:
-        """Change a queue item's title, its place (--before/--after ID) or its state."""
-        ctx = make_context(actor, None, expect)
-        shown = queue.edit(ctx, item, title, before, after, state, reason)
-        print_written(shown, as_json, "edited")
 
     @app.command()
     def split(

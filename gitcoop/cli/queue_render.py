@@ -9,6 +9,7 @@ from typing import Any
 
 from gitcoop.cli import render
 from gitcoop.domain.records import Evidence
+from gitcoop.errors import CoopError
 from gitcoop.service.pick import Picked
 from gitcoop.service.scan import ScanReport
 from gitcoop.service.verify import Judged, Progress
@@ -127,8 +128,10 @@ def progress_json(result: Picked) -> dict[str, Any]:
     }
 
 
-def nothing_json(result: Picked, reason: str) -> dict[str, Any]:
-    return {"picked": None, "reason": reason, **progress_json(result)}
+def nothing_json(result: Picked, error: CoopError) -> dict[str, Any]:
+    """Nothing picked: why, what was checked and verified, and the error an exit code means."""
+    reason = error.message
+    return {"picked": None, "reason": reason, **progress_json(result), "error": error.to_data()}
 
 
 def scan_json(report: ScanReport) -> dict[str, Any]:

@@ -12,7 +12,8 @@ from gitcoop.domain.timefmt import human_age, human_instant
 
 if TYPE_CHECKING:  # annotations only: `take` and `done` need not load the queries
     from gitcoop.domain.records import Evidence, Item
-    from gitcoop.service.queries import LogEntry
+    from gitcoop.service.dependencies import Links
+    from gitcoop.service.queries import LogEntry, Note
     from gitcoop.service.writer import Shown
 
 
@@ -65,19 +66,22 @@ def item_line(shown: Shown, now: datetime, viewer: str | None = None) -> str:
     return printable(f"{shown.label:<10} {item.kind:<8} {status:<10} {item.title}{marks}")
 
 
-def item_details(shown: Shown, now: datetime) -> str:
+def item_details(
+    shown: Shown, now: datetime, notes: list[Note] | None = None, links: Links | None = None
+) -> str:
+    """Everything about one item: its fields, what it owes, its links and notes, its body."""
     item = shown.item
     rows: list[tuple[str, Any]] = [
         ("id", f"{item.id} ({shown.label})"),
         ("kind", item.kind),
         ("title", item.title),
         ("status", item.status + holder_note(item, now)),
+        ("priority", item.priority),
         ("version", item.version),
         ("created", f"{human_instant(item.created_at)} by {item.created_by}"),
     ]
     optional: list[tuple[str, Any]] = [
-        ("body", item.body),
-        ("tag", item.tag),
+        ("tags", ", ".join(item.tags)),
         ("taken", item.taken_at and f"{human_instant(item.taken_at)} by {item.taken_by}"),
         ("session", item.session),
         ("closed", item.closed_at and f"{human_instant(item.closed_at)} by {item.closed_by}"),
@@ -123,8 +127,30 @@ def item_details(shown: Shown, now: datetime) -> str:
                 f"{conflict.verb} by {conflict.actor} ({conflict.event}): {conflict.reason}",
             )
         )
+    rows += _link_rows(links) if links is not None else []
+    for note in notes or ():
+        rows.append(("note", f"{human_instant(note.at)} {note.actor}: {note.text}"))
     width = max(len(k) for k, _ in rows)
-    return "\n".join(f"{k:<{width}}  {printable(str(v))}" for k, v in rows)
+    lines = [f"{k:<{width}}  {printable(str(v))}" for k, v in rows]
+    if item.body:
+        lines += ["", *(printable(line) for line in item.body.splitlines())]
+    return "\n".join(lines)
+
+
+def _link_rows(links: Links) -> list[tuple[str, Any]]:
+    rows: list[tuple[str, Any]] = []
+    names = {**links.outgoing, **{f"{k} (in)": v for k, v in links.incoming.items()}}
+    shown_as = {"related (in)": "related", "parent (in)": "parent", "blocks (in)": "blocks"}
+    shown_as |= {"discovered (in)": "discovered"}
+    for key, entries in names.items():
+        for entry in entries:
+            waits = "  [waiting on it]" if entry.id in links.waiting_on else ""
+            what = f"{entry.label} {entry.status}: {entry.title}{waits}"
+            rows.append((shown_as.get(key, key).replace("_", " "), what))
+    for cycle in links.cycles:
+        loop = " → ".join(e.label for e in cycle)
+        rows.append(("conflict", f"cycle {loop} — each waits on the next; git coop dep remove one"))
+    return rows
 
 
 def _evidence_text(evidence: Evidence) -> str:
@@ -137,10 +163,15 @@ def _evidence_text(evidence: Evidence) -> str:
 def log_line(entry: LogEntry) -> str:
     event = entry.event
     details = []
-    keys = ("action", "role", "who", "summary", "commit", "reason", "text", "note", "status")
-    for key in (*keys, "decision", "force"):
+    keys: tuple[str, ...] = ("action", "role", "who", "type", "other", "summary", "commit")
+    keys += ("reason", "text")
+    keys += ("note", "status", "decision", "force", "tags_added", "tags_removed")
+    keys += ("title",) if event.verb == "edit" else ()
+    for key in keys:
         if event.arg(key):
             details.append(f"{key}={event.arg(key)}")
+    if event.arg("priority") is not None and event.verb == "edit":
+        details.append(f"priority={event.arg('priority')}")
     for key in sorted(k for k in event.args if k.startswith("previous_")):
         value = event.arg(key)
         details.append(f"{key}={'none' if value is None else value}")

@@ -17,10 +17,10 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
-from gitcoop.domain import obligations
+from gitcoop.domain import fields, obligations
 from gitcoop.domain.ids import kind_of
 from gitcoop.domain.queue import invalidated
-from gitcoop.domain.records import Event, Evidence, Item, Roles, Takeover
+from gitcoop.domain.records import DEFAULT_PRIORITY, Event, Evidence, Item, Roles, Takeover
 from gitcoop.domain.timefmt import format_instant, human_instant
 from gitcoop.errors import Refused
 
@@ -85,7 +85,7 @@ def _report_plan(
 
 
 def _amendment(item: Item, args: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
-    """A second close: an `edit` of what changed (who may make it: `_edit`), or nothing."""
+    """A second close: an `edit` of what changed (who may make it: `amend`), or nothing."""
     current = {"summary": item.result_summary, "commit": item.commit_sha}
     changes = {k: args[k] for k in AMENDABLE if args.get(k) is not None and args[k] != current[k]}
     if not changes:
@@ -114,7 +114,8 @@ def _guard_holder(item: Item, event: Event, action: str) -> None:
     if item.status in HELD and item.taken_by != event.actor and not event.arg("force"):
         raise Refused(
             f"{name(item)} is taken by {item.taken_by}{_since(item)} — only they can "
-            f"{action} it; --force to {action} it anyway"
+            f"{action} it; --force to {action} it anyway",
+            holder=item.taken_by,
         )
 
 
@@ -163,6 +164,15 @@ def _add(item: Item | None, event: Event, roles: Roles) -> Item:
         raise Refused(f"add needs a kind matching the id: one of {', '.join(KINDS)}")
     title = required(event, "title", "add")
     evidence = tuple(Evidence.from_data(e) for e in event.arg("evidence") or [])
+    priority = event.arg("priority")
+    for problem in (
+        fields.tags_problem(event.arg("tags")) if event.arg("tags") is not None else None,
+        fields.priority_problem(priority) if priority is not None else None,
+    ):
+        if problem:
+            raise Refused(problem)
+    legacy = event.arg("tag")  # one tag, as events were written before items had several
+    tags = event.arg("tags") or ([legacy] if isinstance(legacy, str) and legacy else [])
     return Item(
         id=event.item,
         kind=kind,
@@ -171,7 +181,8 @@ def _add(item: Item | None, event: Event, roles: Roles) -> Item:
         created_at=event.at,
         created_by=event.actor,
         body=event.arg("body"),
-        tag=event.arg("tag"),
+        tags=fields.retagged(tags, (), ()),
+        priority=DEFAULT_PRIORITY if priority is None else priority,
         source=event.arg("source") if kind == "item" else None,
         evidence=evidence,
         order_key=event.arg("order_key") if kind == "item" else None,
@@ -192,7 +203,8 @@ def _take(item: Item | None, event: Event, roles: Roles) -> Item:
     if not event.arg("force"):
         raise Refused(
             f"{name(item)} is already taken by {item.taken_by}{_since(item)} — "
-            "--force to take it over"
+            "--force to take it over",
+            holder=item.taken_by,
         )
     assert item.taken_by is not None
     notice = Takeover(item.taken_by, event.actor, event.at, event.id)
@@ -295,7 +307,8 @@ def release(item: Item | None, event: Event, roles: Roles, privileged: bool = Fa
     if foreign and not (event.arg("force") and roles.can_review(event.actor)):
         raise Refused(
             f"{name(item)} is taken by {item.taken_by}{_since(item)} — releasing someone "
-            "else's take needs --force and the owner or chief role"
+            "else's take needs --force and the owner or chief role",
+            holder=item.taken_by,
         )
     released = _unbound(_resolved(item, "released"))
     if item.kind == "item":  # back to the queue: a discard, so its evidence cache goes
@@ -323,9 +336,10 @@ def abandon(item: Item | None, event: Event, roles: Roles, privileged: bool = Fa
     )
 
 
-def _edit(item: Item | None, event: Event, roles: Roles) -> Item:
-    """An amendment of a close: by its closer, the holder at the close, an owner, or --force."""
-    assert item is not None
+def amend(item: Item, event: Event, roles: Roles) -> Item:
+    """An amendment of a close: by its closer, the holder at the close, an owner, or --force.
+
+    An `edit` event carrying `summary` or `commit` is one (domain/edits.py)."""
     if item.status not in CLOSED:
         raise Refused(f"{name(item)} is {item.status} — only a closed item's record is amended")
     amenders = (item.closed_by, item.taken_by)
@@ -351,5 +365,4 @@ HANDLERS: dict[str, Handler] = {
     "done": _done,
     "close": _close,
     "abandon": abandon,
-    "edit": _edit,
 }

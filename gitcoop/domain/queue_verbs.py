@@ -66,7 +66,8 @@ def verify(item: Item | None, event: Event, roles: Roles) -> Item:
         raise Refused(
             f"item {item.id} is being verified by {held.by} since "
             f"{human_instant(held.since)} — wait for its verdict, or verify it again after "
-            f"{human_instant(held.until)}, when its lease ends"
+            f"{human_instant(held.until)}, when its lease ends",
+            holder=held.by,
         )
     lease = Lease(event.actor, event.id, event.at, event.at + _lease_length(event))
     return replace(item, status="verifying", lease=lease)
@@ -141,7 +142,8 @@ def finish(item: Item | None, event: Event, roles: Roles) -> Item:
     if item.taken_by != event.actor and not event.arg("force"):
         raise Refused(
             f"item {item.id} is picked by {item.taken_by} — only they finish it; "
-            "--force to finish it anyway"
+            "--force to finish it anyway",
+            holder=item.taken_by,
         )
     assert item.obligation is not None
     if outcome == "blocked":

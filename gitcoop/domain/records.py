@@ -314,8 +314,55 @@ class Takeover:
         )
 
 
+@dataclass(frozen=True)
+class Link:
+    """A dependency an item holds: it is blocked by, parent of, discovered from or related
+    to `item` (domain/dependencies.py says which item holds which link)."""
+
+    type: str
+    item: str
+    by: str
+    at: datetime
+
+    def to_data(self) -> Data:
+        return {"type": self.type, "item": self.item, "by": self.by, "at": format_instant(self.at)}
+
+    @classmethod
+    def from_data(cls, data: Any) -> Link:
+        if not isinstance(data, Mapping):
+            raise RecordError("links entries must be mappings")
+        return cls(
+            type=_str(data.get("type"), "link.type"),
+            item=_str(data.get("item"), "link.item"),
+            by=_str(data.get("by"), "link.by"),
+            at=_instant(data.get("at"), "link.at"),
+        )
+
+
+PRIORITIES = range(5)  # 0 is the highest
+DEFAULT_PRIORITY = 2
+
+
+def _tags(data: Mapping[str, Any]) -> tuple[str, ...]:
+    """`tags`, or the one `tag` of an item file written before items had several."""
+    tags = data.get("tags")
+    if tags is None:
+        tag = _opt_str(data.get("tag"), "tag")
+        return (tag,) if tag else ()
+    if not isinstance(tags, list) or not all(isinstance(t, str) and t for t in tags):
+        raise RecordError("tags must be a list of non-empty strings")
+    return tuple(tags)
+
+
+def _priority(value: Any) -> int:
+    if value is None:
+        return DEFAULT_PRIORITY
+    if not isinstance(value, int) or isinstance(value, bool) or value not in PRIORITIES:
+        raise RecordError("priority must be a whole number from 0 to 4")
+    return value
+
+
 QUEUE_FIELDS = (
-    "tag",
     "source",
     "evidence",
     "order_key",
@@ -340,7 +387,9 @@ class Item:
     created_by: str
     version: int = 0
     body: str | None = None
-    tag: str | None = None
+    tags: tuple[str, ...] = ()
+    priority: int = DEFAULT_PRIORITY  # 0 (highest) .. 4
+    links: tuple[Link, ...] = ()  # the dependencies this item holds (domain/dependencies.py)
     taken_by: str | None = None
     taken_at: datetime | None = None
     session: str | None = None
@@ -373,7 +422,7 @@ class Item:
     def to_data(self) -> Data:
         data: Data = {}
         for f in fields(self):
-            if f.name in QUEUE_FIELDS and self.kind != "item" and f.name != "tag":
+            if f.name in QUEUE_FIELDS and self.kind != "item":
                 continue
             value = getattr(self, f.name)
             if f.name == "related_commits":
@@ -384,6 +433,8 @@ class Item:
                 value = format_instant(value)
             elif isinstance(value, Obligation | Lease):
                 value = value.to_data()
+            elif f.name == "tags":
+                value = list(value)
             elif isinstance(value, tuple):
                 value = [entry.to_data() for entry in value]
             data[f.name] = value
@@ -400,8 +451,9 @@ class Item:
         evidence = data.get("evidence") or []
         conflicts = data.get("conflicts") or []
         takeovers = data.get("takeovers") or []
-        if not all(isinstance(x, list) for x in (evidence, conflicts, takeovers)):
-            raise RecordError("evidence, conflicts and takeovers must be lists")
+        links = data.get("links") or []
+        if not all(isinstance(x, list) for x in (evidence, conflicts, takeovers, links)):
+            raise RecordError("evidence, conflicts, takeovers and links must be lists")
         return cls(
             id=ItemId(item_id),
             kind=_str(data.get("kind"), "kind"),
@@ -411,7 +463,9 @@ class Item:
             created_by=_str(data.get("created_by"), "created_by"),
             version=_int(data.get("version", 0), "version"),
             body=_opt_str(data.get("body"), "body"),
-            tag=_opt_str(data.get("tag"), "tag"),
+            tags=_tags(data),
+            priority=_priority(data.get("priority")),
+            links=tuple(Link.from_data(link) for link in links),
             taken_by=_opt_str(data.get("taken_by"), "taken_by"),
             taken_at=_opt_instant(data.get("taken_at"), "taken_at"),
             session=_opt_str(data.get("session"), "session"),

@@ -35,6 +35,11 @@ def explain(
         said.append("it is not blocked: there is no blocked report to clear")
     if planned is not None and planned[0] == "edit":
         said += [_amended(key, planned[1]) for key in AMENDABLE if key in planned[1]]
+        said += _reshaped(planned[1])
+    if planned is None and verb == "edit":
+        said.append("it already reads that way")
+    if planned is None and verb == "dep":
+        said.append("that link is already there")
     if planned is not None and planned[0] == "review" and before and before.obligation:
         capped = obligations.cap_note(
             before.obligation, planned[1].get("decision", ""), planned[1].get("delay_seconds")
@@ -62,3 +67,17 @@ def _amended(key: str, edit: Mapping[str, Any]) -> str:
         return repr(value) if key == "summary" else str(value)
 
     return f"amended {key}: {shown(edit.get(f'previous_{key}'))} -> {shown(edit[key])}"
+
+
+def _reshaped(edit: Mapping[str, Any]) -> list[str]:
+    said = []
+    for key in ("title", "priority"):
+        if key in edit:
+            said.append(f"{key}: {edit.get(f'previous_{key}')!r} -> {edit[key]!r}")
+    if "body" in edit:
+        said.append("body: cleared" if not edit["body"] else "body: changed")
+    changes = [f"+{t}" for t in edit.get("tags_added") or ()]
+    changes += [f"-{t}" for t in edit.get("tags_removed") or ()]
+    if changes:
+        said.append(f"tags: {' '.join(changes)}")
+    return said

@@ -34,8 +34,10 @@ def _report(item: Item | None, event: Event, roles: Roles) -> Item:
         raise Refused(f"{lifecycle.name(item)} is {item.status} — only taken work owes a report")
     if event.actor != item.taken_by:
         raise Refused(
-            f"{lifecycle.name(item)} is taken by {item.taken_by} — only the holder reports on it, "
-            f"--force or not; an owner or chief decides instead: git coop review {item.id} DECISION"
+            f"{lifecycle.name(item)} is taken by {item.taken_by} — only the holder reports on "
+            f"it, --force or not; an owner or chief decides instead: git coop review {item.id} "
+            "DECISION",
+            holder=item.taken_by,
         )
     if status == "done":
         return lifecycle.finish(item, event, roles, "done" if item.kind == "todo" else "close")

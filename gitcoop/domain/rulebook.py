@@ -2,6 +2,7 @@
 
 This module sits above the rules it dispatches to (`lifecycle` for todos and
 requests, `reviews` for what a take owes, `queue_verbs` for the queue,
+`edits` for what people shape on any item, `dependencies` for links,
 `resolution` for settling conflicts, `roles` and `settings` for the ledger's
 own events), so none of them imports another's handlers. `apply` is used
 both when a verb is written and when events are replayed after a merge; a
@@ -15,7 +16,15 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from gitcoop.domain import lifecycle, obligations, queue_verbs, resolution, reviews
+from gitcoop.domain import (
+    dependencies,
+    edits,
+    lifecycle,
+    obligations,
+    queue_verbs,
+    resolution,
+    reviews,
+)
 from gitcoop.domain.records import Conflict, Event, Item, Roles
 from gitcoop.domain.roles import apply_roles
 from gitcoop.domain.settings import SETTINGS, SettingError
@@ -27,6 +36,8 @@ HANDLERS: dict[str, Handler] = {
     **lifecycle.HANDLERS,
     **reviews.HANDLERS,
     **queue_verbs.HANDLERS,
+    **edits.HANDLERS,
+    **dependencies.HANDLERS,
 }
 VERBS = (*HANDLERS, "resolve")
 
@@ -52,8 +63,13 @@ def plan(
     """The verb and arguments to record for a request, or None when nothing changes."""
     if verb in queue_verbs.HANDLERS:
         planned = queue_verbs.plan(item, verb, args)
-        return None if planned is None else (verb, planned)
-    return lifecycle.plan(item, verb, args, actor, roles, session)
+    elif verb == "edit":
+        planned = edits.plan(item, args)
+    elif verb == "dep":
+        planned = dependencies.plan(item, args)
+    else:
+        return lifecycle.plan(item, verb, args, actor, roles, session)
+    return None if planned is None else (verb, planned)
 
 
 def _dispatch(item: Item | None, event: Event, roles: Roles) -> Item:

@@ -53,6 +53,7 @@ class BreachesFound(CoopError):
     """fsck found at least one breach (exit 1); the breaches themselves are printed."""
 
     exit_code = 1
+    code = "breaches"
 
 
 def fsck(ctx: Context, full: bool = False) -> Report:

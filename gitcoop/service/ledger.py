@@ -6,15 +6,18 @@ every ledger write takes.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from gitcoop.domain import ids
+from gitcoop.domain.ids import ItemId
 from gitcoop.domain.records import LedgerConfig, Roles
 from gitcoop.domain.roles import LEDGER_ID
 from gitcoop.errors import UsageError
+from gitcoop.service import dependencies
 from gitcoop.service.context import Context, commit_named
 from gitcoop.service.writer import Intent, Shown, write
+from gitcoop.store.snapshot import Snapshot
 
 
 def init(ctx: Context) -> tuple[bool, LedgerConfig]:
@@ -39,20 +42,67 @@ def change_roles(ctx: Context, action: str, role: str, who: str) -> Roles:
     return write(ctx, [Intent(LEDGER_ID, "roles", args)]).config.roles
 
 
-def add(ctx: Context, kind: str, title: str, **fields: Any) -> Shown:
-    """File a new todo, request or queue item."""
-    args = {"kind": kind, "title": title, **{k: v for k, v in fields.items() if v is not None}}
-    return write(ctx, [Intent(ids.mint_item_id(kind, ctx.bits), "add", args)]).first()
+def add(
+    ctx: Context, kind: str, title: str, discovered_from: str | None = None, **fields: Any
+) -> Shown:
+    """File a new todo or request (tags, priority, body); with `discovered_from`, the
+    link to the work it was found in is written in the same commit."""
+    given = {k: v for k, v in fields.items() if v is not None and v != [] and v != ()}
+    args = {"kind": kind, "title": title, **given}
+    item_id = ids.mint_item_id(kind, ctx.bits)
+
+    def plan(snapshot: Snapshot) -> list[Intent]:
+        intents = [Intent(item_id, "add", args)]
+        if discovered_from is not None:
+            intents.append(dependencies.discovered_intent(snapshot, item_id, discovered_from))
+        return intents
+
+    return write(ctx, plan).first()
 
 
 def act(ctx: Context, ref: str, verb: str, args: Mapping[str, Any]) -> Shown:
-    """take, release, done, close, abandon, note, report, review... on one item."""
+    """take, release, done, close, abandon, note, report, review, edit... on one item."""
     args = dict(args)
     if isinstance(args.get("commit"), str):
         args["commit"] = commit_named(ctx.repo(), args["commit"])
+    if verb == "take":  # a take of blocked work is refused unless --force
+        return dependencies.take(ctx, ref, args)
     return write(ctx, [Intent(ref, verb, args, expect=ctx.expect_version)]).first()
 
 
 def change_setting(ctx: Context, key: str, value: int | str | None) -> Mapping[str, Any]:
     """Set (None: reset to the default) one of the ledger's settings (owners only)."""
     return write(ctx, [Intent(LEDGER_ID, "config", {"key": key, "value": value})]).config.settings
+
+
+def edit(
+    ctx: Context,
+    ref: str,
+    shape: Mapping[str, Any],
+    moved: Callable[[Snapshot, ItemId], dict[str, Any] | None] | None = None,
+) -> Shown:
+    """One `edit` event of what changed (title, body, tags, priority), and for a queue
+    item an `edit_item` of its place or state (`moved`), in one commit."""
+
+    def plan(snapshot: Snapshot) -> list[Intent]:
+        item_id = snapshot.resolve(ref)
+        intents = [Intent(item_id, "edit", dict(shape), ctx.expect_version)] if shape else []
+        queue_args = moved(snapshot, item_id) if moved is not None else None
+        if queue_args:
+            expect = None if intents else ctx.expect_version
+            intents.append(Intent(item_id, "edit_item", queue_args, expect))
+        if not intents:
+            raise UsageError(
+                "nothing to edit: give --title, --body/--body-file/--editor, --tag, --untag, "
+                "-p, or for a queue item --before/--after/--state"
+            )
+        return intents
+
+    written = write(ctx, plan)
+    answers = [a.shown for a in written.answers if a.shown is not None]
+    wrote = [s for s in answers if s.wrote]
+    if not wrote:
+        return answers[0]
+    last = wrote[-1]
+    notes = tuple(note for s in answers for note in s.notes)
+    return Shown(last.item, last.label, True, wrote[0].verb, notes)

@@ -1,5 +1,8 @@
 """The pick: check the top ready item's evidence against HEAD, then take it.
 
+The top ready item is the first of `git coop ready --kind item`: by priority,
+then queue order, leaving out items that wait on unsettled work.
+
     hit   (cached at this HEAD)                      -> take
     moved (cached at an ancestor of HEAD)            -> count the first-parent steps
           since then that touch the evidence paths: <= 20 reuse, > 20 re-verify
@@ -20,7 +23,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from gitcoop.domain import ids, queue
+from gitcoop.domain import ids, queue, readiness
 from gitcoop.domain.ids import ItemId
 from gitcoop.domain.records import Item
 from gitcoop.errors import ChangedUnderWrite, Refused, UsageError
@@ -144,7 +147,7 @@ def pick(
     while True:
         snapshot = read_ledger(ctx)
         items = list(snapshot.items())
-        ready = [i for i in queue.in_order(items) if queue.pickable(i)]
+        ready = readiness.ready_items(items, queue.pickable)  # by priority, unblocked
         if not ready:
             if not run.draft_pass(snapshot, items):
                 return result
@@ -179,6 +182,8 @@ def _nothing_ready(
     if not live:
         return "the queue is empty — import findings with: git coop scan --from FILE"
     held = ", ".join(f"{n} {status}" for status, n in sorted(live.items()))
+    if live["ready"]:
+        held += f" (the {live['ready']} ready waiting on unsettled work: git coop blocked)"
     verified = ""
     if judged:
         became = Counter(j.status for j in judged)

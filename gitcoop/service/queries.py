@@ -13,7 +13,9 @@ from gitcoop.domain.lifecycle import HELD, TERMINAL
 from gitcoop.domain.records import Event, Item
 from gitcoop.domain.roles import LEDGER_ID
 from gitcoop.domain.timefmt import format_instant
+from gitcoop.service import dependencies
 from gitcoop.service.context import Context, read_ledger
+from gitcoop.service.dependencies import Links
 from gitcoop.service.writer import Shown
 from gitcoop.store.cache import ItemCache, Row, Summary
 from gitcoop.store.snapshot import Snapshot
@@ -110,7 +112,7 @@ def _matcher(where: ListFilter, now: datetime, viewer: str | None) -> Callable[[
     if where.holder is not None:
         checks.append(lambda s: s.status in HELD and s.taken_by == where.holder)
     if where.tag is not None:
-        checks.append(lambda s: s.tag == where.tag)
+        checks.append(lambda s: where.tag in s.tags)
     if where.owed:
         checks.append(lambda s: s.obligation_status == "pending" and _due(s, due_by))
     if where.stale:
@@ -130,6 +132,47 @@ def _everything(summary: Summary) -> bool:
 
 def _due(summary: Summary, due_by: str) -> bool:
     return summary.obligation_due is not None and summary.obligation_due <= due_by
+
+
+@dataclass(frozen=True)
+class Note:
+    """A note on an item (`git coop note`), from its event."""
+
+    at: datetime
+    actor: str
+    text: str
+    event: str
+
+    def to_data(self) -> dict[str, str]:
+        return {
+            "at": format_instant(self.at),
+            "by": self.actor,
+            "text": self.text,
+            "event": self.event,
+        }
+
+
+@dataclass(frozen=True)
+class Detail:
+    """What `show` prints: the item, its notes (oldest first) and both ends of its links."""
+
+    shown: Shown
+    notes: list[Note]
+    links: Links
+
+
+def detail(ctx: Context, ref: str) -> Detail:
+    snapshot = read_ledger(ctx)
+    item_id = snapshot.resolve(ref)
+    item = snapshot.item(item_id)
+    assert item is not None
+    notes = [
+        Note(e.at, e.actor, str(e.arg("text")), e.id)
+        for e in snapshot.events(item_id)
+        if e.verb == "note" and isinstance(e.arg("text"), str)
+    ]
+    shown = Shown(item, snapshot.label(item_id), wrote=False)
+    return Detail(shown, notes, dependencies.links(snapshot, item))
 
 
 def show(ctx: Context, ref: str) -> Shown:

@@ -11,7 +11,7 @@ from gitcoop.domain import ids, queue, settings
 from gitcoop.domain.ids import ItemId
 from gitcoop.domain.records import Evidence, Item
 from gitcoop.errors import Refused, UsageError
-from gitcoop.service import citations
+from gitcoop.service import citations, dependencies, ledger
 from gitcoop.service.context import Context, commit_named, read_ledger
 from gitcoop.service.queries import labels
 from gitcoop.service.writer import Intent, Shown, write
@@ -24,10 +24,12 @@ from gitcoop.store.snapshot import Snapshot
 def add_item(
     ctx: Context,
     title: str,
-    tag: str | None = None,
+    tags: tuple[str, ...] = (),
     evidence: tuple[Evidence, ...] = (),
     source: str = "human",
     body: str | None = None,
+    priority: int | None = None,
+    discovered_from: str | None = None,
 ) -> Shown:
     """File a draft queue item with a time-ordered order key."""
     if source not in queue.SOURCES:
@@ -36,8 +38,9 @@ def add_item(
     args: dict[str, Any] = {
         "kind": "item",
         "title": title,
-        "tag": tag,
+        "tags": list(tags) or None,
         "body": body,
+        "priority": priority,
         "source": source,
         "evidence": [e.to_data() for e in evidence],
     }
@@ -45,7 +48,10 @@ def add_item(
     def plan(snapshot: Snapshot) -> list[Intent]:
         key = queue.time_key(ctx.now, item_id, snapshot.config.clock + 1)
         given = {k: v for k, v in args.items() if v is not None}
-        return [Intent(item_id, "add", {**given, "order_key": key})]
+        intents = [Intent(item_id, "add", {**given, "order_key": key})]
+        if discovered_from is not None:
+            intents.append(dependencies.discovered_intent(snapshot, item_id, discovered_from))
+        return intents
 
     return write(ctx, plan).shown(item_id)
 
@@ -131,21 +137,33 @@ def edit(
     status: str | None = None,
     reason: str | None = None,
 ) -> Shown:
+    """A queue item's title (an `edit`), place and state (an `edit_item`), in one commit."""
+
+    def moved(snapshot: Snapshot, item_id: ItemId) -> dict[str, Any] | None:
+        return moves(snapshot, item_id, before, after, status, reason)
+
+    return ledger.edit(ctx, ref, {"title": title} if title is not None else {}, moved)
+
+
+def moves(
+    snapshot: Snapshot,
+    item_id: ItemId,
+    before: str | None = None,
+    after: str | None = None,
+    status: str | None = None,
+    reason: str | None = None,
+) -> dict[str, Any] | None:
+    """A queue item's `edit_item` arguments: its place (--before/--after ID), its state."""
     if before and after:
         raise UsageError("give --before or --after, not both")
-
-    def plan(snapshot: Snapshot) -> list[Intent]:
-        item_id = snapshot.resolve(ref)
-        args: dict[str, Any] = {"title": title, "status": status, "reason": reason}
-        anchor_ref = before or after
-        if anchor_ref:
-            args["order_key"] = _key_next_to(snapshot, item_id, anchor_ref, after=bool(after))
-        args = {k: v for k, v in args.items() if v is not None}
-        if not args:
-            raise UsageError("nothing to edit: give --title, --before/--after or --state")
-        return [Intent(item_id, "edit_item", args, ctx.expect_version)]
-
-    return write(ctx, plan).first()
+    args: dict[str, Any] = {"status": status, "reason": reason}
+    anchor_ref = before or after
+    if anchor_ref:
+        args["order_key"] = _key_next_to(snapshot, item_id, anchor_ref, after=bool(after))
+    if status is None and reason is not None:
+        raise UsageError("--reason goes with --state")
+    given = {k: v for k, v in args.items() if v is not None}
+    return given or None
 
 
 def _key_next_to(snapshot: Snapshot, item_id: ItemId, anchor_ref: str, after: bool) -> str:
@@ -182,7 +200,7 @@ def split(ctx: Context, ref: str, titles: list[str]) -> tuple[Shown, list[Shown]
             args = {
                 "kind": "item",
                 "title": title,
-                "tag": parent.tag,
+                "tags": list(parent.tags) or None,
                 "source": "human",
                 "evidence": [e.to_data() for e in queue.invalidated(parent.evidence)],
                 "order_key": low,

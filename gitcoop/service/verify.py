@@ -126,7 +126,7 @@ and small enough for one round of work.
 
 Item: {item.id}
 Title: {item.title}
-Tag: {item.tag or "(none)"}
+Tags: {", ".join(item.tags) or "(none)"}
 Evidence:
 {evidence or "- (none)"}
 

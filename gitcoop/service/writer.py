@@ -168,8 +168,8 @@ class _Run:
         self.steps.append((intent, item_id, None))
 
     def _target(self, intent: Intent) -> ItemId:
-        if intent.verb == "add" or intent.target == LEDGER_ID:
-            return ItemId(intent.target)
+        if intent.verb == "add" or intent.target == LEDGER_ID or intent.target in self.items:
+            return ItemId(intent.target)  # new, the ledger's own, or written earlier in this write
         return self.snapshot.resolve(intent.target)
 
     def current(self, item_id: ItemId) -> Item | None:
@@ -198,7 +198,8 @@ class _Run:
             event = self._event(item_id, *planned, event_id=intent.event_id)
             after = rulebook.apply(item, event, roles)
         except Refused as refusal:
-            raise Refused(refusal.message.replace(item_id, self._label_before(item_id))) from None
+            short = refusal.message.replace(item_id, self._label_before(item_id))
+            raise refusal.reworded(short) from None
         self._keep(event, after)
         notes = remarks.explain(item, intent.verb, intent.args, planned, after)
         self.said[item_id] = (planned[0], notes)

@@ -52,8 +52,8 @@ from typing import Any, NamedTuple
 from gitcoop.domain.ids import shortest_labels
 
 CACHE_DIR = "coop-cache"
-FORMAT = "items-v4"
-MAGIC = b"COOPCACHE4\n"
+FORMAT = "items-v5"
+MAGIC = b"COOPCACHE5\n"
 MAX_SHARD_BYTES = 256 * 1024 * 1024
 
 Data = dict[str, Any]
@@ -69,11 +69,15 @@ class Summary(NamedTuple):
     created_at: str  # instants as their fixed-width text, so they compare as strings
     taken_by: str | None
     taken_at: str | None
-    tag: str | None
+    tags: tuple[str, ...]
     obligation_status: str | None
     obligation_due: str | None
     conflicted: bool
     notified: tuple[str, ...]  # previous holders with a takeover they have not acknowledged
+    priority: int
+    order_key: str | None
+    links: tuple[tuple[str, str], ...]  # (type, other item): what `ready` and `blocked` need
+    parent_id: str | None
 
 
 class Row(NamedTuple):
@@ -104,11 +108,15 @@ def summarise(data: Data) -> Summary:
         data["created_at"],
         data.get("taken_by"),
         data.get("taken_at"),
-        data.get("tag"),
+        tuple(data.get("tags") or ()),
         ob.get("status"),
         ob.get("due"),
         bool(data.get("conflicts")),
         tuple(t["holder"] for t in data.get("takeovers") or ()),
+        data.get("priority", 2),
+        data.get("order_key"),
+        tuple((link["type"], link["item"]) for link in data.get("links") or ()),
+        data.get("parent_id"),
     )
 
 

@@ -25,6 +25,7 @@ class TransportFailed(CoopError):
     """git could not reach the remote, or the remote refused for a reason retrying won't fix."""
 
     exit_code = 1
+    code = "transport"
 
 
 @dataclass(frozen=True)

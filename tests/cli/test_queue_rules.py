@@ -223,11 +223,13 @@ def test_pick_runs_the_draft_pass_when_nothing_is_ready(code: Code) -> None:
 def test_pick_json_always_prints_json(code: Code) -> None:
     status, empty = pick_json()
     assert status == 5
+    reason = "the queue is empty — import findings with: git coop scan --from FILE"
     assert empty == {
         "picked": None,
-        "reason": "the queue is empty — import findings with: git coop scan --from FILE",
+        "reason": reason,
         "checks": [],
         "verified": [],
+        "error": {"code": "nothing_to_do", "exit": 5, "message": reason},
     }
     add("Fix toast", "src/app.py:3")
     git(code.path, "config", "--unset", "coop.verifier")

@@ -140,7 +140,7 @@ class QueueMachine(RuleBasedStateMachine):
     def add_item(self, answer: str) -> None:
         keyword = f"k{len(self.items)}"
         evidence = (queue.parse_evidence("src/app.py:3"),)
-        shown = queue.add_item(self.ctx(), f"Item {keyword}", None, evidence)
+        shown = queue.add_item(self.ctx(), f"Item {keyword}", (), evidence)
         self.items[shown.item.id] = Model(keyword, answer=answer)
         self.order.append(shown.item.id)
         self.replan()

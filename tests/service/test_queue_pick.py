@@ -24,7 +24,7 @@ def code(ledger: Path) -> Code:
 def ready_item(code: Code, title: str = "Fix error toast") -> str:
     """An item confirmed by the verifier at the current HEAD."""
     evidence = (queue.parse_evidence("src/app.py:3"),)
-    item_id = queue.add_item(code.ctx(), title, "ui", evidence).item.id
+    item_id = queue.add_item(code.ctx(), title, ("ui",), evidence).item.id
     code.plan(toast=CONFIRM)
     verify(code.ctx())
     return item_id
@@ -121,7 +121,7 @@ def test_never_asks_twice_within_one_pick(code: Code) -> None:
 
 
 def test_nothing_ready_verifies_the_drafts_and_says_why_nothing_was_picked(code: Code) -> None:
-    draft = queue.add_item(code.ctx(), "A draft", None, ()).item.id
+    draft = queue.add_item(code.ctx(), "A draft", (), ()).item.id
     result = pick(code.ctx())
     assert result.shown is None and result.checks == []
     assert code.calls() == [draft]  # the draft pass ran; the verdict was unclear

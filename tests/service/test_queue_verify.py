@@ -23,7 +23,7 @@ def code(ledger: Path) -> Code:
 
 def add(code: Code, title: str) -> str:
     evidence = (queue.parse_evidence("src/app.py:3:line"),)
-    return queue.add_item(code.ctx(), title, "ui", evidence).item.id
+    return queue.add_item(code.ctx(), title, ("ui",), evidence).item.id
 
 
 def items(code: Code) -> dict[str, Item]:
@@ -48,7 +48,7 @@ def test_prompt_holds_the_item_and_the_other_open_items(code: Code) -> None:
     verify(code.ctx(), limit=1)
     assert code.calls() == [first]  # queue order, at most one
     prompt = code.prompt(first)
-    assert f"Item: {first}" in prompt and "Tag: ui" in prompt
+    assert f"Item: {first}" in prompt and "Tags: ui" in prompt
     assert "src/app.py:3  'line'" in prompt
     assert f"- {second}: Add test for form" in prompt
     verify(code.ctx())  # unclear sent the first back to draft, so both are asked

@@ -1,0 +1,156 @@
+"""`prime`: Markdown that tells an agent starting work who it is, what it holds and owes,
+what is ready, and the loop contract; `prime --hook` prints the snippet that runs it
+when an agent's session starts (docs/agents.md)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from gitcoop.cli.options import AsOpt, JsonOpt, SessionOpt, make_context
+from gitcoop.errors import UsageError
+
+if TYPE_CHECKING:
+    from gitcoop.service.prime import Line, Primer
+
+LOOP = """\
+## The loop
+1. `git coop ready --json` lists what can start now, best first; queue items:
+   `git coop pick --json` (exit 5: nothing to pick).
+2. `git coop take ID` claims it (refused, naming the holder or the blockers:
+   pick something else; `--force` only when told to).
+3. `git coop note ID "what you found"` as you go. Found more work?
+   `git coop add todo "T" --discovered-from ID`.
+4. Stuck: `git coop report ID blocked --reason "…"`; giving it back:
+   `git coop release ID --reason "…"`.
+5. Finish: todo `git coop done ID --summary "…" --commit SHA`, request
+   `git coop close ID --summary "…"`, queue item `git coop finish ID done --commit SHA`.
+   A repeat of the same finish writes nothing and exits 0.
+6. Before stopping: `git coop owed --mine --check` (exit 6: something is due).
+
+Exit codes: 0 ok, 1 refused (the message says why), 2 usage, 3 changed
+meanwhile (re-read, retry), 4 no ledger, 5 nothing to pick, 6 something due,
+7 remote unreachable, 8 your event lost on sync, 9 environment. With `--json`
+an error is `{"error": {"code", "exit", "message", "holder"}}` on stdout.
+"""
+
+HOOKS = {
+    "claude": """\
+Add to .claude/settings.json (the primer is read at session start and after a compaction):
+
+{
+  "hooks": {
+    "SessionStart": [{"hooks": [{"type": "command", "command": "git coop prime"}]}],
+    "PreCompact": [{"hooks": [{"type": "command", "command": "git coop prime"}]}]
+  }
+}
+
+and, for the MCP tools, to .mcp.json:
+
+{"mcpServers": {"gitcoop": {"command": "git", "args": ["coop", "mcp"]}}}
+""",
+    "codex": """\
+Add to .codex/hooks.json (and `[features] codex_hooks = true` to .codex/config.toml):
+
+{
+  "hooks": {
+    "SessionStart": [
+      {"matcher": "startup|resume|clear|compact",
+       "hooks": [{"type": "command", "command": "git coop prime"}]}
+    ]
+  }
+}
+
+and, for the MCP tools, to .codex/config.toml:
+
+[mcp_servers.gitcoop]
+command = "git"
+args = ["coop", "mcp"]
+""",
+    "generic": """\
+Run the primer wherever your agent's session starts, and put its output in the
+agent's context, e.g. in the launcher script:
+
+    git coop prime > "$WORKDIR/coop-primer.md"
+
+or tell the agent in AGENTS.md:
+
+    At the start of every session, run `git coop prime` and follow its loop.
+
+An agent that speaks MCP can use the tools instead: `git coop mcp` (stdio).
+""",
+}
+
+
+def register(app: typer.Typer) -> None:
+    @app.command()
+    def prime(
+        hook: Annotated[
+            str | None,
+            typer.Option(
+                "--hook",
+                metavar="AGENT",
+                help="claude, codex or generic: print the "
+                "snippet that runs prime when that agent's session starts.",
+            ),
+        ] = None,
+        actor: AsOpt = None,
+        session: SessionOpt = None,
+        as_json: JsonOpt = False,
+    ) -> None:
+        """Markdown for an agent's context: who you are, what you hold and owe, what is
+        ready for you, and the loop contract with its exit codes."""
+        from gitcoop.cli import render
+
+        if hook is not None:
+            if hook not in HOOKS:
+                raise UsageError(f"unknown --hook {hook!r}: use {', '.join(HOOKS)}")
+            if as_json:
+                render.emit_json({"agent": hook, "snippet": HOOKS[hook]})
+            else:
+                print(HOOKS[hook], end="")
+            return
+        from gitcoop.service.prime import primer
+
+        found = primer(make_context(actor, session))
+        text = markdown(found)
+        if as_json:
+            render.emit_json({"actor": found.actor, "session": found.session, "markdown": text})
+        else:
+            print(text, end="")
+
+
+def markdown(p: Primer) -> str:
+    from gitcoop.cli import render
+
+    roles = f"; {' and '.join(p.roles)}" if p.roles else ""
+    session = f" in session `{p.session}`" if p.session else " (no session: set COOP_SESSION)"
+    out = [
+        "# Work ledger (gitcoop)",
+        "",
+        f"You are `{p.actor}`{session}{roles}. Work lives on refs/coop/ledger; "
+        "use `git coop` for everything below.",
+        "",
+    ]
+    out += _section("You hold", p.held, p.held_total, "git coop list --mine")
+    out += _section("Owed now", p.owed, len(p.owed), "git coop owed --mine")
+    out += _section("Taken over from you (see, then `git coop ack ID`)", p.takeovers, 0, "")
+    waiting = f"; {p.blocked_total} more wait on other work" if p.blocked_total else ""
+    out += _section(f"Ready ({p.ready_total}{waiting})", p.ready, p.ready_total, "git coop ready")
+    return "\n".join(render.printable(line) for line in out) + "\n" + LOOP
+
+
+def _section(title: str, lines: list[Line], total: int, more: str) -> list[str]:
+    if not lines and title.startswith("Taken over"):
+        return []
+    out = [f"## {title}"]
+    if not lines:
+        out.append("- nothing")
+    for line in lines:
+        note = f" — {line.note}" if line.note else ""
+        out.append(f"- `{line.label}` {line.item.kind} {line.item.status}: {line.item.title}{note}")
+    if total > len(lines) and more:
+        out.append(f"- … {total - len(lines)} more: `{more}`")
+    out.append("")
+    return out

@@ -1,0 +1,230 @@
+"""edit, dep, ready, blocked: shaping work, linking it, and what is ready to start."""
+
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from gitcoop.cli.ledger_commands import (
+    BodyFileOpt,
+    BodyOpt,
+    IdArg,
+    PriorityOpt,
+    ReasonOpt,
+    TagsOpt,
+    checked_shape,
+    print_written,
+)
+from gitcoop.cli.options import AsOpt, ExpectOpt, JsonOpt, SessionOpt, make_context
+from gitcoop.errors import UsageError
+
+if TYPE_CHECKING:
+    from gitcoop.service.context import Context
+
+KINDS = ("todo", "request", "item")
+PHRASES = "blocks, blocked-by, parent-of, child-of, discovered-from or related"
+
+
+def register(app: typer.Typer) -> None:
+    @app.command()
+    def edit(
+        item: IdArg,
+        title: Annotated[str | None, typer.Option("--title", help="A new title.")] = None,
+        body: BodyOpt = None,
+        body_file: BodyFileOpt = None,
+        editor: Annotated[
+            bool, typer.Option("-e", "--editor", help="Edit the body in git's editor.")
+        ] = False,
+        tag: TagsOpt = None,
+        untag: Annotated[
+            list[str] | None, typer.Option("--untag", metavar="TAG", help="Remove a tag.")
+        ] = None,
+        priority: PriorityOpt = None,
+        before: Annotated[
+            str | None, typer.Option("--before", metavar="ID", help="Queue items: move before ID.")
+        ] = None,
+        after: Annotated[
+            str | None, typer.Option("--after", metavar="ID", help="Queue items: move after ID.")
+        ] = None,
+        state: Annotated[
+            str | None,
+            typer.Option("--state", help="Queue items: ready, blocked (needs --reason), closed."),
+        ] = None,
+        reason: ReasonOpt = None,
+        actor: AsOpt = None,
+        session: SessionOpt = None,
+        expect: ExpectOpt = None,
+        as_json: JsonOpt = False,
+    ) -> None:
+        """Change any item's title, body, tags or priority (one `edit` event naming the
+        previous values), or a queue item's place or state.
+
+        With nothing else to change on a terminal, or with --editor, the body opens in
+        git's editor. An edit that changes nothing writes nothing."""
+        from gitcoop.cli import body as bodies
+        from gitcoop.service import ledger, queue
+
+        text = bodies.from_options(body, body_file)
+        checked_shape(title, tag, priority, text)
+        ctx = make_context(actor, session, expect)
+        given = (title, text, tag, untag, priority, before, after, state)
+        if editor or (all(v is None for v in given) and bodies.interactive()):
+            text = _edited_body(ctx, item)
+        shape: dict[str, Any] = {
+            "title": title.strip() if title is not None else None,
+            "body": text,
+            "priority": priority,
+            "tags": list(dict.fromkeys(tag)) if tag else None,
+            "untag": list(dict.fromkeys(untag)) if untag else None,
+        }
+        shape = {k: v for k, v in shape.items() if v is not None}
+
+        def moved(snapshot: Any, item_id: Any) -> dict[str, Any] | None:
+            return queue.moves(snapshot, item_id, before, after, state, reason)
+
+        queue_asked = before or after or state or reason
+        shown = ledger.edit(ctx, item, shape, moved if queue_asked else None)
+        print_written(shown, as_json, "edited")
+
+    dep_app = typer.Typer(
+        help=f"Link items: git coop dep add|remove A {{{PHRASES}}} B.", no_args_is_help=True
+    )
+    app.add_typer(dep_app, name="dep")
+
+    def link(action: str, first: str, phrase: str, second: str, **flags: Any) -> None:
+        from gitcoop.cli import render
+        from gitcoop.service import dependencies
+
+        ctx = make_context(flags["actor"], flags["session"], flags["expect"])
+        shown = dependencies.link(ctx, first, phrase, second, action)
+        if flags["as_json"] or not shown.wrote:
+            print_written(shown, flags["as_json"], "linked")
+            return
+        past = "linked" if action == "add" else "unlinked"
+        print(render.printable(f"{past}: {first} {phrase} {second}"))
+
+    @dep_app.command("add")
+    def dep_add(
+        first: Annotated[str, typer.Argument(metavar="A", help="An item id or prefix.")],
+        phrase: Annotated[str, typer.Argument(metavar="LINK", help=PHRASES)],
+        second: Annotated[str, typer.Argument(metavar="B", help="An item id or prefix.")],
+        actor: AsOpt = None,
+        session: SessionOpt = None,
+        expect: ExpectOpt = None,
+        as_json: JsonOpt = False,
+    ) -> None:
+        """Add a link. `A blocks B`: B waits until A is settled; `A parent-of B`: A waits
+        on its child B. A link that would close a cycle is refused, naming it."""
+        link("add", first, phrase, second, **_flags(actor, session, expect, as_json))
+
+    @dep_app.command("remove")
+    def dep_remove(
+        first: Annotated[str, typer.Argument(metavar="A")],
+        phrase: Annotated[str, typer.Argument(metavar="LINK", help=PHRASES)],
+        second: Annotated[str, typer.Argument(metavar="B")],
+        actor: AsOpt = None,
+        session: SessionOpt = None,
+        expect: ExpectOpt = None,
+        as_json: JsonOpt = False,
+    ) -> None:
+        """Remove a link."""
+        link("remove", first, phrase, second, **_flags(actor, session, expect, as_json))
+
+    @app.command()
+    def ready(
+        kind: Annotated[str | None, typer.Option("--kind", help="todo, request or item.")] = None,
+        tag: Annotated[str | None, typer.Option("--tag", help="Only this tag.")] = None,
+        limit: Annotated[
+            int | None, typer.Option("-n", "--limit", metavar="N", help="At most N items.")
+        ] = None,
+        actor: AsOpt = None,
+        as_json: JsonOpt = False,
+    ) -> None:
+        """What can be started now: open todos and requests and ready queue items that
+        wait on nothing unsettled, by priority (0 first), then queue order or age."""
+        from gitcoop.domain import jsontext
+        from gitcoop.service import dependencies
+
+        if kind is not None and kind not in KINDS:
+            raise UsageError(f"unknown kind {kind!r}: use todo, request or item")
+        if limit is not None and limit < 0:
+            raise UsageError("-n must be 0 or more")
+        ctx = make_context(actor)
+        found = dependencies.ready(ctx, kind, tag, limit)
+        if as_json:
+            sys.stdout.write(jsontext.array([row.json for row in found.listed]) + "\n")
+            return
+        for row in found.listed:
+            print(f"P{row.summary.priority}  {_row_line(row, ctx)}")
+        if not found.listed:
+            print(
+                "nothing is ready"
+                + (" — git coop blocked shows what waits" if found.blocked else "")
+            )
+        elif found.blocked:
+            more = f"{found.blocked} more wait{'s' if found.blocked == 1 else ''} on unsettled work"
+            print(f"{more} — git coop blocked shows what on")
+
+    @app.command()
+    def blocked(actor: AsOpt = None, as_json: JsonOpt = False) -> None:
+        """What waits on what: every unsettled item with an unsettled blocker, and any
+        cycle of links (each item on it waits on the next: remove a link to break it)."""
+        from gitcoop.cli import render
+        from gitcoop.service import dependencies
+
+        ctx = make_context(actor)
+        found = dependencies.blocked(ctx)
+        if as_json:
+            render.emit_json(
+                {
+                    "waiting": [
+                        {**row_json(w.row), "waiting_on": [b.to_data() for b in w.blockers]}
+                        for w in found.waiting
+                    ],
+                    "cycles": [[e.id for e in cycle] for cycle in found.cycles],
+                }
+            )
+            return
+        for waiting in found.waiting:
+            print(_row_line(waiting.row, ctx))
+            for other in waiting.blockers:
+                print(
+                    render.printable(f"    waits on {other.label} ({other.status}) {other.title}")
+                )
+        for cycle in found.cycles:
+            loop = " → ".join(e.label for e in cycle)
+            print(
+                f"conflict: cycle {loop} — each waits on the next; "
+                "break it with git coop dep remove"
+            )
+        if not found.waiting and not found.cycles:
+            print("nothing is blocked")
+
+
+def _flags(
+    actor: str | None, session: str | None, expect: int | None, as_json: bool
+) -> dict[str, Any]:
+    return {"actor": actor, "session": session, "expect": expect, "as_json": as_json}
+
+
+def _edited_body(ctx: Context, ref: str) -> str:
+    from gitcoop.cli import body as bodies
+    from gitcoop.service import queries
+
+    shown = queries.show(ctx, ref)
+    return bodies.from_editor(shown.item.body, shown.label)
+
+
+def row_json(row: Any) -> dict[str, Any]:
+    return {**row.data(), "short_id": row.label}
+
+
+def _row_line(row: Any, ctx: Context) -> str:
+    from gitcoop.cli import render
+    from gitcoop.domain.records import Item
+    from gitcoop.service.writer import Shown
+
+    shown = Shown(Item.from_data(row.data()), row.label)
+    return render.item_line(shown, ctx.now)

@@ -1,0 +1,236 @@
+"""Links between items, and the answers that need them: dep, ready, blocked, a guarded take.
+
+The graph is built from the read cache's summaries (every item's links,
+status, kind and parent), so `ready` costs about what a warm `list` does.
+The rules are the domain's (`domain/dependencies.py`, `domain/readiness.py`);
+what needs the whole ledger in view (a cycle, an item's blockers) is asked
+here, on the ledger as read under the writer's lock when it decides a write.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from gitcoop.domain import dependencies, readiness
+from gitcoop.domain.dependencies import WAITING, Graph, Node
+from gitcoop.domain.ids import ItemId
+from gitcoop.domain.lifecycle import HELD
+from gitcoop.domain.records import Item
+from gitcoop.errors import UsageError
+from gitcoop.service.context import Context, read_ledger
+from gitcoop.service.writer import Intent, Shown, write
+from gitcoop.store.cache import ItemCache, Row
+from gitcoop.store.snapshot import Snapshot
+
+
+def rows(snapshot: Snapshot) -> list[Row]:
+    return snapshot.rows(snapshot.cache or ItemCache(snapshot.repo.common_dir))
+
+
+def graph_of(found: list[Row]) -> Graph:
+    nodes = []
+    for row in found:
+        s = row.summary
+        nodes.append(Node(s.id, s.kind, s.status, s.links, s.parent_id))
+    return Graph(nodes)
+
+
+# -- writes ----------------------------------------------------------------------
+
+
+def link(ctx: Context, first: str, phrase: str, second: str, action: str = "add") -> Shown:
+    """`dep add|remove A PHRASE B`: one `dep` event on the item that holds the link."""
+    if phrase not in dependencies.PHRASES:
+        raise UsageError(f"unknown link {phrase!r}: use one of {', '.join(dependencies.PHRASES)}")
+
+    def plan(snapshot: Snapshot) -> list[Intent]:
+        a, b = snapshot.resolve(first), snapshot.resolve(second)
+        if a == b:
+            raise UsageError(f"{snapshot.label(a)} cannot be linked to itself")
+        holder, kind, other = dependencies.held(a, phrase, b)
+        if action == "add" and kind in WAITING:
+            _refuse_cycle(
+                snapshot, holder, other, f"{snapshot.label(a)} {phrase} {snapshot.label(b)}"
+            )
+        args = {"action": action, "type": kind, "other": other}
+        return [Intent(holder, "dep", args, ctx.expect_version)]
+
+    return write(ctx, plan).first()
+
+
+def _refuse_cycle(snapshot: Snapshot, holder: str, other: str, asked: str) -> None:
+    found = rows(snapshot)
+    cycle = graph_of(found).cycle_closed_by(holder, other)
+    if cycle is not None:
+        labels = {row.item_id: row.label for row in found}
+        raise dependencies.refuse_cycle(cycle, labels, asked)
+
+
+def discovered_intent(snapshot: Snapshot, new_id: str, ref: str) -> Intent:
+    """The link `add … --discovered-from B` writes in the same commit as the add."""
+    found = snapshot.resolve(ref)
+    return Intent(
+        new_id, "dep", {"action": "add", "type": dependencies.DISCOVERED_FROM, "other": found}
+    )
+
+
+def take(ctx: Context, ref: str, args: Mapping[str, Any]) -> Shown:
+    """A take, refused while the item waits on unsettled work (unless --force)."""
+
+    def plan(snapshot: Snapshot) -> list[Intent]:
+        item_id = snapshot.resolve(ref)
+        item = snapshot.item(item_id)
+        if item is not None and not args.get("force"):
+            actor = ctx.who(snapshot.repo)
+            if not (item.status in HELD and item.taken_by == actor):
+                _refuse_blocked(snapshot, item)
+        return [Intent(item_id, "take", dict(args), ctx.expect_version)]
+
+    return write(ctx, plan).first()
+
+
+def _refuse_blocked(snapshot: Snapshot, item: Item) -> None:
+    """Everything a todo or request waits on is in its own file: a few reads, no scan."""
+    found = []
+    for other in dict.fromkeys(link.item for link in item.links if link.type in WAITING):
+        there = snapshot.item(ItemId(other))
+        if there is None or not dependencies.settled(there.status):
+            label = snapshot.label(ItemId(other)) if there else other
+            found.append((other, label, there.status if there else "not in this ledger"))
+    if found:
+        raise dependencies.refuse_blocked(snapshot.label(item.id), found)
+
+
+# -- reads -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Ready:
+    listed: list[Row]  # in readiness order
+    blocked: int  # startable items held back by a blocker (what `blocked` lists)
+
+
+def ready(
+    ctx: Context, kind: str | None = None, tag: str | None = None, limit: int | None = None
+) -> Ready:
+    snapshot = read_ledger(ctx)
+    found = rows(snapshot)
+    graph = graph_of(found)
+    by_id = {}
+    candidates = []
+    for row in found:
+        s = row.summary
+        if not readiness.startable(s.kind, s.status):
+            continue
+        if (kind is not None and s.kind != kind) or (tag is not None and tag not in s.tags):
+            continue
+        by_id[s.id] = row
+        candidates.append(readiness.Candidate(s.id, s.kind, s.priority, s.created_at, s.order_key))
+    listed = readiness.ready(candidates, graph)
+    held_back = len(candidates) - len(listed)
+    if limit is not None:
+        listed = listed[:limit]
+    return Ready([by_id[c.id] for c in listed], held_back)
+
+
+@dataclass(frozen=True)
+class Other:
+    """An item on the other end of a link, as shown."""
+
+    id: str
+    label: str
+    title: str
+    status: str  # "missing" when this ledger lacks it
+
+    def to_data(self) -> dict[str, Any]:
+        return {"id": self.id, "short_id": self.label, "title": self.title, "status": self.status}
+
+
+@dataclass(frozen=True)
+class Waiting:
+    row: Row
+    blockers: list[Other]
+
+
+@dataclass(frozen=True)
+class Blocked:
+    waiting: list[Waiting]  # unsettled items with an unsettled blocker, oldest first
+    cycles: list[list[Other]]
+
+
+def blocked(ctx: Context) -> Blocked:
+    snapshot = read_ledger(ctx)
+    found = rows(snapshot)
+    graph = graph_of(found)
+    by_id = {row.item_id: row for row in found}
+    waiting = []
+    for row in sorted(found, key=lambda r: (r.summary.created_at, r.item_id)):
+        if dependencies.settled(row.summary.status):
+            continue
+        blockers = graph.blockers(row.item_id)
+        if blockers:
+            waiting.append(Waiting(row, [other(by_id, b) for b in blockers]))
+    cycles = [[other(by_id, i) for i in cycle] for cycle in graph.cycles()]
+    return Blocked(waiting, cycles)
+
+
+def other(by_id: Mapping[str, Row], item_id: str) -> Other:
+    row = by_id.get(item_id)
+    if row is None:
+        return Other(item_id, item_id, "", "missing")
+    data = row.data()
+    return Other(item_id, row.label, data["title"], data["status"])
+
+
+@dataclass(frozen=True)
+class Links:
+    """Both ends of every link of one item, for `show`."""
+
+    outgoing: dict[str, list[Other]]  # blocked_by, children, discovered_from, related
+    incoming: dict[str, list[Other]]  # blocks, parent, discovered, related
+    waiting_on: list[str]  # unsettled blockers' ids
+    cycles: list[list[Other]]  # the cycles this item is on
+
+    def to_data(self) -> dict[str, Any]:
+        data: dict[str, Any] = {}
+        for key, entries in (*self.outgoing.items(), *self.incoming.items()):
+            data.setdefault(key, [])
+            data[key] += [e.to_data() for e in entries if e.to_data() not in data[key]]
+        data["waiting_on"] = self.waiting_on
+        data["cycles"] = [[e.id for e in cycle] for cycle in self.cycles]
+        return data
+
+
+OUT_NAMES = {
+    dependencies.BLOCKED_BY: "blocked_by",
+    dependencies.PARENT_OF: "children",
+    dependencies.DISCOVERED_FROM: "discovered_from",
+    dependencies.RELATED: "related",
+}
+IN_NAMES = {
+    dependencies.BLOCKED_BY: "blocks",
+    dependencies.PARENT_OF: "parent",
+    dependencies.DISCOVERED_FROM: "discovered",
+    dependencies.RELATED: "related",
+}
+
+
+def links(snapshot: Snapshot, item: Item) -> Links:
+    found = rows(snapshot)
+    graph = graph_of(found)
+    by_id = {row.item_id: row for row in found}
+    outgoing: dict[str, list[Other]] = {name: [] for name in OUT_NAMES.values()}
+    for link_ in item.links:
+        if link_.type in OUT_NAMES:  # a type this gitcoop does not know means nothing here
+            outgoing[OUT_NAMES[link_.type]].append(other(by_id, link_.item))
+    outgoing["children"] += [
+        other(by_id, r.item_id) for r in found if r.summary.parent_id == item.id
+    ]
+    incoming: dict[str, list[Other]] = {name: [] for name in IN_NAMES.values()}
+    for kind, holder in graph.incoming.get(item.id, ()):
+        if kind in IN_NAMES:
+            incoming[IN_NAMES[kind]].append(other(by_id, holder))
+    cycles = [[other(by_id, i) for i in cycle] for cycle in graph.cycles() if item.id in cycle]
+    return Links(outgoing, incoming, graph.blockers(item.id), cycles)

@@ -1,0 +1,105 @@
+"""What an agent needs to know as it starts: who it is, what it holds and owes, what is ready.
+
+Gathered from the ledger in one read of the read cache (`cli/prime_commands.py`
+renders it as Markdown); everything else the primer says is the loop's
+contract, which does not depend on the ledger.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from gitcoop.domain import obligations, readiness
+from gitcoop.domain.lifecycle import HELD
+from gitcoop.domain.records import Item
+from gitcoop.service.context import Context, read_ledger
+from gitcoop.service.dependencies import graph_of, rows
+from gitcoop.store.cache import Row
+
+READY_SHOWN = 5
+HELD_SHOWN = 10
+
+
+@dataclass(frozen=True)
+class Line:
+    label: str
+    item: Item
+    note: str = ""  # what it owes, how long it has been held, what it waits on
+
+
+@dataclass(frozen=True)
+class Primer:
+    actor: str
+    session: str | None
+    roles: tuple[str, ...]  # owner, chief
+    held: list[Line]
+    held_total: int
+    owed: list[Line]  # pending obligations of the actor's that need attention now
+    takeovers: list[Line]  # the actor's work someone took over, not yet acknowledged
+    ready: list[Line]
+    ready_total: int
+    blocked_total: int  # startable work held back by an unsettled blocker
+
+
+def primer(ctx: Context) -> Primer:
+    snapshot = read_ledger(ctx)
+    actor = ctx.who(snapshot.repo)
+    roles = snapshot.config.roles
+    found = rows(snapshot)
+    graph = graph_of(found)
+    held: list[Line] = []
+    owed: list[Line] = []
+    taken_over: list[Line] = []
+    candidates: dict[str, tuple[Row, readiness.Candidate]] = {}
+    for row in found:
+        s = row.summary
+        if readiness.startable(s.kind, s.status):
+            candidate = readiness.Candidate(s.id, s.kind, s.priority, s.created_at, s.order_key)
+            candidates[s.id] = (row, candidate)
+        mine = s.status in HELD and s.taken_by == actor
+        if not mine and actor not in s.notified:
+            continue
+        item = Item.from_data(row.data())
+        if actor in s.notified:
+            taken_over.append(Line(row.label, item, _taken_over(item, actor)))
+        if mine:
+            held.append(Line(row.label, item, _owes(item, ctx)))
+            if obligations.pressing(item, ctx.now, actor, roles):
+                owed.append(Line(row.label, item, _owes(item, ctx)))
+    listed = readiness.ready((c for _, c in candidates.values()), graph)
+    ready = [_ready_line(candidates[entry.id][0], entry) for entry in listed[:READY_SHOWN]]
+    held.sort(key=lambda line: (line.item.taken_at or line.item.created_at, line.item.id))
+    named = (("owner", roles.is_owner(actor)), ("chief", actor in roles.chiefs))
+    return Primer(
+        actor,
+        ctx.session,
+        tuple(role for role, holds in named if holds),
+        held[:HELD_SHOWN],
+        len(held),
+        owed,
+        taken_over,
+        ready,
+        len(listed),
+        len(candidates) - len(listed),
+    )
+
+
+def _ready_line(row: Row, entry: readiness.Candidate) -> Line:
+    return Line(row.label, Item.from_data(row.data()), f"P{entry.priority}")
+
+
+def _owes(item: Item, ctx: Context) -> str:
+    ob = item.obligation
+    if ob is None or not ob.pending:
+        return ""
+    if ob.due is None:
+        return f"owes {ob.kind}"
+    when = "overdue" if ob.due <= ctx.now else "due"
+    blocked = ", blocked" if obligations.is_blocked(ob) else ""
+    return f"owes {ob.kind}, {when} {ob.due.strftime('%Y-%m-%d %H:%M')} UTC{blocked}"
+
+
+def _taken_over(item: Item, actor: str) -> str:
+    notices = obligations.takeovers_for(item, actor)
+    by = ", ".join(sorted({t.by for t in notices}))
+    return f"taken over by {by}"

@@ -1,0 +1,115 @@
+"""`git coop mcp`: a round trip over stdio with the MCP SDK's own client, against a real
+repository; the same JSON as the CLI; refusals as tool errors with the same code."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from mcp import ClientSession, StdioServerParameters  # the test extra installs the SDK
+from mcp.client.stdio import stdio_client
+
+from tests.conftest import coop, coop_process
+
+TOOLS = {"ready", "show", "list", "take", "pick", "note", "report", "finish", "done"}
+TOOLS |= {"add", "dep", "owed", "sync"}
+
+
+def server(cwd: Path, actor: str) -> StdioServerParameters:
+    env = {**os.environ, "COOP_ACTOR": actor, "COOP_SESSION": "s-mcp"}
+    env["PATH"] = str(Path(sys.executable).parent) + os.pathsep + env.get("PATH", "")
+    return StdioServerParameters(command="git", args=["coop", "mcp"], cwd=str(cwd), env=env)
+
+
+def answer(result: Any) -> Any:
+    return json.loads(result.content[0].text)
+
+
+async def session_calls(cwd: Path, actor: str, calls: list[tuple[str, dict[str, Any]]]) -> Any:
+    async with stdio_client(server(cwd, actor)) as (read, write), ClientSession(read, write) as s:
+        await s.initialize()
+        names = {tool.name for tool in (await s.list_tools()).tools}
+        results = [await s.call_tool(name, args) for name, args in calls]
+        return names, results
+
+
+def test_a_round_trip_over_stdio_answers_like_the_cli(ledger: Path) -> None:
+    first = coop("add", "todo", "Fix the parser", "-p", "1", "--json").json()["id"]
+    taken = coop("add", "todo", "Held by bob", "--json").json()["id"]
+    assert coop("take", taken, env={"COOP_ACTOR": "bob@example.com"}).code == 0
+    calls = [
+        ("ready", {}),
+        ("add", {"kind": "todo", "title": "Found it", "discovered_from": first, "tags": ["x"]}),
+        ("take", {"id": first}),
+        ("take", {"id": first}),  # a repeat in the same session: nothing written, no error
+        ("note", {"id": first, "text": "--looks like an option"}),
+        ("take", {"id": taken}),
+        ("dep", {"action": "add", "first": first, "link": "blocks", "second": taken}),
+        ("done", {"id": first, "summary": "fixed"}),
+        ("pick", {}),
+        ("show", {"id": first}),
+        ("owed", {"mine": True}),
+    ]
+    names, results = asyncio.run(session_calls(ledger, "carol@example.com", calls))
+    assert names == TOOLS
+    ready, added, took, again, noted, refused, linked, done, pick, shown, owed = results
+    assert not ready.is_error and [e["id"] for e in answer(ready)] == [first]
+    assert answer(added)["links"][0]["item"] == first and answer(added)["tags"] == ["x"]
+    assert answer(took)["taken_by"] == "carol@example.com" and answer(took)["session"] == "s-mcp"
+    assert not again.is_error and answer(again)["version"] == answer(took)["version"]
+    assert not noted.is_error
+    assert refused.is_error
+    assert refused.structured_content["error"]["code"] == "refused"
+    assert refused.structured_content["error"]["holder"] == "bob@example.com"
+    assert not linked.is_error and not done.is_error
+    assert answer(done)["status"] == "done"
+    assert pick.is_error and answer(pick)["error"]["code"] == "nothing_to_do"
+    assert answer(pick)["error"]["exit"] == 5
+    assert answer(owed) == []
+    cli = coop("show", first, "--json", env={"COOP_ACTOR": "carol@example.com"})
+    assert answer(shown) == cli.json()  # the same JSON as the command
+    assert [n["text"] for n in answer(shown)["notes"]] == ["--looks like an option"]
+
+
+def test_an_unknown_id_is_a_tool_error_with_the_clis_code_and_message(ledger: Path) -> None:
+    _, (result,) = asyncio.run(
+        session_calls(ledger, "alice@example.com", [("show", {"id": "td-zz"})])
+    )
+    cli = coop("show", "td-zz", "--json")
+    assert result.is_error
+    assert answer(result) == cli.json() == {"error": result.structured_content["error"]}
+    assert answer(result)["error"]["code"] == "not_found"
+
+
+def test_ordinary_commands_never_load_the_mcp_sdk(ledger: Path) -> None:
+    probe = (
+        "import sys\nfrom gitcoop.cli.main import main\n"
+        "code = main(sys.argv[1:])\n"
+        "print(sorted(m for m in sys.modules if m == 'mcp' or m.startswith(('mcp.', 'pydantic'))))"
+    )
+    for argv in (["list", "--json"], ["add", "todo", "x"], ["ready"], ["prime"], ["-h"]):
+        done = subprocess.run(
+            [sys.executable, "-c", probe, *argv], cwd=ledger, capture_output=True, text=True
+        )
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.strip().splitlines()[-1] == "[]", argv
+
+
+def test_without_the_sdk_the_command_says_how_to_install_it(ledger: Path) -> None:
+    probe = (
+        "import sys\nsys.modules['mcp'] = None\n"  # as if the extra were not installed
+        "from gitcoop.cli.main import main\nsys.exit(main(['mcp']))"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], cwd=ledger, capture_output=True, text=True)
+    assert done.returncode == 9
+    assert "pip install 'gitcoop[mcp]'" in done.stderr
+
+
+def test_the_mcp_command_runs_through_git(ledger: Path) -> None:
+    result = coop_process(ledger, "mcp", "--help")
+    assert result.code == 0 and "stdio" in result.out

@@ -1,0 +1,73 @@
+"""`prime`: the agent's primer, sized for its context, and the session-start snippets."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import coop
+
+BOB = {"COOP_ACTOR": "bob@example.com", "COOP_SESSION": "s-7"}
+
+
+def test_the_primer_says_who_what_is_held_and_owed_what_is_ready_and_the_loop(ledger: Path) -> None:
+    held = coop("add", "todo", "Held work").out.strip()
+    coop("take", held, env=BOB)
+    blocker = coop("add", "todo", "Do this first", "-p", "1").out.strip()
+    waiting = coop("add", "request", "Then this").out.strip()
+    coop("dep", "add", blocker, "blocks", waiting)
+    later = {**BOB, "COOP_NOW": "2026-11-29T14:00:00Z"}  # the outcome window has run out
+    result = coop("prime", env=later)
+    assert result.code == 0, result.err
+    text = result.out
+    assert "`bob@example.com` in session `s-7`" in text
+    you_hold = text.split("## You hold")[1].split("##")[0]
+    assert "Held work" in you_hold and "owes outcome, overdue" in you_hold
+    assert "Held work" in text.split("## Owed now")[1].split("##")[0]
+    ready = text.split("## Ready")[1].split("##")[0]
+    assert "(1; 1 more wait on other work)" in ready and "Do this first" in ready
+    assert "Then this" not in ready
+    for contract in ("git coop take ID", "git coop note", "git coop done", "exit 6", "5 nothing"):
+        assert contract in text, contract
+    assert len(text.encode()) < 2048
+
+
+def test_the_primer_of_a_quiet_ledger_is_small_and_names_the_owner(ledger: Path) -> None:
+    text = coop("prime").out
+    assert "`alice@example.com` (no session: set COOP_SESSION); owner" in text
+    assert text.count("- nothing") == 3
+    assert len(text.encode()) < 2048
+    data = coop("prime", "--json").json()
+    assert data["markdown"] == text and data["actor"] == "alice@example.com"
+
+
+def test_ledger_text_in_the_primer_is_escaped(ledger: Path) -> None:
+    """A title a peer wrote with an escape sequence (the CLI refuses one) drives no terminal."""
+    from gitcoop.store import codec
+    from tests import rawledger
+
+    item = coop("add", "todo", "plain", "--json").json()["id"]
+    coop("take", item, env=BOB)
+    path = f"items/{item[3:5]}/{item}.yaml"
+    data = codec.load(rawledger.read(ledger, path), path, 1 << 20)
+    rawledger.put(ledger, path.split("/"), codec.dump({**data, "title": "red \x1b[31m alert"}))
+    text = coop("prime", env=BOB).out
+    assert "\x1b" not in text and "red \\x1b[31m alert" in text
+
+
+@pytest.mark.parametrize("agent", ["claude", "codex", "generic"])
+def test_prime_hook_prints_the_snippet_for_each_agent(repo: Path, agent: str) -> None:
+    result = coop("prime", "--hook", agent)
+    assert result.code == 0 and "git coop prime" in result.out
+    if agent == "claude":
+        snippet = result.out.split("\n\n")[1]
+        hooks = json.loads(snippet)["hooks"]
+        assert hooks["SessionStart"][0]["hooks"][0]["command"] == "git coop prime"
+    if agent == "codex":
+        assert "codex_hooks = true" in result.out and "[mcp_servers.gitcoop]" in result.out
+
+
+def test_an_unknown_hook_is_a_usage_error(repo: Path) -> None:
+    assert coop("prime", "--hook", "vim").code == 2
