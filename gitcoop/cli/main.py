@@ -22,7 +22,7 @@ COMMAND_MODULES = {
         ("init", "add", "list", "show", "log", "take", "release", "done", "close", "abandon"),
         "ledger_commands",
     ),
-    **dict.fromkeys(("note", "report", "review", "owed", "roles"), "obligation_commands"),
+    **dict.fromkeys(("note", "report", "review", "owed", "roles", "ack"), "obligation_commands"),
     **dict.fromkeys(("hooks", "hook"), "hooks_commands"),
     **dict.fromkeys(
         ("queue", "scan", "verify", "pick", "finish", "edit", "split"), "queue_commands"

@@ -13,7 +13,8 @@ from gitcoop.domain import obligations
 from gitcoop.domain.timefmt import human_age, human_instant, parse_duration
 from gitcoop.errors import UsageError
 from gitcoop.service import ledger
-from gitcoop.service.owed import Owed, Unsettled, owed
+from gitcoop.service.lost import Lost
+from gitcoop.service.owed import Owed, Unsettled, owed, owed_mine
 
 REPORTS = ("done", "released", "abandoned", "blocked")
 
@@ -34,6 +35,21 @@ def conflict_json(entry: Unsettled) -> dict[str, Any]:
     data = entry.conflict.to_data()
     data.update(item=entry.item.id, short_id=entry.label, title=entry.item.title, kind="conflict")
     return data
+
+
+def lost_json(entry: Lost) -> dict[str, Any]:
+    data = entry.conflict.to_data()
+    data.update(item=entry.item.id, short_id=entry.label, title=entry.item.title, kind="lost")
+    data["acknowledged"] = entry.conflict.acknowledged
+    return data
+
+
+def lost_line(entry: Lost) -> str:
+    c = entry.conflict
+    return render.printable(
+        f"{entry.label:<10} {'lost':<15} your {c.verb} lost on merge: {c.reason} — you no "
+        f"longer hold it; once you have stopped: git coop ack {entry.label}"
+    )
 
 
 def conflict_line(entry: Unsettled) -> str:
@@ -158,23 +174,49 @@ def register(app: typer.Typer) -> None:
         include_all: Annotated[
             bool, typer.Option("--all", help="Also what is owed but not yet due.")
         ] = False,
+        mine: Annotated[
+            bool,
+            typer.Option(
+                "--mine", help="Only what you hold, and your events that lost on a merge."
+            ),
+        ] = False,
         actor: AsOpt = None,
         as_json: JsonOpt = False,
     ) -> None:
         """Pending obligations that are due now, oldest due first."""
         ctx = make_context(actor)
-        found = owed(ctx, include_all)
+        found = owed_mine(ctx, include_all) if mine else owed(ctx, include_all)
         entries = found.obligations
         if as_json:
             rows = [owed_json(e, ctx.now) for e in entries]
+            rows += [lost_json(lost) for lost in found.lost]
             render.emit_json(rows + [conflict_json(c) for c in found.conflicts])
             return
+        for lost in found.lost:
+            print(lost_line(lost))
         for unsettled in found.conflicts:
             print(conflict_line(unsettled))
-        if not entries and not found.conflicts:
+        if not entries and not found.conflicts and not found.lost:
             print(f"nothing owed is due at {human_instant(ctx.now)}")
         for entry in entries:
             print(owed_line(entry, ctx.now))
+
+    @app.command()
+    def ack(
+        item: IdArg,
+        event: Annotated[
+            str | None,
+            typer.Argument(metavar="[EVENT]", help="One lost event (default: all of yours)."),
+        ] = None,
+        actor: AsOpt = None,
+        session: SessionOpt = None,
+        as_json: JsonOpt = False,
+    ) -> None:
+        """Say you know your event on ID lost on a merge: list/owed --mine stop showing it."""
+        from gitcoop.service import lost
+
+        shown = lost.acknowledge(make_context(actor, session), item, event)
+        print_written(shown, as_json, "acknowledged the loss on")
 
     @app.command()
     def roles(

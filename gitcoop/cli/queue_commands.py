@@ -9,7 +9,15 @@ import typer
 
 from gitcoop.cli import render
 from gitcoop.cli.ledger_commands import IdArg, ReasonOpt, print_written
-from gitcoop.cli.options import AsOpt, ExpectOpt, ForceOpt, JsonOpt, SessionOpt, make_context
+from gitcoop.cli.options import (
+    AsOpt,
+    ExpectOpt,
+    ForceOpt,
+    JsonOpt,
+    OfflineOpt,
+    SessionOpt,
+    make_context,
+)
 from gitcoop.errors import Refused, UsageError
 from gitcoop.service import pick as pick_service
 from gitcoop.service import queue
@@ -169,9 +177,18 @@ def register(app: typer.Typer) -> None:
             print(judged_line(judged))
 
     @app.command()
-    def pick(actor: AsOpt = None, session: SessionOpt = None, as_json: JsonOpt = False) -> None:
-        """Take the topmost ready item (re-verifying it first when its evidence is stale)."""
-        result = pick_service.pick(make_context(actor, session))
+    def pick(
+        actor: AsOpt = None,
+        session: SessionOpt = None,
+        offline: OfflineOpt = False,
+        as_json: JsonOpt = False,
+    ) -> None:
+        """Take the topmost ready item (re-verifying it first when its evidence is stale).
+
+        With claims through a remote, the remote decides who picked what: exit 0
+        only once the pick is there; exit 7 when it cannot be reached.
+        """
+        result = pick_service.pick(make_context(actor, session, offline=offline))
         if not as_json:
             for judged in result.judged:
                 print(f"verified {judged_line(judged)}")

@@ -1,4 +1,5 @@
-"""Settling a merge conflict: an owner re-applies a refused event or dismisses it.
+"""Settling a merge conflict: an owner re-applies a refused event or dismisses it;
+the person whose event lost acknowledges it.
 
 The `resolve` event names the refused event and, for `apply`, carries a copy
 of what that event asked (verb, actor, session, at, arguments), because a
@@ -83,3 +84,24 @@ def _original(event: Event) -> Event:
         verb=replay["verb"],
         args={**(args if isinstance(args, dict) else {}), "force": True},
     )
+
+
+def acknowledge(item: Item | None, event: Event, roles: Roles) -> Item:
+    """The actor of a lost event says they know it lost (`ack`); the conflict stays for the owners.
+
+    Only the lost event's own actor acknowledges it. A conflict an owner settled
+    before the acknowledgement was replayed leaves nothing to acknowledge: the
+    `ack` is kept, and changes nothing.
+    """
+    assert item is not None
+    target = event.arg("event")
+    found = next((c for c in item.conflicts if c.event == target), None)
+    if found is None:
+        return item
+    if found.actor != event.actor:
+        raise Refused(
+            f"{event.actor} cannot acknowledge {found.actor}'s lost {found.verb} on {item.id} — "
+            "only the person whose event lost acknowledges it"
+        )
+    marked = replace(found, acknowledged=True)
+    return replace(item, conflicts=tuple(marked if c is found else c for c in item.conflicts))

@@ -22,7 +22,11 @@ from gitcoop.errors import Refused
 
 Handler = Callable[[Item | None, Event, Roles], Item]
 
-HANDLERS: dict[str, Handler] = {**lifecycle.HANDLERS, **queue_verbs.HANDLERS}
+HANDLERS: dict[str, Handler] = {
+    **lifecycle.HANDLERS,
+    **queue_verbs.HANDLERS,
+    "ack": resolution.acknowledge,
+}
 VERBS = (*HANDLERS, "resolve")
 
 

@@ -110,7 +110,8 @@ def record(ctx: Context, entry: Entry, lock_timeout: float) -> list[Outcome]:
         ]
     if not intents:
         return []
-    written = write(acting, intents, Policy.EACH, lock_timeout=lock_timeout)
+    # a hook never waits on the network (coop.claims): the next command or sync pushes it
+    written = write(acting, intents, Policy.EACH, lock_timeout=lock_timeout, shared=False)
     return [_outcome(a) for a in written.answers]
 
 

@@ -6,11 +6,12 @@ because time passed.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 
 from gitcoop.domain.records import Conflict, Item, Obligation
 from gitcoop.service.context import Context, read_ledger
+from gitcoop.service.lost import Lost, lost_by
 
 
 @dataclass(frozen=True)
@@ -36,6 +37,15 @@ class Unsettled:
 class OwedList:
     obligations: list[Owed]
     conflicts: list[Unsettled]  # shown to owners only
+    lost: list[Lost] = field(default_factory=list)  # --mine: the actor's own lost events
+
+
+def owed_mine(ctx: Context, include_not_due: bool = False) -> OwedList:
+    """`owed --mine`: what the acting person holds, and their lost events until acknowledged."""
+    everything = owed(ctx, include_not_due)
+    who = ctx.who(ctx.repo())
+    held = [e for e in everything.obligations if e.obligation.holder == who]
+    return OwedList(held, everything.conflicts, lost_by(ctx, who))
 
 
 def owed(ctx: Context, include_not_due: bool = False) -> OwedList:

@@ -23,6 +23,7 @@ from gitcoop.service.verify import Judged, Verifier, configured, verify_item
 from gitcoop.service.writer import Intent, Shown, write
 from gitcoop.store import history
 from gitcoop.store.repository import Repo
+from gitcoop.store.snapshot import Snapshot
 
 REVERIFY_AFTER = 20  # commits touching the evidence paths since it was cached
 
@@ -60,31 +61,45 @@ def check(repo: Repo, item: Item, head: str | None, label: str) -> Check:
 
 
 def pick(ctx: Context) -> Picked:
+    """Take the topmost ready item, chosen on the ledger as read under the writer lock.
+
+    With claims through a remote (coop.claims) that ledger is the remote's,
+    just merged, and the remote decides: a pick another clone made first is
+    never taken twice.
+    """
     repo = ctx.repo()
     ctx.who(repo)
     asked: set[ItemId] = set()
     checks: list[Check] = []
     judged: list[Judged] = []
     verifier: Verifier | None = None
-    for _ in range(64):
-        snapshot = read_ledger(ctx)
+    seen: list[tuple[Item, Check]] = []  # the top item the last plan found
+
+    def plan(snapshot: Snapshot) -> list[Intent]:
+        seen.clear()
         ready = [i for i in queue.in_order(snapshot.items()) if queue.pickable(i)]
         if not ready:
-            return Picked(None, checks, judged)
-        top = ready[0]
-        head = history.current_head(repo)
+            return []
+        top, head = ready[0], history.current_head(repo)
         found = check(repo, top, head, snapshot.label(top.id))
-        checks.append(found)
+        seen.append((top, found))
         if found.action == "verify" and top.id not in asked:
-            asked.add(top.id)
-            verifier = verifier or configured(repo, snapshot)
-            judged.append(verify_item(ctx, top.id, verifier))
-            continue  # re-read and start over
+            return []  # verified outside the lock; then the pick starts over
         reuse = found.action == "reuse" and head is not None
-        taking = Intent(top.id, "pick", {"head": head} if reuse else {}, expect=top.version)
+        return [Intent(top.id, "pick", {"head": head} if reuse else {})]
+
+    for _ in range(64):
         try:
-            written = write(ctx, [taking])
+            written = write(ctx, plan, claim=True)
         except (ChangedUnderWrite, Refused):
             continue  # another picker was first: start over
-        return Picked(written.first(), checks, judged)
+        if not seen:
+            return Picked(None, checks, judged)
+        top, found = seen[0]
+        checks.append(found)
+        if written.answers:
+            return Picked(written.first(), checks, judged)
+        asked.add(top.id)
+        verifier = verifier or configured(repo, read_ledger(ctx))
+        judged.append(verify_item(ctx, top.id, verifier))
     raise ChangedUnderWrite("the queue kept changing under this pick — run it again")

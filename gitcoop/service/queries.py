@@ -40,6 +40,8 @@ class ListFilter:
     tag: str | None = None
     owed: bool = False  # a pending obligation that is due
     stale: bool = False  # held for longer than STALE_AFTER
+    mine: str | None = None  # --mine: held by this person, or where their event lost...
+    lost: frozenset[str] = frozenset()  # ...on merge and is not acknowledged (these ids)
 
 
 @dataclass(frozen=True)
@@ -111,11 +113,20 @@ def _matcher(where: ListFilter, now: datetime) -> Callable[[Summary], bool]:
         checks.append(lambda s: s.obligation_status == "pending" and _due(s, due_by))
     if where.stale:
         checks.append(lambda s: s.status in HELD and (s.taken_at or due_by) <= taken_before)
+    if where.mine is not None:
+        checks.append(
+            lambda s: (s.status in HELD and s.taken_by == where.mine) or s.id in where.lost
+        )
     if not checks:
         return _everything
     if len(checks) == 1:
         return checks[0]
     return lambda s: all(check(s) for check in checks)
+
+
+def _mine(where: ListFilter, summary: Summary) -> bool:
+    held = summary.status in HELD and summary.taken_by == where.mine
+    return held or summary.id in where.lost
 
 
 def _everything(summary: Summary) -> bool:
