@@ -79,3 +79,30 @@ def test_resolving_an_event_that_is_not_a_conflict_is_refused() -> None:
     args = resolution.resolve_args(events[2], "dismiss", "not refused")
     with pytest.raises(Refused, match="no open conflict"):
         rulebook.apply(before, ev(5, 4, "owner@x", "resolve", **args), ROLES)
+
+
+# -- the loser acknowledges ---------------------------------------------------------
+
+
+def test_the_loser_acknowledges_their_lost_event_and_the_conflict_stays_for_the_owners() -> None:
+    events = [*raced(), ev(5, 4, "ann@x", "ack", event="ev-000000000003")]
+    item = rulebook.fold(events, ROLES)
+    assert item is not None
+    acked = {c.event: c.acknowledged for c in item.conflicts}
+    assert acked == {"ev-000000000003": True, "ev-000000000004": False}
+    data = [c.to_data() for c in item.conflicts]
+    assert data[0]["acknowledged"] is True and "acknowledged" not in data[1]  # old bytes kept
+
+
+def test_only_the_loser_acknowledges_a_lost_event() -> None:
+    item = rulebook.fold(raced(), ROLES)
+    with pytest.raises(Refused, match="only the person whose event lost"):
+        rulebook.apply(item, ev(5, 4, "owner@x", "ack", event="ev-000000000003"), ROLES)
+
+
+def test_an_ack_of_a_conflict_already_settled_changes_nothing() -> None:
+    settle = ev(5, 4, "owner@x", "resolve", event="ev-000000000003", decision="dismiss", reason="x")
+    late = ev(6, 5, "ann@x", "ack", event="ev-000000000003")
+    item = rulebook.fold([*raced(), settle, late], ROLES)
+    assert item is not None and [c.event for c in item.conflicts] == ["ev-000000000004"]
+    assert not item.conflicts[0].acknowledged
