@@ -18,6 +18,7 @@ import shutil
 import socket
 import subprocess
 import threading
+from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -25,6 +26,8 @@ from pathlib import Path
 
 import pytest
 
+from gitcoop.store.repository import open_repo
+from gitcoop.store.snapshot import Snapshot
 from tests.conftest import Clones, git
 
 KINDS = ("file", "daemon", "ssh")
@@ -202,3 +205,18 @@ def cut_pushes(served: Served, landed: bool, then_away: bool = False) -> None:
         (hooks / other).unlink(missing_ok=True)
     (hooks / name).write_text(script)
     (hooks / name).chmod(0o755)
+
+
+def picks_on(path: Path, settled: bool = True) -> Counter[tuple[str, str]]:
+    """(actor, item) of every pick event in the ledger at `path`.
+
+    `settled`: also assert the fold refused nothing (no item has a conflict).
+    """
+    repo = open_repo(str(path))
+    snapshot = Snapshot(repo, repo.tip())
+    found: Counter[tuple[str, str]] = Counter()
+    for item_id in snapshot.item_ids():
+        item = snapshot.item(item_id)
+        assert item is not None and not (settled and item.conflicts), item
+        found.update((e.actor, e.item) for e in snapshot.events(item_id) if e.verb == "pick")
+    return found

@@ -20,10 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from gitcoop.store.repository import open_repo
-from gitcoop.store.snapshot import Snapshot
 from tests.conftest import coop_in, git, make_repo
-from tests.remotes import Served, serve
+from tests.remotes import Served, picks_on, serve
 from tests.service.queue_fixtures import CONFIRM, install
 
 CLONES = 8
@@ -114,18 +112,6 @@ def run_agents(paths: list[Path]) -> dict[str, list[dict[str, object]]]:
         assert agent.returncode == 0, err
         reports[f"agent{n}@example.com"] = [json.loads(line) for line in out.splitlines()]
     return reports
-
-
-def picks_on(path: Path) -> Counter[tuple[str, str]]:
-    """(actor, item) of every pick event in the ledger at `path`; the fold refused none."""
-    repo = open_repo(str(path))
-    snapshot = Snapshot(repo, repo.tip())
-    found: Counter[tuple[str, str]] = Counter()
-    for item_id in snapshot.item_ids():
-        item = snapshot.item(item_id)
-        assert item is not None and item.conflicts == (), item
-        found.update((e.actor, e.item) for e in snapshot.events(item_id) if e.verb == "pick")
-    return found
 
 
 def test_eight_agent_loops_pick_every_item_exactly_once(daemon: Served) -> None:
