@@ -59,7 +59,10 @@ def report_json(report: SyncReport) -> dict[str, Any]:
             {"item": n.item, "event": n.event, "mine": n.mine, "message": n.text}
             for n in report.notices
         ],
-        "lost": [{"item": n.item, "event": n.event, "message": n.text} for n in report.lost],
+        "lost": [
+            {"item": n.item, "short_id": n.label, "event": n.event, "message": n.text}
+            for n in report.lost
+        ],
     }
 
 
@@ -67,11 +70,12 @@ def stop_if_lost(report: SyncReport) -> None:
     """Exit 8 when the merge refused one of the acting person's own events (after the report)."""
     if not report.lost:
         return
-    items = sorted({n.item for n in report.lost})
+    items = sorted({n.label or n.item for n in report.lost})
+    count = f"{len(report.lost)} of your own events" if len(report.lost) > 1 else "your own event"
     raise LostOnMerge(
-        f"{len(report.lost)} of your own events lost on merge ({', '.join(items)}) — stop "
-        "working on what you no longer hold; git coop list --mine shows them until you "
-        "acknowledge each: git coop ack ID"
+        f"{count} lost on merge ({', '.join(items)}) — stop working on what you no longer "
+        "hold; git coop list --mine shows it until you acknowledge it: "
+        f"git coop ack {items[0] if len(items) == 1 else 'ID'}"
     )
 
 
@@ -120,14 +124,22 @@ def register(app: typer.Typer) -> None:
 
     @app.command("sync")
     def sync_(remote: RemoteArg = "origin", actor: AsOpt = None, as_json: JsonOpt = False) -> None:
-        """Fetch the remote's ledger, merge it, push the result (retrying if it moved)."""
+        """Fetch the remote's ledger, merge it, push the result (retrying if it moved).
+
+        Exits 8 when the merge refused one of your own events (a take that lost to
+        an earlier one): stop working on that item; list --mine shows it until
+        git coop ack ID.
+        """
         report = sync.sync(make_context(actor), remote)
         print_report(report, as_json, "sync")
         stop_if_lost(report)
 
     @app.command()
     def pull(remote: RemoteArg = "origin", actor: AsOpt = None, as_json: JsonOpt = False) -> None:
-        """Fetch the remote's ledger and merge it into this clone's; push nothing."""
+        """Fetch the remote's ledger and merge it into this clone's; push nothing.
+
+        Exits 8, like sync, when the merge refused one of your own events.
+        """
         report = sync.pull(make_context(actor), remote)
         print_report(report, as_json, "pull")
         stop_if_lost(report)

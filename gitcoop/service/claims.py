@@ -189,7 +189,7 @@ def _merge(share: Sharing, theirs: Oid | None) -> Oid | None:
     merged = merge.merge(share.repo, share.remote, theirs, share.actor, share.now, share.fsync)
     for notice in merge_notices(share.repo, merged.before, merged.after, share.actor):
         if notice.mine:
-            share.tries.notice(f"{notice.text} (git coop ack {notice.item} once you have stopped)")
+            share.tries.notice(f"{notice.text} (git coop ack {notice.label} once you have stopped)")
         else:
             share.tries.notice(notice.text)
     return merged.after

@@ -106,3 +106,28 @@ def test_a_commit_hook_records_locally_and_the_next_command_pushes_it(
     assert coop_in(a, "show", todo, "--json").json()["status"] == "done"
     assert coop_in(a, "add", "todo", "next", "--json").code == 0
     assert git(remote, "rev-parse", "refs/coop/ledger") == git(a, "rev-parse", "refs/coop/ledger")
+
+
+def test_an_offline_claim_that_lost_is_told_at_the_next_claim_through_the_remote(
+    clones: Clones,
+) -> None:
+    a, b = clones.clone("alice"), clones.clone("bob")
+    assert coop_in(a, "init").code == 0
+    ids = [coop_in(a, "add", "todo", f"t{n}", "--json").json()["id"] for n in range(2)]
+    for path in (a, b):
+        assert coop_in(path, "remote", "setup", "origin", "--claims").code == 0
+        assert coop_in(path, "sync").code == 0
+    remote = clones.root / "remote.git"
+    remote.rename(clones.root / "away.git")
+    assert coop_in(a, "note", ids[1], "offline work first").code == 0  # stays here
+    offline = coop_in(a, "take", ids[0], "--offline")
+    assert offline.code == 0 and "--offline" in offline.err
+    (clones.root / "away.git").rename(remote)
+    assert coop_in(b, "take", ids[0]).code == 0  # decided by the remote, one clock earlier
+    told = coop_in(a, "take", ids[1])
+    assert told.code == 0, told.err
+    assert "your take of td-" in told.err and "lost to bob@example.com" in told.err
+    assert "git coop ack" in told.err
+    mine = coop_in(a, "list", "--mine", "--json").json()
+    assert sorted(i["id"] for i in mine) == sorted(ids)  # the one lost, the one held
+    assert coop_in(a, "show", ids[0], "--json").json()["taken_by"] == "bob@example.com"
