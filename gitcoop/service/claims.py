@@ -42,7 +42,7 @@ from gitcoop.service.context import CLAIMS_KEY, claims_remote
 from gitcoop.service.lost import merge_notices
 from gitcoop.store import merge, transport
 from gitcoop.store.layout import remote_ref
-from gitcoop.store.repository import Oid, RefLocked, Repo
+from gitcoop.store.repository import Oid, Repo
 from gitcoop.store.transport import TransportFailed
 
 CLAIM_VERBS = frozenset({"take", "takeover", "pick"})  # the events that bind a holder
@@ -131,7 +131,7 @@ def claim(share: Sharing, prepare: Callable[[], Oid | None], land: Callable[[], 
                 continue  # the remote went away mid-push: wait for it to say what it holds
             raise _unreachable(share.remote, failed.message, doubt) from None
         if doubt is not None and theirs is not None and share.repo.is_ancestor(doubt, theirs):
-            _landed(share, doubt, theirs, land)  # the cut-off push did land
+            _landed(share, doubt, land, theirs)  # the cut-off push did land
             return attempt + 1
         doubt = None
         _merge(share, theirs)
@@ -144,7 +144,8 @@ def claim(share: Sharing, prepare: Callable[[], Oid | None], land: Callable[[], 
             doubt, detail = commit, failed.message
             continue
         if pushed.accepted:
-            _landed(share, commit, theirs, land)
+            _remember(share.repo, share.remote, theirs, commit)
+            _landed(share, commit, land)
             return attempt + 1
         detail = pushed.detail
     raise ChangedUnderWrite(
@@ -195,11 +196,15 @@ def _merge(share: Sharing, theirs: Oid | None) -> Oid | None:
     return merged.after
 
 
-def _landed(share: Sharing, commit: Oid, theirs: Oid | None, land: Callable[[], bool]) -> None:
-    """The remote holds `commit`: bring the local ledger to it (a merge if it moved here)."""
-    _remember(share.repo, share.remote, theirs, commit)
+def _landed(
+    share: Sharing, commit: Oid, land: Callable[[], bool], remote_tip: Oid | None = None
+) -> None:
+    """The remote holds `commit`: bring the local ledger to it (a merge if it moved here),
+    and to the remote's tip when that has more (a cut-off push found landed later)."""
     if not land():
         merge.merge(share.repo, share.remote, commit, share.actor, share.now, share.fsync)
+    if remote_tip is not None and remote_tip != commit:
+        _merge(share, remote_tip)
 
 
 def _remember(repo: Repo, remote: str, seen: Oid | None, tip: Oid) -> None:
@@ -208,7 +213,7 @@ def _remember(repo: Repo, remote: str, seen: Oid | None, tip: Oid) -> None:
     Only bookkeeping (the next fetch corrects it): a swap lost to a concurrent
     fetch, or a busy ref, is left alone.
     """
-    with contextlib.suppress(RefLocked):
+    with contextlib.suppress(ChangedUnderWrite):  # RefLocked, or the ref could not move
         repo.swap(seen, tip, f"pushed to {remote}", ref=remote_ref(remote))
 
 
