@@ -1,9 +1,10 @@
 """Claims through a remote: N clones in pick loops against one `git daemon`.
 
 For each N (default 1, 2, 4, 8, 16) a fresh bare remote is served by
-`git daemon` on 127.0.0.1 with N x PICKS verified, ready queue items; N clones
-(each `git clone`d, claims on: coop.claims=origin) each run PICKS picks in
-their own process, released together by one line on their stdin. A pick is
+`git daemon` on 127.0.0.1 with CLAIMS verified, ready queue items (default
+96); N clones (each `git clone`d, claims on: coop.claims=origin) each run
+CLAIMS / N picks in their own process, released together by one line on
+their stdin, so every N makes the same number of claims. A pick is
 timed in its process (`main(["pick", "--json"])`, so interpreter start-up is
 left out), and the claim loop's attempts are counted (retries = attempts - 1,
 summed over the pick).
@@ -15,7 +16,7 @@ machine's raw round trip: a `git fetch` of the ledger plus a `git push` of a
 new commit (to refs/coop/bench), as git itself does them, plus a local pick
 (`pick --offline`, in-process) in the same clone.
 
-Run: python bench/claims.py [--clones 1,2,4,8,16] [--picks 6] [--workdir DIR]
+Run: python bench/claims.py [--clones 1,2,4,8,16] [--claims 96] [--workdir DIR]
 """
 
 from __future__ import annotations
@@ -296,7 +297,7 @@ def report(rounds: list[Round], base: dict[str, float]) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--clones", default="1,2,4,8,16")
-    parser.add_argument("--picks", type=int, default=6, help="picks per clone")
+    parser.add_argument("--claims", type=int, default=96, help="claims per round (all clones)")
     parser.add_argument("--workdir", default=None)
     args = parser.parse_args()
     subprocess.run([sys.executable, "-m", "compileall", "-q", "gitcoop"], check=False)
@@ -304,7 +305,8 @@ def main() -> None:
         root = Path(tmp)
         os.environ.update(GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL=str(root / "gitconfig"))
         base = floor(root, 15)
-        rounds = [one_round(root, int(n), args.picks) for n in args.clones.split(",")]
+        counts = [int(n) for n in args.clones.split(",")]
+        rounds = [one_round(root, n, max(1, args.claims // n)) for n in counts]
         print(
             f"Machine: {os.cpu_count()} cores; {sys.version.split()[0]}; "
             f"{git(root, 'version').strip()}\n"

@@ -59,19 +59,25 @@ class Tries:
     """How hard the remote is tried: bounded attempts, jittered pauses; injectable for tests."""
 
     attempts: int = CLAIM_ATTEMPTS
-    first_pause: float = 0.02  # seconds; doubles per attempt, up to longest_pause
-    longest_pause: float = 0.5
+    first_pause: float = 0.02  # seconds, at least; doubles per attempt, up to longest_pause
+    longest_pause: float = 4.0
     sleep: Callable[[float], None] = time.sleep
     jitter: Callable[[float, float], float] = random.uniform
+    clock: Callable[[], float] = time.monotonic
     notice: Callable[[str], None] = _notice
 
-    def pause(self, attempt: int) -> None:
+    def pause(self, attempt: int, round_trip: float = 0.0) -> None:
         """Nothing before the first attempt; then a random share of a doubling bound.
 
-        Random, so clones that lost the same race do not all come back at once.
+        The bound starts at the last attempt's own duration (at least
+        first_pause): a remote that answers slowly, or a machine that is busy,
+        means the others racing for it are slow too, and a loser that comes
+        back sooner only costs them all another round. Random, so clones that
+        lost the same race do not all come back at once.
         """
         if attempt:
-            bound = min(self.longest_pause, self.first_pause * 2**attempt)
+            start = max(self.first_pause, round_trip)
+            bound = min(self.longest_pause, start * 2 ** (attempt - 1))
             self.sleep(self.jitter(0.0, bound))
 
 
@@ -121,9 +127,10 @@ def claim(share: Sharing, prepare: Callable[[], Oid | None], land: Callable[[], 
     moving the ref (None: nothing to write); `land` moves the local ref to the
     last prepared commit (False: the local ledger moved meanwhile).
     """
-    tries, doubt, detail = share.tries, None, ""
+    tries, doubt, detail, took = share.tries, None, "", 0.0
     for attempt in range(tries.attempts):
-        tries.pause(attempt)
+        tries.pause(attempt, took)
+        started = tries.clock()
         try:
             theirs = transport.fetch(share.repo, share.remote)
         except TransportFailed as failed:
@@ -147,7 +154,7 @@ def claim(share: Sharing, prepare: Callable[[], Oid | None], land: Callable[[], 
             _remember(share.repo, share.remote, theirs, commit)
             _landed(share, commit, land)
             return attempt + 1
-        detail = pushed.detail
+        detail, took = pushed.detail, tries.clock() - started
     raise ChangedUnderWrite(
         f"gave up after {tries.attempts} attempts: {share.remote} kept moving while this claim "
         f"was decided ({detail}) — nothing was recorded; run it again"

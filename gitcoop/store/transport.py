@@ -49,9 +49,12 @@ def check_remote(repo: Repo, remote: str) -> None:
 
 def fetch(repo: Repo, remote: str) -> Oid | None:
     """Bring the remote's ledger into refs/coop/remotes/REMOTE/ledger; None if it has none."""
+    # maintenance.auto=false: git would otherwise start `git maintenance run --auto`
+    # after every fetch, and with claims through a remote every claim fetches; the
+    # repository's maintenance stays with the user's own git commands
     done = _git(
         repo,
-        "-c", "transfer.fsckObjects=true",
+        "-c", "transfer.fsckObjects=true", "-c", "maintenance.auto=false",
         "fetch", "--quiet", "--no-tags", "--no-write-fetch-head",
         remote, fetch_refspec(remote),
     )  # fmt: skip

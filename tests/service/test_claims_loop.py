@@ -29,9 +29,14 @@ def test_pauses_are_a_random_share_of_a_doubling_bound() -> None:
         return high / 2
 
     tries = Tries(sleep=slept.append, jitter=jitter)
-    for attempt in range(8):
-        tries.pause(attempt)
-    assert asked == [(0.0, 0.04), (0.0, 0.08), (0.0, 0.16), (0.0, 0.32), *[(0.0, 0.5)] * 3]
+    for attempt in range(4):
+        tries.pause(attempt)  # a fast remote: from first_pause
+    for attempt in range(1, 6):
+        tries.pause(attempt, round_trip=0.7)  # a slow round: from its own length
+    assert asked == [
+        *[(0.0, 0.02), (0.0, 0.04), (0.0, 0.08)],
+        *[(0.0, 0.7), (0.0, 1.4), (0.0, 2.8), (0.0, 4.0), (0.0, 4.0)],
+    ]
     assert slept == [high / 2 for _, high in asked]  # none before the first attempt
 
 
