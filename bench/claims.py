@@ -232,12 +232,13 @@ def one_round(root: Path, clones: int, picks: int) -> Round:
         return Round(clones, results, wall, doubles(base / "remote.git"))
 
 
-def floor(root: Path, samples: int) -> dict[str, float]:
-    """Raw git fetch and push round trips, and a local pick, in one clone of a served remote."""
+def floor(root: Path, samples: int, items: int) -> dict[str, float]:
+    """Raw git fetch and push round trips, and a local pick, in one clone of a served remote
+    whose ledger is as large as a round's."""
     base = root / "floor"
     base.mkdir()
     with daemon(base) as url:
-        seed(base, url, samples)
+        seed(base, url, items)
         path = clone(base, url, 0)
         fetches, pushes = [], []
         tip = git(path, "rev-parse", "refs/coop/ledger").strip()
@@ -304,7 +305,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(dir=args.workdir) as tmp:
         root = Path(tmp)
         os.environ.update(GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL=str(root / "gitconfig"))
-        base = floor(root, 15)
+        base = floor(root, 15, args.claims)
         counts = [int(n) for n in args.clones.split(",")]
         rounds = [one_round(root, n, max(1, args.claims // n)) for n in counts]
         print(

@@ -22,6 +22,7 @@ from gitcoop.service.context import Context, read_ledger
 from gitcoop.service.verify import Judged, Verifier, configured, verify_item
 from gitcoop.service.writer import Intent, Shown, write
 from gitcoop.store import history
+from gitcoop.store.cache import ItemCache
 from gitcoop.store.repository import Repo
 from gitcoop.store.snapshot import Snapshot
 
@@ -60,6 +61,15 @@ def check(repo: Repo, item: Item, head: str | None, label: str) -> Check:
     return Check(label, "moved", touching, "reuse" if touching <= REVERIFY_AFTER else "verify")
 
 
+def ready_items(snapshot: Snapshot) -> list[Item]:
+    """The ready queue items in pick order, through the read cache: only they are built."""
+    cache = ItemCache(snapshot.repo.common_dir)
+    cached = Snapshot(snapshot.repo, snapshot.commit, cache)
+    rows = cached.rows(cache) if snapshot.commit is not None else []
+    ready = [Item.from_data(r.data()) for r in rows if r.summary.status == "ready"]
+    return [i for i in queue.in_order(ready) if queue.pickable(i)]
+
+
 def pick(ctx: Context) -> Picked:
     """Take the topmost ready item, chosen on the ledger as read under the writer lock.
 
@@ -77,7 +87,7 @@ def pick(ctx: Context) -> Picked:
 
     def plan(snapshot: Snapshot) -> list[Intent]:
         seen.clear()
-        ready = [i for i in queue.in_order(snapshot.items()) if queue.pickable(i)]
+        ready = ready_items(snapshot)
         if not ready:
             return []
         top, head = ready[0], history.current_head(repo)

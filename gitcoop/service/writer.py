@@ -125,8 +125,8 @@ def write(
     who = actor or ctx.who(repo)
     fsync = fsync_wanted(repo)
     share = _sharing(ctx, repo, who, fsync) if shared and not create else None
+    route = _Route(share, ctx.offline)
     runs: list[_Run | None] = []  # the last attempt's run; None when `create` found a ledger
-    local = [share is None or ctx.offline]  # whether a claim may be decided here alone
 
     def decide(snapshot: Snapshot) -> Change | None:
         if create and snapshot.commit is not None:
@@ -136,7 +136,7 @@ def write(
         if not create:
             require_ledger(snapshot)
         asked = intents(snapshot) if callable(intents) else intents
-        if not local[0] and _asks_claim(asked):
+        if route.must_ask_remote(asked):
             raise _NeedsRemote
         run = _Run(ctx, snapshot, who, policy)
         runs.append(run)
@@ -145,22 +145,8 @@ def write(
         run.settle_parents()
         return run.change(create)
 
-    if share is None or ctx.offline:
-        outcome = transaction.write(repo, decide, fsync, lock_timeout)
-        if share is not None and _claims_in(outcome.change):
-            share.offline_notice()
-    elif claim or (not callable(intents) and _asks_claim(intents)):
-        local[0] = True
-        outcome = _claim(repo, decide, fsync, share)
-    else:
-        try:
-            outcome = transaction.write(repo, decide, fsync, lock_timeout)
-        except _NeedsRemote:
-            local[0] = True  # the remote decides it; nothing was written here
-            outcome = _claim(repo, decide, fsync, share)
-        else:
-            if outcome.change is not None:
-                share.publish()
+    claiming = claim or (not callable(intents) and _asks_claim(intents))
+    outcome = route.commit(repo, decide, fsync, lock_timeout, claiming)
     run = runs[-1]
     if run is None:
         return Written([], {}, {}, outcome.snapshot.config, outcome.snapshot, False)
@@ -169,6 +155,45 @@ def write(
 
 class _NeedsRemote(Exception):
     """Raised by `decide` when a write asks for a claim: the remote must decide it."""
+
+
+@dataclass
+class _Route:
+    """Where a write is decided: here alone, or (a claim, with coop.claims) by the remote."""
+
+    share: Sharing | None
+    offline: bool
+    remote_decides: bool = False
+
+    def must_ask_remote(self, intents: list[Intent]) -> bool:
+        """A claim found while deciding here, with a remote that decides claims."""
+        here = self.share is None or self.offline or self.remote_decides
+        return not here and _asks_claim(intents)
+
+    def commit(
+        self,
+        repo: Repo,
+        decide: transaction.Decide,
+        fsync: bool,
+        lock_timeout: float | None,
+        claiming: bool,
+    ) -> transaction.Outcome:
+        if self.share is None or self.offline:
+            outcome = transaction.write(repo, decide, fsync, lock_timeout)
+            if self.share is not None and _claims_in(outcome.change):
+                self.share.offline_notice()
+            return outcome
+        if not claiming:
+            try:
+                outcome = transaction.write(repo, decide, fsync, lock_timeout)
+            except _NeedsRemote:
+                pass  # it claims after all: nothing was written here
+            else:
+                if outcome.change is not None:
+                    self.share.publish()
+                return outcome
+        self.remote_decides = True
+        return _claim(repo, decide, fsync, self.share)
 
 
 def _claim(
