@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from gitcoop.domain import ids, reconcile
+from gitcoop.domain import reconcile
 from gitcoop.domain.reconcile import Notice
 from gitcoop.domain.records import Conflict, Item
 from gitcoop.errors import NotFound
@@ -30,7 +30,6 @@ def merge_notices(repo: Repo, start: Oid | None, tip: Oid | None, actor: str) ->
         return []
     before = Snapshot(repo, start) if start else None
     after = Snapshot(repo, tip)
-    names = ids.shortest_labels(after.item_ids())
     found: list[Notice] = []
     for item_id in sorted(merge.changed_items(repo, start, tip)):
         item = after.item(item_id)
@@ -39,7 +38,8 @@ def merge_notices(repo: Repo, start: Oid | None, tip: Oid | None, actor: str) ->
         old = before.item(item_id) if before else None
         seen = {c.event for c in old.conflicts} if old else set()
         new = [c for c in item.conflicts if c.event not in seen]
-        found += reconcile.notices(item, names.get(item_id, item_id), new, actor)
+        if new:  # labels only now: a merge with nothing to tell reads no other item
+            found += reconcile.notices(item, after.label(item_id), new, actor)
     return found
 
 
