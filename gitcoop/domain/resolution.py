@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from gitcoop.domain.records import Event, Item, Roles
+from gitcoop.domain.records import Conflict, Event, Item, Roles
 from gitcoop.domain.timefmt import format_instant, parse_instant
 from gitcoop.errors import Refused
 
@@ -87,21 +87,25 @@ def _original(event: Event) -> Event:
 
 
 def acknowledge(item: Item | None, event: Event, roles: Roles) -> Item:
-    """The actor of a lost event says they know it lost (`ack`); the conflict stays for the owners.
+    """Its actor says they know their event lost (`ack`); the conflict stays for the owners.
 
-    Only the lost event's own actor acknowledges it. A conflict an owner settled
-    before the acknowledgement was replayed leaves nothing to acknowledge: the
-    `ack` is kept, and changes nothing.
+    With `event`, that one lost event: only its own actor may acknowledge it.
+    Without, every lost event of the acting person on the item. A conflict an
+    owner settled before the acknowledgement was replayed leaves nothing to
+    acknowledge: the `ack` is kept, and changes nothing.
     """
     assert item is not None
     target = event.arg("event")
-    found = next((c for c in item.conflicts if c.event == target), None)
-    if found is None:
-        return item
-    if found.actor != event.actor:
-        raise Refused(
-            f"{event.actor} cannot acknowledge {found.actor}'s lost {found.verb} on {item.id} — "
-            "only the person whose event lost acknowledges it"
-        )
-    marked = replace(found, acknowledged=True)
-    return replace(item, conflicts=tuple(marked if c is found else c for c in item.conflicts))
+    if target is not None:
+        found = next((c for c in item.conflicts if c.event == target), None)
+        if found is not None and found.actor != event.actor:
+            raise Refused(
+                f"{event.actor} cannot acknowledge {found.actor}'s lost {found.verb} on "
+                f"{item.id} — only the person whose event lost acknowledges it"
+            )
+
+    def marked(conflict: Conflict) -> Conflict:
+        ours = conflict.actor == event.actor and target in (None, conflict.event)
+        return replace(conflict, acknowledged=True) if ours else conflict
+
+    return replace(item, conflicts=tuple(marked(c) for c in item.conflicts))

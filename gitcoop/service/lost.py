@@ -101,5 +101,7 @@ def acknowledge(ctx: Context, ref: str, event_ref: str | None = None) -> Shown:
             f"{label} has no lost event of yours{which} to acknowledge — "
             "git coop list --mine shows them"
         )
+    if event_ref is None:  # one `ack` for all of them
+        return write(ctx, [Intent(item_id, "ack", {})]).first()
     intents = [Intent(item_id, "ack", {"event": c.event}, once=True) for c in mine]
     return write(ctx, intents).first()

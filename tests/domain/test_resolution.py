@@ -106,3 +106,11 @@ def test_an_ack_of_a_conflict_already_settled_changes_nothing() -> None:
     item = rulebook.fold([*raced(), settle, late], ROLES)
     assert item is not None and [c.event for c in item.conflicts] == ["ev-000000000004"]
     assert not item.conflicts[0].acknowledged
+
+
+def test_an_ack_without_an_event_acknowledges_every_lost_event_of_its_actor() -> None:
+    item = rulebook.fold([*raced(), ev(5, 4, "ann@x", "ack")], ROLES)
+    assert item is not None
+    assert [(c.actor, c.acknowledged) for c in item.conflicts] == [("ann@x", True)] * 2
+    other = rulebook.fold([*raced(), ev(5, 4, "bob@x", "ack")], ROLES)
+    assert other is not None and not any(c.acknowledged for c in other.conflicts)
