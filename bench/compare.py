@@ -32,11 +32,12 @@ import ledger as builder
 
 HERE = Path(__file__).resolve().parent.parent
 CASES = ("take", "done", "Coop-Done commit")
-SCRIPT = """#!/bin/sh
-PYTHONPATH={root} exec {python} -c 'import sys; sys.argv[0] = "git-coop"
+SCRIPT = """#!{python}
+import sys
+sys.path.insert(0, {root!r})
 from gitcoop.cli.main import run
-run()' "$@"
-"""
+run()
+"""  # a Python script, so hooks installed by a version that names its script run that version
 
 
 class Side:
@@ -48,7 +49,7 @@ class Side:
         bin_dir = work / f"bin-{name}"
         bin_dir.mkdir()
         script = bin_dir / "git-coop"
-        script.write_text(SCRIPT.format(root=root, python=sys.executable))
+        script.write_text(SCRIPT.format(root=str(root), python=sys.executable))
         script.chmod(0o755)
         compileall.compile_dir(root / "gitcoop", quiet=1)
         self.env = {

@@ -1,7 +1,9 @@
-"""`git coop hooks install|uninstall|status`, and the hidden `git coop hook NAME`.
+"""`git coop hooks install|uninstall|status|backfill`, and `git coop hook ...`.
 
-`git coop hook ...` is what the shims in hooks/ call. It always exits 0: a
-hook must never fail the git command; what it could not record is journaled.
+`git coop hook post-commit|post-rewrite|prepare-commit-msg` is what the shims
+in hooks/ call (hidden from help). It always exits 0: a hook must never fail
+the git command; what it could not record is journaled. `git coop hook
+replay` and `git coop hook dismiss` are the journal's commands.
 """
 
 from __future__ import annotations
@@ -11,16 +13,25 @@ import shutil
 import sys
 from collections.abc import Callable
 from dataclasses import asdict
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from gitcoop.cli import render
 from gitcoop.cli.options import AsOpt, JsonOpt, SessionOpt, make_context
 from gitcoop.errors import CoopError
-from gitcoop.service import commit_hooks, hooks, replay
+from gitcoop.service import hooks
+
+if TYPE_CHECKING:
+    from gitcoop.service.backfill import Backfilled, Unrecorded
+    from gitcoop.service.context import Context
+    from gitcoop.service.recording import Outcome
 
 EXTRA = {"allow_extra_args": True, "ignore_unknown_options": True}
+INSTALL_HINT = (
+    "gitcoop: the git hooks that record Coop-Done/Coop-Close trailers are not installed "
+    "in this clone — run: git coop hooks install"
+)
 
 
 def register(app: typer.Typer) -> None:
@@ -28,22 +39,71 @@ def register(app: typer.Typer) -> None:
         help="Install the git hooks that record Coop-Done/Coop-Close/Coop-Refs trailers.",
         no_args_is_help=True,
     )
-    hook_app = typer.Typer(help="What the installed hooks run.", no_args_is_help=True)
+    hook_app = typer.Typer(
+        help="What the hooks could not record: replay it, or dismiss it.", no_args_is_help=True
+    )
     app.add_typer(hooks_app, name="hooks")
-    app.add_typer(hook_app, name="hook", hidden=True)
+    app.add_typer(hook_app, name="hook")
     _register_hooks(hooks_app)
+    _register_backfill(hooks_app)
     _register_hook(hook_app)
+    _register_journal(hook_app)
+
+
+def this_runner() -> hooks.Runner:
+    """The gitcoop running now: what installed hooks should start (absolute paths).
+
+    The script is the one this process was started as (`git coop` runs it by
+    its full path), else the one beside the interpreter, else git-coop on PATH.
+    """
+    python = os.path.abspath(sys.executable) if sys.executable else ""
+    candidates = [
+        sys.argv[0] if sys.argv else "",
+        os.path.join(os.path.dirname(python), "git-coop"),
+    ]
+    found = [c for c in candidates if os.path.basename(c) == "git-coop" and os.path.isfile(c)]
+    entry = found[0] if found else shutil.which("git-coop") or ""
+    entry = os.path.abspath(entry) if entry else ""
+    if not python or any(c in python + entry for c in "\n\r"):
+        return hooks.Runner()
+    return hooks.Runner(python, entry)
+
+
+def install_or_hint(ctx: Context, install: bool) -> tuple[list[dict[str, Any]], list[str]]:
+    """After `init`: install the hooks (`--hooks`), or say how; their changes and lines."""
+    if install:
+        changes = hooks.install(ctx, this_runner())
+        return [asdict(c) for c in changes], [_change_line(c) for c in changes]
+    return [], [] if hooks.installed(ctx) else [f"{INSTALL_HINT} (or git coop init --hooks)"]
+
+
+def hint_on_take(ctx: Context) -> None:
+    """The first take in a clone without the hooks says how to install them; later ones don't."""
+    try:
+        if hooks.hint_once(ctx):
+            print(
+                f"{INSTALL_HINT} (said once; git coop hooks backfill finds commits made "
+                "without them)",
+                file=sys.stderr,
+            )
+    except CoopError:
+        pass  # a hint must never fail the take it follows
 
 
 def _register_hooks(hooks_app: typer.Typer) -> None:
     @hooks_app.command()
     def install(as_json: JsonOpt = False) -> None:
-        """Add post-commit, post-rewrite and prepare-commit-msg; keeps a foreign hook chained."""
-        _print_changes(hooks.install(make_context()), as_json)
-        if shutil.which("git-coop") is None:  # the hooks call it by name
+        """Add post-commit, post-rewrite and prepare-commit-msg; keeps a foreign hook chained.
+
+        The hooks name this gitcoop's interpreter and git-coop script, so they
+        work where PATH lacks gitcoop (GUIs, IDEs); install again after moving it.
+        """
+        runner = this_runner()
+        _print_changes(hooks.install(make_context(), runner), as_json)
+        if not runner.starts():
             print(
-                "gitcoop: warning: git-coop is not on PATH here, so the hooks will record "
-                "nothing until it is",
+                "gitcoop: warning: cannot tell which git-coop script runs this gitcoop, so the "
+                "hooks will use git-coop from PATH",
                 file=sys.stderr,
             )
 
@@ -54,40 +114,160 @@ def _register_hooks(hooks_app: typer.Typer) -> None:
 
     @hooks_app.command()
     def status(as_json: JsonOpt = False) -> None:
-        """Which hooks are installed, whether each is current, and the journal's size."""
+        """Which hooks are installed, what they run, and what waits in the journal."""
+        from gitcoop.service import replay
+
         ctx = make_context()
         states = hooks.status(ctx)
         waiting = replay.pending(ctx)
         if as_json:
-            render.emit_json({"hooks": [asdict(s) for s in states], "journal_entries": waiting})
+            render.emit_json(
+                {"hooks": [asdict(s) for s in states], "journal_entries": len(waiting)}
+            )
             return
         print(f"hooks dir: {hooks.hooks_dir(ctx)}")
         for state in states:
             chained = f" (chains {state.name}{hooks.LEGACY_SUFFIX})" if state.legacy else ""
             print(f"{state.name:<19} {state.state}{chained}")
-        if waiting:
-            print(
-                f"journal: {waiting} entr{'y' if waiting == 1 else 'ies'} waiting — "
-                "git coop hook replay records them"
-            )
+        for line in _status_advice(states):
+            print(line)
+        summary = replay.waiting_text(waiting)
+        if summary:
+            print(summary.removeprefix("gitcoop: "))
+        for line in replay.listing(waiting):
+            print(render.printable(line.removeprefix("gitcoop: ")))
+
+
+def _status_advice(states: list[hooks.HookState]) -> list[str]:
+    ours = [s for s in states if s.state in ("current", "outdated", "stale")]
+    lines = []
+    stale = next((s for s in ours if s.state == "stale"), None)
+    if stale is not None:
+        lines.append(
+            f"the gitcoop these hooks run is gone ({render.printable(stale.python or '')}): "
+            "commits are only noted for the next git coop command — run git coop hooks install "
+            "with the gitcoop you use now"
+        )
+    elif any(s.state == "outdated" for s in ours):
+        lines.append("some hooks are from another gitcoop version — run: git coop hooks install")
+    elif ours and ours[0].python:
+        lines.append(
+            f"runs: {render.printable(ours[0].python)} {render.printable(ours[0].entry or '')}"
+        )
+    elif ours:
+        lines.append("runs: git-coop from PATH (no interpreter recorded)")
+    if any(s.state in ("missing", "foreign") for s in states) and not ours:
+        lines.append("commits here are not recorded — run: git coop hooks install")
+    return lines
+
+
+def _register_backfill(hooks_app: typer.Typer) -> None:
+    @hooks_app.command()
+    def backfill(
+        since: Annotated[
+            str | None,
+            typer.Option("--since", metavar="REV", help="Only commits not reachable from REV."),
+        ] = None,
+        apply: Annotated[
+            bool, typer.Option("--apply", help="Record them (as you, naming each commit).")
+        ] = False,
+        actor: AsOpt = None,
+        session: SessionOpt = None,
+        as_json: JsonOpt = False,
+    ) -> None:
+        """Find commits on local branches whose Coop trailers the ledger never recorded.
+
+        Looks from the ledger's creation on (or at REV.. with --since). Shows
+        them; with --apply, records each, with you as the actor and the
+        commit, its author, committer and time in the event.
+        """
+        from gitcoop.service import backfill as service
+
+        ctx = make_context(actor, session)
+        found = service.find(ctx, since)
+        if not apply:
+            _print_found(found, as_json)
+            return
+        _print_backfilled(service.apply(ctx, found), as_json)
+
+
+def _found_json(found: Unrecorded) -> dict[str, Any]:
+    commit = found.commit
+    return {
+        "commit": commit.sha,
+        "subject": found.subject,
+        "author": commit.author_email,
+        "committer": commit.committer_email,
+        "committed_at": commit.committed_at.strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "trailers": [{"key": t.key, "ref": t.ref} for t in found.trailers],
+    }
+
+
+def _found_line(found: Unrecorded) -> str:
+    asked = ", ".join(f"{t.key} {t.ref}" for t in found.trailers)
+    when = found.commit.committed_at.strftime("%Y-%m-%d")
+    return render.printable(
+        f"{found.commit.sha[:10]}  {when}  {found.commit.author_email}  {found.subject}  [{asked}]"
+    )
+
+
+def _print_found(found: list[Unrecorded], as_json: bool) -> None:
+    if as_json:
+        render.emit_json([_found_json(f) for f in found])
+        return
+    if not found:
+        print("every Coop trailer on local branches is recorded; nothing to backfill")
+        return
+    print(f"{len(found)} commit(s) carry Coop trailers the ledger never recorded:")
+    for one in found:
+        print(f"  {_found_line(one)}")
+    print("record them (as you, naming each commit): git coop hooks backfill --apply")
+
+
+def _print_backfilled(done: list[Backfilled], as_json: bool) -> None:
+    if as_json:
+        render.emit_json(
+            [
+                {**_found_json(d.found), "outcomes": [_outcome_json(o) for o in d.outcomes]}
+                for d in done
+            ]
+        )
+        return
+    if not done:
+        print("every Coop trailer on local branches is recorded; nothing to backfill")
+    for one in done:
+        print(_found_line(one.found))
+        for outcome in one.outcomes:
+            text = f"  {outcome.status}: {outcome.text}"
+            if outcome.command:
+                text += f" — record it with: {outcome.command}"
+            print(render.printable(text))
+
+
+def _outcome_json(outcome: Outcome) -> dict[str, Any]:
+    return {"status": outcome.status, "text": outcome.text, "command": outcome.command}
 
 
 def _register_hook(hook_app: typer.Typer) -> None:
-    @hook_app.command("post-commit", context_settings=EXTRA)
+    @hook_app.command("post-commit", context_settings=EXTRA, hidden=True)
     def post_commit(session: SessionOpt = None) -> None:
         """Record the new commit's Coop trailers."""
+        from gitcoop.service import commit_hooks
+
         _run_hook(lambda: commit_hooks.post_commit(make_context(session=session)))
 
-    @hook_app.command("post-rewrite", context_settings=EXTRA)
+    @hook_app.command("post-rewrite", context_settings=EXTRA, hidden=True)
     def post_rewrite(
         kind: Annotated[str, typer.Argument(help="amend or rebase")] = "rebase",
         session: SessionOpt = None,
     ) -> None:
         """Move recorded commit shas to the rewritten commits (old new pairs on stdin)."""
+        from gitcoop.service import commit_hooks
+
         lines = sys.stdin.read().splitlines()
         _run_hook(lambda: commit_hooks.post_rewrite(make_context(session=session), kind, lines))
 
-    @hook_app.command("prepare-commit-msg", context_settings=EXTRA)
+    @hook_app.command("prepare-commit-msg", context_settings=EXTRA, hidden=True)
     def prepare_commit_msg(
         message_file: Annotated[str, typer.Argument(metavar="FILE")],
         source: Annotated[str | None, typer.Argument(metavar="[SOURCE]")] = None,
@@ -98,27 +278,61 @@ def _register_hook(hook_app: typer.Typer) -> None:
         # the pre-commit framework passes the source in its environment instead
         source = source or os.environ.get("PRE_COMMIT_COMMIT_MSG_SOURCE") or None
         ctx = make_context(actor, session)
-        _run_hook(lambda: _quiet(commit_hooks.prepare_commit_msg(ctx, message_file, source)))
+        _run_hook(lambda: _suggest(ctx, message_file, source))
 
+
+def _suggest(ctx: Context, message_file: str, source: str | None) -> list[str]:
+    """Insert the suggestion; the title is ledger text, shown through the one escaping function."""
+    from gitcoop.service import commit_hooks
+
+    with open(message_file, encoding="utf-8", errors="surrogateescape") as handle:
+        text = handle.read()
+    offered = commit_hooks.suggestion(ctx, text, source)
+    if offered is None:
+        return []
+    changed = commit_hooks.with_suggestion(text, offered, render.printable(offered.title))
+    if changed != text:
+        with open(message_file, "w", encoding="utf-8", errors="surrogateescape") as handle:
+            handle.write(changed)
+    return []
+
+
+def _register_journal(hook_app: typer.Typer) -> None:
     @hook_app.command("replay")
-    def replay_(as_json: JsonOpt = False) -> None:
-        """Record now what hooks journaled; report each outcome."""
-        report = replay.replay(make_context())
+    def replay_(actor: AsOpt = None, as_json: JsonOpt = False) -> None:
+        """Retry everything the hooks journaled; list what still waits, and why."""
+        from gitcoop.service import replay
+
+        report = replay.replay(make_context(actor))
         if as_json:
             render.emit_json(
                 [
-                    {"entry": r.entry, "status": o.status, "text": o.text}
-                    for r in report
+                    {"entry": r.entry["id"], "kept": r.kept is not None, **_outcome_json(o)}
+                    for r in report.replayed
                     for o in r.outcomes
                 ]
             )
             return
         lines = replay.report_lines(report)
-        print("\n".join(lines) if lines else "the journal is empty; nothing to replay")
+        print("\n".join(render.printable(line) for line in lines) or "the journal is empty")
 
+    @hook_app.command("dismiss")
+    def dismiss(
+        entry: Annotated[str, typer.Argument(metavar="ENTRY", help="The entry's id (a prefix).")],
+        reason: Annotated[
+            str | None, typer.Option("--reason", help="Why it is not to be recorded.")
+        ] = None,
+        actor: AsOpt = None,
+        as_json: JsonOpt = False,
+    ) -> None:
+        """Drop one journal entry for good, with a reason (kept in coop-journal.dismissed)."""
+        from gitcoop.service import replay
 
-def _quiet(_: object) -> list[str]:
-    return []
+        dropped = replay.dismiss(make_context(actor), entry, reason or "")
+        if as_json:
+            render.emit_json(dropped)
+        else:
+            print(render.printable(f"dismissed journal entry {dropped['id'][:8]}"))
 
 
 def _run_hook(body: Callable[[], list[str]]) -> None:
@@ -129,23 +343,28 @@ def _run_hook(body: Callable[[], list[str]]) -> None:
     except Exception as error:  # a hook must never fail the git command
         lines = [f"gitcoop: hook failed unexpectedly ({type(error).__name__}: {error})"]
     for line in lines:
-        print(line, file=sys.stderr)
+        print(render.printable(line), file=sys.stderr)
+
+
+WORDS = {
+    "installed": "installed",
+    "chained": f"installed; the hook already there runs first as NAME{hooks.LEGACY_SUFFIX}",
+    "updated": "updated to this gitcoop",
+    "unchanged": "already installed and current",
+    "removed": "removed",
+    "restored": f"removed; NAME{hooks.LEGACY_SUFFIX} put back",
+    "absent": "not installed",
+    "foreign": "not gitcoop's hook; left alone",
+}
+
+
+def _change_line(change: hooks.HookChange) -> str:
+    return f"{change.path}: {WORDS[change.action].replace('NAME', change.name)}"
 
 
 def _print_changes(changes: list[hooks.HookChange], as_json: bool) -> None:
     if as_json:
         render.emit_json([asdict(c) for c in changes])
         return
-    words = {
-        "installed": "installed",
-        "chained": f"installed; the hook already there runs first as NAME{hooks.LEGACY_SUFFIX}",
-        "updated": "updated to this gitcoop's version",
-        "unchanged": "already installed and current",
-        "removed": "removed",
-        "restored": f"removed; NAME{hooks.LEGACY_SUFFIX} put back",
-        "absent": "not installed",
-        "foreign": "not gitcoop's hook; left alone",
-    }
     for change in changes:
-        text = words[change.action].replace("NAME", change.name)
-        print(f"{change.path}: {text}")
+        print(_change_line(change))

@@ -1,7 +1,11 @@
-"""Before a command runs: replay what hooks journaled (docs/hooks.md).
+"""Before a command runs: record what hooks journaled, and say what still waits.
 
-Asking costs one stat of the journal file; the replay machinery is imported
-only when there is something to replay.
+Asking costs a stat of the journal file and a listing of the git dir; the
+replay machinery is imported only when there is something there. What the
+ledger can take now is recorded and reported, one line each; entries a rule
+refused or that can never be recorded as they are are not retried here (they
+wait for `git coop hook replay`), only counted: every command says once, on
+one line, how many wait (docs/hooks.md).
 """
 
 from __future__ import annotations
@@ -14,10 +18,7 @@ NOT_REPLAYED_BEFORE = ("hook", "hooks", "-h", "--help")
 
 
 def replay_journal(args: list[str]) -> None:
-    """Replay and report on stderr; never fails the command it runs before.
-
-    A journal that cannot be replayed now stays for the next command.
-    """
+    """Replay and report on stderr; never fails the command it runs before."""
     if not args or args[0] in NOT_REPLAYED_BEFORE or "--help" in args or "-h" in args:
         return
     try:
@@ -27,10 +28,13 @@ def replay_journal(args: list[str]) -> None:
         ctx = make_context()
         if not journal.has_entries(ctx.repo().common_dir):
             return
+        from gitcoop.cli.render import printable
         from gitcoop.service import replay
 
-        lines = replay.report_lines(replay.replay(ctx))
+        report = replay.replay(ctx, everything=False)
+        lines = replay.report_lines(report, quiet=True)
+        waiting = replay.waiting_line(report)
     except CoopError:
         return
-    for line in lines:
-        print(line, file=sys.stderr)
+    for line in [*lines, *([waiting] if waiting else [])]:
+        print(printable(line), file=sys.stderr)

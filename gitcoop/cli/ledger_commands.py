@@ -41,14 +41,24 @@ ReasonOpt = Annotated[str | None, typer.Option("--reason", help="Why.")]
 
 
 def print_written(shown: Shown, as_json: bool, verb: str) -> None:
-    if as_json:
+    """One line for what the write did (`amended` for an amendment), then what the
+    rules had to say about it (domain/remarks), each on its own line."""
+    notes = list(shown.notes)
+    if as_json or notes:
         from gitcoop.cli import render
 
+        notes = [render.printable(note) for note in notes]
+    if as_json:
         render.emit_json(render.item_json(shown))
-    elif not shown.wrote:
-        print(f"{shown.label} unchanged — it already records that")
+        return
+    if not shown.wrote:
+        why = notes.pop(0) if notes else "it already records that"
+        print(f"{shown.label} unchanged — {why}")
     else:
-        print(f"{verb} {shown.label}: {shown.item.title} [{shown.item.status}]")
+        past = "amended" if shown.verb == "edit" else verb
+        print(f"{past} {shown.label}: {shown.item.title} [{shown.item.status}]")
+    for note in notes:
+        print(f"  {note}")
 
 
 def lost_line(item: Any, label: str, actor: str | None) -> str:
@@ -64,18 +74,39 @@ def lost_line(item: Any, label: str, actor: str | None) -> str:
 
 def register(app: typer.Typer) -> None:
     @app.command()
-    def init(actor: AsOpt = None, as_json: JsonOpt = False) -> None:
-        """Create the ledger on refs/coop/ledger (idempotent); you become an owner."""
+    def init(
+        actor: AsOpt = None,
+        with_hooks: Annotated[
+            bool,
+            typer.Option("--hooks", help="Also install the git hooks (git coop hooks install)."),
+        ] = False,
+        as_json: JsonOpt = False,
+    ) -> None:
+        """Create the ledger on refs/coop/ledger (idempotent); you become an owner.
+
+        Also keeps ledger commits out of git log views (undo: git coop hide-ledger --undo).
+        """
         from gitcoop.cli import render
+        from gitcoop.cli.history_commands import hide_after_setup
+        from gitcoop.cli.hooks_commands import install_or_hint
         from gitcoop.service import ledger
 
-        created, config = ledger.init(make_context(actor))
+        ctx = make_context(actor)
+        created, config = ledger.init(ctx)
+        hooked, hook_lines = install_or_hint(ctx, with_hooks)
+        views, view_lines = hide_after_setup(ctx)
         if as_json:
-            render.emit_json({"created": created, **config.to_data()})
+            extra = {"hooks": hooked, "history_view": views}
+            render.emit_json({"created": created, **config.to_data(), **extra})
         elif created:
             print(f"initialised refs/coop/ledger; owners: {', '.join(config.roles.owners)}")
         else:
             print("refs/coop/ledger already exists; nothing changed")
+        for line in hook_lines + view_lines:  # notices on stderr; --json keeps stdout JSON
+            if line.startswith("gitcoop:"):
+                print(line, file=sys.stderr)
+            elif not as_json:
+                print(line)
 
     @app.command()
     def add(
@@ -102,6 +133,9 @@ def register(app: typer.Typer) -> None:
         ctx = make_context(actor, session)
         if kind == "item":
             cited = tuple(queue.parse_evidence(spec) for spec in evidence or [])
+            cited, warnings = queue.check_evidence(ctx, cited)
+            for warning in warnings:
+                print(f"warning: --evidence {render.printable(warning)}", file=sys.stderr)
             shown = queue.add_item(ctx, title.strip(), tag, cited, source or "human", body)
         elif evidence or source:
             raise UsageError("--evidence and --source are for queue items: git coop add item ...")
@@ -130,7 +164,8 @@ def register(app: typer.Typer) -> None:
         mine: Annotated[
             bool,
             typer.Option(
-                "--mine", help="Only what you hold, and where your event lost on a merge."
+                "--mine",
+                help="Only what you hold, takeovers of your work and your events lost on a merge.",
             ),
         ] = False,
         actor: AsOpt = None,
@@ -146,7 +181,7 @@ def register(app: typer.Typer) -> None:
         if kind is not None and kind not in ("todo", "request", "item"):
             raise UsageError(f"unknown kind {kind!r}: use todo, request or item")
         ctx = make_context(actor)
-        where = queries.ListFilter(kind, status, holder, tag, owed, stale)
+        where = queries.ListFilter(kind, status, holder, tag, owed, stale, mine)
         if mine:
             from gitcoop.service import lost
 
@@ -161,9 +196,10 @@ def register(app: typer.Typer) -> None:
             else:
                 print("the ledger is empty — add work with: git coop add todo TITLE")
         for row in listing.listed:
-            print(render.item_line(Shown(Item.from_data(row.data()), row.label), ctx.now))
+            shown = Shown(Item.from_data(row.data()), row.label)
+            print(render.item_line(shown, ctx.now, listing.viewer))
             if row.item_id in where.lost:
-                print(lost_line(Item.from_data(row.data()), row.label, where.mine))
+                print(lost_line(shown.item, row.label, listing.viewer))
         if listing.settled:
             counts = ", ".join(f"{n} {s}" for s, n in sorted(listing.settled.items()))
             print(f"settled: {counts} — git coop list --all shows them")
@@ -214,6 +250,10 @@ def register(app: typer.Typer) -> None:
         ctx = make_context(actor, session, expect, offline)
         shown = ledger.act(ctx, item, verb, {k: v for k, v in args.items() if v})
         print_written(shown, as_json, past)
+        if verb == "take":
+            from gitcoop.cli.hooks_commands import hint_on_take
+
+            hint_on_take(ctx)
 
     @app.command()
     def take(

@@ -22,13 +22,16 @@ COMMAND_MODULES = {
         ("init", "add", "list", "show", "log", "take", "release", "done", "close", "abandon"),
         "ledger_commands",
     ),
-    **dict.fromkeys(("note", "report", "review", "owed", "roles", "ack"), "obligation_commands"),
+    **dict.fromkeys(("note", "report", "ack", "review", "roles"), "obligation_commands"),
+    "owed": "owed_commands",
     **dict.fromkeys(("hooks", "hook"), "hooks_commands"),
     **dict.fromkeys(
         ("queue", "scan", "verify", "pick", "finish", "edit", "split"), "queue_commands"
     ),
     **dict.fromkeys(("remote", "sync", "pull", "push", "resolve"), "sync_commands"),
+    "hide-ledger": "history_commands",
     "fsck": "fsck_commands",
+    "config": "config_commands",
     "demo": "demo",
 }
 GLOBAL_FLAGS_WITH_VALUE = ("--as", "--session", "--expect-version")
@@ -85,20 +88,29 @@ def build_app(argv: list[str] | None = None) -> object:
         else:
             module.register(app)
     if wanted is not None:
-        only_command(app, word)
+        only_command(app, word, argv or [])
     return app
 
 
-def only_command(app: Any, word: str | None) -> None:
-    """Drop the module's other commands: typer inspects each one it is given."""
+def only_command(app: Any, word: str | None, argv: list[str] | None = None) -> None:
+    """Drop the module's other commands: typer inspects each one it is given.
+
+    In a group (`git coop hook post-commit`), only the subcommand named is
+    kept too: a hook runs on every commit, and pays for every command built.
+    """
     from typer.main import get_command_name
 
-    app.registered_commands = [
-        info
-        for info in app.registered_commands
-        if (info.name or get_command_name(info.callback.__name__)) == word
-    ]
+    def name(info: Any) -> str:
+        return str(info.name or get_command_name(info.callback.__name__))
+
+    app.registered_commands = [info for info in app.registered_commands if name(info) == word]
     app.registered_groups = [info for info in app.registered_groups if info.name == word]
+    words = argv or []
+    sub = words[words.index(word) + 1] if word in words[:-1] else None
+    for group in app.registered_groups:
+        inner = group.typer_instance
+        if any(name(info) == sub for info in inner.registered_commands):
+            inner.registered_commands = [i for i in inner.registered_commands if name(i) == sub]
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,4 +1,4 @@
-"""note, report, review, owed, roles: what a take owes and who settles it."""
+"""note, report, ack, review, roles: what a take owes and who settles it (`owed`: owed_commands)."""
 
 from __future__ import annotations
 
@@ -8,80 +8,14 @@ import typer
 
 from gitcoop.cli import render
 from gitcoop.cli.ledger_commands import CommitOpt, IdArg, ReasonOpt, SummaryOpt, print_written
-from gitcoop.cli.options import AsOpt, ExpectOpt, ForceOpt, JsonOpt, SessionOpt, make_context
+from gitcoop.cli.options import AsOpt, ExpectOpt, JsonOpt, SessionOpt, make_context
 from gitcoop.domain import obligations
-from gitcoop.domain.timefmt import human_age, human_instant, parse_duration
+from gitcoop.domain.timefmt import parse_duration
 from gitcoop.errors import UsageError
 from gitcoop.service import ledger
-from gitcoop.service.lost import Lost
-from gitcoop.service.owed import Owed, Unsettled, owed, owed_mine
 
-REPORTS = ("done", "released", "abandoned", "blocked")
-
-
-def owed_json(entry: Owed, now: Any) -> dict[str, Any]:
-    data = entry.obligation.to_data()
-    data.update(
-        item=entry.item.id,
-        short_id=entry.label,
-        title=entry.item.title,
-        owed_for_seconds=int((now - entry.obligation.since).total_seconds()),
-        conflicts=len(entry.item.conflicts),
-    )
-    return data
-
-
-def conflict_json(entry: Unsettled) -> dict[str, Any]:
-    data = entry.conflict.to_data()
-    data.update(item=entry.item.id, short_id=entry.label, title=entry.item.title, kind="conflict")
-    return data
-
-
-def lost_json(entry: Lost) -> dict[str, Any]:
-    data = entry.conflict.to_data()
-    data.update(item=entry.item.id, short_id=entry.label, title=entry.item.title, kind="lost")
-    data["acknowledged"] = entry.conflict.acknowledged
-    return data
-
-
-def lost_line(entry: Lost) -> str:
-    c = entry.conflict
-    return render.printable(
-        f"{entry.label:<10} {'lost':<15} your {c.verb} lost on merge: {c.reason} — you no "
-        f"longer hold it; once you have stopped: git coop ack {entry.label}"
-    )
-
-
-def conflict_line(entry: Unsettled) -> str:
-    c = entry.conflict
-    return (
-        f"{entry.label:<10} {'conflict':<15} {c.verb} by {c.actor} refused: {c.reason} — "
-        f"git coop resolve {entry.label} {c.event} --apply|--dismiss --reason R"
-    )
-
-
-def owed_line(entry: Owed, now: Any) -> str:
-    ob = entry.obligation
-    assert ob.due is not None
-    when = (
-        f"due {human_age(now - ob.due)} ago"
-        if ob.due <= now
-        else f"due in {human_age(ob.due - now)}"
-    )
-    marks = []
-    if ob.parked:
-        marks.append("parked")
-    if ob.escalated:
-        marks.append("escalated to owners")
-    if ob.latest_report:
-        marks.append(f"{ob.latest_report.get('status')}: {ob.latest_report.get('reason')}")
-    if entry.item.conflicts:
-        marks.append(f"{len(entry.item.conflicts)} conflicts")
-    extra = f"  [{'; '.join(marks)}]" if marks else ""
-    return (
-        f"{entry.label:<10} {ob.kind:<15} {when:<16} {ob.holder}  session {ob.session or '-'}  "
-        f"owed for {human_age(now - ob.since)}  {entry.item.title}{extra}"
-    )
+REPORTS = ("done", "released", "abandoned", "blocked", "unblocked")
+NoteOpt = Annotated[str | None, typer.Option("--note", help="unblocked: what cleared the blocker.")]
 
 
 def register(app: typer.Typer) -> None:
@@ -104,27 +38,34 @@ def register(app: typer.Typer) -> None:
     def report(
         item: IdArg,
         status: Annotated[
-            str, typer.Argument(metavar="STATUS", help="done|released|abandoned|blocked")
+            str, typer.Argument(metavar="STATUS", help="done|released|abandoned|blocked|unblocked")
         ],
         reason: ReasonOpt = None,
         summary: SummaryOpt = None,
         commit: CommitOpt = None,
-        force: ForceOpt = False,
+        note: NoteOpt = None,
+        force: Annotated[bool, typer.Option("--force", hidden=True)] = False,
         actor: AsOpt = None,
         session: SessionOpt = None,
         expect: ExpectOpt = None,
         as_json: JsonOpt = False,
     ) -> None:
-        """The holder's report: a disposition resolves what is owed; blocked does not."""
+        """The holder's report (only theirs, --force or not): a disposition resolves what is
+        owed; blocked does not, and unblocked ends a blocked state."""
         if status not in REPORTS:
             raise UsageError(f"unknown report {status!r}: use {', '.join(REPORTS)}")
         if status in ("released", "abandoned", "blocked") and not reason:
             raise UsageError(f"a {status} report needs --reason")
+        if status == "unblocked" and reason:
+            raise UsageError("an unblocked report takes --note, not --reason")
+        if status != "unblocked" and note is not None:
+            raise UsageError("--note goes with an unblocked report; the others take --reason")
         args = {
             "status": status,
             "reason": reason,
             "summary": summary,
             "commit": commit,
+            "note": note,
             "force": force,
         }
         ctx = make_context(actor, session, expect)
@@ -142,19 +83,30 @@ def register(app: typer.Typer) -> None:
             typer.Option("--after", help="Delay for defer/escalate: 30s..30d (default 5m)."),
         ] = None,
         reason: ReasonOpt = None,
+        summary: SummaryOpt = None,
+        commit: CommitOpt = None,
         actor: AsOpt = None,
         session: SessionOpt = None,
         expect: ExpectOpt = None,
         as_json: JsonOpt = False,
     ) -> None:
-        """An owner's or chief's decision on what an item owes."""
+        """An owner's or chief's decision on what an item owes (a park is left to owners).
+
+        Loops pass the version they read: --expect-version N refuses (exit 3) if it moved."""
         if decision not in obligations.DECISIONS:
             raise UsageError(
                 f"unknown decision {decision!r}: use {', '.join(obligations.DECISIONS)}"
             )
         if decision in ("release", "abandon") and not reason:
             raise UsageError(f"review {decision} needs --reason: say why")
-        args: dict[str, Any] = {"decision": decision, "reason": reason}
+        if (summary is not None or commit is not None) and decision != "close":
+            raise UsageError("--summary and --commit go with review close")
+        args: dict[str, Any] = {
+            "decision": decision,
+            "reason": reason,
+            "summary": summary,
+            "commit": commit,
+        }
         if after is not None:
             if decision not in ("defer", "escalate"):
                 raise UsageError("--after goes with defer or escalate")
@@ -169,54 +121,26 @@ def register(app: typer.Typer) -> None:
         shown = ledger.act(ctx, item, "review", {k: v for k, v in args.items() if v})
         print_written(shown, as_json, f"reviewed ({decision})")
 
-    @app.command("owed")
-    def owed_(
-        include_all: Annotated[
-            bool, typer.Option("--all", help="Also what is owed but not yet due.")
-        ] = False,
-        mine: Annotated[
-            bool,
-            typer.Option(
-                "--mine", help="Only what you hold, and your events that lost on a merge."
-            ),
-        ] = False,
-        actor: AsOpt = None,
-        as_json: JsonOpt = False,
-    ) -> None:
-        """Pending obligations that are due now, oldest due first."""
-        ctx = make_context(actor)
-        found = owed_mine(ctx, include_all) if mine else owed(ctx, include_all)
-        entries = found.obligations
-        if as_json:
-            rows = [owed_json(e, ctx.now) for e in entries]
-            rows += [lost_json(lost) for lost in found.lost]
-            render.emit_json(rows + [conflict_json(c) for c in found.conflicts])
-            return
-        for lost in found.lost:
-            print(lost_line(lost))
-        for unsettled in found.conflicts:
-            print(conflict_line(unsettled))
-        if not entries and not found.conflicts and not found.lost:
-            print(f"nothing owed is due at {human_instant(ctx.now)}")
-        for entry in entries:
-            print(owed_line(entry, ctx.now))
-
     @app.command()
     def ack(
         item: IdArg,
         event: Annotated[
             str | None,
-            typer.Argument(metavar="[EVENT]", help="One lost event (default: all of yours)."),
+            typer.Argument(
+                metavar="[EVENT]", help="Only this lost event (default: everything of yours)."
+            ),
         ] = None,
         actor: AsOpt = None,
         session: SessionOpt = None,
+        expect: ExpectOpt = None,
         as_json: JsonOpt = False,
     ) -> None:
-        """Say you know your event on ID lost on a merge: list/owed --mine stop showing it."""
+        """Acknowledge that your take was taken over, or that your event lost on a merge:
+        owed and list --mine stop showing it (the conflict stays for the owners)."""
         from gitcoop.service import lost
 
-        shown = lost.acknowledge(make_context(actor, session), item, event)
-        print_written(shown, as_json, "acknowledged the loss on")
+        shown = lost.acknowledge(make_context(actor, session, expect), item, event)
+        print_written(shown, as_json, "acknowledged")
 
     @app.command()
     def roles(

@@ -8,6 +8,7 @@ from typing import Annotated
 
 import typer
 
+from gitcoop.domain.ids import session_problem
 from gitcoop.domain.timefmt import parse_instant
 from gitcoop.errors import UsageError
 from gitcoop.service.context import Context
@@ -27,7 +28,7 @@ SessionOpt = Annotated[
         "--session",
         metavar="S",
         help="The session doing the work (default: $COOP_SESSION). A take inside a session "
-        "owes an outcome in 2h; without one, a chief's review in 3h.",
+        "owes an outcome in 3h; without one, a chief's review in 3h; a pick, one in 2h.",
         show_default=False,
     ),
 ]
@@ -62,10 +63,14 @@ def make_context(
     env = os.environ
     if actor is not None and not actor.strip():
         raise UsageError("--as needs a name: --as ACTOR (or leave it out)")
+    named = session if session is not None else env.get("COOP_SESSION") or None
+    problem = session_problem(named) if named is not None else None
+    if problem:  # an empty COOP_SESSION is unset, as shells mean it; blank space is not a name
+        raise UsageError(problem if session is not None else f"COOP_SESSION: {problem}")
     fields: dict[str, object] = {
         "path": env.get("GIT_DIR") or ".",  # `git --git-dir=X coop` exports GIT_DIR
         "actor": actor or env.get("COOP_ACTOR") or None,
-        "session": session or env.get("COOP_SESSION") or None,
+        "session": named,
         "expect_version": expect_version,
         "offline": offline,
     }

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from datetime import datetime
-from typing import Annotated, Any
+import sys
+from typing import Annotated
 
 import typer
 
@@ -18,82 +18,25 @@ from gitcoop.cli.options import (
     SessionOpt,
     make_context,
 )
-from gitcoop.errors import Refused, UsageError
+from gitcoop.cli.queue_render import (
+    Printer,
+    judged_json,
+    judged_summary,
+    nothing_json,
+    picked_text,
+    progress_json,
+    queue_line,
+    scan_json,
+    scan_text,
+)
+from gitcoop.errors import ChangedUnderWrite, CoopError, NothingToDo, UsageError
 from gitcoop.service import pick as pick_service
 from gitcoop.service import queue
+from gitcoop.service import scan as scanning
 from gitcoop.service import verify as verify_service
-from gitcoop.service.verify import Judged
-from gitcoop.service.writer import Shown
+from gitcoop.service.pick import Picked
 
 OUTCOMES = ("done", "closed", "blocked", "ready")
-
-
-def where(shown: Shown) -> str:
-    """The first evidence as path:line."""
-    if not shown.item.evidence:
-        return ""
-    first = shown.item.evidence[0]
-    return f"{first.path}:{first.line}" if first.line else first.path
-
-
-def why(shown: Shown, labels: dict[str, str]) -> str:
-    """The reason an item is where it is."""
-    item = shown.item
-    if item.blocked_reason:
-        return item.blocked_reason
-    if item.duplicate_of:
-        return f"duplicate of {labels.get(item.duplicate_of, item.duplicate_of)}"
-    if item.last_failure:
-        return f"last attempt: {item.last_failure}"
-    return item.reason or ""  # e.g. why the verifier sent it back to draft
-
-
-def queue_line(shown: Shown, labels: dict[str, str], now: datetime) -> str:
-    parts = [f"  {shown.label:<10} {shown.item.title}"]
-    if where(shown):
-        parts.append(where(shown))
-    if shown.item.attempts:
-        parts.append(f"attempts {shown.item.attempts}")
-    if why(shown, labels):
-        parts.append(why(shown, labels))
-    return "  ".join(parts) + render.holder_note(shown.item, now)
-
-
-def judged_json(judged: Judged) -> dict[str, Any]:
-    run = judged.run
-    return {
-        "item": judged.item,
-        "short_id": judged.label,
-        "title": judged.title,
-        "status": judged.status,
-        "written": judged.written,
-        "exit_code": run.exit_code if run else None,
-        "timed_out": run.timed_out if run else False,
-        **judged.verdict.to_args(),
-    }
-
-
-def judged_line(judged: Judged) -> str:
-    verdict = judged.verdict
-    detail = f" ({verdict.reason})" if verdict.reason else ""
-    run = judged.run
-    code = "timed out" if run and run.timed_out else f"exit {run.exit_code if run else '-'}"
-    if not judged.written:
-        return f"{judged.label} {verdict.verdict}: could not be written back — run it again"
-    return f"{judged.label} {verdict.verdict} -> {judged.status}{detail} [{code}]"
-
-
-def picked_text(shown: Shown) -> str:
-    item = shown.item
-    lines = [f"picked {shown.label}: {item.title}"]
-    lines += [
-        f"  evidence {e.path}:{e.line}" + (f"  {e.quote!r}" if e.quote else "")
-        for e in item.evidence
-    ]
-    lines.append(f"  attempts {item.attempts}")
-    if item.last_failure:
-        lines.append(f"  last failure: {item.last_failure}")
-    return "\n".join(lines)
 
 
 def register(app: typer.Typer) -> None:
@@ -122,41 +65,32 @@ def register(app: typer.Typer) -> None:
         if shown.hint:
             print(shown.hint)
         if shown.low:
-            print("the queue is running low — top it up: git coop scan --from FILE")
+            print(shown.low)
 
     @app.command()
     def scan(
-        source: Annotated[str, typer.Option("--from", metavar="FILE", help="JSON findings.")],
+        source: Annotated[
+            str | None, typer.Option("--from", metavar="FILE", help="JSON findings.")
+        ] = None,
+        schema: Annotated[
+            bool, typer.Option("--schema", help="Print the JSON Schema of a findings file.")
+        ] = False,
         actor: AsOpt = None,
         as_json: JsonOpt = False,
     ) -> None:
         """Import scan findings (title, tag, evidence) as drafts, trimmed by shape."""
-        report = queue.scan(make_context(actor), source)
-        if as_json:
-            render.emit_json(
-                {
-                    "added": [render.item_json(s) for s in report.added],
-                    "dropped": report.dropped,
-                    "collapsed": report.collapsed,
-                    "trimmed": [{"title": t, "shape": s} for t, s in report.trimmed],
-                    "lopsided": report.lopsided,
-                }
-            )
+        if schema:
+            sys.stdout.write(scanning.findings_schema())
             return
-        print(f"added {len(report.added)} draft{'s' if len(report.added) != 1 else ''}")
-        for shown in report.added:
-            print(f"  {shown.label:<10} {shown.item.title}")
-        for title in report.dropped:
-            print(f"dropped (no usable evidence): {title}")
-        for title in report.collapsed:
-            print(f"collapsed (same first evidence as another item): {title}")
-        for title, form in report.trimmed:
-            print(f"trimmed (too many of shape '{form}'): {title}")
-        if report.lopsided:
-            print(
-                "warning: five or more items span fewer than three shapes — "
-                "the scan may be repeating one kind of finding"
+        if source is None:
+            raise UsageError(
+                "give the findings: git coop scan --from FILE (--schema: their format)"
             )
+        report = scanning.scan(make_context(actor), source)
+        if as_json:
+            render.emit_json(scan_json(report))
+        else:
+            print(scan_text(report))
 
     @app.command()
     def verify(
@@ -166,37 +100,64 @@ def register(app: typer.Typer) -> None:
         actor: AsOpt = None,
         as_json: JsonOpt = False,
     ) -> None:
-        """Run the verifier on each draft (and stranded verifying item), in queue order."""
-        results = verify_service.verify(make_context(actor), limit)
+        """Run the verifier on each draft (and stranded verifying item), in queue order.
+
+        Each verdict is printed as it lands. Exits 3 when a verdict could not be
+        written back (the item changed meanwhile): run it again.
+        """
+        results = verify_service.verify(make_context(actor), limit, Printer(lines=not as_json))
         if as_json:
             render.emit_json([judged_json(j) for j in results])
-            return
-        if not results:
-            print("nothing to verify — no drafts in the queue")
-        for judged in results:
-            print(judged_line(judged))
+        elif not results:
+            print("nothing to verify — no drafts wait in the queue")
+        lost = [j.label for j in results if not j.written]
+        if lost:
+            raise ChangedUnderWrite(
+                f"{len(lost)} verdict{'s' if len(lost) != 1 else ''} could not be written back "
+                f"({', '.join(lost)} changed meanwhile) — run git coop verify again"
+            )
 
     @app.command()
     def pick(
+        max_verify: Annotated[
+            int,
+            typer.Option(
+                "--max-verify",
+                metavar="N",
+                help="Verifier calls this pick may make (drafts when nothing is ready, and "
+                "items whose evidence went stale).",
+            ),
+        ] = pick_service.MAX_VERIFY,
         actor: AsOpt = None,
         session: SessionOpt = None,
         offline: OfflineOpt = False,
         as_json: JsonOpt = False,
     ) -> None:
-        """Take the topmost ready item (re-verifying it first when its evidence is stale).
+        """Take the topmost ready item, verifying first what needs it.
 
-        With claims through a remote, the remote decides who picked what: exit 0
-        only once the pick is there; exit 7 when it cannot be reached.
+        When nothing is ready, drafts are verified (at most --max-verify calls)
+        until one is. Exits 5 when nothing could be picked; with --json it
+        prints {"picked": null, "reason": ...} then. With claims through a
+        remote, the remote decides who picked what: exit 0 only once the pick
+        is there; exit 7 when it cannot be reached.
         """
-        result = pick_service.pick(make_context(actor, session, offline=offline))
-        if not as_json:
-            for judged in result.judged:
-                print(f"verified {judged_line(judged)}")
+        result = Picked()
+        try:
+            ctx = make_context(actor, session, offline=offline)
+            pick_service.pick(ctx, max_verify, Printer(not as_json, "verified "), result)
+        except CoopError as error:
+            if as_json:
+                render.emit_json(nothing_json(result, error.message))
+            raise
+        if result.judged and not as_json:
+            print(judged_summary(result.judged))
         if result.shown is None:
-            raise Refused("nothing is ready to pick — see git coop queue")
+            if as_json:
+                render.emit_json(nothing_json(result, result.reason))
+            raise NothingToDo(result.reason)
         if as_json:
             data = render.item_json(result.shown)
-            data["checks"] = [c.__dict__ for c in result.checks]
+            data |= {"picked": result.shown.item.id, **progress_json(result)}
             render.emit_json(data)
         else:
             print(picked_text(result.shown))
@@ -215,9 +176,13 @@ def register(app: typer.Typer) -> None:
         force: ForceOpt = False,
         actor: AsOpt = None,
         session: SessionOpt = None,
+        expect: ExpectOpt = None,
         as_json: JsonOpt = False,
     ) -> None:
-        """End a round: done --commit | closed --reason | blocked --reason | ready --failure."""
+        """End a round: done --commit | closed --reason | blocked --reason | ready --failure.
+
+        An identical repeat (the item already records this outcome) writes nothing.
+        """
         if outcome not in OUTCOMES:
             raise UsageError(f"unknown outcome {outcome!r}: use done, closed, blocked or ready")
         needed = {"done": ("--commit", commit), "closed": ("--reason", reason)}
@@ -226,7 +191,7 @@ def register(app: typer.Typer) -> None:
         if not value:
             raise UsageError(f"finish {outcome} needs {flag}")
         args = {"commit": commit, "reason": reason, "failure": failure, "force": force}
-        shown = queue.finish(make_context(actor, session), item, outcome, **args)
+        shown = queue.finish(make_context(actor, session, expect), item, outcome, **args)
         print_written(shown[0], as_json, f"finished ({outcome})")
         if not as_json:
             for parent in shown[1:]:

@@ -6,7 +6,7 @@ import sys
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from gitcoop.domain import jsontext
+from gitcoop.domain import jsontext, obligations
 from gitcoop.domain.lifecycle import HELD
 from gitcoop.domain.timefmt import human_age, human_instant
 
@@ -47,14 +47,22 @@ def printable(text: str) -> str:
     return text.translate(_CONTROL)
 
 
-def item_line(shown: Shown, now: datetime) -> str:
+def item_line(shown: Shown, now: datetime, viewer: str | None = None) -> str:
+    """One item; held work with a blocked report shows as blocked. `viewer` sees the
+    takeovers of their work they have not acknowledged."""
     item = shown.item
-    marks = holder_note(item, now)
-    if item.obligation is not None and item.obligation.pending and item.obligation.escalated:
-        marks += "  [escalated]"
+    status, marks = item.status, holder_note(item, now)
+    ob = item.obligation
+    if ob is not None and ob.pending:
+        if obligations.is_blocked(ob) and item.status in HELD:
+            status = "blocked"
+        marks += "  [parked]" if ob.parked else ""
+        marks += "  [escalated]" if ob.escalated else ""
     if item.conflicts:
         marks += f"  [{len(item.conflicts)} conflict{'s' if len(item.conflicts) > 1 else ''}]"
-    return f"{shown.label:<10} {item.kind:<8} {item.status:<10} {printable(item.title)}{marks}"
+    for taken in obligations.takeovers_for(item, viewer) if viewer else ():
+        marks += f"  [taken over by {taken.by} at {human_instant(taken.at)}]"
+    return printable(f"{shown.label:<10} {item.kind:<8} {status:<10} {item.title}{marks}")
 
 
 def item_details(shown: Shown, now: datetime) -> str:
@@ -73,8 +81,10 @@ def item_details(shown: Shown, now: datetime) -> str:
         ("taken", item.taken_at and f"{human_instant(item.taken_at)} by {item.taken_by}"),
         ("session", item.session),
         ("closed", item.closed_at and f"{human_instant(item.closed_at)} by {item.closed_by}"),
+        ("note", item.closed_note),
         ("summary", item.result_summary),
         ("commit", item.commit_sha),
+        ("related", ", ".join(item.related_commits)),
         ("reason", item.reason),
     ]
     if item.kind == "item":
@@ -97,9 +107,15 @@ def item_details(shown: Shown, now: datetime) -> str:
         end = f" ({ob.disposition})" if ob.disposition else ""
         rows.append(("owes", f"{ob.kind} {ob.status}{end}{due}{parked}{escalated}"))
         if ob.latest_report:
-            rows.append(
-                ("report", f"{ob.latest_report.get('status')}: {ob.latest_report.get('reason')}")
-            )
+            said = ob.latest_report.get("reason") or ob.latest_report.get("note")
+            rows.append(("report", f"{ob.latest_report.get('status')}: {said}"))
+        if ob.pending and ob.for_owners:
+            raised = ob.for_owners
+            rows.append(("owners", f"told: {raised.get('decision')} by {raised.get('by')}"))
+    for taken in item.takeovers:
+        rows.append(
+            ("takeover", f"of {taken.holder} by {taken.by} at {human_instant(taken.at)}, unseen")
+        )
     for conflict in item.conflicts:
         rows.append(
             (
@@ -121,15 +137,18 @@ def _evidence_text(evidence: Evidence) -> str:
 def log_line(entry: LogEntry) -> str:
     event = entry.event
     details = []
-    keys = ("action", "role", "who", "summary", "commit", "reason", "text", "status", "decision")
-    for key in (*keys, "previous_holder"):
+    keys = ("action", "role", "who", "summary", "commit", "reason", "text", "note", "status")
+    for key in (*keys, "decision", "force"):
         if event.arg(key):
             details.append(f"{key}={event.arg(key)}")
+    for key in sorted(k for k in event.args if k.startswith("previous_")):
+        value = event.arg(key)
+        details.append(f"{key}={'none' if value is None else value}")
     if event.verb == "add":
         details.append(repr(event.arg("title")))
     refused = f"  [refused: {entry.refused}]" if entry.refused else ""
     extra = "  " + " ".join(details) if details else ""
-    return (
+    return printable(
         f"{human_instant(event.at)}  {entry.label:<10} {event.verb:<9} {event.actor}"
         f"{extra}{refused}"
     )

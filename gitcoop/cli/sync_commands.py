@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from typing import Annotated, Any
 
 import typer
@@ -104,13 +105,24 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Make plain `git fetch REMOTE` bring the ledger to refs/coop/remotes/REMOTE/ledger.
 
-        --claims makes REMOTE the one place where take, takeover and pick are
-        decided (git config coop.claims REMOTE), for clones on several machines.
+        Also keeps ledger commits out of git log views (undo: git coop
+        hide-ledger --undo). --claims makes REMOTE the one place where take,
+        takeover and pick are decided (git config coop.claims REMOTE), for
+        clones on several machines.
         """
-        added, refspec = sync.setup_remote(make_context(), remote)
-        deciding = None if claims is None else sync.set_claims(make_context(), remote, claims)
+        from gitcoop.cli.history_commands import hide_after_setup
+
+        ctx = make_context()
+        added, refspec = sync.setup_remote(ctx, remote)
+        deciding = None if claims is None else sync.set_claims(ctx, remote, claims)
+        views, view_lines = hide_after_setup(ctx)
         if as_json:
-            data: dict[str, Any] = {"remote": remote, "refspec": refspec, "added": added}
+            data: dict[str, Any] = {
+                "remote": remote,
+                "refspec": refspec,
+                "added": added,
+                "history_view": views,
+            }
             if claims is not None:
                 data["claims"] = deciding
             render.emit_json(data)
@@ -121,6 +133,8 @@ def register(app: typer.Typer) -> None:
             print(f"{remote} already fetches the ledger ({refspec})")
         if claims is not None:
             print(claims_line(remote, deciding))
+        for line in view_lines:
+            print(line, file=sys.stderr)
 
     @app.command("sync")
     def sync_(remote: RemoteArg = "origin", actor: AsOpt = None, as_json: JsonOpt = False) -> None:

@@ -35,6 +35,13 @@ def identity_problem(who: str) -> str | None:
     )
 
 
+def session_problem(session: str) -> str | None:
+    """Why `session` cannot name a session, or None when it can."""
+    if session.strip():
+        return None
+    return "a session needs a name: --session S (or leave it out), not blank space"
+
+
 # A source of random bits: takes a bit count, returns that many random bits.
 RandomBits = Callable[[int], int]
 

@@ -5,20 +5,22 @@ raises Refused naming the rule and what to do. `domain/rulebook.py` dispatches
 to them, both when a verb is written and when events are replayed after a
 merge, so a rule lives in exactly one place. `plan` turns what was asked into
 the event to record (a forced take becomes `takeover`, a second close becomes
-an `edit` or nothing at all).
+an `edit` or nothing at all, a repeated take in the same session nothing).
+The verbs on what a take owes (note, report, ack, review) are in
+`domain/reviews.py`; they end work through `finish`, `release` and `abandon`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import replace
-from datetime import timedelta
+from datetime import datetime
 from typing import Any
 
-from gitcoop.domain import obligations
+from gitcoop.domain import obligations, resolution
 from gitcoop.domain.ids import kind_of
 from gitcoop.domain.queue import invalidated
-from gitcoop.domain.records import Event, Evidence, Item, Roles
+from gitcoop.domain.records import Event, Evidence, Item, Roles, Takeover
 from gitcoop.domain.timefmt import format_instant, human_instant
 from gitcoop.errors import Refused
 
@@ -32,46 +34,85 @@ Handler = Callable[[Item | None, Event, Roles], Item]
 
 
 def plan(
-    item: Item | None, verb: str, args: Mapping[str, Any], actor: str, roles: Roles
+    item: Item | None,
+    verb: str,
+    args: Mapping[str, Any],
+    actor: str,
+    roles: Roles,
+    session: str | None = None,
 ) -> tuple[str, dict[str, Any]] | None:
-    """The verb and arguments to record for a request, or None when nothing changes."""
+    """The verb and arguments to record for a request, or None when nothing changes.
+
+    `session` is the one the request is made in: a repeated take by the holder
+    in the same session writes nothing, like a repeated done.
+    """
     args = dict(args)
     if item is None:
         return verb, args
-    if verb == "take" and item.status in HELD and item.taken_by != actor and args.get("force"):
+    if verb == "take" and item.status in HELD and item.taken_by == actor:
+        return None if session == item.session else (verb, args)
+    if verb == "take" and item.status in HELD and args.get("force"):
         args["previous_holder"] = item.taken_by
         args["previous_taken_at"] = format_instant(item.taken_at) if item.taken_at else None
         return "takeover", args
+    if verb == "report":
+        return _report_plan(item, args, actor, roles)
+    if verb == "ack" and not acknowledgeable(item, actor, args.get("event")):
+        return None  # nothing waits for them: a repeat writes nothing
     if verb in ("done", "close") and item.status in CLOSED:
         _closing_status(item, verb)  # the kind's own verb, even for an amendment
-        return _amendment(item, args, actor, roles)
+        return _amendment(item, args)
     if verb in ("done", "close") and item.status == "abandoned":
         args["previous_status"] = "abandoned"
     return verb, args
 
 
-def _amendment(
+def acknowledgeable(item: Item, actor: str, target: str | None = None) -> bool:
+    """Whether an `ack` by `actor` changes anything: a takeover of their work or a
+    lost event of theirs waits (with `target`: that lost event, or someone else's,
+    which the handler refuses)."""
+    if target is None:
+        waiting = obligations.takeovers_for(item, actor), resolution.unacknowledged(item, actor)
+        return any(waiting)
+    found = next((c for c in item.conflicts if c.event == target), None)
+    return found is not None and (found.actor != actor or not found.acknowledged)
+
+
+def _report_plan(
     item: Item, args: dict[str, Any], actor: str, roles: Roles
 ) -> tuple[str, dict[str, Any]] | None:
+    """A repeated `report done` is a second done (it only amends); an `unblocked`
+    report on work that is not blocked writes nothing."""
+    status = args.get("status")
+    if status == "done" and item.status in CLOSED:
+        # a report is the holder's: --force does not let anyone else amend through it
+        rest = {k: v for k, v in args.items() if k not in ("status", "force")}
+        return plan(item, "done" if item.kind == "todo" else "close", rest, actor, roles)
+    ob = item.obligation
+    quiet = ob is not None and ob.pending and not obligations.is_blocked(ob)
+    if status == "unblocked" and item.taken_by == actor and quiet:
+        return None
+    return "report", args
+
+
+def _amendment(item: Item, args: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
+    """A second close: an `edit` of what changed (who may make it: `_edit`), or nothing."""
     current = {"summary": item.result_summary, "commit": item.commit_sha}
     changes = {k: args[k] for k in AMENDABLE if args.get(k) is not None and args[k] != current[k]}
     if not changes:
         return None
-    if actor != item.closed_by and not args.get("force") and not roles.is_owner(actor):
-        raise Refused(
-            f"{_name(item)} is already {item.status} by {item.closed_by} — the first close is "
-            "the record; only its closer or an owner can amend it, or use --force"
-        )
     edit: dict[str, Any] = dict(changes)
     for key in changes:
         edit[f"previous_{key}"] = current[key]
+    if args.get("force"):
+        edit["force"] = True
     return "edit", edit
 
 
 # -- helpers -----------------------------------------------------------------
 
 
-def _name(item: Item) -> str:
+def name(item: Item) -> str:
     return f"{item.kind} {item.id}"
 
 
@@ -83,7 +124,7 @@ def _guard_holder(item: Item, event: Event, action: str) -> None:
     """Only the taker finishes a take, unless --force."""
     if item.status in HELD and item.taken_by != event.actor and not event.arg("force"):
         raise Refused(
-            f"{_name(item)} is taken by {item.taken_by}{_since(item)} — only they can "
+            f"{name(item)} is taken by {item.taken_by}{_since(item)} — only they can "
             f"{action} it; --force to {action} it anyway"
         )
 
@@ -91,14 +132,25 @@ def _guard_holder(item: Item, event: Event, action: str) -> None:
 def _guard_not_terminal(item: Item, action: str) -> None:
     if item.status in TERMINAL:
         closer = f" by {item.closed_by}" if item.closed_by else ""
-        raise Refused(f"{_name(item)} is already {item.status}{closer} — cannot {action} it")
+        raise Refused(f"{name(item)} is already {item.status}{closer} — cannot {action} it")
 
 
-def _require(event: Event, arg: str, verb: str) -> str:
+def required(event: Event, arg: str, verb: str) -> str:
     value = event.arg(arg)
     if not isinstance(value, str) or not value.strip():
         raise Refused(f"{verb} needs a --{arg}")
     return value
+
+
+def _closing_time(item: Item, event: Event, ending: str) -> tuple[datetime, str | None]:
+    """When a close is recorded: never before the take it ends (a clock behind, a late replay)."""
+    taken = item.taken_at if item.status in HELD else None
+    if taken is None or event.at >= taken:
+        return event.at, None
+    return taken, (
+        f"{ending} at {human_instant(event.at)}, before the take at {human_instant(taken)}: "
+        "recorded at the take's time"
+    )
 
 
 def _unbound(item: Item) -> Item:
@@ -120,7 +172,7 @@ def _add(item: Item | None, event: Event, roles: Roles) -> Item:
     kind = event.arg("kind")
     if kind not in KINDS or kind_of(event.item) != kind:
         raise Refused(f"add needs a kind matching the id: one of {', '.join(KINDS)}")
-    title = _require(event, "title", "add")
+    title = required(event, "title", "add")
     evidence = tuple(Evidence.from_data(e) for e in event.arg("evidence") or [])
     return Item(
         id=event.item,
@@ -141,20 +193,30 @@ def _add(item: Item | None, event: Event, roles: Roles) -> Item:
 def _take(item: Item | None, event: Event, roles: Roles) -> Item:
     assert item is not None
     if item.kind == "item":
-        raise Refused(f"{_name(item)} is a queue item — queue items are picked: git coop pick")
+        raise Refused(f"{name(item)} is a queue item — queue items are picked: git coop pick")
     if item.status in TERMINAL:
-        raise Refused(f"{_name(item)} is {item.status} — terminal rows are never re-taken")
+        raise Refused(f"{name(item)} is {item.status} — terminal rows are never re-taken")
     if item.status in HELD and item.taken_by == event.actor:
-        if not event.session or event.session == item.session:
-            return replace(item, taken_at=event.at)
-        # the holder now works inside a session: the debt moves to it
-        return _bind(item, event, "retaken")
-    if item.status in HELD and not event.arg("force"):
+        return _retake(item, event)
+    if item.status not in HELD:
+        return _bind(item, event, "takeover")
+    if not event.arg("force"):
         raise Refused(
-            f"{_name(item)} is already taken by {item.taken_by}{_since(item)} — "
+            f"{name(item)} is already taken by {item.taken_by}{_since(item)} — "
             "--force to take it over"
         )
-    return _bind(item, event, "takeover")
+    assert item.taken_by is not None
+    notice = Takeover(item.taken_by, event.actor, event.at, event.id)
+    return replace(_bind(item, event, "takeover"), takeovers=(*item.takeovers, notice))
+
+
+def _retake(item: Item, event: Event) -> Item:
+    """The holder takes again: `taken_at` moves, a new session is recorded; the debt stays."""
+    if item.obligation is None or not item.obligation.pending:
+        return _bind(item, event, "takeover")  # held with nothing owed: never left that way
+    session = event.session or item.session
+    obligation = obligations.new_session(item.obligation, event.session)
+    return replace(item, taken_at=event.at, session=session, obligation=obligation)
 
 
 def _bind(item: Item, event: Event, disposition: str) -> Item:
@@ -168,13 +230,13 @@ def _takeover(item: Item | None, event: Event, roles: Roles) -> Item:
 def _closing_status(item: Item, verb: str) -> str:
     """todo -> done, request -> closed; a picked queue item -> closed."""
     if item.kind == "todo" and verb == "close":
-        raise Refused(f"{_name(item)} is a todo — todos are finished with: git coop done")
+        raise Refused(f"{name(item)} is a todo — todos are finished with: git coop done")
     if item.kind == "request" and verb == "done":
-        raise Refused(f"{_name(item)} is a request — requests are finished with: git coop close")
+        raise Refused(f"{name(item)} is a request — requests are finished with: git coop close")
     ends_a_round = item.status in CLOSED or (item.status in HELD and verb == "close")
     if item.kind == "item" and not ends_a_round:
         raise Refused(
-            f"{_name(item)} is a queue item ({item.status}) — a picked one ends with "
+            f"{name(item)} is a queue item ({item.status}) — a picked one ends with "
             "git coop finish ID done --commit SHA or a Coop-Close trailer; "
             "git coop edit ID --state closed drops it"
         )
@@ -183,17 +245,17 @@ def _closing_status(item: Item, verb: str) -> str:
     return "done" if verb == "done" else "closed"
 
 
-def _finish(item: Item, event: Event, roles: Roles, verb: str, privileged: bool = False) -> Item:
+def finish(item: Item, event: Event, roles: Roles, verb: str, privileged: bool = False) -> Item:
     status = _closing_status(item, verb)
     if item.status in CLOSED:
         raise Refused(
-            f"{_name(item)} is already {item.status} by {item.closed_by} — the first close is "
+            f"{name(item)} is already {item.status} by {item.closed_by} — the first close is "
             "the record"
         )
     if item.status == "abandoned":
         if not (event.arg("force") and roles.is_owner(event.actor)):
             raise Refused(
-                f"{_name(item)} was abandoned — only an owner with --force can record it "
+                f"{name(item)} was abandoned — only an owner with --force can record it "
                 f"{status} after all"
             )
     elif item.status in TERMINAL:
@@ -212,11 +274,13 @@ def _finish(item: Item, event: Event, roles: Roles, verb: str, privileged: bool 
             obligation=obligation,
             previous_obligation=item.obligation or item.previous_obligation,
         )
+    closed_at, note = _closing_time(item, event, status)
     return replace(
         bound,
         status=status,
         closed_by=event.actor,
-        closed_at=event.at,
+        closed_at=closed_at,
+        closed_note=note,
         result_summary=event.arg("summary"),
         commit_sha=event.arg("commit"),
         reason=event.arg("reason"),
@@ -225,23 +289,23 @@ def _finish(item: Item, event: Event, roles: Roles, verb: str, privileged: bool 
 
 def _done(item: Item | None, event: Event, roles: Roles) -> Item:
     assert item is not None
-    return _finish(item, event, roles, "done")
+    return finish(item, event, roles, "done")
 
 
 def _close(item: Item | None, event: Event, roles: Roles) -> Item:
     assert item is not None
-    return _finish(item, event, roles, "close")
+    return finish(item, event, roles, "close")
 
 
-def _release(item: Item | None, event: Event, roles: Roles, privileged: bool = False) -> Item:
+def release(item: Item | None, event: Event, roles: Roles, privileged: bool = False) -> Item:
     assert item is not None
-    reason = _require(event, "reason", "release")
+    reason = required(event, "reason", "release")
     if item.status not in HELD:
-        raise Refused(f"{_name(item)} is {item.status}, not taken — nothing to release")
+        raise Refused(f"{name(item)} is {item.status}, not taken — nothing to release")
     foreign = item.taken_by != event.actor and not privileged
     if foreign and not (event.arg("force") and roles.can_review(event.actor)):
         raise Refused(
-            f"{_name(item)} is taken by {item.taken_by}{_since(item)} — releasing someone "
+            f"{name(item)} is taken by {item.taken_by}{_since(item)} — releasing someone "
             "else's take needs --force and the owner or chief role"
         )
     released = _unbound(_resolved(item, "released"))
@@ -250,26 +314,38 @@ def _release(item: Item | None, event: Event, roles: Roles, privileged: bool = F
     return replace(released, status="open", reason=reason)
 
 
-def _abandon(item: Item | None, event: Event, roles: Roles, privileged: bool = False) -> Item:
+def abandon(item: Item | None, event: Event, roles: Roles, privileged: bool = False) -> Item:
     assert item is not None
-    reason = _require(event, "reason", "abandon")
+    reason = required(event, "reason", "abandon")
     if item.kind != "todo":
-        raise Refused(
-            f"{_name(item)} is a {item.kind} — only todos are abandoned; close it instead"
-        )
+        raise Refused(f"{name(item)} is a {item.kind} — only todos are abandoned; close it instead")
     _guard_not_terminal(item, "abandon")
     if not privileged:
         _guard_holder(item, event, "abandon")
     abandoned = _resolved(item, "abandoned")
+    closed_at, note = _closing_time(item, event, "abandoned")
     return replace(
-        abandoned, status="abandoned", closed_by=event.actor, closed_at=event.at, reason=reason
+        abandoned,
+        status="abandoned",
+        closed_by=event.actor,
+        closed_at=closed_at,
+        closed_note=note,
+        reason=reason,
     )
 
 
 def _edit(item: Item | None, event: Event, roles: Roles) -> Item:
+    """An amendment of a close: by its closer, the holder at the close, an owner, or --force."""
     assert item is not None
     if item.status not in CLOSED:
-        raise Refused(f"{_name(item)} is {item.status} — only a closed item's record is amended")
+        raise Refused(f"{name(item)} is {item.status} — only a closed item's record is amended")
+    amenders = (item.closed_by, item.taken_by)
+    if event.actor not in amenders and not event.arg("force") and not roles.is_owner(event.actor):
+        held = f", {item.taken_by} (who held it)" if item.taken_by != item.closed_by else ""
+        raise Refused(
+            f"{name(item)} is already {item.status} by {item.closed_by} — the first close is "
+            f"the record; only its closer{held} or an owner can amend it, or use --force"
+        )
     changed = item
     if event.arg("summary") is not None:
         changed = replace(changed, result_summary=event.arg("summary"))
@@ -278,77 +354,13 @@ def _edit(item: Item | None, event: Event, roles: Roles) -> Item:
     return changed
 
 
-def _note(item: Item | None, event: Event, roles: Roles) -> Item:
-    assert item is not None
-    _require(event, "text", "note")
-    obligation = item.obligation
-    if obligation is not None and obligation.pending and event.actor == obligation.holder:
-        return replace(item, obligation=obligations.fresh_evidence(obligation, event.at))
-    return item
-
-
-def _report(item: Item | None, event: Event, roles: Roles) -> Item:
-    assert item is not None
-    status = event.arg("status")
-    if item.status not in HELD or item.obligation is None or not item.obligation.pending:
-        raise Refused(f"{_name(item)} is {item.status} — only taken work owes a report")
-    if event.actor != item.taken_by and not event.arg("force"):
-        raise Refused(f"{_name(item)} is taken by {item.taken_by} — only the holder reports on it")
-    if status == "done":
-        return _finish(item, event, roles, "done" if item.kind == "todo" else "close")
-    if status == "released":
-        return _release(item, event, roles)
-    if status == "abandoned":
-        return _abandon(item, event, roles)
-    if status == "blocked":
-        reason = _require(event, "reason", "a blocked report")
-        blocked = obligations.report_blocked(item.obligation, event.actor, reason, event.at)
-        return replace(item, obligation=blocked, reason=reason)
-    raise Refused(f"unknown report {status!r}: use done, released, abandoned or blocked")
-
-
-def _review(item: Item | None, event: Event, roles: Roles) -> Item:
-    assert item is not None
-    decision = event.arg("decision")
-    if not roles.can_review(event.actor):
-        raise Refused(
-            f"{event.actor} cannot review {item.id} — reviews are by the owners "
-            f"({', '.join(roles.owners) or 'none'}) or chiefs ({', '.join(roles.chiefs) or 'none'})"
-        )
-    obligation = item.obligation
-    if obligation is None or not obligation.pending:
-        raise Refused(f"{_name(item)} owes nothing — there is no pending obligation to review")
-    if decision in obligations.DEFERRING:
-        delay = event.arg("delay_seconds")
-        wait = timedelta(seconds=delay) if isinstance(delay, int) else None
-        moved = obligations.review(
-            obligation, decision, event.actor, event.at, wait, event.arg("reason")
-        )
-        return replace(item, obligation=moved)
-    if decision not in obligations.DISPOSING:
-        raise Refused(
-            f"unknown review decision {decision!r}: use one of {', '.join(obligations.DECISIONS)}"
-        )
-    noted = replace(
-        item, obligation=obligations.reviewed(obligation, decision, event.actor, event.at)
-    )
-    if decision == "release":
-        return _release(noted, event, roles, privileged=True)
-    if decision == "abandon":
-        return _abandon(noted, event, roles, privileged=True)
-    return _finish(noted, event, roles, "done" if item.kind == "todo" else "close", True)
-
-
 HANDLERS: dict[str, Handler] = {
     "add": _add,
     "take": _take,
     "takeover": _takeover,
-    "release": _release,
+    "release": release,
     "done": _done,
     "close": _close,
-    "abandon": _abandon,
+    "abandon": abandon,
     "edit": _edit,
-    "note": _note,
-    "report": _report,
-    "review": _review,
 }

@@ -30,7 +30,6 @@ STATES = (
 )
 TRIAGE = ("ready", "in_progress", "verifying", "draft", "blocked", "split")
 SETTLED = ("done", "closed", "stale", "duplicate")
-OPEN = ("ready", "draft")  # what the verifier is shown as the rest of the queue
 TOP_UP_COUNTED = ("ready", "draft", "verifying")
 SOURCES = ("scan", "human", "loop", "undo")
 EDITABLE_STATES = ("ready", "blocked", "closed")
@@ -142,9 +141,15 @@ class CacheLookup:
 
 
 def lookup(evidence: tuple[Evidence, ...], head: str | None) -> CacheLookup:
+    """Where the item's evidence was cached: no evidence at all is a miss.
+
+    An item with nothing cited would send the agent hunting, so however it
+    became ready (an edit, a split child of an item without evidence), the
+    pick verifies it first.
+    """
     paths = tuple(sorted({e.path for e in evidence}))
     if not evidence:
-        return CacheLookup("moved", None, ())  # nothing cited can have gone stale
+        return CacheLookup("miss", None, ())
     heads = {e.head for e in evidence}
     if None in heads or head is None:
         return CacheLookup("miss", None, paths)

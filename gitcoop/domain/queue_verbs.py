@@ -1,22 +1,36 @@
 """The queue's event verbs: verify, verdict, pick, finish, edit_item, split, settle.
 
 Each is a handler `(item, event, roles) -> item` that `domain/rulebook.py`
-dispatches to, so writing and replaying after a merge use one rule.
+dispatches to, so writing and replaying after a merge use one rule. `plan`
+says what a request records (an identical repeat of a finish: nothing), and
+`tidy` what every event leaves behind on a queue item, whichever rule ran.
+
+A verifying item carries a lease: who verifies it, since when, until when.
+Another verification is refused while the lease holds, judged by the event's
+own time, so a replay after a merge decides it the same way everywhere. A
+lease only ever decides whether a new verification may start: nothing
+changes state because time passed, and it never touches work that is taken.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
+from datetime import timedelta
 from typing import Any
 
 from gitcoop.domain import obligations
 from gitcoop.domain.queue import EDITABLE_STATES, cached_at, invalidated
-from gitcoop.domain.records import Event, Evidence, Item, Roles
+from gitcoop.domain.records import Event, Evidence, Item, Lease, Roles
+from gitcoop.domain.timefmt import human_instant
 from gitcoop.errors import Refused
 
 VERIFIABLE = ("draft", "verifying", "ready")
 SPLITTABLE = ("split", "draft", "verifying", "ready", "blocked")
 OUTCOMES = ("done", "closed", "blocked", "ready")
+LEASE_DEFAULT = timedelta(minutes=6)  # the default verifier cap and a minute to write back
+LEASE_MAX = timedelta(hours=25)  # the longest verifier cap and an hour
+KEEPS_BLOCKED_REASON = ("blocked", "in_progress")  # in progress: a blocked report
 VERDICT_STATUS = {
     "confirmed": "ready",
     "amended": "ready",
@@ -43,24 +57,49 @@ def _text(event: Event, name: str, needed_by: str) -> str:
 
 
 def verify(item: Item | None, event: Event, roles: Roles) -> Item:
-    """Mark an item as being verified, before the verifier is called."""
+    """Mark an item as being verified, before the verifier is called; it takes a lease."""
     item = _queue_item(item, "verify")
     if item.status not in VERIFIABLE:
         raise Refused(f"item {item.id} is {item.status} — only draft or ready items are verified")
-    return replace(item, status="verifying")
+    held = item.lease
+    if item.status == "verifying" and held is not None and event.at < held.until:
+        raise Refused(
+            f"item {item.id} is being verified by {held.by} since "
+            f"{human_instant(held.since)} — wait for its verdict, or verify it again after "
+            f"{human_instant(held.until)}, when its lease ends"
+        )
+    lease = Lease(event.actor, event.id, event.at, event.at + _lease_length(event))
+    return replace(item, status="verifying", lease=lease)
+
+
+def _lease_length(event: Event) -> timedelta:
+    seconds = event.arg("lease_seconds")
+    if seconds is None:
+        return LEASE_DEFAULT
+    if not isinstance(seconds, int) or isinstance(seconds, bool) or seconds < 1:
+        raise Refused("lease_seconds must be a whole number of seconds, at least 1")
+    return min(timedelta(seconds=seconds), LEASE_MAX)
 
 
 def verdict(item: Item | None, event: Event, roles: Roles) -> Item:
-    """Apply a parsed verdict to an item that is being verified."""
+    """Apply a parsed verdict to an item that is being verified, by the verification holding it."""
     item = _queue_item(item, "verdict")
     word = event.arg("verdict")
     if item.status != "verifying":
         raise Refused(f"item {item.id} is {item.status}, no longer being verified")
     if word not in VERDICT_STATUS:
         raise Refused(f"unknown verdict {word!r}")
+    taken = event.arg("lease")
+    if taken is not None and item.lease is not None and taken != item.lease.event:
+        raise Refused(
+            f"item {item.id} is being verified again (by {item.lease.by}) — "
+            "this verdict belongs to an earlier verification"
+        )
     status = VERDICT_STATUS[word]
     reason = event.arg("reason")
-    after = replace(item, status=status, reason=reason, blocked_reason=None, duplicate_of=None)
+    after = replace(
+        item, status=status, reason=reason, blocked_reason=None, duplicate_of=None, lease=None
+    )
     if status == "ready":
         cited = tuple(Evidence.from_data(e) for e in event.arg("evidence") or [])
         if not cited:
@@ -88,7 +127,7 @@ def pick(item: Item | None, event: Event, roles: Roles) -> Item:
     bound = obligations.bind_taker(
         item, event.actor, event.session, event.at, "retaken", status="in_progress"
     )
-    return replace(bound, evidence=evidence)
+    return replace(bound, evidence=evidence, blocked_reason=None)
 
 
 def finish(item: Item | None, event: Event, roles: Roles) -> Item:
@@ -190,6 +229,53 @@ def settle(item: Item | None, event: Event, roles: Roles) -> Item:
         closed_at=event.at,
         reason=event.arg("reason") or "all children settled",
     )
+
+
+# -- what a request records, and what every event leaves ---------------------------
+
+
+def plan(item: Item | None, verb: str, args: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The arguments to record for a queue verb, or None when it would change nothing.
+
+    A finish whose outcome the item already records exactly (the same commit,
+    reason or failure) is a repeat: nothing is written, as for a second done.
+    """
+    if verb != "finish" or item is None or item.kind != "item":
+        return dict(args)
+    return None if _repeats(item, args) else dict(args)
+
+
+def _repeats(item: Item, args: Mapping[str, Any]) -> bool:
+    outcome = args.get("outcome")
+    if outcome == "done":
+        return item.status == "done" and item.commit_sha == args.get("commit")
+    if outcome == "closed":
+        return item.status == "closed" and item.reason == args.get("reason")
+    if outcome == "ready":
+        failed = item.status == "ready" and item.taken_by is None
+        return failed and item.last_failure == args.get("failure")
+    if outcome == "blocked":
+        reported = item.obligation is not None and obligations.is_blocked(item.obligation)
+        same = item.blocked_reason == args.get("reason")
+        return item.status == "in_progress" and reported and same
+    return False
+
+
+def tidy(before: Item | None, event: Event, after: Item) -> Item:
+    """What no queue item keeps: a blocked reason once it is no longer blocked, a void lease.
+
+    A lease ends with its verdict, and with any other change to the item
+    while it is verified (an edit, a split): the verdict on the old item
+    will not be written, so the next pass may verify it at once.
+    """
+    if after.kind != "item":
+        return after
+    if after.status not in KEEPS_BLOCKED_REASON and after.blocked_reason is not None:
+        after = replace(after, blocked_reason=None)
+    changed_under = before is not None and event.verb not in ("verify", "verdict")
+    if after.lease is not None and (after.status != "verifying" or changed_under):
+        after = replace(after, lease=None)
+    return after
 
 
 HANDLERS = {

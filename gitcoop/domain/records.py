@@ -63,6 +63,14 @@ def _opt_obligation(value: Any) -> Obligation | None:
     return Obligation.from_data(value)
 
 
+def _shas(value: Any) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if not isinstance(value, list) or not all(isinstance(c, str) and c for c in value):
+        raise RecordError("related_commits must be a list of commit shas")
+    return tuple(value)
+
+
 def _time_or_none(value: datetime | None) -> str | None:
     return None if value is None else format_instant(value)
 
@@ -81,8 +89,9 @@ class Event:
     args: Mapping[str, Any] = field(default_factory=dict)
 
     @property
-    def order(self) -> tuple[int, str]:
-        return (self.clock, self.id)
+    def order(self) -> tuple[int, datetime, str]:
+        """(clock, at, event id): equal clocks go to the earlier wall-clock time, then the id."""
+        return (self.clock, self.at, self.id)
 
     def arg(self, name: str) -> Any:
         return self.args.get(name)
@@ -136,6 +145,11 @@ class Obligation:
     latest_report: Mapping[str, Any] | None = None
     last_review: Mapping[str, Any] | None = None
     disposition: str | None = None
+    sessions: tuple[str, ...] = ()  # every session the holder worked it in, first to last
+    for_owners: Mapping[str, Any] | None = None  # an escalate or park no owner has acted on
+    resolved_by: str | None = None  # who made the disposition (a takeover: the new holder)
+    resolved_at: datetime | None = None
+    resolved_event: str | None = None  # the id of the event that made the disposition
 
     @property
     def pending(self) -> bool:
@@ -155,6 +169,11 @@ class Obligation:
             "latest_report": dict(self.latest_report) if self.latest_report else None,
             "last_review": dict(self.last_review) if self.last_review else None,
             "disposition": self.disposition,
+            "sessions": list(self.sessions),
+            "for_owners": dict(self.for_owners) if self.for_owners else None,
+            "resolved_by": self.resolved_by,
+            "resolved_at": _time_or_none(self.resolved_at),
+            "resolved_event": self.resolved_event,
         }
 
     @classmethod
@@ -163,6 +182,10 @@ class Obligation:
             raise RecordError("obligation.status must be pending or resolved")
         report = data.get("latest_report")
         review = data.get("last_review")
+        raised = data.get("for_owners")
+        sessions = data.get("sessions") or []
+        if not isinstance(sessions, list) or not all(isinstance(s, str) for s in sessions):
+            raise RecordError("obligation.sessions must be a list of strings")
         return cls(
             kind=_str(data.get("kind"), "obligation.kind"),
             holder=_str(data.get("holder"), "obligation.holder"),
@@ -176,6 +199,11 @@ class Obligation:
             latest_report=dict(report) if isinstance(report, Mapping) else None,
             last_review=dict(review) if isinstance(review, Mapping) else None,
             disposition=_opt_str(data.get("disposition"), "obligation.disposition"),
+            sessions=tuple(sessions),
+            for_owners=dict(raised) if isinstance(raised, Mapping) else None,
+            resolved_by=_opt_str(data.get("resolved_by"), "obligation.resolved_by"),
+            resolved_at=_opt_instant(data.get("resolved_at"), "obligation.resolved_at"),
+            resolved_event=_opt_str(data.get("resolved_event"), "obligation.resolved_event"),
         )
 
 
@@ -201,6 +229,35 @@ class Evidence:
             line=line,
             quote=_opt_str(data.get("quote"), "evidence.quote"),
             head=_opt_str(data.get("head"), "evidence.head"),
+        )
+
+
+@dataclass(frozen=True)
+class Lease:
+    """Who is verifying a queue item, since when, and until when that claim holds."""
+
+    by: str
+    event: str  # the verify event that took it; its verdict names it
+    since: datetime
+    until: datetime
+
+    def to_data(self) -> Data:
+        return {
+            "by": self.by,
+            "event": self.event,
+            "since": format_instant(self.since),
+            "until": format_instant(self.until),
+        }
+
+    @classmethod
+    def from_data(cls, data: Any) -> Lease:
+        if not isinstance(data, Mapping):
+            raise RecordError("lease must be a mapping or null")
+        return cls(
+            by=_str(data.get("by"), "lease.by"),
+            event=_str(data.get("event"), "lease.event"),
+            since=_instant(data.get("since"), "lease.since"),
+            until=_instant(data.get("until"), "lease.until"),
         )
 
 
@@ -238,6 +295,35 @@ class Conflict:
         )
 
 
+@dataclass(frozen=True)
+class Takeover:
+    """A take of `holder`'s work by `by`: shown to `holder` until they acknowledge it."""
+
+    holder: str
+    by: str
+    at: datetime
+    event: EventId
+
+    def to_data(self) -> Data:
+        return {
+            "holder": self.holder,
+            "by": self.by,
+            "at": format_instant(self.at),
+            "event": self.event,
+        }
+
+    @classmethod
+    def from_data(cls, data: Any) -> Takeover:
+        if not isinstance(data, Mapping):
+            raise RecordError("takeovers entries must be mappings")
+        return cls(
+            holder=_str(data.get("holder"), "takeover.holder"),
+            by=_str(data.get("by"), "takeover.by"),
+            at=_instant(data.get("at"), "takeover.at"),
+            event=EventId(_str(data.get("event"), "takeover.event")),
+        )
+
+
 QUEUE_FIELDS = (
     "tag",
     "source",
@@ -248,6 +334,7 @@ QUEUE_FIELDS = (
     "blocked_reason",
     "duplicate_of",
     "parent_id",
+    "lease",
 )
 
 
@@ -269,12 +356,15 @@ class Item:
     session: str | None = None
     closed_by: str | None = None
     closed_at: datetime | None = None
+    closed_note: str | None = None  # why closed_at is not the closing event's own time
     result_summary: str | None = None
     commit_sha: str | None = None
+    related_commits: tuple[str, ...] = ()  # later commits naming it (a cherry-pick's copy)
     reason: str | None = None
     obligation: Obligation | None = None
     previous_obligation: Obligation | None = None  # the one the current binding replaced
     conflicts: tuple[Conflict, ...] = ()
+    takeovers: tuple[Takeover, ...] = ()  # takeovers their previous holder has not acknowledged
     # queue items only
     source: str | None = None
     evidence: tuple[Evidence, ...] = ()
@@ -284,6 +374,7 @@ class Item:
     blocked_reason: str | None = None
     duplicate_of: str | None = None
     parent_id: str | None = None
+    lease: Lease | None = None  # while verifying
 
     @property
     def owes(self) -> bool:
@@ -295,9 +386,13 @@ class Item:
             if f.name in QUEUE_FIELDS and self.kind != "item" and f.name != "tag":
                 continue
             value = getattr(self, f.name)
+            if f.name == "related_commits":
+                if value:  # absent when empty: items written before it existed stay the same
+                    data[f.name] = list(value)
+                continue
             if isinstance(value, datetime):
                 value = format_instant(value)
-            elif isinstance(value, Obligation):
+            elif isinstance(value, Obligation | Lease):
                 value = value.to_data()
             elif isinstance(value, tuple):
                 value = [entry.to_data() for entry in value]
@@ -314,8 +409,9 @@ class Item:
             raise RecordError("obligation must be a mapping or null")
         evidence = data.get("evidence") or []
         conflicts = data.get("conflicts") or []
-        if not isinstance(evidence, list) or not isinstance(conflicts, list):
-            raise RecordError("evidence and conflicts must be lists")
+        takeovers = data.get("takeovers") or []
+        if not all(isinstance(x, list) for x in (evidence, conflicts, takeovers)):
+            raise RecordError("evidence, conflicts and takeovers must be lists")
         return cls(
             id=ItemId(item_id),
             kind=_str(data.get("kind"), "kind"),
@@ -331,12 +427,15 @@ class Item:
             session=_opt_str(data.get("session"), "session"),
             closed_by=_opt_str(data.get("closed_by"), "closed_by"),
             closed_at=_opt_instant(data.get("closed_at"), "closed_at"),
+            closed_note=_opt_str(data.get("closed_note"), "closed_note"),
             result_summary=_opt_str(data.get("result_summary"), "result_summary"),
             commit_sha=_opt_str(data.get("commit_sha"), "commit_sha"),
+            related_commits=_shas(data.get("related_commits")),
             reason=_opt_str(data.get("reason"), "reason"),
             obligation=Obligation.from_data(obligation) if obligation else None,
             previous_obligation=_opt_obligation(data.get("previous_obligation")),
             conflicts=tuple(Conflict.from_data(c) for c in conflicts),
+            takeovers=tuple(Takeover.from_data(t) for t in takeovers),
             source=_opt_str(data.get("source"), "source"),
             evidence=tuple(Evidence.from_data(e) for e in evidence),
             order_key=_opt_str(data.get("order_key"), "order_key"),
@@ -345,6 +444,7 @@ class Item:
             blocked_reason=_opt_str(data.get("blocked_reason"), "blocked_reason"),
             duplicate_of=_opt_str(data.get("duplicate_of"), "duplicate_of"),
             parent_id=_opt_str(data.get("parent_id"), "parent_id"),
+            lease=Lease.from_data(data["lease"]) if data.get("lease") is not None else None,
         )
 
 

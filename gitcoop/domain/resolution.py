@@ -86,26 +86,30 @@ def _original(event: Event) -> Event:
     )
 
 
-def acknowledge(item: Item | None, event: Event, roles: Roles) -> Item:
-    """Its actor says they know their event lost (`ack`); the conflict stays for the owners.
+def unacknowledged(item: Item, actor: str) -> tuple[Conflict, ...]:
+    """The conflicts of `item` that are `actor`'s own lost events they have not acknowledged."""
+    return tuple(c for c in item.conflicts if c.actor == actor and not c.acknowledged)
 
-    With `event`, that one lost event: only its own actor may acknowledge it.
-    Without, every lost event of the acting person on the item. A conflict an
-    owner settled before the acknowledgement was replayed leaves nothing to
-    acknowledge: the `ack` is kept, and changes nothing.
+
+def acknowledge(item: Item, actor: str, target: str | None) -> Item:
+    """`actor` says they know their event lost; the conflict stays for the owners.
+
+    With `target`, that one lost event: only its own actor may acknowledge it.
+    Without, every lost event of `actor` on the item. A conflict an owner
+    settled before the acknowledgement was replayed leaves nothing to
+    acknowledge, and nothing changes. Part of the `ack` verb
+    (`domain/reviews.py`), which also clears takeover notices.
     """
-    assert item is not None
-    target = event.arg("event")
     if target is not None:
         found = next((c for c in item.conflicts if c.event == target), None)
-        if found is not None and found.actor != event.actor:
+        if found is not None and found.actor != actor:
             raise Refused(
-                f"{event.actor} cannot acknowledge {found.actor}'s lost {found.verb} on "
+                f"{actor} cannot acknowledge {found.actor}'s lost {found.verb} on "
                 f"{item.id} — only the person whose event lost acknowledges it"
             )
 
     def marked(conflict: Conflict) -> Conflict:
-        ours = conflict.actor == event.actor and target in (None, conflict.event)
+        ours = conflict.actor == actor and target in (None, conflict.event)
         return replace(conflict, acknowledged=True) if ours else conflict
 
     return replace(item, conflicts=tuple(marked(c) for c in item.conflicts))

@@ -1,11 +1,12 @@
 """The fold: which rule an event goes to, and an item as the replay of its events.
 
 This module sits above the rules it dispatches to (`lifecycle` for todos and
-requests, `queue_verbs` for the queue, `resolution` for settling conflicts,
-`roles` and `settings` for the ledger's own events), so none of them imports
-another's handlers. `apply` is used both when a verb is written and when
-events are replayed after a merge; a rule lives in its verb's handler and
-nowhere else.
+requests, `reviews` for what a take owes, `queue_verbs` for the queue,
+`resolution` for settling conflicts, `roles` and `settings` for the ledger's
+own events), so none of them imports another's handlers. `apply` is used
+both when a verb is written and when events are replayed after a merge; a
+rule lives in its verb's handler and nowhere else. `apply` also stamps every
+disposition an event makes with that event (who, when, its id).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from gitcoop.domain import lifecycle, queue_verbs, resolution
+from gitcoop.domain import lifecycle, obligations, queue_verbs, resolution, reviews
 from gitcoop.domain.records import Conflict, Event, Item, Roles
 from gitcoop.domain.roles import apply_roles
 from gitcoop.domain.settings import SETTINGS, SettingError
@@ -24,8 +25,8 @@ Handler = Callable[[Item | None, Event, Roles], Item]
 
 HANDLERS: dict[str, Handler] = {
     **lifecycle.HANDLERS,
+    **reviews.HANDLERS,
     **queue_verbs.HANDLERS,
-    "ack": resolution.acknowledge,
 }
 VERBS = (*HANDLERS, "resolve")
 
@@ -36,8 +37,23 @@ def apply(item: Item | None, event: Event, roles: Roles) -> Item:
         raise Refused(f"unknown verb {event.verb!r} in event {event.id}")
     if item is None and event.verb != "add":
         raise Refused(f"{event.item} does not exist yet; {event.verb} needs an added item")
-    after = _dispatch(item, event, roles)
+    after = queue_verbs.tidy(item, event, obligations.stamped(_dispatch(item, event, roles), event))
     return replace(after, version=(item.version if item else 0) + 1)
+
+
+def plan(
+    item: Item | None,
+    verb: str,
+    args: Mapping[str, Any],
+    actor: str,
+    roles: Roles,
+    session: str | None = None,
+) -> tuple[str, dict[str, Any]] | None:
+    """The verb and arguments to record for a request, or None when nothing changes."""
+    if verb in queue_verbs.HANDLERS:
+        planned = queue_verbs.plan(item, verb, args)
+        return None if planned is None else (verb, planned)
+    return lifecycle.plan(item, verb, args, actor, roles, session)
 
 
 def _dispatch(item: Item | None, event: Event, roles: Roles) -> Item:
@@ -52,7 +68,7 @@ def _dispatch(item: Item | None, event: Event, roles: Roles) -> Item:
 
 
 def fold(events: list[Event], roles: Roles) -> Item | None:
-    """Replay events in (clock, id) order; refused events become conflicts."""
+    """Replay events in (clock, at, id) order; refused events become conflicts."""
     item: Item | None = None
     early: list[Conflict] = []  # refused before the item exists
     for event in sorted(events, key=lambda e: e.order):

@@ -109,6 +109,21 @@ def _scalar(value: Any) -> bool:
     return isinstance(value, int) and -(2**53) <= value <= 2**53
 
 
+def parse(name: str, text: str) -> int | str:
+    """A value typed on the command line for setting `name`, checked; SettingError if not."""
+    setting = SETTINGS.get(name)
+    if setting is None:
+        raise SettingError(f"unknown setting {name!r}: the settings are {', '.join(SETTINGS)}")
+    given: Any = text
+    if not setting.is_text:
+        stripped = text.strip()
+        digits = stripped[1:] if stripped[:1] in "+-" else stripped
+        given = int(stripped) if digits.isdigit() and len(digits) <= 12 else text
+    checked_value = setting.check(given)
+    assert checked_value is not None
+    return checked_value
+
+
 def value(settings: Mapping[str, Any], name: str) -> Any:
     """A setting's value, or its default when the ledger has none."""
     return settings.get(name, SETTINGS[name].default)

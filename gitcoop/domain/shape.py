@@ -88,7 +88,7 @@ T = TypeVar("T")
 class Trimmed(Generic[T]):
     kept: list[T]
     trimmed: list[tuple[T, str]]  # each dropped finding with its shape
-    lopsided: bool  # WARN_BATCH or more kept items span fewer than FEW_SHAPES shapes
+    lopsided: bool  # WARN_BATCH or more findings offered span fewer than FEW_SHAPES shapes
 
 
 def trim(findings: Sequence[T], titles: Sequence[str], max_same_shape: int) -> Trimmed[T]:
@@ -103,5 +103,14 @@ def trim(findings: Sequence[T], titles: Sequence[str], max_same_shape: int) -> T
             continue
         seen[form] = seen.get(form, 0) + 1
         kept.append(finding)
-    lopsided = len(kept) >= WARN_BATCH and len(seen) < FEW_SHAPES
-    return Trimmed(kept, trimmed, lopsided)
+    return Trimmed(kept, trimmed, repeating(titles))
+
+
+def repeating(titles: Sequence[str]) -> bool:
+    """Whether a batch repeats itself: WARN_BATCH or more findings, fewer than FEW_SHAPES shapes.
+
+    It counts every finding offered, not only the ones kept: ten findings of
+    one shape are trimmed to `max_same_shape`, and are still a scan repeating
+    one kind of finding.
+    """
+    return len(titles) >= WARN_BATCH and len({shape(t) for t in titles}) < FEW_SHAPES

@@ -3,22 +3,30 @@
 A verifier is another agent; its output is a transcript, not an API. The
 parser scans from the end and takes the last JSON object that fully
 validates. Objects inside an echo of the prompt are never considered (the
-prompt may hold example or hostile verdicts), and anything untrustworthy
-becomes `unclear`, which sends the item back to draft.
+prompt may hold example or hostile verdicts), every verdict must give its
+reason, and anything untrustworthy becomes `unclear`, which sends the item
+back to draft. The text a verdict carries into the ledger is bounded: one
+line for a reason, a title or a path.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from gitcoop.domain.records import Evidence
+from gitcoop.domain.queue import SETTLED
+from gitcoop.domain.records import Evidence, Item
 
 VERDICTS = ("confirmed", "amended", "stale", "duplicate", "blocked", "too-big", "unclear")
 CITING = ("confirmed", "amended")
 MAX_SCAN = 256 * 1024  # only the tail of a huge transcript is searched
+TEXT_MAX = 500  # a reason, a title or a path from a verdict: one line of at most this
+EVIDENCE_MAX = 20  # entries one verdict may cite
+QUOTE_MAX = 2000
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 
 _decoder = json.JSONDecoder()
 
@@ -45,50 +53,87 @@ def unclear(reason: str) -> Verdict:
     return Verdict("unclear", reason=reason)
 
 
-def parse(output: str, item_id: str, queue_ids: Collection[str], prompt: str = "") -> Verdict:
-    """The last fully valid verdict after any echo of `prompt`, else `unclear`."""
-    if prompt and prompt.strip():
-        echoed = output.rfind(prompt.strip())
-        if echoed >= 0:
-            output = output[echoed + len(prompt.strip()) :]
-    output = output[-MAX_SCAN:]
-    position = len(output)
+def parse(output: str, item_id: str, open_ids: Collection[str], prompt: str = "") -> Verdict:
+    """The last fully valid verdict in `output` that is not part of the prompt, else `unclear`.
+
+    Every verbatim echo of `prompt` is cut out first, wherever it stands (a
+    verifier may print its verdict and then the prompt), and an object whose
+    text occurs in the prompt is never taken: the prompt holds the item's
+    title, which anyone may have written. `open_ids` are the items a
+    duplicate may name: open, and not duplicates themselves.
+    """
+    text = _without_echoes(output, prompt)[-MAX_SCAN:]
+    needle = prompt.strip()
+    rejected: str | None = None
+    position = len(text)
     while True:
-        position = output.rfind("{", 0, position)
+        position = text.rfind("{", 0, position)
         if position < 0:
-            return unclear("no valid verdict object in the verifier's output")
+            why = f"the last verdict it printed {rejected}" if rejected else "no verdict object"
+            return unclear(f"no valid verdict in the verifier's output: {why}")
         try:
-            value, _ = _decoder.raw_decode(output, position)
+            value, end = _decoder.raw_decode(text, position)
         except ValueError:
             continue
-        verdict = validate(value, item_id, queue_ids)
-        if verdict is not None:
+        if needle and text[position:end] in needle:
+            continue  # part of the prompt, echoed in pieces
+        verdict = validate(value, item_id, open_ids)
+        if isinstance(verdict, Verdict):
             return verdict
+        if rejected is None and isinstance(value, Mapping) and "verdict" in value:
+            rejected = verdict
 
 
-def validate(value: Any, item_id: str, queue_ids: Collection[str]) -> Verdict | None:
-    """The verdict `value` states, or None when any part of it does not hold."""
+def naming_open(verdict: Verdict, target: Item | None) -> Verdict:
+    """A duplicate stands only while the item it names is open, checked as it is written.
+
+    A duplicate of a settled item, or of one that is itself a duplicate, is
+    unclear: so two items verified at the same time can never settle as
+    duplicates of each other (the second verdict to be written finds the
+    first item settled).
+    """
+    if verdict.verdict != "duplicate":
+        return verdict
+    if target is None or target.kind != "item" or target.status in SETTLED:
+        state = target.status if target is not None else "not in the queue"
+        return unclear(
+            f"it was called a duplicate of {verdict.duplicate_of}, which is {state}, "
+            "not an open item"
+        )
+    return verdict
+
+
+def _without_echoes(output: str, prompt: str) -> str:
+    needle = prompt.strip()
+    if not needle:
+        return output
+    return "\n".join(output.split(needle))
+
+
+def validate(value: Any, item_id: str, open_ids: Collection[str]) -> Verdict | str:
+    """The verdict `value` states, or what is wrong with it (a reason is always required)."""
     if not isinstance(value, Mapping):
-        return None
+        return "is not an object"
     word = value.get("verdict")
     if word not in VERDICTS:
-        return None
+        return f"has an unknown verdict word {str(word)[:40]!r}"
     evidence = _evidence(value.get("evidence", []))
+    if evidence is None:
+        return f"({word}) has malformed evidence"
     reason = _text(value.get("reason"))
-    if evidence is None or ("reason" in value and value["reason"] is not None and reason is None):
-        return None
+    if reason is None:
+        return f"({word}) gives no reason"
     if word in CITING and not evidence:
-        return None
+        return f"({word}) cites no evidence"
     amended = _text(_field(value, "amended_title"))
     if word == "amended" and amended is None:
-        return None
+        return "(amended) gives no amended_title"
     duplicate = _text(_field(value, "duplicate_of"))
-    if word == "duplicate" and (
-        duplicate is None or duplicate == item_id or duplicate not in queue_ids
-    ):
-        return None
-    if word == "blocked" and reason is None:
-        return None
+    if word == "duplicate":
+        if duplicate is None:
+            return "(duplicate) names no duplicate_of"
+        if duplicate == item_id or duplicate not in open_ids:
+            return f"(duplicate) names {duplicate[:40]!r}, which is not another open item"
     return Verdict(
         verdict=word,
         evidence=evidence if word in CITING else (),
@@ -106,13 +151,15 @@ def _field(value: Mapping[str, Any], name: str) -> Any:
 
 
 def _text(value: Any) -> str | None:
-    if isinstance(value, str) and value.strip():
-        return value.strip()
-    return None
+    """One line of text: whitespace runs squeezed, control characters dropped, capped."""
+    if not isinstance(value, str):
+        return None
+    line = " ".join(_CONTROL.sub(" ", value).split())[:TEXT_MAX]
+    return line or None
 
 
 def _evidence(value: Any) -> tuple[Evidence, ...] | None:
-    if not isinstance(value, list):
+    if not isinstance(value, list) or len(value) > EVIDENCE_MAX:
         return None
     cited = []
     for entry in value:
@@ -122,7 +169,7 @@ def _evidence(value: Any) -> tuple[Evidence, ...] | None:
         if line is not None and (not isinstance(line, int) or isinstance(line, bool) or line < 1):
             return None
         quote = entry.get("quote")
-        if quote is not None and not isinstance(quote, str):
+        if quote is not None and (not isinstance(quote, str) or len(quote) > QUOTE_MAX):
             return None
-        cited.append(Evidence(entry["path"].strip(), line, quote))
+        cited.append(Evidence(_text(entry["path"]) or "", line, quote))
     return tuple(cited)

@@ -1,40 +1,36 @@
 """What the git hooks do: `git coop hook post-commit | post-rewrite | prepare-commit-msg`.
 
-A hook never fails or slows the git command. It waits a short moment for the
+A hook never fails or slows the git command. It acts as whoever commits,
+by the rules every command uses (`COOP_ACTOR`, then `user.email`), and
+records the commit's committer alongside. It waits a short moment for the
 ledger's lock; what it cannot record then (lock busy, no ledger yet, a rule
-refuses) goes to the journal (store/journal.py) with the reason, and one line
-goes to stderr. `replay` (service/replay.py) records it later.
+refuses, an identity that names no one) goes to the journal
+(store/journal.py) with the reason, and one line goes to stderr. What is
+recorded and how is `service/recording.py`; `service/replay.py` retries
+what waits.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 from gitcoop.domain import trailers
 from gitcoop.domain.lifecycle import HELD
 from gitcoop.domain.records import Item
-from gitcoop.domain.timefmt import format_instant, parse_instant
-from gitcoop.errors import CoopError
+from gitcoop.domain.timefmt import format_instant
+from gitcoop.errors import NoLedger
 from gitcoop.service.context import Context
-from gitcoop.service.writer import Answer, Intent, Policy, write
+from gitcoop.service.recording import KEY_OF_VERB, Entry, Outcome, attempt
 from gitcoop.store import journal, search, worktree
+from gitcoop.store.journal import Incoming
 from gitcoop.store.repository import Repo
 from gitcoop.store.snapshot import Snapshot
+from gitcoop.store.worktree import CommitInfo
 
 HOOK_LOCK_TIMEOUT = 0.3  # seconds a hook waits for the ledger lock before journaling
-KEY_OF_VERB = {"done": "Coop-Done", "close": "Coop-Close", "note": "Coop-Refs"}
 NO_SUGGESTION_SOURCES = ("message", "merge", "squash", "commit")
-
-Entry = dict[str, Any]
-
-
-@dataclass(frozen=True)
-class Outcome:
-    """What became of one thing a hook asked for."""
-
-    status: str  # recorded | unchanged | refused | waiting
-    text: str
 
 
 # -- the hooks ------------------------------------------------------------------
@@ -43,13 +39,11 @@ class Outcome:
 def post_commit(ctx: Context) -> list[str]:
     """Record the new HEAD commit's Coop trailers; lines to show on stderr."""
     repo = ctx.repo()
-    commit = worktree.read_commit(repo)
-    found = trailers.coop_trailers(commit.message, worktree.comment_char(repo) or "#")
-    if not found:
+    entry = commit_entry(ctx, repo, worktree.read_commit(repo), acting(ctx, repo))
+    if entry is None:
         return []
-    summary = trailers.subject(commit.message)
-    requests = [_request_data(t.verb, t.ref, commit.sha, summary) for t in found]
-    entry = _entry(ctx, "trailers", commit.committer_email, commit=commit.sha, requests=requests)
+    if worktree.rebasing(repo):
+        entry["rewriting"] = True  # the commit it replaces stops being the record
     return _record_or_journal(ctx, repo, entry)
 
 
@@ -61,13 +55,171 @@ def post_rewrite(ctx: Context, kind: str, lines: list[str]) -> list[str]:
     repo = ctx.repo()
     moved = dict(pairs)
     journal.update(repo.common_dir, lambda e: _moved_entry(e, moved))
-    actor = worktree.read_commit(repo, pairs[-1][1]).committer_email
-    entry = _entry(ctx, "rewrite", actor, how=kind, pairs=pairs)
+    entry = _entry(ctx, "rewrite", acting(ctx, repo), how=kind, pairs=pairs)
     return _record_or_journal(ctx, repo, entry)
 
 
-def prepare_commit_msg(ctx: Context, message_file: str, source: str | None) -> str | None:
-    """Suggest `# Coop-Done: <id>` when the actor holds exactly one item; the id, or None."""
+def acting(ctx: Context, repo: Repo) -> str | None:
+    """Who the hook acts as, unchecked: the writer checks it (journaled when it names no one)."""
+    return ctx.actor or repo.config_value("user.email")
+
+
+# -- entries --------------------------------------------------------------------------
+
+
+def commit_entry(
+    ctx: Context, repo: Repo, commit: CommitInfo, actor: str | None, backfill: bool = False
+) -> Entry | None:
+    """What a commit's Coop trailers ask, as a journal entry; None when it has none."""
+    found = trailers.coop_trailers(commit.message, worktree.comment_char(repo) or "#")
+    if not found:
+        return None
+    summary = trailers.subject(commit.message)
+    requests = [_request(t.verb, t.ref, commit, summary, backfill) for t in found]
+    return _entry(ctx, "trailers", actor, commit=commit.sha, requests=requests)
+
+
+def _request(
+    verb: str, ref: str, commit: CommitInfo, summary: str, backfill: bool
+) -> dict[str, Any]:
+    args: dict[str, Any] = {"commit": commit.sha, "committer": commit.committer_email}
+    if verb == "note":
+        args["text"] = f"commit {commit.sha[:12]}: {summary}"
+    else:
+        args["summary"] = summary
+    if backfill:  # recorded later, by someone else: say whose commit it was, and when
+        args["author"] = commit.author_email
+        args["committed_at"] = format_instant(commit.committed_at)
+    return {"verb": verb, "ref": ref, "args": args}
+
+
+def _entry(ctx: Context, kind: str, actor: str | None, **fields: Any) -> Entry:
+    return {
+        "kind": kind,
+        "actor": actor,
+        "session": ctx.session,
+        "at": format_instant(ctx.now),
+        **fields,
+    }
+
+
+def from_incoming(ctx: Context, incoming: Incoming) -> Entry | None:
+    """The entry a shell shim's note stands for (None: the commit asked nothing)."""
+    fields = incoming.fields
+    if incoming.problem is not None:
+        reason = f"a note the hook left cannot be read ({incoming.problem}): {fields!r}"
+        return {"kind": "unreadable", "line": reason, "at": _noted_at(incoming)}
+    base = {
+        "actor": fields.get("actor") or None,
+        "session": fields.get("session") or None,
+        "at": _noted_at(incoming),
+        "note": fields.get("note") or "gitcoop could not start",
+    }
+    if fields.get("hook") == "post-rewrite":
+        return {
+            "kind": "rewrite",
+            **base,
+            "how": fields.get("how") or "rebase",
+            "pairs": incoming.pairs,
+        }
+    repo = ctx.repo()
+    try:
+        commit = worktree.read_commit(repo, fields.get("commit") or "")
+    except NoLedger:
+        line = f"the hook noted commit {fields.get('commit')!r}, which is not in this repository"
+        return {"kind": "unreadable", "line": line, "at": base["at"]}
+    entry = commit_entry(ctx, repo, commit, base["actor"])
+    return None if entry is None else {**entry, **base}
+
+
+def _noted_at(incoming: Incoming) -> str:
+    at = incoming.fields.get("at")
+    if at:
+        return at
+    return format_instant(datetime.fromtimestamp(int(incoming.written), UTC))
+
+
+def _moved_entry(entry: Entry, moved: dict[str, str]) -> Entry:
+    """A pending entry about a rewritten commit now names the new commit."""
+    if entry.get("kind") == "rewrite":
+        pairs = [[old, moved.get(new, new)] for old, new in entry.get("pairs", [])]
+        return {**entry, "pairs": pairs}
+    old = entry.get("commit")
+    if entry.get("kind") != "trailers" or old not in moved:
+        return entry
+    new = moved[old]
+    requests = [
+        {**r, "args": {k: (new if v == old else v) for k, v in r["args"].items()}}
+        for r in entry.get("requests", [])
+    ]
+    refusals = [
+        {**r, "command": r["command"].replace(old, new) if r.get("command") else None}
+        for r in entry.get("refusals", [])
+    ]
+    return {**entry, "commit": new, "requests": requests, "refusals": refusals}
+
+
+# -- recording now, or journaling ---------------------------------------------------------
+
+
+def _record_or_journal(ctx: Context, repo: Repo, entry: Entry) -> list[str]:
+    outcomes, kept = attempt(ctx, entry, HOOK_LOCK_TIMEOUT)
+    if kept is not None:
+        journal.append(repo.common_dir, kept)
+    return [line for outcome in outcomes for line in hook_lines(outcome, entry)]
+
+
+def hook_lines(outcome: Outcome, entry: Entry) -> list[str]:
+    """What the hook says on stderr about one outcome."""
+    if outcome.status in ("recorded",):
+        return [f"gitcoop: {outcome.text}"]
+    if outcome.status == "waiting":
+        return [
+            f"gitcoop: could not record {describe(entry)} now ({outcome.text}) — kept in the "
+            "journal; the next git coop command records it"
+        ]
+    if outcome.status == "broken":
+        return [
+            f"gitcoop: cannot record {describe(entry)}: {outcome.text} — kept in the journal; "
+            "git coop hook replay says how to record or dismiss it"
+        ]
+    if outcome.status == "refused":
+        how = f"record it with: {outcome.command}" if outcome.command else "check the id"
+        return [
+            f"gitcoop: not recorded: {outcome.text} — {how} (kept in the journal until then: "
+            "git coop hook replay)"
+        ]
+    return []
+
+
+def describe(entry: Entry) -> str:
+    if entry.get("kind") == "rewrite":
+        return f"the rewrite of {len(entry.get('pairs') or [])} commit(s)"
+    if entry.get("kind") != "trailers":
+        return "a journal entry"
+    named = ", ".join(
+        f"{KEY_OF_VERB.get(str(r.get('verb')), r.get('verb'))} {r.get('ref')}"
+        for r in entry.get("requests") or []
+        if isinstance(r, dict)
+    )
+    return f"{named} of {str(entry.get('commit', ''))[:7]}"
+
+
+# -- the message suggestion ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Suggestion:
+    """The one item the actor holds, offered as a commented trailer in the editor."""
+
+    label: str
+    key: str  # Coop-Done | Coop-Close
+    title: str  # ledger text, written by anyone: escape it before it is shown
+    comment: str  # git's comment prefix
+
+
+def suggestion(ctx: Context, text: str, source: str | None) -> Suggestion | None:
+    """The suggestion for a message being edited, or None (not an editor message, none held)."""
     if source in NO_SUGGESTION_SOURCES:
         return None
     repo = ctx.repo()
@@ -79,147 +231,30 @@ def prepare_commit_msg(ctx: Context, message_file: str, source: str | None) -> s
     if item is None:
         return None
     label = snapshot.label(item.id)
-    with open(message_file, encoding="utf-8") as handle:
-        text = handle.read()
     if item.id in text or label in text:
         return None
     key = "Coop-Done" if item.kind == "todo" else "Coop-Close"
-    suggestion = (
-        f"\n{comment} gitcoop: you hold {label} ({item.title}); uncomment the next line\n"
-        f"{comment} to record it with this commit.\n{comment} {key}: {label}\n{comment}\n"
-    )
-    with open(message_file, "w", encoding="utf-8") as handle:
-        handle.write(_insert_before_comments(text, suggestion, comment))
-    return label
+    return Suggestion(label, key, item.title, comment)
 
 
-# -- recording --------------------------------------------------------------------
+def with_suggestion(text: str, offered: Suggestion, title_shown: str) -> str:
+    """The message with the suggestion inserted before git's comments.
 
-
-def record(ctx: Context, entry: Entry, lock_timeout: float) -> list[Outcome]:
-    """Apply one journal-shaped entry; CoopError when it cannot be written now."""
-    acting = replace(
-        ctx, actor=entry["actor"], session=entry.get("session"), now=parse_instant(entry["at"])
-    )
-    if entry["kind"] == "rewrite":
-        intents = _rewrite_intents(acting, entry["pairs"])
-    else:
-        intents = [
-            Intent(r["ref"], r["verb"], r["args"], once=r["verb"] == "note")
-            for r in entry["requests"]
-        ]
-    if not intents:
-        return []
-    # a hook never waits on the network (coop.claims): the next command or sync pushes it
-    written = write(acting, intents, Policy.EACH, lock_timeout=lock_timeout, shared=False)
-    return [_outcome(a) for a in written.answers]
-
-
-def _record_or_journal(ctx: Context, repo: Repo, entry: Entry) -> list[str]:
-    try:
-        outcomes = record(ctx, entry, HOOK_LOCK_TIMEOUT)
-    except CoopError as error:
-        journal.append(repo.common_dir, {**entry, "reason": error.message})
-        what = _describe(entry)
-        return [
-            f"gitcoop: could not record {what} now ({error.message}) — kept in "
-            f"{journal.journal_path(repo.common_dir)}; the next git coop command records it"
-        ]
-    lines = [f"gitcoop: {o.text}" for o in outcomes if o.status == "recorded"]
-    refused = [o.text for o in outcomes if o.status == "refused"]
-    if refused:
-        kept = dict(entry, reason="refused")
-        if entry["kind"] == "trailers":
-            kept["requests"] = [
-                dict(request, reason=o.text)
-                for request, o in zip(entry["requests"], outcomes, strict=True)
-                if o.status == "refused"
-            ]
-        journal.append(repo.common_dir, kept)
-        lines.append(
-            f"gitcoop: not recorded: {'; '.join(refused)} — noted in the journal; "
-            "git coop hook replay reports it again"
-        )
-    return lines
-
-
-def _outcome(answer: Answer) -> Outcome:
-    intent = answer.intent
-    args = intent.args
-    sha = str(args.get("commit", ""))[:7]
-    if answer.refusal is not None:
-        key = KEY_OF_VERB.get(intent.verb, intent.verb)
-        return Outcome("refused", f"{key} {intent.target} of {sha}: {answer.refusal}")
-    assert answer.shown is not None
-    label = answer.shown.label
-    if not answer.shown.wrote:
-        return Outcome("unchanged", f"{label} already records {sha}")
-    if answer.shown.item.commit_sha == args.get("commit") and intent.verb != "note":
-        return Outcome("recorded", f"{label} {answer.shown.item.status} with {sha}")
-    return Outcome("recorded", f"{label} noted {sha}")
-
-
-def _rewrite_intents(ctx: Context, pairs: list[list[str]]) -> list[Intent]:
-    repo = ctx.repo()
-    snapshot = Snapshot(repo, repo.tip())
-    if snapshot.commit is None:
-        return []
-    intents: list[Intent] = []
-    for old, new in pairs:
-        for item in search.items_containing(snapshot, old):
-            if item.commit_sha == old and item.status in ("done", "closed"):
-                verb = "done" if item.status == "done" else "close"
-                intents.append(Intent(item.id, verb, {"commit": new}))
-    return intents
-
-
-# -- journal entries ------------------------------------------------------------------
-
-
-def _entry(ctx: Context, kind: str, actor: str, **fields: Any) -> Entry:
-    return {
-        "kind": kind,
-        "actor": actor,
-        "session": ctx.session,
-        "at": format_instant(ctx.now),
-        **fields,
-    }
-
-
-def _request_data(verb: str, ref: str, sha: str, summary: str) -> dict[str, Any]:
-    if verb == "note":
-        args = {"text": f"commit {sha[:12]}: {summary}", "commit": sha}
-    else:
-        args = {"summary": summary, "commit": sha}
-    return {"verb": verb, "ref": ref, "args": args}
-
-
-def _moved_entry(entry: Entry, moved: dict[str, str]) -> Entry:
-    """A pending entry about a rewritten commit now names the new commit."""
-    if entry.get("kind") == "rewrite":
-        pairs = [[old, moved.get(new, new)] for old, new in entry.get("pairs", [])]
-        return {**entry, "pairs": pairs}
-    old = entry.get("commit")
-    if old not in moved:
-        return entry
-    new = moved[old]
-    requests = [
-        {**r, "args": {k: (new if v == old else v) for k, v in r["args"].items()}}
-        for r in entry.get("requests", [])
+    `title_shown` is the title as the one escaping function shows it. Every
+    inserted line is a comment, so nothing pasted can become a trailer: when
+    a line would not be one, the message is left as it was.
+    """
+    c = offered.comment
+    lines = [
+        f"{c} gitcoop: you hold {offered.label} ({title_shown}); uncomment the next line",
+        f"{c} to record it with this commit.",
+        f"{c} {offered.key}: {offered.label}",
+        c,
     ]
-    return {**entry, "commit": new, "requests": requests}
-
-
-def _describe(entry: Entry) -> str:
-    if entry["kind"] == "rewrite":
-        return f"the rewrite of {len(entry['pairs'])} commit(s)"
-    return (
-        ", ".join(f"{KEY_OF_VERB.get(r['verb'], r['verb'])} {r['ref']}" for r in entry["requests"])
-        + f" of {str(entry.get('commit', ''))[:7]}"
-    )
-
-
-# -- the message suggestion ---------------------------------------------------------------
+    inserted = "\n".join(lines) + "\n"
+    if any(not line.startswith(c) or "\r" in line for line in inserted.split("\n")[:-1]):
+        return text
+    return _insert_before_comments(text, "\n" + inserted, c)
 
 
 def _only_held_item(snapshot: Snapshot, actor: str, session: str | None) -> Item | None:

@@ -6,11 +6,17 @@ runs it first, with the same arguments and input; uninstall moves it back,
 byte for byte (a rename, so mode and symlinks are kept). Installing twice
 changes nothing. The hooks dir is the one git uses: core.hooksPath when it
 is set, else the common git dir's `hooks` (so linked worktrees share it).
+
+The shipped shims (hooks/ and gitcoop/hookscripts/, the same bytes) have two
+empty lines, `python=''` and `entry=''`; install fills them with the absolute
+paths of the interpreter and the `git-coop` script it runs from, so a commit
+made where PATH lacks gitcoop (a GUI, an IDE, a bare shell) still records.
 """
 
 from __future__ import annotations
 
 import os
+import shlex
 from dataclasses import dataclass
 from importlib import resources
 
@@ -21,14 +27,30 @@ from gitcoop.store import worktree
 HOOK_NAMES = ("post-commit", "post-rewrite", "prepare-commit-msg")
 MARKER = b"gitcoop-hook"
 LEGACY_SUFFIX = ".legacy"
+SLOTS = ("python", "entry")  # the shim's lines `python=''` and `entry=''`
+HINTED = "coop-hooks-hinted"  # in the common git dir: the install hint was given once
+PRE_COMMIT_CONFIG = ".pre-commit-config.yaml"
+
+
+@dataclass(frozen=True)
+class Runner:
+    """The gitcoop a hook runs: an interpreter and the `git-coop` script, absolute."""
+
+    python: str = ""
+    entry: str = ""
+
+    def starts(self) -> bool:
+        return bool(self.python) and os.access(self.python, os.X_OK) and os.path.isfile(self.entry)
 
 
 @dataclass(frozen=True)
 class HookState:
     name: str
     path: str
-    state: str  # missing | current | outdated | foreign
+    state: str  # missing | current | outdated | stale (its gitcoop is gone) | foreign
     legacy: bool  # a foreign hook is chained from <name>.legacy
+    python: str | None = None  # the interpreter the installed hook names
+    entry: str | None = None
 
 
 @dataclass(frozen=True)
@@ -43,6 +65,32 @@ def shipped(name: str) -> bytes:
     return (resources.files("gitcoop") / "hookscripts" / name).read_bytes()
 
 
+def rendered(name: str, runner: Runner) -> bytes:
+    """The shim with the runner's paths written into its two slots."""
+    text = shipped(name).decode("utf-8")
+    for slot, value in zip(SLOTS, (runner.python, runner.entry), strict=True):
+        text = text.replace(f"\n{slot}=''\n", f"\n{slot}={_quote(value)}\n", 1)
+    return text.encode("utf-8")
+
+
+def recorded(content: bytes) -> Runner:
+    """The runner an installed shim names (empty paths when it names none)."""
+    values = dict.fromkeys(SLOTS, "")
+    for line in content.decode("utf-8", errors="replace").splitlines():
+        slot, _, value = line.partition("=")
+        if slot in values and value:
+            try:
+                words = shlex.split(value)
+            except ValueError:
+                words = []
+            values[slot] = words[0] if len(words) == 1 else ""
+    return Runner(values["python"], values["entry"])
+
+
+def _quote(value: str) -> str:
+    return "'" + value.replace("'", "'\\''") + "'"
+
+
 def hooks_dir(ctx: Context) -> str:
     return worktree.hooks_dir(ctx.repo())
 
@@ -52,12 +100,12 @@ def status(ctx: Context) -> list[HookState]:
     return [_state(folder, name) for name in HOOK_NAMES]
 
 
-def install(ctx: Context) -> list[HookChange]:
+def install(ctx: Context, runner: Runner) -> list[HookChange]:
     folder = hooks_dir(ctx)
     _refuse_blocked(folder)
     try:
         os.makedirs(folder, exist_ok=True)
-        return [_install_one(folder, name) for name in HOOK_NAMES]
+        return [_install_one(folder, name, runner) for name in HOOK_NAMES]
     except OSError as error:
         raise Refused(
             f"cannot write hooks into {folder} ({error.strerror}) — check core.hooksPath "
@@ -70,6 +118,34 @@ def uninstall(ctx: Context) -> list[HookChange]:
     return [_uninstall_one(folder, name) for name in HOOK_NAMES]
 
 
+def installed(ctx: Context) -> bool:
+    """Whether commits here reach gitcoop: our post-commit, or the pre-commit framework's."""
+    state = _state(hooks_dir(ctx), "post-commit")
+    if state.state in ("current", "outdated", "stale"):
+        return True
+    workdir = ctx.repo().workdir()
+    if state.state != "foreign" or workdir is None:
+        return False
+    try:
+        with open(os.path.join(workdir, PRE_COMMIT_CONFIG), encoding="utf-8") as handle:
+            return "gitcoop-post-commit" in handle.read(256 * 1024)
+    except OSError:
+        return False
+
+
+def hint_once(ctx: Context) -> bool:
+    """True the first time it is asked in a clone without the hooks; never again after."""
+    marker = os.path.join(ctx.repo().common_dir, HINTED)
+    if os.path.exists(marker) or installed(ctx):
+        return False
+    try:
+        with open(marker, "x", encoding="utf-8") as handle:
+            handle.write("git coop said once how to install its hooks\n")
+    except OSError:
+        return False  # another command said it first, or the git dir is read-only
+    return True
+
+
 def _state(folder: str, name: str) -> HookState:
     path = os.path.join(folder, name)
     legacy = os.path.lexists(path + LEGACY_SUFFIX)
@@ -77,8 +153,15 @@ def _state(folder: str, name: str) -> HookState:
         return HookState(name, path, "missing", legacy)
     if not _is_ours(path):
         return HookState(name, path, "foreign", legacy)
-    current = _read(path) == shipped(name) and os.access(path, os.X_OK)
-    return HookState(name, path, "current" if current else "outdated", legacy)
+    content = _read(path)
+    runner = recorded(content)
+    if content != rendered(name, runner) or not os.access(path, os.X_OK):
+        state = "outdated"
+    elif runner.python and not runner.starts():
+        state = "stale"
+    else:
+        state = "current"
+    return HookState(name, path, state, legacy, runner.python or None, runner.entry or None)
 
 
 def _refuse_blocked(folder: str) -> None:
@@ -92,14 +175,15 @@ def _refuse_blocked(folder: str) -> None:
             )
 
 
-def _install_one(folder: str, name: str) -> HookChange:
+def _install_one(folder: str, name: str, runner: Runner) -> HookChange:
     state = _state(folder, name)
-    if state.state == "current":
+    wanted = rendered(name, runner)
+    if state.state != "foreign" and state.state != "missing" and _read(state.path) == wanted:
         return HookChange(name, state.path, "unchanged")
-    action = {"missing": "installed", "outdated": "updated", "foreign": "chained"}[state.state]
+    action = {"missing": "installed", "foreign": "chained"}.get(state.state, "updated")
     if state.state == "foreign":
         os.replace(state.path, state.path + LEGACY_SUFFIX)
-    _write_executable(state.path, shipped(name))
+    _write_executable(state.path, wanted)
     return HookChange(name, state.path, action)
 
 

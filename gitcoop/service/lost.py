@@ -4,15 +4,16 @@ A merge replays every touched item's events through the rules; an event the
 rules refuse stays in the log and is named in the item's `conflicts`
 (DESIGN.md §6). The person whose own event lost must stop working on an item
 they no longer hold, so they are told at the merge that found it (`sync`
-exits 8), and `list --mine` / `owed --mine` keep showing it until they
-acknowledge it (`git coop ack ID`, an `ack` event).
+exits 8), and `owed` and `list --mine` keep showing it until they
+acknowledge it (`git coop ack ID`, the `ack` event that also acknowledges
+takeovers).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from gitcoop.domain import reconcile
+from gitcoop.domain import reconcile, resolution
 from gitcoop.domain.reconcile import Notice
 from gitcoop.domain.records import Conflict, Item
 from gitcoop.errors import NotFound
@@ -52,11 +53,6 @@ class Lost:
     conflict: Conflict
 
 
-def unacknowledged(item: Item, actor: str) -> list[Conflict]:
-    """The conflicts of `item` that are `actor`'s own lost events they have not acknowledged."""
-    return [c for c in item.conflicts if c.actor == actor and not c.acknowledged]
-
-
 def lost_by(ctx: Context, actor: str | None = None) -> list[Lost]:
     """Every unacknowledged lost event of `actor` (default: who is acting), by item id."""
     snapshot = read_ledger(ctx)
@@ -67,41 +63,39 @@ def lost_by(ctx: Context, actor: str | None = None) -> list[Lost]:
         if not row.summary.conflicted:
             continue
         item = Item.from_data(row.data())
-        found += [Lost(item, row.label, c) for c in unacknowledged(item, who)]
+        found += [Lost(item, row.label, c) for c in resolution.unacknowledged(item, who)]
     found.sort(key=lambda lost: (lost.item.id, lost.conflict.event))
     return found
 
 
 def mine(ctx: Context, where: ListFilter) -> ListFilter:
-    """`list --mine`: what the acting person holds, and where their event lost unacknowledged."""
-    who = ctx.who(ctx.repo())
-    lost = frozenset(lost.item.id for lost in lost_by(ctx, who))
-    return replace(where, mine=who, lost=lost)
+    """`list --mine` also shows where the acting person's event lost unacknowledged."""
+    lost = frozenset(lost.item.id for lost in lost_by(ctx))
+    return replace(where, mine=True, lost=lost)
 
 
 def acknowledge(ctx: Context, ref: str, event_ref: str | None = None) -> Shown:
-    """Record that the acting person knows their events on one item lost (`ack` events).
+    """`ack`: the acting person has seen what happened to their work on one item.
 
-    Every unacknowledged lost event of theirs on the item, or only the one
-    named (any unique prefix of its id). The conflicts stay for the owners.
+    Without `event_ref`, one `ack` event for everything waiting for them there:
+    takeovers of their work and their lost events (nothing waiting: nothing is
+    written, as for any repeat). With it, only the lost event it names (any
+    unique prefix of its id); the conflict stays for the owners to settle.
     """
+    if event_ref is None:
+        return write(ctx, [Intent(ref, "ack", {}, expect=ctx.expect_version)]).first()
     snapshot = read_ledger(ctx)
     item_id = snapshot.resolve(ref)
     item = snapshot.item(item_id)
     assert item is not None
-    label = snapshot.label(item_id)
-    mine = unacknowledged(item, ctx.who(snapshot.repo))
-    if event_ref is not None:
-        wanted = event_ref.strip().lower()
-        wanted = wanted if wanted.startswith("ev-") else f"ev-{wanted}"
-        mine = [c for c in mine if c.event.startswith(wanted)]
-    if not mine:
-        which = f" matching {event_ref!r}" if event_ref is not None else ""
+    wanted = event_ref.strip().lower()
+    wanted = wanted if wanted.startswith("ev-") else f"ev-{wanted}"
+    named = [c.event for c in item.conflicts if c.event.startswith(wanted)]
+    if not named:
         raise NotFound(
-            f"{label} has no lost event of yours{which} to acknowledge — "
-            "git coop list --mine shows them"
+            f"{snapshot.label(item_id)} has no lost event matching {event_ref!r} — "
+            "git coop list --mine shows yours"
         )
-    if event_ref is None:  # one `ack` for all of them
-        return write(ctx, [Intent(item_id, "ack", {})]).first()
-    intents = [Intent(item_id, "ack", {"event": c.event}, once=True) for c in mine]
+    intents = [Intent(item_id, "ack", {"event": e}) for e in named]
+    intents[0] = replace(intents[0], expect=ctx.expect_version)  # the version before them all
     return write(ctx, intents).first()

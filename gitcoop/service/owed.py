@@ -1,17 +1,20 @@
-"""`owed`: the pending obligations that are due, oldest due first.
+"""`owed`: what needs the acting person's attention now, oldest due first.
 
 Due is not done: this only reads. Nothing here, or anywhere, changes state
-because time passed.
+because time passed. Which obligation needs whom is the domain's rule
+(`obligations.pressing`, `obligations.concerns`); this gathers them, with the
+acting person's takeovers and lost events (service/lost.py) until acknowledged.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 
-from gitcoop.domain.records import Conflict, Item, Obligation
+from gitcoop.domain import obligations, resolution
+from gitcoop.domain.records import Conflict, Item, Obligation, Takeover
 from gitcoop.service.context import Context, read_ledger
-from gitcoop.service.lost import Lost, lost_by
+from gitcoop.service.lost import Lost
 
 
 @dataclass(frozen=True)
@@ -19,6 +22,7 @@ class Owed:
     item: Item
     label: str
     obligation: Obligation
+    marks: tuple[str, ...] = ()  # why it needs attention now: due, escalated, parked, future
 
     def is_due(self, now: datetime) -> bool:
         return self.obligation.due is not None and self.obligation.due <= now
@@ -34,42 +38,60 @@ class Unsettled:
 
 
 @dataclass(frozen=True)
+class TakenOver:
+    """A takeover of the acting person's work they have not acknowledged (`git coop ack`)."""
+
+    item: Item
+    label: str
+    takeover: Takeover
+
+
+@dataclass(frozen=True)
 class OwedList:
     obligations: list[Owed]
     conflicts: list[Unsettled]  # shown to owners only
-    lost: list[Lost] = field(default_factory=list)  # --mine: the actor's own lost events
+    takeovers: list[TakenOver]  # the acting person's own
+    lost: list[Lost]  # the acting person's own events that lost on a merge, unacknowledged
+
+    @property
+    def pressing(self) -> int:
+        """How many things need attention now: what `owed --check` exits 6 on."""
+        marked = sum(1 for entry in self.obligations if entry.marks)
+        return marked + len(self.conflicts) + len(self.takeovers) + len(self.lost)
 
 
-def owed_mine(ctx: Context, include_not_due: bool = False) -> OwedList:
-    """`owed --mine`: what the acting person holds, and their lost events until acknowledged."""
-    everything = owed(ctx, include_not_due)
-    who = ctx.who(ctx.repo())
-    held = [e for e in everything.obligations if e.obligation.holder == who]
-    return OwedList(held, everything.conflicts, lost_by(ctx, who))
-
-
-def owed(ctx: Context, include_not_due: bool = False) -> OwedList:
-    """Served from the read cache: only items that owe something are built."""
+def owed(ctx: Context, include_not_due: bool = False, mine: bool = False) -> OwedList:
+    """Served from the read cache: only items that owe something, or concern the
+    acting person, are built. `mine`: only what they hold or may review."""
     snapshot = read_ledger(ctx)
     assert snapshot.cache is not None
-    found = []
-    unsettled = []
-    owner = ctx.who(snapshot.repo) in snapshot.config.roles.owners
+    actor = ctx.who(snapshot.repo)
+    roles = snapshot.config.roles
+    owner = roles.is_owner(actor)
+    found: list[Owed] = []
+    unsettled: list[Unsettled] = []
+    taken: list[TakenOver] = []
+    lost: list[Lost] = []
     for row in snapshot.rows(snapshot.cache):
         brief = row.summary
-        if brief.obligation_status != "pending" and not (owner and brief.conflicted):
+        if not (
+            brief.obligation_status == "pending" or brief.conflicted or actor in brief.notified
+        ):
             continue
         item = Item.from_data(row.data())
-        label = row.label
         if owner:
-            unsettled += [Unsettled(item, label, c) for c in item.conflicts]
-        obligation = item.obligation
-        if obligation is None or not obligation.pending:
+            unsettled += [Unsettled(item, row.label, c) for c in item.conflicts]
+        taken += [TakenOver(item, row.label, t) for t in obligations.takeovers_for(item, actor)]
+        lost += [Lost(item, row.label, c) for c in resolution.unacknowledged(item, actor)]
+        if not item.owes or (mine and not obligations.concerns(item, actor, roles)):
             continue
-        entry = Owed(item, label, obligation)
-        if include_not_due or entry.is_due(ctx.now):
-            found.append(entry)
+        marks = obligations.pressing(item, ctx.now, actor, roles)
+        if marks or include_not_due:
+            assert item.obligation is not None
+            found.append(Owed(item, row.label, item.obligation, marks))
     far = datetime.max.replace(tzinfo=ctx.now.tzinfo)
     found.sort(key=lambda e: (e.obligation.due or far, e.item.id))
     unsettled.sort(key=lambda u: (u.item.id, u.conflict.event))
-    return OwedList(found, unsettled)
+    taken.sort(key=lambda t: (t.takeover.at, t.item.id))
+    lost.sort(key=lambda entry: (entry.item.id, entry.conflict.event))
+    return OwedList(found, unsettled, taken, lost)

@@ -18,9 +18,9 @@ from gitcoop.service.writer import Shown
 from gitcoop.store.cache import ItemCache, Row, Summary
 from gitcoop.store.snapshot import Snapshot
 
-STALE_AFTER = timedelta(hours=2)  # an outcome is due 2h after a take; only a view, never a change
-_ID, _STATUS, _CREATED_AT, _CONFLICTED = (
-    Summary._fields.index(name) for name in ("id", "status", "created_at", "conflicted")
+STALE_AFTER = timedelta(hours=2)  # a take this old is shown as stale: only a view, never a change
+_ID, _STATUS, _CREATED_AT, _CONFLICTED, _NOTIFIED = (
+    Summary._fields.index(name) for name in ("id", "status", "created_at", "conflicted", "notified")
 )
 
 
@@ -40,14 +40,15 @@ class ListFilter:
     tag: str | None = None
     owed: bool = False  # a pending obligation that is due
     stale: bool = False  # held for longer than STALE_AFTER
-    mine: str | None = None  # --mine: held by this person, or where their event lost...
-    lost: frozenset[str] = frozenset()  # ...on merge and is not acknowledged (these ids)
+    mine: bool = False  # held by the acting person, or a takeover of their work to acknowledge,
+    lost: frozenset[str] = frozenset()  # ...or where their event lost unacknowledged (service/lost)
 
 
 @dataclass(frozen=True)
 class Rows:
     listed: list[Row]  # each with its short id, data and --json text
     settled: dict[str, int]  # status -> count of settled items left out
+    viewer: str | None = None  # the acting person, when the filter asked who that is
 
 
 @dataclass(frozen=True)
@@ -75,11 +76,12 @@ def list_rows(ctx: Context, include_settled: bool = False, where: ListFilter | N
     """`list_items` as cached rows: no YAML parsing, no items built.
 
     Settled items are counted, not listed, unless asked for by `include_settled`
-    or by naming a status.
+    or by naming a status (or, with `mine`, a takeover of the viewer's work waits on them).
     """
     snapshot = read_ledger(ctx)
     where = where or ListFilter()
-    keep = _matcher(where, ctx.now)
+    viewer = ctx.who(snapshot.repo) if where.mine else None
+    keep = _matcher(where, ctx.now, viewer)
     hide_settled = not include_settled and where.status is None
     listed: list[tuple[str, str, Row]] = []
     settled: dict[str, int] = defaultdict(int)
@@ -88,15 +90,16 @@ def list_rows(ctx: Context, include_settled: bool = False, where: ListFilter | N
         if keep is not _everything and not keep(Summary._make(brief)):
             continue
         status = brief[_STATUS]
-        if hide_settled and status in TERMINAL and not brief[_CONFLICTED]:
+        shown_anyway = brief[_CONFLICTED] or (viewer is not None and viewer in brief[_NOTIFIED])
+        if hide_settled and status in TERMINAL and not shown_anyway:
             settled[status] += 1
             continue
         listed.append((brief[_CREATED_AT], brief[_ID], row))
     listed.sort(key=lambda entry: entry[:2])
-    return Rows([row for _, _, row in listed], dict(settled))
+    return Rows([row for _, _, row in listed], dict(settled), viewer)
 
 
-def _matcher(where: ListFilter, now: datetime) -> Callable[[Summary], bool]:
+def _matcher(where: ListFilter, now: datetime, viewer: str | None) -> Callable[[Summary], bool]:
     """A test on an item's summary; instants compare as their fixed-width text."""
     due_by = format_instant(now)
     taken_before = format_instant(now - STALE_AFTER)
@@ -113,10 +116,8 @@ def _matcher(where: ListFilter, now: datetime) -> Callable[[Summary], bool]:
         checks.append(lambda s: s.obligation_status == "pending" and _due(s, due_by))
     if where.stale:
         checks.append(lambda s: s.status in HELD and (s.taken_at or due_by) <= taken_before)
-    if where.mine is not None:
-        checks.append(
-            lambda s: (s.status in HELD and s.taken_by == where.mine) or s.id in where.lost
-        )
+    if viewer is not None:
+        checks.append(lambda s: _mine(s, viewer, where.lost))
     if not checks:
         return _everything
     if len(checks) == 1:
@@ -124,9 +125,10 @@ def _matcher(where: ListFilter, now: datetime) -> Callable[[Summary], bool]:
     return lambda s: all(check(s) for check in checks)
 
 
-def _mine(where: ListFilter, summary: Summary) -> bool:
-    held = summary.status in HELD and summary.taken_by == where.mine
-    return held or summary.id in where.lost
+def _mine(summary: Summary, viewer: str, lost: frozenset[str]) -> bool:
+    """Held by the viewer, a takeover of their work to acknowledge, or their lost event."""
+    held = summary.status in HELD and summary.taken_by == viewer
+    return held or viewer in summary.notified or summary.id in lost
 
 
 def _everything(summary: Summary) -> bool:

@@ -1,20 +1,21 @@
-"""The queue's use-cases: add an item, show the queue, scan import, edit, split, finish."""
+"""The queue's use-cases: add an item, show the queue, edit, split, finish (scan: scan.py)."""
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from gitcoop.domain import ids, queue, settings, shape
+from gitcoop.domain import ids, queue, settings
 from gitcoop.domain.ids import ItemId
-from gitcoop.domain.records import Evidence, RecordError
+from gitcoop.domain.records import Evidence, Item
 from gitcoop.errors import Refused, UsageError
+from gitcoop.service import citations
 from gitcoop.service.context import Context, commit_named, read_ledger
 from gitcoop.service.queries import labels
 from gitcoop.service.writer import Intent, Shown, write
+from gitcoop.store import history
 from gitcoop.store.snapshot import Snapshot
 
 # -- add -------------------------------------------------------------------------
@@ -49,13 +50,26 @@ def add_item(
     return write(ctx, plan).shown(item_id)
 
 
-def parse_evidence(spec: str) -> Evidence:
-    """PATH:LINE[:QUOTE] as typed on the command line."""
-    path, _, rest = spec.partition(":")
+def check_evidence(
+    ctx: Context, evidence: tuple[Evidence, ...]
+) -> tuple[tuple[Evidence, ...], list[str]]:
+    """A person's evidence with normalised paths, and warnings where it is not in the tree at HEAD.
+
+    Only warnings: a person may cite code that is not committed yet.
+    """
+    repo = ctx.repo()
+    return citations.check(repo, history.current_head(repo), evidence)
+
+
+def parse_evidence(spec: str, line_required: bool = True) -> Evidence:
+    """PATH:LINE[:QUOTE] as typed on the command line (in a scan, PATH alone too)."""
+    path, colon, rest = spec.partition(":")
     line_text, _, quote = rest.partition(":")
-    if not path.strip() or not line_text.strip().isdigit() or int(line_text) < 1:
-        raise UsageError(f"--evidence {spec!r} is not PATH:LINE[:QUOTE] (e.g. src/app.py:42)")
-    return Evidence(path.strip(), int(line_text), quote or None)
+    line_ok = line_text.strip().isdigit() and int(line_text) >= 1
+    if not path.strip() or (colon and not line_ok) or (line_required and not colon):
+        form = "PATH:LINE[:QUOTE]" if line_required else "PATH[:LINE[:QUOTE]]"
+        raise UsageError(f"--evidence {spec!r} is not {form} (e.g. src/app.py:42)")
+    return Evidence(path.strip(), int(line_text) if colon else None, quote or None)
 
 
 # -- the queue view ----------------------------------------------------------------
@@ -66,7 +80,7 @@ class QueueView:
     shown: list[Shown]  # triage order; with --all, settled items follow
     settled: dict[str, int]
     hint: str | None  # what to do next when nothing is ready
-    low: bool  # needs a top-up
+    low: str | None  # what a top-up needs, when the queue is running low
 
 
 def view(ctx: Context, include_settled: bool = False) -> QueueView:
@@ -84,12 +98,24 @@ def view(ctx: Context, include_settled: bool = False) -> QueueView:
         i.status == "ready" for i in items
     ):
         hint = "nothing is ready — verify the drafts with: git coop verify"
-    threshold = int(settings.value(snapshot.config.settings, "topup_threshold"))
     return QueueView(
         [Shown(i, names[i.id], wrote=False) for i in ordered],
         dict(settled),
         hint,
-        queue.needs_top_up(items, threshold),
+        _top_up(items, snapshot.config.settings),
+    )
+
+
+def _top_up(items: list[Item], current: Mapping[str, Any]) -> str | None:
+    """The low-queue hint: how many live items there are, and how many findings to add."""
+    threshold = int(settings.value(current, "topup_threshold"))
+    if not queue.needs_top_up(items, threshold):
+        return None
+    size = int(settings.value(current, "topup_size"))
+    live = sum(1 for i in items if i.status in queue.TOP_UP_COUNTED)
+    return (
+        f"the queue is running low ({live} live item{'s' if live != 1 else ''}, fewer than "
+        f"{threshold}) — top it up with {size} findings: git coop scan --from FILE"
     )
 
 
@@ -179,117 +205,10 @@ def finish(ctx: Context, ref: str, outcome: str, **args: Any) -> list[Shown]:
 
     def plan(snapshot: Snapshot) -> list[Intent]:
         given = {k: v for k, v in args.items() if v}
-        return [Intent(snapshot.resolve(ref), "finish", {"outcome": outcome, **given})]
+        finishing = {"outcome": outcome, **given}
+        return [Intent(snapshot.resolve(ref), "finish", finishing, ctx.expect_version)]
 
     written = write(ctx, plan)
+    if not written.wrote:  # an identical repeat: the item as it stands
+        return [written.first()]
     return [written.shown(i) for i in written.items]
-
-
-# -- scan import ---------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class ScanReport:
-    added: list[Shown]
-    dropped: list[str]  # titles with no usable evidence
-    collapsed: list[str]  # titles sharing a first evidence path:line with another
-    trimmed: list[tuple[str, str]]  # (title, shape) over max_same_shape
-    lopsided: bool
-
-
-@dataclass(frozen=True)
-class Finding:
-    title: str
-    tag: str | None
-    evidence: tuple[Evidence, ...]
-
-    @property
-    def spot(self) -> tuple[str, int | None]:
-        return (self.evidence[0].path, self.evidence[0].line)
-
-
-def read_findings(path: str) -> list[Any]:
-    try:
-        with open(path, encoding="utf-8") as handle:
-            data = json.load(handle)
-    except OSError as exc:
-        raise UsageError(f"cannot read {path}: {exc.strerror}") from None
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise UsageError(
-            f"{path} is not valid JSON ({exc}) — expected a list of findings"
-        ) from None
-    if isinstance(data, Mapping):
-        data = data.get("findings")
-    if not isinstance(data, list):
-        raise UsageError(f'{path} must hold a JSON list of findings (or {{"findings": [...]}})')
-    return data
-
-
-def _finding(raw: Any) -> Finding | None:
-    """A finding with at least one usable evidence entry; None otherwise."""
-    if not isinstance(raw, Mapping) or not isinstance(raw.get("title"), str):
-        return None
-    title = raw["title"].strip()
-    usable = []
-    for entry in raw.get("evidence") or [] if isinstance(raw.get("evidence"), list) else []:
-        try:
-            cited = Evidence.from_data(entry)
-        except RecordError:
-            continue
-        if cited.line is not None and cited.line >= 1:
-            usable.append(Evidence(cited.path.strip(), cited.line, cited.quote))
-    tag = raw.get("tag") if isinstance(raw.get("tag"), str) else None
-    return Finding(title, tag, tuple(usable)) if title and usable else None
-
-
-def scan(ctx: Context, path: str) -> ScanReport:
-    raw = read_findings(path)
-    snapshot = read_ledger(ctx)
-    taken = {
-        (i.evidence[0].path, i.evidence[0].line)
-        for i in snapshot.items()
-        if i.kind == "item" and i.evidence and not queue.settled(i)
-    }
-    dropped: list[str] = []
-    collapsed: list[str] = []
-    fresh: list[Finding] = []
-    for entry in raw:
-        finding = _finding(entry)
-        if finding is None:
-            title = entry.get("title") if isinstance(entry, Mapping) else None
-            dropped.append(title if isinstance(title, str) else repr(entry)[:60])
-        elif finding.spot in taken:
-            collapsed.append(finding.title)
-        else:
-            taken.add(finding.spot)
-            fresh.append(finding)
-    limit = int(settings.value(snapshot.config.settings, "max_same_shape"))
-    batch = shape.trim(fresh, [f.title for f in fresh], limit)
-    item_ids = [ids.mint_item_id("item", ctx.bits) for _ in batch.kept]
-
-    def plan(snapshot: Snapshot) -> list[Intent]:
-        clock = snapshot.config.clock + 1
-        return [
-            Intent(item_id, "add", _scan_args(finding, queue.time_key(ctx.now, item_id, clock + n)))
-            for n, (item_id, finding) in enumerate(zip(item_ids, batch.kept, strict=True))
-        ]
-
-    added: list[Shown] = []
-    if item_ids:
-        written = write(ctx, plan)
-        added = [written.shown(i) for i in item_ids]
-    trimmed = [(f.title, form) for f, form in batch.trimmed]
-    return ScanReport(added, dropped, collapsed, trimmed, batch.lopsided)
-
-
-def _scan_args(finding: Finding, order_key: str) -> dict[str, Any]:
-    args: dict[str, Any] = {
-        "kind": "item",
-        "title": finding.title,
-        "source": "scan",
-        "evidence": [e.to_data() for e in finding.evidence],
-        "order_key": order_key,
-    }
-    if finding.tag:
-        args["tag"] = finding.tag
-    return args

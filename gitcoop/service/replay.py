@@ -1,61 +1,168 @@
-"""Replaying the journal: record now what a hook could not record then.
+"""The journal: record now what a hook could not record then; never drop it silently.
 
-An entry is settled when it is recorded, or when a rule refuses it (the
-refusal is reported, never forced: whoever wrote the trailer decides what to
-do). It stays while the ledger cannot be written (lock busy, no ledger yet).
+An entry leaves the journal when it is recorded, or when someone dismisses
+it with a reason (`git coop hook dismiss`, kept in `coop-journal.dismissed`).
+Until then it stays, in one of three states:
+
+- waiting: the ledger could not be written (lock busy, no ledger yet): every
+  command retries it;
+- refused: a rule said no; each refusal names the command that would record
+  it (`git coop done td-… --commit … --force`); `git coop hook replay` retries;
+- broken: it can never be recorded as it is (an identity that names no one,
+  a line cut short); the report says why, and how to record it by hand.
+
+Every command says once, on one line, how many wait.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from gitcoop.errors import CoopError
-from gitcoop.service.commit_hooks import Outcome, record
+from gitcoop.domain.timefmt import format_instant
+from gitcoop.errors import UsageError
+from gitcoop.service.commit_hooks import describe, from_incoming
 from gitcoop.service.context import Context
+from gitcoop.service.recording import (
+    Entry,
+    Outcome,
+    attempt,
+    malformed,
+    retried_by_every_command,
+)
 from gitcoop.store import journal
 
 REPLAY_LOCK_TIMEOUT = 2.0
+SHORT_ID = 8
 
 
 @dataclass(frozen=True)
 class Replayed:
-    entry: str  # the journal entry's id
-    outcomes: list[Outcome]
+    entry: Entry  # as it was before this replay
+    outcomes: list[Outcome]  # empty when it was not tried this time
+    kept: Entry | None  # what stays in the journal; None when it left
 
 
-def pending(ctx: Context) -> int:
-    return len(journal.entries(ctx.repo().common_dir))
+@dataclass(frozen=True)
+class Report:
+    replayed: list[Replayed]
+    unstarted: list[str] = field(default_factory=list)  # why hooks ran without gitcoop
 
 
-def replay(ctx: Context, lock_timeout: float = REPLAY_LOCK_TIMEOUT) -> list[Replayed]:
-    """Try every journal entry once, oldest first; remove those settled."""
+def pending(ctx: Context) -> list[Entry]:
+    """The entries in the journal now (after taking in what shims left)."""
+    ingest(ctx)
+    return journal.entries(ctx.repo().common_dir)
+
+
+def ingest(ctx: Context) -> list[str]:
+    """Turn the notes of hooks that could not start gitcoop into entries; their reasons."""
+    taken = journal.ingest(ctx.repo().common_dir, lambda found: from_incoming(ctx, found))
+    return [found.fields.get("note") or "gitcoop could not start" for found in taken]
+
+
+def replay(
+    ctx: Context, lock_timeout: float = REPLAY_LOCK_TIMEOUT, everything: bool = True
+) -> Report:
+    """Try the entries once, oldest first; `everything=False` tries only the waiting ones."""
     common_dir = ctx.repo().common_dir
-    settled: set[str] = set()
-    report: list[Replayed] = []
+    unstarted = ingest(ctx)
+    replayed: list[Replayed] = []
+    changes: dict[str, Entry | None] = {}
     for entry in journal.entries(common_dir):
-        try:
-            outcomes = record(ctx, entry, lock_timeout)
-        except CoopError as error:
-            report.append(Replayed(entry["id"], [Outcome("waiting", error.message)]))
+        if not everything and not retried_by_every_command(entry):
+            replayed.append(Replayed(entry, [], entry))
             continue
-        settled.add(entry["id"])
-        report.append(Replayed(entry["id"], outcomes))
-    journal.settle(common_dir, settled)
-    return report
+        outcomes, kept = attempt(ctx, entry, lock_timeout)
+        changes[entry["id"]] = kept
+        replayed.append(Replayed(entry, outcomes, kept))
+    journal.update(common_dir, lambda e: changes.get(e["id"], e))
+    return Report(replayed, unstarted)
 
 
-def report_lines(report: list[Replayed]) -> list[str]:
-    """One line per outcome, as the journal's report on stderr."""
+def dismiss(ctx: Context, entry_id: str, reason: str) -> Entry:
+    """Drop one entry, keeping it with who dropped it, when and why."""
+    if not reason.strip():
+        raise UsageError("dismiss needs --reason: say why this trailer is not to be recorded")
+    repo = ctx.repo()
+    record = {"dismissed_by": ctx.who(repo), "at": format_instant(ctx.now), "reason": reason}
+    return journal.dismiss(repo.common_dir, entry_id.strip(), record)
+
+
+# -- what is said about it -----------------------------------------------------------
+
+
+def report_lines(report: Report, quiet: bool = False) -> list[str]:
+    """One line per outcome; `quiet` leaves out what still waits and what was not tried."""
     lines: list[str] = []
-    for replayed in report:
-        for outcome in replayed.outcomes:
-            if outcome.status == "refused":
-                lines.append(
-                    f"gitcoop: journal: not recorded: {outcome.text} — "
-                    "record it by hand if it is still right"
-                )
-            elif outcome.status == "waiting":
-                lines.append(f"gitcoop: journal: still waiting: {outcome.text}")
-            else:
-                lines.append(f"gitcoop: journal: {outcome.text}")
+    if report.unstarted:
+        count = len(report.unstarted)
+        lines.append(
+            f"gitcoop: the hooks could not start gitcoop for {count} commit(s) "
+            f"({report.unstarted[-1]}) — git coop hooks status says what to do"
+        )
+    for replayed in report.replayed:
+        short = str(replayed.entry["id"])[:SHORT_ID]
+        outcomes = replayed.outcomes or ([] if quiet else standing(replayed.entry))
+        for outcome in outcomes:
+            if not (quiet and outcome.status == "waiting"):
+                lines.append(_line(short, outcome, replayed.entry))
     return lines
+
+
+def listing(entries: list[Entry]) -> list[str]:
+    """What each entry waits for, as it stands (nothing is tried)."""
+    return [
+        _line(str(entry["id"])[:SHORT_ID], outcome, entry)
+        for entry in entries
+        for outcome in standing(entry)
+    ]
+
+
+def standing(entry: Entry) -> list[Outcome]:
+    """What an entry not tried now is waiting for, from what it keeps."""
+    problem = malformed(entry)
+    if problem is not None:
+        return [Outcome("broken", problem)]
+    state = entry.get("state")
+    reason = str(entry.get("reason") or "")
+    if state == "refused" and isinstance(entry.get("refusals"), list):
+        return [
+            Outcome("refused", str(r.get("text", reason)), r.get("command"))
+            for r in entry["refusals"]
+            if isinstance(r, dict)
+        ]
+    if state in ("refused", "broken"):
+        return [Outcome(state, reason)]
+    return [Outcome("waiting", reason or "not tried yet")]
+
+
+def _line(short: str, outcome: Outcome, entry: Entry) -> str:
+    dismiss = f"git coop hook dismiss {short} --reason WHY"
+    if outcome.status == "refused":
+        how = f"record it with: {outcome.command}, or drop it: " if outcome.command else "drop it: "
+        return f"gitcoop: journal {short}: not recorded: {outcome.text} — {how}{dismiss}"
+    if outcome.status == "broken":
+        by_hand = f"record it by hand ({outcome.command}) or " if outcome.command else ""
+        return (
+            f"gitcoop: journal {short}: {describe(entry)} can never be recorded as it is: "
+            f"{outcome.text} — {by_hand}drop it: {dismiss}"
+        )
+    if outcome.status == "waiting":
+        return f"gitcoop: journal {short}: {describe(entry)} still waits: {outcome.text}"
+    return f"gitcoop: journal {short}: {outcome.text}"
+
+
+def waiting_line(report: Report) -> str | None:
+    """`2 trailers wait: git coop hook replay`, or None when nothing stays."""
+    return waiting_text([r.kept for r in report.replayed if r.kept is not None])
+
+
+def waiting_text(kept: list[Entry]) -> str | None:
+    if not kept:
+        return None
+    trailers = sum(len(e.get("requests") or []) for e in kept if e.get("kind") == "trailers")
+    if trailers and all(e.get("kind") == "trailers" for e in kept):
+        noun = "trailer waits" if trailers == 1 else "trailers wait"
+        return f"gitcoop: {trailers} {noun}: git coop hook replay"
+    noun = "journal entry waits" if len(kept) == 1 else "journal entries wait"
+    return f"gitcoop: {len(kept)} {noun}: git coop hook replay"

@@ -1,35 +1,42 @@
 """Verification: an external verifier judges each draft against the code.
 
-The verifier is a command (`git config coop.verifier`, else coop.yaml
-`settings.verifier`) run through `sh -c` in the working tree, the prompt on
-its stdin, with a time cap (`coop.verifierTimeout` / `settings.verifier_timeout`,
-default 5 minutes). Its exit code is recorded and never decisive: only the
-verdict parsed out of its output counts, and everything untrustworthy is
-`unclear`.
+The verifier is a command from local git config only (`coop.verifier`; a
+ledger is data from every clone that shares it and never names what runs
+here), run through `sh -c` in the working tree with the prompt on its stdin
+and a time cap (`coop.verifierTimeout`, default 5 minutes). Its exit code is
+recorded and never decisive: only the verdict parsed out of its output
+counts, and everything untrustworthy is `unclear`.
+
+Two routes verify: a pass (`git coop verify`, by the system) and a pick (by
+the picking person and session, as the runner, naming the pick). Both write
+one `verify` event (the item becomes `verifying` under a lease) and one
+`verdict` event, through the same code.
 """
 
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
-from dataclasses import dataclass
-from datetime import timedelta
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timedelta
+from typing import Any
 
-from gitcoop.domain import queue
+from gitcoop.domain import queue, settings
 from gitcoop.domain.ids import ItemId
 from gitcoop.domain.records import Item
 from gitcoop.domain.timefmt import parse_duration
-from gitcoop.domain.verdict import Verdict, parse, unclear
+from gitcoop.domain.verdict import CITING, Verdict, naming_open, parse, unclear
 from gitcoop.errors import ChangedUnderWrite, Refused, UsageError
+from gitcoop.service import citations, verifier_process
 from gitcoop.service.context import Context, read_ledger
+from gitcoop.service.verifier_process import Run
 from gitcoop.service.writer import SYSTEM, Intent, write
 from gitcoop.store import history
 from gitcoop.store.repository import Repo
 from gitcoop.store.snapshot import Snapshot
 
 DEFAULT_TIMEOUT = timedelta(minutes=5)
-OUTPUT_CAP = 4 * 1024 * 1024
+TIMEOUT_RANGE = (timedelta(seconds=1), timedelta(hours=24))
+WRITE_BACK = timedelta(minutes=1)  # a lease outlasts the time cap by this much
 
 
 @dataclass(frozen=True)
@@ -40,10 +47,18 @@ class Verifier:
 
 
 @dataclass(frozen=True)
-class Run:
-    output: str
-    exit_code: int | None  # None when it was stopped at the time cap
-    timed_out: bool
+class Route:
+    """Who verifies: a pass (the system), or the runner of a pick (the person picking)."""
+
+    actor: str | None  # None: whoever the context says is acting
+    args: Mapping[str, Any] = field(default_factory=dict)
+
+
+PASS = Route(SYSTEM, {"verified_by": "pass"})
+
+
+def for_pick(pick_event: str) -> Route:
+    return Route(None, {"verified_by": "runner", "for_pick": pick_event})
 
 
 @dataclass(frozen=True)
@@ -59,48 +74,45 @@ class Judged:
     status: str  # the item's state afterwards (or as left, when not written)
 
 
-def configured(repo: Repo, snapshot: Snapshot) -> Verifier:
-    settings = snapshot.config.settings
-    command = repo.config_value("coop.verifier") or settings.get("verifier")
-    if not isinstance(command, str) or not command.strip():
+class Progress:
+    """What a caller hears while verification runs; it prints as verdicts land."""
+
+    def starting(self, label: str, number: int, total: int) -> None:
+        """Item `number` of `total` (0 when unknown) goes to the verifier."""
+
+    def landed(self, judged: Judged) -> None:
+        """A verdict came back (written or not)."""
+
+
+def configured(repo: Repo, snapshot: Snapshot | None = None) -> Verifier:
+    """The verifier and its time cap, from local git config only."""
+    command = repo.config_value("coop.verifier")
+    if command is None or not command.strip():
+        suggested = settings.value(snapshot.config.settings, "verifier") if snapshot else None
+        hint = f"; this ledger suggests {suggested!r} (never run from there)" if suggested else ""
         raise Refused(
             "no verifier is configured — set one with: git config coop.verifier 'COMMAND' "
-            "(it reads the prompt on stdin and prints a JSON verdict)"
+            f"(it reads the prompt on stdin and prints a JSON verdict){hint}"
         )
-    cap = repo.config_value("coop.verifierTimeout") or settings.get("verifier_timeout")
-    timeout = DEFAULT_TIMEOUT
-    if cap is not None:
-        try:
-            timeout = parse_duration(str(cap))
-        except ValueError:
-            raise UsageError(f"verifier timeout {cap!r} is not a duration (e.g. 90s, 5m)") from None
-    return Verifier(command.strip(), timeout, repo.workdir() or repo.git_dir)
+    return Verifier(command.strip(), time_cap(repo), repo.workdir() or repo.git_dir)
 
 
-def run_verifier(verifier: Verifier, prompt: str) -> Run:
-    """Run the command with the prompt on stdin; past the cap its process group is killed."""
+def time_cap(repo: Repo) -> timedelta:
+    """git config coop.verifierTimeout, bounded: anything else is a usage error."""
+    cap = repo.config_value("coop.verifierTimeout")
+    if cap is None:
+        return DEFAULT_TIMEOUT
+    low, high = TIMEOUT_RANGE
     try:
-        process = subprocess.Popen(
-            ["sh", "-c", verifier.command],
-            cwd=verifier.cwd,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
+        timeout = parse_duration(cap)
+    except ValueError:
+        timeout = timedelta(0)
+    if not low <= timeout <= high:
+        raise UsageError(
+            f"git config coop.verifierTimeout is {cap!r}; use a duration from 1s to 24h "
+            "(e.g. 90s, 5m)"
         )
-    except OSError as exc:
-        return Run(f"could not start the verifier: {exc}", None, False)
-    try:
-        out, _ = process.communicate(prompt.encode("utf-8"), verifier.timeout.total_seconds())
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        out, _ = process.communicate()
-        return Run(_text(out), None, True)
-    return Run(_text(out), process.returncode, False)
-
-
-def _text(raw: bytes | None) -> str:
-    return (raw or b"")[-OUTPUT_CAP:].decode("utf-8", errors="replace")
+    return timeout
 
 
 def prompt_for(item: Item, others: list[Item]) -> str:
@@ -123,54 +135,108 @@ Other open items in the queue:
 
 Answer with one JSON object, the last thing you print, with these fields:
   verdict        one of: confirmed, amended, stale, duplicate, blocked, too-big, unclear
-  evidence       list of objects with path, line, quote: what you checked in the code
-                 (required for confirmed and amended)
+  reason         one sentence: why this verdict (always required, for every verdict)
+  evidence       list of objects with path, line, quote: what you checked in the code;
+                 path relative to the top of the repository, line within the file,
+                 quote copied from at or near that line (required for confirmed and amended)
   amended_title  the corrected title (amended only)
   duplicate_of   the id of the other open item it repeats (duplicate only)
-  reason         one sentence (required for blocked)
 """
 
 
-def verify_item(ctx: Context, item_id: ItemId, verifier: Verifier | None = None) -> Judged:
-    """Mark one item verifying, run the verifier, and write its verdict back."""
+def verify_item(
+    ctx: Context,
+    item_id: ItemId,
+    verifier: Verifier | None = None,
+    route: Route = PASS,
+    expect: int | None = None,
+) -> Judged:
+    """Mark one item verifying (under a lease), run the verifier, write its verdict back.
+
+    `expect` is the version the caller chose the item at: if anyone wrote to it
+    since (another pass verified it), nothing is done (ChangedUnderWrite).
+    """
     repo = ctx.repo()
+    verifier = verifier or configured(repo, read_ledger(ctx))  # before anything is written
     head = history.current_head(repo)
-    started = write(ctx, [Intent(item_id, "verify")], actor=SYSTEM)
-    item = started.items[item_id]
-    label = started.labels[item_id]
-    snapshot = started.snapshot
-    verifier = verifier or configured(repo, snapshot)
-    items = [i for i in snapshot.items() if i.kind == "item"]
-    others = [i for i in queue.in_order(items) if i.status in queue.OPEN and i.id != item_id]
-    prompt = prompt_for(item, others)
-    run = run_verifier(verifier, prompt)
-    if run.timed_out:
-        verdict = unclear(f"the verifier ran past its {verifier.timeout} time cap")
-    else:
-        verdict = parse(run.output, item_id, {i.id for i in items}, prompt)
-    args = {**verdict.to_args(), "head": head, "exit_code": run.exit_code}
-    args["timed_out"] = run.timed_out
-    verdict_of = Intent(item_id, "verdict", args, expect=item.version)
+    lease = int((verifier.timeout + WRITE_BACK).total_seconds())
+    taking = Intent(item_id, "verify", {**route.args, "lease_seconds": lease}, expect=expect)
+    started = write(ctx, [taking], actor=route.actor)
+    item, label = started.items[item_id], started.labels[item_id]
+    others = [
+        i
+        for i in queue.in_order(started.snapshot.items())
+        if not queue.settled(i) and i.id != item_id
+    ]
+    run, verdict = judge(repo, head, verifier, item, others)
+    decided: list[Verdict] = []
+
+    def verdict_of(snapshot: Snapshot) -> list[Intent]:
+        named = snapshot.item(ItemId(verdict.duplicate_of)) if verdict.duplicate_of else None
+        decided.append(naming_open(verdict, named))
+        args = {**decided[-1].to_args(), **route.args, "head": head, "exit_code": run.exit_code}
+        args |= {"timed_out": run.timed_out, "lease": item.lease.event if item.lease else None}
+        return [Intent(item_id, "verdict", args, expect=item.version)]
+
     try:
-        after = write(ctx, [verdict_of], actor=SYSTEM).items[item_id]
+        after = write(ctx, verdict_of, actor=route.actor).items[item_id]
     except (ChangedUnderWrite, Refused):
         current = read_ledger(ctx).item(item_id)
         status = current.status if current else item.status
         return Judged(item_id, label, item.title, verdict, run, False, status)
-    return Judged(item_id, label, after.title, verdict, run, True, after.status)
+    return Judged(item_id, label, after.title, decided[-1], run, True, after.status)
 
 
-def verify(ctx: Context, limit: int | None = None) -> list[Judged]:
+def judge(
+    repo: Repo, head: str | None, verifier: Verifier, item: Item, others: list[Item]
+) -> tuple[Run, Verdict]:
+    """Run the verifier on one item and read its verdict; the evidence checked at `head`."""
+    prompt = prompt_for(item, others)
+    timeout = verifier.timeout.total_seconds()
+    run = verifier_process.run(verifier.command, prompt, verifier.cwd, timeout)
+    if run.timed_out:
+        return run, unclear(f"the verifier ran past its {verifier.timeout} time cap")
+    verdict = parse(run.output, item.id, {o.id for o in others}, prompt)
+    return run, cited_in_tree(repo, head, verdict)
+
+
+def cited_in_tree(repo: Repo, head: str | None, verdict: Verdict) -> Verdict:
+    """A verdict whose evidence names real paths, lines and quotes at `head`; else unclear."""
+    if verdict.verdict not in CITING:
+        return verdict
+    evidence, problems = citations.check(repo, head, verdict.evidence)
+    if problems:
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        return unclear(f"the verifier's evidence does not hold: {problems[0]}{more}")
+    return replace(verdict, evidence=evidence)
+
+
+def waiting(items: list[Item], now: datetime) -> list[Item]:
+    """Drafts, and verifying items whose lease has run out (stranded), in queue order."""
+    return [
+        i
+        for i in queue.in_order(items)
+        if i.status == "draft"
+        or (i.status == "verifying" and (i.lease is None or i.lease.until <= now))
+    ]
+
+
+def verify(
+    ctx: Context, limit: int | None = None, progress: Progress | None = None
+) -> list[Judged]:
     """Each draft or stranded `verifying` item, in queue order, at most `limit` of them."""
     if limit is not None and limit < 1:
         raise UsageError("--max must be at least 1")
+    progress = progress or Progress()
     snapshot = read_ledger(ctx)
     verifier = configured(ctx.repo(), snapshot)
-    waiting = [i.id for i in queue.in_order(snapshot.items()) if i.status in ("draft", "verifying")]
+    chosen = waiting(list(snapshot.items()), ctx.now)[:limit]
     judged: list[Judged] = []
-    for item_id in waiting[:limit]:
+    for number, item in enumerate(chosen, 1):
+        progress.starting(snapshot.label(item.id), number, len(chosen))
         try:
-            judged.append(verify_item(ctx, item_id, verifier))
+            judged.append(verify_item(ctx, item.id, verifier, PASS, item.version))
         except (Refused, ChangedUnderWrite):
-            continue  # someone moved it first; the next pass will see it
+            continue  # another pass holds it, or someone moved it first
+        progress.landed(judged[-1])
     return judged

@@ -1,6 +1,6 @@
 """The one write path: every transition of the ledger is written here.
 
-    intents -> resolve ids -> check --expect-version -> lifecycle.plan
+    intents -> resolve ids -> check --expect-version -> rulebook.plan
             -> rulebook.apply (the rules; a take binds its obligation)
             -> settle split parents -> one Change -> store/transaction
 
@@ -11,7 +11,7 @@ verb, its arguments). A write either keeps every intent or none
 the refusals reported and the rest written (`Policy.EACH`, what a commit's
 trailers do). Either way, what is written is one commit.
 
-A new rule goes in the domain (the verb's handler, or `lifecycle.plan` when
+A new rule goes in the domain (the verb's handler, or `rulebook.plan` when
 it changes what is recorded), never here: this module only decides what to
 ask the domain and in which order.
 """
@@ -23,8 +23,8 @@ from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import TYPE_CHECKING, Any
 
-from gitcoop.domain import ids, lifecycle, rulebook
-from gitcoop.domain.ids import ItemId
+from gitcoop.domain import ids, remarks, rulebook
+from gitcoop.domain.ids import EventId, ItemId
 from gitcoop.domain.queue import settled
 from gitcoop.domain.records import Event, Item, LedgerConfig
 from gitcoop.domain.roles import LEDGER_ID
@@ -57,6 +57,7 @@ class Intent:
     args: Mapping[str, Any] = field(default_factory=dict)
     expect: int | None = None  # --expect-version: the version the item must still be at
     once: bool = False  # write nothing when the item already holds this exact event
+    event_id: str | None = None  # an id minted beforehand, for events that name this one
 
 
 @dataclass(frozen=True)
@@ -66,6 +67,8 @@ class Shown:
     item: Item
     label: str
     wrote: bool = True
+    verb: str | None = None  # the verb recorded (a second done records `edit`)
+    notes: tuple[str, ...] = ()  # what the rules say beyond the transition (domain/remarks)
 
 
 @dataclass(frozen=True)
@@ -253,6 +256,7 @@ class _Run:
         self.steps: list[tuple[Intent, ItemId | None, str | None]] = []  # id, or the refusal
         self.added: list[ItemId] = []
         self.labels: dict[ItemId, str] = {}  # short ids in the ledger after this write
+        self.said: dict[ItemId, tuple[str | None, tuple[str, ...]]] = {}  # verb, remarks
 
     # -- one intent -------------------------------------------------------------
 
@@ -288,15 +292,20 @@ class _Run:
                 f"{self._label_before(item_id)} is at version {found}, not {intent.expect} — "
                 "re-read it and retry"
             )
+        roles, session = self.config.roles, self._session()
         try:
-            planned = lifecycle.plan(item, intent.verb, intent.args, self.actor, self.config.roles)
+            planned = rulebook.plan(item, intent.verb, intent.args, self.actor, roles, session)
             if planned is None or (intent.once and self._holds(item_id, *planned)):
+                notes = remarks.explain(item, intent.verb, intent.args, None, item)
+                self.said[item_id] = (None, notes)
                 return
-            event = self._event(item_id, *planned)
-            after = rulebook.apply(item, event, self.config.roles)
+            event = self._event(item_id, *planned, event_id=intent.event_id)
+            after = rulebook.apply(item, event, roles)
         except Refused as refusal:
             raise Refused(refusal.message.replace(item_id, self._label_before(item_id))) from None
         self._keep(event, after)
+        notes = remarks.explain(item, intent.verb, intent.args, planned, after)
+        self.said[item_id] = (planned[0], notes)
         if item is None:
             self.added.append(item_id)
 
@@ -317,21 +326,26 @@ class _Run:
         written = [*self.snapshot.events(item_id), *(e for e in self.events if e.item == item_id)]
         return any(e.verb == verb and dict(e.args) == args for e in written)
 
-    def _event(self, item_id: ItemId, verb: str, args: Mapping[str, Any]) -> Event:
+    def _event(
+        self, item_id: ItemId, verb: str, args: Mapping[str, Any], event_id: str | None = None
+    ) -> Event:
         """A fresh event, one past the largest clock the ledger holds when it is written.
 
         Every event of a commit is by the commit's author: the one acting.
         """
         return Event(
-            id=ids.mint_event_id(self.ctx.bits),
+            id=EventId(event_id) if event_id else ids.mint_event_id(self.ctx.bits),
             item=item_id,
             clock=self.config.clock + 1,
             at=self.ctx.now,
             actor=self.actor,
-            session=self.ctx.session if self.actor != SYSTEM else None,
+            session=self._session(),
             verb=verb,
             args=dict(args),
         )
+
+    def _session(self) -> str | None:
+        return self.ctx.session if self.actor != SYSTEM else None
 
     def _keep(self, event: Event, after: Item) -> None:
         self.events.append(event)
@@ -414,5 +428,6 @@ class _Run:
             wrote = item_id in self.items
             item = self.items[item_id] if wrote else self.current(item_id)
             assert item is not None
-            answers.append(Answer(intent, Shown(item, labels[item_id], wrote)))
+            verb, notes = self.said.get(item_id, (None, ()))
+            answers.append(Answer(intent, Shown(item, labels[item_id], wrote, verb, notes)))
         return Written(answers, dict(self.items), labels, self.config, after, committed)

@@ -52,8 +52,8 @@ from typing import Any, NamedTuple
 from gitcoop.domain.ids import shortest_labels
 
 CACHE_DIR = "coop-cache"
-FORMAT = "items-v3"
-MAGIC = b"COOPCACHE3\n"
+FORMAT = "items-v4"
+MAGIC = b"COOPCACHE4\n"
 MAX_SHARD_BYTES = 256 * 1024 * 1024
 
 Data = dict[str, Any]
@@ -73,6 +73,7 @@ class Summary(NamedTuple):
     obligation_status: str | None
     obligation_due: str | None
     conflicted: bool
+    notified: tuple[str, ...]  # previous holders with a takeover they have not acknowledged
 
 
 class Row(NamedTuple):
@@ -107,6 +108,7 @@ def summarise(data: Data) -> Summary:
         ob.get("status"),
         ob.get("due"),
         bool(data.get("conflicts")),
+        tuple(t["holder"] for t in data.get("takeovers") or ()),
     )
 
 

@@ -315,6 +315,16 @@ class Repo:
         except pygit2.GitError as exc:
             raise BadLedger(f"cannot write git config {key}: {exc}") from None
 
+    def remove_config_value(self, key: str, value: str) -> bool:
+        """Remove `value` from a key in the repository's own config; False when absent."""
+        if value not in self.config_values(key):
+            return False
+        try:
+            self.raw.config.delete_multivar(key, "^" + re.escape(value) + "$")
+        except pygit2.GitError as exc:
+            raise BadLedger(f"cannot write git config {key}: {exc}") from None
+        return True
+
     def config_value(self, key: str) -> str | None:
         try:
             value = self.raw.config[key]

@@ -8,12 +8,13 @@ is unbounded), so an sha or an e-mail address appears in the bytes verbatim.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from gitcoop.domain.ids import ItemId
 from gitcoop.domain.records import Item
 from gitcoop.errors import BadLedger
-from gitcoop.store.layout import ITEM_FILE_RE, ITEMS, MODE_BLOB
+from gitcoop.store.layout import EVENTS, ITEM_DIR_RE, ITEM_FILE_RE, ITEMS, MODE_BLOB, MODE_TREE
 from gitcoop.store.snapshot import Snapshot
 
 
@@ -29,3 +30,21 @@ def items_containing(snapshot: Snapshot, needle: str) -> Iterator[Item]:
                 item = snapshot.item(ItemId(entry.name[:-5]))
                 if item is not None:
                     yield item
+
+
+_SHA = re.compile(rb"(?<![0-9a-f])[0-9a-f]{40}(?:[0-9a-f]{24})?(?![0-9a-f])")
+
+
+def commits_named(snapshot: Snapshot) -> set[str]:
+    """Every full commit sha any event of the ledger names (read raw, parsed never)."""
+    found: set[str] = set()
+    for fan, tree in snapshot.fanouts(EVENTS):
+        for folder in tree:
+            if not ITEM_DIR_RE.match(folder.name) or folder.filemode != MODE_TREE:
+                raise BadLedger(f"{EVENTS}/{fan}/{folder.name}: not an allowed event folder")
+            where = f"{EVENTS}/{fan}/{folder.name}"
+            for entry in snapshot.repo.tree(folder.id, where):
+                path = f"{where}/{entry.name}"
+                data = snapshot.repo.blob_bytes(entry.id, path, snapshot.cap)
+                found.update(match.decode() for match in _SHA.findall(data))
+    return found

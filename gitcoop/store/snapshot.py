@@ -172,7 +172,7 @@ class Snapshot:
     # -- events -----------------------------------------------------------------
 
     def events(self, item_id: ItemId) -> list[Event]:
-        """One item's events in (clock, event id) order: the file name order."""
+        """One item's events in (clock, at, event id) order: the order of the fold."""
         tree = self.subtree(event_dir(item_id))
         if tree is None:
             return []

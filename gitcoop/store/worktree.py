@@ -1,4 +1,4 @@
-"""The user's side of the repository, as the hooks read it: commits, hooks dir.
+"""The user's side of the repository, as the hooks read it: commits, branches, hooks dir.
 
 Reading only; nothing here touches the ledger, HEAD, the index or files.
 """
@@ -6,19 +6,27 @@ Reading only; nothing here touches the ledger, HEAD, the index or files.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
 
 import pygit2
 
 from gitcoop.errors import NoLedger
 from gitcoop.store.repository import Repo
 
+REBASE_DIRS = ("rebase-merge", "rebase-apply")
+OLDER_SLOP = 5  # commits older than the cut-off read before the walk stops (git's own slop)
+
 
 @dataclass(frozen=True)
 class CommitInfo:
     sha: str
     message: str
+    author_email: str
     committer_email: str
+    committed_at: datetime  # the committer's time, UTC
 
 
 def read_commit(repo: Repo, rev: str = "HEAD") -> CommitInfo:
@@ -27,7 +35,57 @@ def read_commit(repo: Repo, rev: str = "HEAD") -> CommitInfo:
         commit = repo.raw.revparse_single(rev).peel(pygit2.Commit)
     except (KeyError, ValueError, pygit2.GitError):
         raise NoLedger(f"no commit {rev} in this repository") from None
-    return CommitInfo(str(commit.id), commit.message, commit.committer.email)
+    return _info(commit)
+
+
+def _info(commit: Any) -> CommitInfo:
+    at = datetime.fromtimestamp(commit.committer.time, UTC)
+    return CommitInfo(
+        str(commit.id), commit.message, commit.author.email, commit.committer.email, at
+    )
+
+
+def on_a_branch(repo: Repo, sha: str) -> bool:
+    """Whether a local branch holds the commit (its tip or an ancestor)."""
+    try:
+        target = pygit2.Oid(hex=sha)
+    except ValueError:
+        return False
+    for name in repo.raw.references:
+        if not name.startswith("refs/heads/"):
+            continue
+        tip = repo.raw.references[name].resolve().target
+        if tip == target or repo.raw.descendant_of(tip, target):
+            return True
+    return False
+
+
+def rebasing(repo: Repo) -> bool:
+    """A rebase is under way in this worktree: post-rewrite will name each rewrite."""
+    return any(os.path.isdir(os.path.join(repo.git_dir, d)) for d in REBASE_DIRS)
+
+
+def branch_commits(repo: Repo, since: str | None, not_before: datetime) -> Iterator[CommitInfo]:
+    """Commits on local branches, committed at or after `not_before`, not reachable from `since`.
+
+    Newest first. The walk stops a few commits past the first older one, as
+    `git log --since` does, so a long history is not read to its root.
+    """
+    walker = repo.raw.walk(None, pygit2.enums.SortMode.TIME)
+    for name in repo.raw.references:
+        if name.startswith("refs/heads/"):
+            walker.push(repo.raw.references[name].resolve().target)
+    if since is not None:
+        walker.hide(pygit2.Oid(hex=since))
+    older = 0
+    for commit in walker:
+        info = _info(commit)
+        if info.committed_at < not_before:
+            older += 1
+            if older > OLDER_SLOP:
+                return
+            continue
+        yield info
 
 
 def comment_char(repo: Repo) -> str | None:

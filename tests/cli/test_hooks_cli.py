@@ -25,10 +25,12 @@ def test_install_and_uninstall_print_one_line_per_hook(repo: Path) -> None:
     assert removed.out.count(": removed") == 3
 
 
-def test_the_hook_command_is_hidden_from_help(repo: Path) -> None:
+def test_the_journal_commands_are_in_help_and_the_hooks_own_are_not(repo: Path) -> None:
     shown = coop("--help")
-    assert "hooks" in shown.out
-    assert " hook " not in shown.out
+    assert "hooks" in shown.out and " hook " in shown.out
+    listed = coop("hook", "--help").out
+    assert "replay" in listed and "dismiss" in listed
+    assert "post-commit" not in listed and "prepare-commit-msg" not in listed
 
 
 def test_hook_outside_a_repository_says_so_and_exits_zero(tmp_path: Path) -> None:
@@ -38,14 +40,14 @@ def test_hook_outside_a_repository_says_so_and_exits_zero(tmp_path: Path) -> Non
 
 
 def test_replay_of_an_empty_journal(ledger: Path) -> None:
-    assert coop("hook", "replay").out.strip() == "the journal is empty; nothing to replay"
+    assert coop("hook", "replay").out.strip() == "the journal is empty"
     assert coop("hook", "replay", "--json").json() == []
 
 
 def test_status_counts_waiting_journal_entries(ledger: Path) -> None:
     journal.append(str(ledger / ".git"), {"kind": "trailers", "requests": []})
     assert coop("hooks", "status", "--json").json()["journal_entries"] == 1
-    assert "1 entry waiting" in coop("hooks", "status").out
+    assert "1 journal entry waits: git coop hook replay" in coop("hooks", "status").out
 
 
 def test_a_journaled_refusal_is_reported_before_another_command(ledger: Path) -> None:
@@ -60,5 +62,9 @@ def test_a_journaled_refusal_is_reported_before_another_command(ledger: Path) ->
     journal.append(str(ledger / ".git"), entry)
     listed = coop("list", "--json")
     assert listed.code == 0 and listed.json() == []
-    assert "journal: not recorded: Coop-Done td-nosuch" in listed.err
-    assert not journal.has_entries(str(ledger / ".git"))
+    said = listed.err.splitlines()
+    assert "not recorded: Coop-Done td-nosuch of 0000000: no item matches" in said[0]
+    assert "record it with" not in said[0]  # no command records an id that names nothing
+    assert said[1:] == ["gitcoop: 1 trailer waits: git coop hook replay"]
+    assert journal.has_entries(str(ledger / ".git"))  # reported, never dropped
+    assert coop("list").err == "gitcoop: 1 trailer waits: git coop hook replay\n"

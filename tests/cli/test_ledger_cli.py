@@ -411,3 +411,131 @@ def test_a_title_that_yaml_could_read_as_a_number_stays_a_title(ledger: Path) ->
     listed = coop("list", "--json")
     assert listed.code == 0, listed.err
     assert [entry["title"] for entry in listed.json()] == [".5e5"]
+
+
+# -- Coop's rules, exactly (re-takes, amendments, messages, clocks) ---------------------------
+
+CHIEF = "carol@example.com"
+
+
+def at(hhmm: str, **extra: str) -> dict[str, str]:
+    return {"COOP_NOW": f"2026-11-29T{hhmm}:00Z", **extra}
+
+
+def test_a_retake_in_a_new_session_keeps_the_debt_and_a_repeat_writes_nothing(
+    ledger: Path,
+) -> None:
+    assert coop("roles", "add", "chief", CHIEF).code == 0
+    todo = coop("add", "todo", "long work").out.strip()
+    assert coop("take", todo, "--session", "s1", env=at("10:00", **BOB)).code == 0
+    coop("report", todo, "blocked", "--reason", "needs creds", env=at("10:30", **BOB))
+    review = ["review", todo, "escalate", "--after", "1h", "--as", CHIEF]
+    assert coop(*review, env=at("10:40")).code == 0
+    before = coop("show", todo, "--json").json()["obligation"]
+    assert coop("take", todo, "--session", "s2", env=at("11:30", **BOB)).code == 0
+    shown = coop("show", todo, "--json").json()
+    after = shown["obligation"]
+    assert (after["due"], after["since"], after["escalated"]) == (
+        "2026-11-29T11:40:00Z",
+        "2026-11-29T10:00:00Z",
+        True,
+    )
+    assert after["latest_report"] == before["latest_report"]
+    assert (after["session"], after["sessions"]) == ("s2", ["s1", "s2"])
+    assert (shown["taken_at"], shown["session"]) == ("2026-11-29T11:30:00Z", "s2")
+    owed = coop("owed", "--json", env=at("12:00")).json()
+    assert [e["owed_for_seconds"] for e in owed] == [7200]  # not reset by the re-take
+    tip = ref_tip(ledger)
+    again = coop("take", todo, "--session", "s2", env=at("11:50", **BOB))
+    assert again.code == 0 and "unchanged" in again.out
+    assert ref_tip(ledger) == tip
+
+
+def test_the_holder_backfills_the_commit_after_a_chiefs_close(ledger: Path) -> None:
+    assert coop("roles", "add", "chief", CHIEF).code == 0
+    todo = coop("add", "todo", "work").out.strip()
+    coop("take", todo, "--session", "s1", env=BOB)
+    assert coop("review", todo, "close", "--as", CHIEF).code == 0
+    backfill = coop("done", todo, "--commit", "abc1234", env=BOB)
+    assert backfill.code == 0, backfill.err
+    assert backfill.out.startswith(f"amended {todo}")
+    assert "amended commit: none -> abc1234" in backfill.out
+    shown = coop("show", todo, "--json").json()
+    assert (shown["closed_by"], shown["commit_sha"]) == (CHIEF, "abc1234")
+    stranger = coop("done", todo, "--commit", "def5678", "--as", "dave@example.com")
+    assert stranger.code == 1 and "bob@example.com" in stranger.err
+
+
+def test_a_second_close_says_what_it_did_not_change(ledger: Path) -> None:
+    request = coop("add", "request", "x").out.strip()
+    assert coop("close", request, "--reason", "duplicate").code == 0
+    tip = ref_tip(ledger)
+    again = coop("close", request, "--reason", "obsolete")
+    assert again.code == 0
+    assert "the reason was not changed" in again.out and "first close is the record" in again.out
+    assert "it already records that" not in again.out
+    assert ref_tip(ledger) == tip
+
+
+def test_a_capped_defer_says_it_was_capped(ledger: Path) -> None:
+    todo = coop("add", "todo", "x").out.strip()
+    coop("take", todo, env=BOB)
+    coop("report", todo, "blocked", "--reason", "creds", env=BOB)
+    capped = coop("review", todo, "defer", "--after", "2d", env=at("10:10"))
+    assert capped.code == 0 and "capped to 6h" in capped.out
+    assert coop("show", todo, "--json").json()["obligation"]["due"] == "2026-11-29T16:10:00Z"
+
+
+def test_review_close_takes_a_summary_and_a_commit(ledger: Path) -> None:
+    todo = coop("add", "todo", "x").out.strip()
+    coop("take", todo, env=BOB)
+    closed = coop("review", todo, "close", "--summary", "by hand", "--commit", "abc1234", "--json")
+    assert closed.code == 0, closed.err
+    assert (closed.json()["result_summary"], closed.json()["commit_sha"]) == ("by hand", "abc1234")
+    assert coop("review", todo, "defer", "--summary", "x").code == 2
+
+
+def test_a_repeated_report_done_writes_nothing(ledger: Path) -> None:
+    todo = coop("add", "todo", "x").out.strip()
+    coop("take", todo, env=BOB)
+    assert coop("report", todo, "done", "--summary", "shipped", env=BOB).code == 0
+    tip = ref_tip(ledger)
+    again = coop("report", todo, "done", "--summary", "shipped", env=BOB)
+    assert again.code == 0 and "unchanged" in again.out
+    assert ref_tip(ledger) == tip
+
+
+def test_text_log_shows_force_and_every_previous_field(ledger: Path) -> None:
+    todo = coop("add", "todo", "x").out.strip()
+    coop("take", todo, env=at("10:01"))
+    coop("take", todo, "--force", env=at("10:02", **BOB))
+    coop("abandon", todo, "--reason", "moot", env=BOB)
+    coop("done", todo, "--force", "--summary", "a")
+    coop("done", todo, "--summary", "b")
+    text = coop("log", todo).out
+    assert "previous_holder=alice@example.com" in text
+    assert "previous_taken_at=2026-11-29T10:01:00Z" in text
+    assert "force=True" in text and "previous_status=abandoned" in text
+    assert "previous_summary=a" in text and "previous_commit=none" not in text
+
+
+def test_a_done_dated_before_its_take_is_recorded_at_the_takes_time(ledger: Path) -> None:
+    todo = coop("add", "todo", "x").out.strip()
+    coop("take", todo, env=at("10:30", **BOB))
+    done = coop("done", todo, env=at("10:20", **BOB))
+    assert done.code == 0 and "recorded at the take's time" in done.out
+    shown = coop("show", todo, "--json").json()
+    assert shown["closed_at"] == shown["taken_at"] == "2026-11-29T10:30:00Z"
+    assert "10:20" in shown["closed_note"]
+
+
+@pytest.mark.parametrize("how", ["flag", "env"])
+def test_a_blank_session_name_is_refused(ledger: Path, how: str) -> None:
+    todo = coop("add", "todo", "x").out.strip()
+    if how == "flag":
+        result = coop("take", todo, "--session", "  ")
+    else:
+        result = coop("take", todo, env={"COOP_SESSION": " \t"})
+    assert result.code == 2 and "session" in result.err
+    assert coop("show", todo, "--json").json()["status"] == "open"
+    assert coop("take", todo, env={"COOP_SESSION": ""}).code == 0  # empty: unset

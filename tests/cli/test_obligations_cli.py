@@ -31,18 +31,18 @@ def taken(session: str | None = "s1") -> str:
     return todo
 
 
-def test_session_take_is_owed_at_two_hours_not_before(ledger: Path) -> None:
+def test_session_take_is_owed_at_three_hours_not_before(ledger: Path) -> None:
     todo = taken()
-    assert owed_ids("11:59") == []
-    assert owed_ids("12:00") == [todo]
-    entry = coop("owed", "--json", env=at("12:30")).json()[0]
+    assert owed_ids("12:59") == []
+    assert owed_ids("13:00") == [todo]
+    entry = coop("owed", "--json", env=at("13:30")).json()[0]
     assert (entry["kind"], entry["holder"], entry["session"], entry["owed_for_seconds"]) == (
         "outcome",
         BOB,
         "s1",
-        9000,
+        12600,
     )
-    assert "[taken by bob@example.com, 2h ago]" in coop("list", env=at("12:30")).out
+    assert "[taken by bob@example.com, 3h ago]" in coop("list", env=at("13:30")).out
 
 
 def test_take_without_session_is_owed_at_three_hours(ledger: Path) -> None:
@@ -56,7 +56,8 @@ def test_take_without_session_is_owed_at_three_hours(ledger: Path) -> None:
 
 def test_all_lists_what_is_owed_but_not_due_oldest_due_first(ledger: Path) -> None:
     late = taken(session=None)
-    early = taken()
+    early = coop("add", "todo", "taken earlier").out.strip()
+    assert coop("take", early, "--as", BOB, "--session", "s1", env=at("09:00")).code == 0
     assert owed_ids("10:30", "--all") == [early, late]
 
 
@@ -158,3 +159,123 @@ def test_the_obligation_is_in_the_same_commit_as_the_take(ledger: Path) -> None:
     fresh = coop_process(ledger, "owed", "--all", "--json")
     assert fresh.code == 0
     assert '"holder": "bob@example.com"' in fresh.out and '"session": "s-killed"' in fresh.out
+
+
+# -- takeovers, parks, escalations, unblocked (Coop's rules, exactly) -------------------------
+
+OWNER = "alice@example.com"
+
+
+def with_chief() -> None:
+    assert coop("roles", "add", "chief", CHIEF).code == 0
+
+
+def test_a_takeover_is_shown_to_the_previous_holder_until_acknowledged(ledger: Path) -> None:
+    todo = taken()
+    assert coop("take", todo, "--force", "--as", CHIEF, env=at("10:30")).code == 0
+    event = coop("log", todo, "--json").json()[-1]
+    previous = coop("show", todo, "--json").json()["previous_obligation"]
+    assert (previous["disposition"], previous["resolved_by"], previous["resolved_event"]) == (
+        "takeover",
+        CHIEF,
+        event["id"],
+    )
+    notice = f"taken over by {CHIEF} at 2026-11-29 10:30 UTC"
+    assert notice in coop("owed", "--mine", "--as", BOB, env=at("10:31")).out
+    assert notice in coop("list", "--mine", "--as", BOB).out
+    mine = coop("owed", "--mine", "--json", "--as", BOB, env=at("10:31")).json()
+    assert [(e["kind"], e["by"], e["event"]) for e in mine] == [("takeover", CHIEF, event["id"])]
+    assert coop("owed", "--mine", "--check", "--as", BOB, env=at("10:31")).code == 6
+    assert coop("ack", todo, "--as", CHIEF).code == 0  # nothing of carol's to acknowledge
+    assert coop("ack", todo, "--as", BOB).code == 0
+    assert coop("owed", "--mine", "--json", "--as", BOB, env=at("10:31")).json() == []
+    assert coop("list", "--mine", "--json", "--as", BOB).json() == []
+    again = coop("ack", todo, "--as", BOB)
+    assert again.code == 0 and "nothing to acknowledge" in again.out
+    assert [e["verb"] for e in coop("log", todo, "--json").json()].count("ack") == 1
+
+
+def test_a_chief_cannot_touch_a_park_an_owner_can(ledger: Path) -> None:
+    with_chief()
+    todo = taken()
+    assert coop("review", todo, "park", "--as", CHIEF, env=at("10:10")).code == 0
+    for decision in ("defer", "escalate", "close"):
+        refused = coop("review", todo, decision, "--as", CHIEF, env=at("10:20"))
+        assert refused.code == 1, decision
+        assert "parked" in refused.err and OWNER in refused.err and BOB in refused.err
+    assert coop("review", todo, "defer", env=at("10:20")).code == 0  # alice: an owner
+
+
+def test_the_holders_blocked_report_unparks_for_the_chief(ledger: Path) -> None:
+    with_chief()
+    todo = taken()
+    coop("review", todo, "park", "--as", CHIEF, env=at("10:10"))
+    coop("report", todo, "blocked", "--reason", "creds", "--as", BOB, env=at("10:20"))
+    assert coop("review", todo, "defer", "--as", CHIEF, env=at("10:30")).code == 0
+
+
+def test_a_report_is_the_holders_force_or_not(ledger: Path) -> None:
+    todo = taken()
+    forced = coop("report", todo, "done", "--force")
+    assert forced.code == 1 and BOB in forced.err and "only the holder" in forced.err
+    assert coop("show", todo, "--json").json()["status"] == "taken"
+
+
+def test_an_escalation_reaches_every_owner_at_once_and_a_defer_keeps_it(ledger: Path) -> None:
+    with_chief()
+    assert coop("roles", "add", "owner", "olga@example.com").code == 0
+    todo = taken()
+    escalate = ["review", todo, "escalate", "--after", "2h", "--reason", "stuck", "--as", CHIEF]
+    assert coop(*escalate, env=at("10:10")).code == 0
+    for owner in (OWNER, "olga@example.com"):
+        text = coop("owed", "--as", owner, env=at("10:11")).out
+        assert f"escalated to owners by {CHIEF}" in text and "stuck" in text, owner
+        assert coop("owed", "--check", "--as", owner, env=at("10:11")).code == 6
+    assert coop("owed", "--json", "--as", CHIEF, env=at("10:11")).json() == []
+    assert coop("owed", "--check", "--as", CHIEF, env=at("10:11")).code == 0
+    coop("review", todo, "defer", "--after", "1h", "--as", CHIEF, env=at("10:20"))
+    assert f"escalated to owners by {CHIEF}" in coop("owed", env=at("10:21")).out
+    assert "[escalated]" in coop("list").out
+    coop("review", todo, "defer", "--after", "1h", env=at("10:30"))  # an owner decides
+    assert coop("owed", "--json", env=at("10:31")).json() == []
+
+
+def test_a_chiefs_park_is_shown_to_the_owners_and_marked_in_list(ledger: Path) -> None:
+    with_chief()
+    todo = taken()
+    coop("review", todo, "park", "--reason", "waits on legal", "--as", CHIEF, env=at("10:10"))
+    text = coop("owed", env=at("10:11")).out
+    assert f"parked by {CHIEF}" in text and "waits on legal" in text
+    assert "[parked]" in coop("list").out
+
+
+def test_an_unblocked_report_clears_the_blocked_state(ledger: Path) -> None:
+    todo = taken()
+    coop("report", todo, "blocked", "--reason", "creds", "--as", BOB, env=at("10:30"))
+    assert f"{todo:<10} todo     blocked" in coop("list").out
+    assert coop("report", todo, "unblocked", "--as", CHIEF).code == 1
+    assert coop("report", todo, "blocked", "--note", "x", "--as", BOB).code == 2
+    assert coop("report", todo, "unblocked", "--reason", "x", "--as", BOB).code == 2
+    cleared = ["report", todo, "unblocked", "--note", "creds arrived", "--as", BOB]
+    assert coop(*cleared, env=at("11:00")).code == 0
+    assert f"{todo:<10} todo     taken" in coop("list").out
+    ob = coop("show", todo, "--json").json()["obligation"]
+    assert ob["due"] == "2026-11-29T14:00:00Z"
+    assert (ob["latest_report"]["status"], ob["latest_report"]["note"]) == (
+        "unblocked",
+        "creds arrived",
+    )
+    coop("review", todo, "defer", "--after", "1d", env=at("11:10"))
+    assert coop("show", todo, "--json").json()["obligation"]["due"] == "2026-11-30T11:10:00Z"
+
+
+def test_a_review_loop_uses_the_version_owed_reports(ledger: Path) -> None:
+    todo = taken()
+    entry = coop("owed", "--json", env=at("13:00")).json()[0]
+    version = entry["version"]
+    assert version == coop("show", todo, "--json").json()["version"]
+    coop("note", todo, "still on it", "--as", BOB, env=at("13:01"))
+    stale = ["review", todo, "defer", "--expect-version", str(version)]
+    assert coop(*stale, env=at("13:02")).code == 3
+    fresh = coop("owed", "--json", "--all", env=at("13:02")).json()[0]["version"]
+    assert coop("review", todo, "defer", "--expect-version", str(fresh), env=at("13:02")).code == 0

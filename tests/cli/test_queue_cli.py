@@ -140,7 +140,7 @@ def test_pick_json_and_the_outcome_is_owed(code: Code) -> None:
     assert [o["item"] for o in owed] == [picked["id"]]  # stopped mid-round: owed, never freed
     assert coop("queue", "--json", env=later).json()[0]["status"] == "in_progress"
     nothing = coop("pick")
-    assert nothing.code == 1 and "nothing is ready" in nothing.err
+    assert nothing.code == 5 and "nothing is ready" in nothing.err
 
 
 def test_pick_text_shows_evidence_attempts_and_last_failure(code: Code) -> None:
@@ -184,7 +184,7 @@ def test_edit_orders_between_neighbours_without_renumbering(code: Code) -> None:
 
 def test_split_into_children_closes_the_parent_when_all_settle(code: Code) -> None:
     parent = add("Rework the toast system", "src/app.py:3")
-    code.plan(toast={"verdict": "too-big"})
+    code.plan(toast={"verdict": "too-big", "reason": "several rounds"})
     coop("verify")
     split = coop("split", parent, "--into", "Fix toast A", "--into", "Fix toast B", "--json")
     data = split.json()

@@ -52,9 +52,17 @@ def run(item: Item | None, *events: Event, roles: Roles = ROLES) -> Item:
     return item
 
 
-def request(item: Item | None, verb: str, actor: str = ALICE, **args: Any) -> Item | None:
+def request(
+    item: Item | None,
+    verb: str,
+    actor: str = ALICE,
+    session: str | None = None,
+    minutes: float = 0,
+    **args: Any,
+) -> Item | None:
     """Plan and apply a request the way the service does; None when nothing is written."""
-    planned = lifecycle.plan(item, verb, args, actor, ROLES)
+    planned = lifecycle.plan(item, verb, args, actor, ROLES, session)
     if planned is None:
         return None
-    return rulebook.apply(item, event(planned[0], actor=actor, **planned[1]), ROLES)
+    recorded = event(planned[0], actor=actor, session=session, minutes=minutes, **planned[1])
+    return rulebook.apply(item, recorded, ROLES)

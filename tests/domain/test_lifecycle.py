@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from gitcoop.domain import lifecycle, rulebook
+from gitcoop.domain import lifecycle, remarks, rulebook
+from gitcoop.domain.records import Item
 from gitcoop.errors import Refused
 from tests.domain.builders import (
     ALICE,
@@ -176,7 +177,8 @@ def test_identical_repeat_close_plans_nothing() -> None:
 def test_amending_anothers_close_refuses_without_force() -> None:
     item = run(added(), event("done", actor=BOB, summary="a"))
     with pytest.raises(Refused, match="first close is the record"):
-        lifecycle.plan(item, "done", {"summary": "b"}, CAROL, ROLES)
+        request(item, "done", actor=CAROL, summary="b")
+    assert request(item, "done", actor=CAROL, summary="b", force=True) is not None
 
 
 def test_replayed_second_first_close_is_a_conflict_not_an_overwrite() -> None:
@@ -201,6 +203,19 @@ def test_fold_orders_by_clock_then_event_id() -> None:
     winner = min([take_b, take_c], key=lambda e: e.id)
     assert item.taken_by == winner.actor
     assert len(item.conflicts) == 1
+
+
+def test_equal_clocks_go_to_the_take_made_first_by_wall_clock() -> None:
+    add = event("add", kind="todo", title="x", clock=1)
+    late = event("take", actor=BOB, clock=5, minutes=10)  # the smaller id, made later
+    early = event("take", actor=CAROL, clock=5, minutes=3)
+    assert late.id < early.id
+    for events in ([add, late, early], [early, add, late]):
+        item = rulebook.fold(events, ROLES)
+        assert item is not None
+        assert item.taken_by == CAROL
+        assert [c.event for c in item.conflicts] == [late.id]
+    assert early.order < late.order
 
 
 def test_every_accepted_event_counts_one_version() -> None:
@@ -244,3 +259,115 @@ def test_the_other_kinds_verb_is_refused_on_a_closed_item_too() -> None:
     item = run(added(), event("done", summary="a"))
     with pytest.raises(Refused, match="git coop done"):
         lifecycle.plan(item, "close", {"summary": "b"}, ALICE, ROLES)
+
+
+# -- the taker can backfill after a chief's close (#3) ------------------------------------
+
+
+def chief_closed() -> Item:
+    return run(
+        added(),
+        event("take", actor=BOB, session="s1"),
+        event("review", actor=CAROL, minutes=200, decision="close"),
+    )
+
+
+def test_the_holder_at_the_close_amends_a_chiefs_close() -> None:
+    item = chief_closed()
+    assert (item.closed_by, item.taken_by) == (CAROL, BOB)
+    after = request(item, "done", actor=BOB, summary="shipped", commit="abc1234")
+    assert after is not None
+    assert (after.closed_by, after.closed_at, after.status) == (CAROL, item.closed_at, "done")
+    assert (after.result_summary, after.commit_sha) == ("shipped", "abc1234")
+
+
+def test_someone_else_still_cannot_amend_a_close() -> None:
+    with pytest.raises(Refused) as refusal:
+        request(chief_closed(), "done", actor="dave@example.com", commit="abc1234")
+    assert "carol@example.com" in refusal.value.message
+    assert "bob@example.com" in refusal.value.message
+
+
+def test_a_replayed_edit_by_a_stranger_is_refused_too() -> None:
+    stranger = event("edit", actor="dave@example.com", commit="abc1234", previous_commit=None)
+    with pytest.raises(Refused, match="first close is the record"):
+        rulebook.apply(chief_closed(), stranger, ROLES)
+
+
+# -- honest messages and a complete record (#9) -----------------------------------------------
+
+
+def test_a_second_close_with_another_reason_says_the_reason_was_not_changed() -> None:
+    closed = run(added(REQUEST, "request"), event("close", item=REQUEST, reason="duplicate"))
+    args = {"reason": "obsolete"}
+    assert lifecycle.plan(closed, "close", args, ALICE, ROLES) is None
+    said = remarks.explain(closed, "close", args, None, closed)
+    assert any("reason was not changed" in s and "first close is the record" in s for s in said)
+
+
+def test_an_amendment_says_what_changed() -> None:
+    item = run(added(), event("done", actor=BOB, summary="a"))
+    planned = lifecycle.plan(item, "done", {"summary": "b", "commit": "abc1234"}, BOB, ROLES)
+    assert planned is not None
+    after = run(item, event(planned[0], actor=BOB, **planned[1]))
+    said = remarks.explain(item, "done", {"summary": "b"}, planned, after)
+    assert said == ("amended summary: 'a' -> 'b'", "amended commit: none -> abc1234")
+
+
+def test_a_defer_capped_by_the_blocked_rule_says_so() -> None:
+    item = run(
+        added(),
+        event("take", actor=BOB),
+        event("report", actor=BOB, status="blocked", reason="creds"),
+    )
+    args = {"decision": "defer", "delay_seconds": 86400}
+    planned = lifecycle.plan(item, "review", args, CAROL, ROLES)
+    assert planned is not None
+    after = run(item, event("review", actor=CAROL, **planned[1]))
+    said = remarks.explain(item, "review", args, planned, after)
+    assert any("capped to 6h" in s for s in said)
+    short = {"decision": "defer", "delay_seconds": 600}
+    assert remarks.explain(item, "review", short, ("review", short), after) == ()
+
+
+def test_review_close_records_its_summary_and_commit() -> None:
+    item = run(
+        added(),
+        event("take", actor=BOB),
+        event("review", actor=CAROL, decision="close", summary="done by hand", commit="abc1234"),
+    )
+    assert (item.result_summary, item.commit_sha) == ("done by hand", "abc1234")
+
+
+def test_a_repeated_report_done_plans_nothing_and_a_different_one_amends() -> None:
+    item = run(
+        added(),
+        event("take", actor=BOB),
+        event("report", actor=BOB, status="done", summary="shipped"),
+    )
+    same = {"status": "done", "summary": "shipped"}
+    assert lifecycle.plan(item, "report", same, BOB, ROLES) is None
+    other = {"status": "done", "summary": "shipped twice"}
+    planned = lifecycle.plan(item, "report", other, BOB, ROLES)
+    assert planned is not None and planned[0] == "edit"
+
+
+# -- ties and clocks (#10) --------------------------------------------------------------------
+
+
+def test_a_done_dated_before_its_take_is_recorded_at_the_takes_time_with_a_note() -> None:
+    item = run(added(), event("take", actor=BOB, minutes=30), event("done", actor=BOB, minutes=20))
+    assert item.taken_at is not None and item.closed_at is not None
+    assert item.closed_at == item.taken_at
+    assert item.closed_note is not None and "10:20" in item.closed_note
+    said = remarks.explain(None, "done", {}, ("done", {}), item)
+    assert said == (item.closed_note,)
+
+
+def test_whitespace_only_session_names_are_refused() -> None:
+    from gitcoop.domain.ids import session_problem
+
+    assert session_problem("s1") is None
+    for blank in ("", " ", "\t\n"):
+        problem = session_problem(blank)
+        assert problem is not None and "session" in problem

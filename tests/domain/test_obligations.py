@@ -6,10 +6,11 @@ from datetime import timedelta
 
 import pytest
 
-from gitcoop.domain import rulebook
+from gitcoop.domain import lifecycle, obligations, rulebook
 from gitcoop.domain.obligations import LEGACY_REASON
+from gitcoop.domain.records import Takeover
 from gitcoop.errors import Refused
-from tests.domain.builders import ALICE, BOB, CAROL, ROLES, T0, added, event, run
+from tests.domain.builders import ALICE, BOB, CAROL, ROLES, T0, added, event, request, run
 
 H = timedelta(hours=1)
 
@@ -18,7 +19,7 @@ def taken(session: str | None = "s1"):  # type: ignore[no-untyped-def]
     return run(added(), event("take", actor=BOB, session=session))
 
 
-def test_take_in_a_session_owes_an_outcome_in_two_hours() -> None:
+def test_take_in_a_session_owes_an_outcome_in_three_hours() -> None:
     ob = taken().obligation
     assert ob is not None
     assert (ob.kind, ob.session, ob.status, ob.holder, ob.due) == (
@@ -26,7 +27,7 @@ def test_take_in_a_session_owes_an_outcome_in_two_hours() -> None:
         "s1",
         "pending",
         BOB,
-        T0 + 2 * H,
+        T0 + 3 * H,
     )
 
 
@@ -40,7 +41,7 @@ def test_takeover_resolves_nothing_silently_the_new_holder_owes() -> None:
     item = run(taken(), event("takeover", actor=CAROL, minutes=30, session="s2"))
     ob = item.obligation
     assert ob is not None and ob.pending
-    assert (ob.holder, ob.session, ob.due) == (CAROL, "s2", T0 + timedelta(minutes=150))
+    assert (ob.holder, ob.session, ob.due) == (CAROL, "s2", T0 + timedelta(minutes=210))
 
 
 @pytest.mark.parametrize(
@@ -119,7 +120,7 @@ def test_holders_note_pulls_due_forward_unless_parked() -> None:
 
 def test_someone_elses_note_is_not_the_workers_evidence() -> None:
     item = run(taken(), event("note", actor=CAROL, minutes=30, text="ping"))
-    assert item.obligation is not None and item.obligation.due == T0 + 2 * H
+    assert item.obligation is not None and item.obligation.due == T0 + 3 * H
 
 
 @pytest.mark.parametrize(
@@ -186,14 +187,250 @@ def test_takeover_resolves_the_previous_holders_obligation_as_takeover() -> None
     assert item.obligation is not None and item.obligation.holder == CAROL
 
 
-def test_retaking_inside_a_new_session_moves_the_debt_to_it() -> None:
-    legacy = taken(session=None)
-    again = run(legacy, event("take", actor=BOB, minutes=240, session="s9"))
+# -- a re-take never wipes a debt (#1) --------------------------------------------
+
+
+def test_a_retake_in_a_new_session_keeps_the_debt_and_records_the_session() -> None:
+    item = run(
+        taken("s1"),
+        event("report", actor=BOB, minutes=30, status="blocked", reason="creds"),
+        event("review", actor=CAROL, minutes=40, decision="escalate", delay_seconds=3600),
+    )
+    before = item.obligation
+    assert before is not None
+    again = run(item, event("take", actor=BOB, minutes=100, session="s2"))
+    ob = again.obligation
+    assert ob is not None and ob.pending
+    assert (ob.kind, ob.since, ob.due, ob.escalated) == (
+        "outcome",
+        T0,
+        T0 + timedelta(minutes=100),
+        True,
+    )
+    assert (ob.latest_report, ob.last_review, ob.for_owners) == (
+        before.latest_report,
+        before.last_review,
+        before.for_owners,
+    )
+    assert (ob.session, ob.sessions) == ("s2", ("s1", "s2"))
+    assert (again.session, again.taken_at) == ("s2", T0 + timedelta(minutes=100))
+    assert again.previous_obligation is None  # nothing was replaced
+
+
+def test_a_retake_of_a_legacy_take_keeps_the_legacy_review_and_its_due() -> None:
+    again = run(taken(session=None), event("take", actor=BOB, minutes=240, session="s9"))
     ob = again.obligation
     assert ob is not None
-    assert (ob.kind, ob.session, ob.due) == ("outcome", "s9", T0 + timedelta(hours=6))
-    assert again.session == "s9"
-    assert again.previous_obligation is not None
-    assert again.previous_obligation.disposition == "retaken"
-    same = run(again, event("take", actor=BOB, minutes=250, session="s9"))
-    assert same.obligation == ob  # the same session: only taken_at moves
+    assert (ob.kind, ob.due, ob.session, ob.sessions) == (
+        "legacy_binding",
+        T0 + 3 * H,
+        "s9",
+        ("s9",),
+    )
+
+
+def test_a_repeated_take_in_the_same_session_plans_nothing() -> None:
+    item = taken("s1")
+    assert lifecycle.plan(item, "take", {}, BOB, ROLES, "s1") is None
+    assert lifecycle.plan(item, "take", {}, BOB, ROLES, "s2") == ("take", {})
+    legacy = taken(session=None)
+    assert lifecycle.plan(legacy, "take", {}, BOB, ROLES, None) is None
+    assert request(legacy, "take", actor=BOB, session="s3") is not None
+
+
+# -- only a disposition resolves (#2) ------------------------------------------------
+
+
+def test_a_takeover_is_a_disposition_naming_the_new_holder_and_its_event() -> None:
+    over = event("takeover", actor=CAROL, minutes=30, session="s2", previous_holder=BOB)
+    item = run(taken(), over)
+    previous = item.previous_obligation
+    assert previous is not None
+    assert (previous.disposition, previous.resolved_by, previous.resolved_at) == (
+        "takeover",
+        CAROL,
+        T0 + timedelta(minutes=30),
+    )
+    assert previous.resolved_event == over.id
+    assert item.takeovers == (Takeover(BOB, CAROL, T0 + timedelta(minutes=30), over.id),)
+
+
+def test_every_disposition_records_the_event_that_made_it() -> None:
+    done = event("done", actor=BOB, minutes=5)
+    item = run(taken(), done)
+    ob = item.obligation
+    assert ob is not None
+    assert (ob.disposition, ob.resolved_by, ob.resolved_event) == ("done", BOB, done.id)
+    fast = event("done", actor=CAROL)
+    quick = run(added(), fast).obligation
+    assert quick is not None and quick.resolved_event == fast.id
+
+
+def test_only_the_previous_holder_acknowledges_a_takeover_and_only_once() -> None:
+    item = run(taken(), event("takeover", actor=CAROL, minutes=30))
+    with pytest.raises(Refused, match="nothing to acknowledge"):
+        rulebook.apply(item, event("ack", actor=CAROL), ROLES)
+    acked = run(item, event("ack", actor=BOB, minutes=40))
+    assert acked.takeovers == ()
+    assert acked.version == item.version + 1
+    assert lifecycle.plan(acked, "ack", {}, BOB, ROLES) is None  # a repeat writes nothing
+
+
+def test_a_takeover_notice_outlives_later_takes_until_acknowledged() -> None:
+    item = run(
+        taken(),
+        event("takeover", actor=CAROL, minutes=30),
+        event("release", actor=CAROL, minutes=40, reason="not mine"),
+        event("take", actor=ALICE, minutes=50),
+    )
+    assert [t.holder for t in item.takeovers] == [BOB]
+    assert obligations.takeovers_for(item, BOB) == item.takeovers
+    assert obligations.takeovers_for(item, CAROL) == ()
+
+
+# -- due times follow the two doors (#4) -------------------------------------------------
+
+
+def test_a_pick_through_the_queue_owes_an_outcome_in_two_hours() -> None:
+    from dataclasses import replace
+
+    from gitcoop.domain.ids import ItemId
+
+    queue_item = ItemId("it-7k2m9x4q1c8v")
+    drafted = run(None, event("add", item=queue_item, kind="item", title="Fix it"))
+    picked = run(replace(drafted, status="ready"), event("pick", actor=BOB, item=queue_item))
+    ob = picked.obligation
+    assert ob is not None
+    assert (ob.kind, ob.due) == ("outcome", T0 + 2 * H)
+    in_session = run(
+        replace(drafted, status="ready"), event("pick", actor=BOB, item=queue_item, session="q")
+    )
+    assert in_session.obligation is not None and in_session.obligation.due == T0 + 2 * H
+
+
+# -- a park is left to the owner and the worker (#5) -------------------------------------
+
+
+@pytest.mark.parametrize(
+    "decision", ["defer", "escalate", "park", "failed", "close", "release", "abandon"]
+)
+def test_a_chief_cannot_decide_on_a_parked_obligation_while_the_park_holds(
+    decision: str,
+) -> None:
+    parked = run(taken(), event("review", actor=CAROL, decision="park"))
+    review = event("review", actor=CAROL, minutes=60, decision=decision, reason="r")
+    with pytest.raises(Refused) as refusal:
+        rulebook.apply(parked, review, ROLES)
+    assert "parked" in refusal.value.message
+    assert ALICE in refusal.value.message and BOB in refusal.value.message
+    by_owner = rulebook.apply(
+        parked, event("review", actor=ALICE, decision=decision, reason="r"), ROLES
+    )
+    assert by_owner.version == parked.version + 1
+
+
+def test_a_park_that_ran_out_is_owed_to_the_chief_again() -> None:
+    parked = run(taken(), event("review", actor=CAROL, decision="park"))
+    later = event("review", actor=CAROL, minutes=30 * 24 * 60, decision="defer")
+    moved = run(parked, later).obligation
+    assert moved is not None and not moved.parked
+
+
+def test_only_the_holders_blocked_report_unparks_for_the_chief() -> None:
+    parked = run(taken(), event("review", actor=CAROL, decision="park"))
+    with pytest.raises(Refused, match="only the holder"):
+        rulebook.apply(
+            parked, event("report", actor=CAROL, status="blocked", reason="x", force=True), ROLES
+        )
+    unparked = run(parked, event("report", actor=BOB, minutes=5, status="blocked", reason="x"))
+    assert unparked.obligation is not None and not unparked.obligation.parked
+    deferred = run(unparked, event("review", actor=CAROL, minutes=6, decision="defer"))
+    assert deferred.obligation is not None and deferred.obligation.pending
+
+
+def test_a_forced_report_by_someone_else_is_refused_naming_the_holder() -> None:
+    with pytest.raises(Refused) as refusal:
+        rulebook.apply(taken(), event("report", actor=ALICE, status="done", force=True), ROLES)
+    assert "bob@example.com" in refusal.value.message and "holder" in refusal.value.message
+
+
+# -- escalate and park reach the owners at once (#6) --------------------------------------
+
+
+def test_a_chiefs_escalation_waits_for_the_owners_and_a_defer_keeps_it() -> None:
+    escalated = run(
+        taken(), event("review", actor=CAROL, decision="escalate", reason="stuck for a day")
+    )
+    ob = escalated.obligation
+    assert ob is not None and ob.for_owners is not None
+    assert (ob.for_owners["decision"], ob.for_owners["by"], ob.for_owners["reason"]) == (
+        "escalate",
+        CAROL,
+        "stuck for a day",
+    )
+    assert obligations.pressing(escalated, T0, ALICE, ROLES) == ("escalated",)  # not yet due
+    assert obligations.pressing(escalated, T0, CAROL, ROLES) == ()
+    deferred = run(escalated, event("review", actor=CAROL, minutes=1, decision="defer"))
+    assert deferred.obligation is not None
+    assert deferred.obligation.escalated and deferred.obligation.for_owners == ob.for_owners
+    by_owner = run(deferred, event("review", actor=ALICE, minutes=2, decision="defer"))
+    assert by_owner.obligation is not None
+    assert (by_owner.obligation.escalated, by_owner.obligation.for_owners) == (False, None)
+
+
+def test_a_chiefs_park_is_shown_to_the_owners_an_owners_own_is_not() -> None:
+    parked = run(taken(), event("review", actor=CAROL, decision="park", reason="waits on legal"))
+    assert obligations.pressing(parked, T0 + H, ALICE, ROLES) == ("parked",)
+    own = run(taken(), event("review", actor=ALICE, decision="park"))
+    assert obligations.pressing(own, T0 + H, ALICE, ROLES) == ()
+
+
+def test_pressing_says_due_and_flags_a_take_dated_in_the_future() -> None:
+    item = taken()
+    assert obligations.pressing(item, T0 + 3 * H, BOB, ROLES) == ("due",)
+    assert obligations.pressing(item, T0 - H, BOB, ROLES) == ("future",)
+    assert obligations.concerns(item, BOB, ROLES) and obligations.concerns(item, CAROL, ROLES)
+    assert not obligations.concerns(item, "dave@example.com", ROLES)
+
+
+# -- a blocked report can be cleared (#7) ------------------------------------------------
+
+
+def test_an_unblocked_report_ends_the_cap_and_the_due_returns_to_the_window() -> None:
+    blocked = run(taken(), event("report", actor=BOB, minutes=10, status="blocked", reason="x"))
+    cleared = run(blocked, event("report", actor=BOB, minutes=60, status="unblocked", note="ok"))
+    ob = cleared.obligation
+    assert ob is not None and not obligations.is_blocked(ob)
+    assert ob.due == T0 + timedelta(minutes=60) + 3 * H
+    assert ob.latest_report is not None and ob.latest_report["note"] == "ok"
+    deferred = run(
+        cleared, event("review", actor=CAROL, minutes=70, decision="defer", delay_seconds=86400)
+    )
+    assert deferred.obligation is not None
+    assert deferred.obligation.due == T0 + timedelta(minutes=70) + timedelta(days=1)
+
+
+def test_unblocked_is_the_holders_and_only_ends_a_blocked_state() -> None:
+    blocked = run(taken(), event("report", actor=BOB, status="blocked", reason="x"))
+    with pytest.raises(Refused, match="only the holder"):
+        rulebook.apply(blocked, event("report", actor=CAROL, status="unblocked"), ROLES)
+    with pytest.raises(Refused, match="not blocked"):
+        rulebook.apply(taken(), event("report", actor=BOB, status="unblocked"), ROLES)
+    assert lifecycle.plan(taken(), "report", {"status": "unblocked"}, BOB, ROLES) is None
+
+
+# -- reviews are version-checked (#8) -------------------------------------------------------
+
+
+def test_everything_that_moves_an_obligation_counts_a_version() -> None:
+    item = taken()
+    steps = [
+        event("note", actor=BOB, minutes=1, text="progress"),
+        event("report", actor=BOB, minutes=2, status="blocked", reason="x"),
+        event("report", actor=BOB, minutes=3, status="unblocked"),
+        event("review", actor=CAROL, minutes=4, decision="defer"),
+    ]
+    for step in steps:
+        after = rulebook.apply(item, step, ROLES)
+        assert after.version == item.version + 1, step.verb
+        item = after

@@ -140,3 +140,91 @@ def test_edit_cannot_move_a_picked_item() -> None:
 def test_split_then_settle_closes_the_parent() -> None:
     item = run(event("add", **ADD), event("split", children=["it-1", "it-2"]), event("settle"))
     assert (item.status, item.reason) == ("closed", "all children settled")
+
+
+# -- leases on verifying items -----------------------------------------------------------
+
+
+def at(minutes: float, verb: str, actor: str = "system", **args: Any) -> Event:
+    """An event at T0 + minutes (the module's `event` puts one minute per event)."""
+    n = next(counter)
+    return Event(
+        EventId(f"ev-{n:012d}"), ID, n, T0 + timedelta(minutes=minutes), actor, None, verb, args
+    )
+
+
+def test_a_verification_holds_a_lease_that_refuses_another_until_it_ends() -> None:
+    taken = at(0, "verify", lease_seconds=360)
+    item = run(at(0, "add", **ADD), taken)
+    assert item.lease is not None
+    assert (item.lease.by, item.lease.event) == ("system", taken.id)
+    assert item.lease.until == T0 + timedelta(minutes=6)
+    with pytest.raises(Refused, match="being verified by system"):
+        rulebook.apply(item, at(5, "verify", lease_seconds=360), ROLES)
+    reclaimed = rulebook.apply(item, at(6, "verify", actor="bob@x", lease_seconds=60), ROLES)
+    assert reclaimed.lease is not None and reclaimed.lease.by == "bob@x"
+
+
+def test_a_verdict_of_an_earlier_verification_is_refused() -> None:
+    first = at(0, "verify", lease_seconds=60)
+    item = run(at(0, "add", **ADD), first, at(2, "verify", lease_seconds=60))
+    late = at(3, "verdict", verdict="unclear", reason="late", lease=first.id)
+    with pytest.raises(Refused, match="earlier verification"):
+        rulebook.apply(item, late, ROLES)
+    assert item.lease is not None
+    current = at(3, "verdict", verdict="unclear", reason="r", lease=item.lease.event)
+    assert rulebook.apply(item, current, ROLES).lease is None
+
+
+def test_a_change_while_verifying_ends_the_lease_and_a_lease_never_touches_taken_work() -> None:
+    item = run(at(0, "add", **ADD), at(0, "verify", lease_seconds=600))
+    edited = rulebook.apply(item, at(1, "edit_item", actor="bob@x", title="Renamed"), ROLES)
+    assert (edited.status, edited.lease) == ("verifying", None)
+    assert rulebook.apply(edited, at(1, "verify"), ROLES).lease is not None
+    picked = run(*ready(), event("pick"))
+    assert picked.lease is None and picked.status == "in_progress"
+    with pytest.raises(Refused):
+        rulebook.apply(picked, at(10_000, "verify"), ROLES)  # never reaped, however late
+    assert run(*ready()).lease is None
+
+
+def test_a_lease_length_is_bounded() -> None:
+    item = run(at(0, "add", **ADD), at(0, "verify", lease_seconds=10**9))
+    assert item.lease is not None and item.lease.until == T0 + timedelta(hours=25)
+    with pytest.raises(Refused, match="lease_seconds"):
+        run(at(0, "add", **ADD), at(0, "verify", lease_seconds="soon"))
+
+
+# -- leftovers and repeats -------------------------------------------------------------
+
+
+def test_blocked_reason_goes_when_the_item_leaves_blocked_by_any_verb() -> None:
+    reported = run(*ready(), event("pick"), event("finish", outcome="blocked", reason="no access"))
+    assert reported.blocked_reason == "no access"
+    released = rulebook.apply(
+        reported, event("release", actor="bob@x", reason="give it back"), ROLES
+    )
+    assert (released.status, released.blocked_reason) == ("ready", None)
+    split = run(
+        event("add", **ADD),
+        event("edit_item", status="blocked", reason="needs design"),
+        event("split", children=["it-bbbbbbbbbbbb", "it-cccccccccccc"]),
+    )
+    assert (split.status, split.blocked_reason) == ("split", None)
+
+
+@pytest.mark.parametrize(
+    ("outcome", "args"),
+    [
+        ("done", {"commit": "abc123"}),
+        ("closed", {"reason": "won't fix"}),
+        ("ready", {"failure": "tests red"}),
+        ("blocked", {"reason": "no access"}),
+    ],
+)
+def test_an_identical_finish_repeat_plans_nothing(outcome: str, args: dict[str, Any]) -> None:
+    asked = {"outcome": outcome, **args}
+    item = run(*ready(), event("pick"), event("finish", **asked))
+    assert rulebook.plan(item, "finish", asked, "bob@x", ROLES) is None
+    other = {**asked, **{k: "something else" for k in args}}
+    assert rulebook.plan(item, "finish", other, "bob@x", ROLES) == ("finish", other)

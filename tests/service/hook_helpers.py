@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -17,10 +18,21 @@ def with_gitcoop_on_path(monkeypatch: object) -> None:
     monkeypatch.setenv("PATH", BIN + os.pathsep + os.environ["PATH"])  # type: ignore[attr-defined]
 
 
+GIT = shutil.which("git") or "git"
+
+
 def commit(
-    repo: Path, message: str, name: str = "file.txt", content: str | None = None, *extra: str
+    repo: Path,
+    message: str,
+    name: str = "file.txt",
+    content: str | None = None,
+    *extra: str,
+    env: dict[str, str] | None = None,
 ) -> subprocess.CompletedProcess[str]:
-    """Change a file and commit it with `message` (given with -F, like an editor's)."""
+    """Change a file and commit it with `message` (given with -F, like an editor's).
+
+    `env` replaces the environment git runs in (and the hooks with it).
+    """
     path = repo / name
     previous = path.read_text() if path.exists() else ""
     path.write_text(content if content is not None else previous + "x\n")
@@ -28,12 +40,18 @@ def commit(
     message_file = repo.parent / "message.txt"
     message_file.write_text(message)
     return subprocess.run(
-        ["git", "commit", "-q", "-F", str(message_file), *extra],
+        [GIT, "commit", "-q", "-F", str(message_file), *extra],
         cwd=repo,
         capture_output=True,
         text=True,
         check=True,
+        env=env,
     )
+
+
+def bare_env(**extra: str) -> dict[str, str]:
+    """The test's environment with PATH emptied, as a GUI or an IDE may run git."""
+    return {**os.environ, "PATH": "", **extra}
 
 
 def head(repo: Path) -> str:

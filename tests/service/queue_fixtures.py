@@ -62,4 +62,8 @@ def install(path: Path, timeout: str | None = None) -> Code:
 
 
 GIT_COOP = shlex.quote(str(Path(sys.executable).with_name("git-coop")))
-CONFIRM = {"verdict": "confirmed", "evidence": [{"path": "src/app.py", "line": 7, "quote": "line"}]}
+CONFIRM = {
+    "verdict": "confirmed",
+    "reason": "the code shows it",
+    "evidence": [{"path": "src/app.py", "line": 7, "quote": "line"}],
+}

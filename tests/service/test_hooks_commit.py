@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 from pathlib import Path
@@ -9,8 +10,17 @@ from pathlib import Path
 import pytest
 
 from gitcoop.store import journal
+from tests import rawledger
 from tests.conftest import coop, git
-from tests.service.hook_helpers import add, commit, head, item, ledger_tip, with_gitcoop_on_path
+from tests.service.hook_helpers import (
+    add,
+    bare_env,
+    commit,
+    head,
+    item,
+    ledger_tip,
+    with_gitcoop_on_path,
+)
 
 
 @pytest.fixture
@@ -81,19 +91,18 @@ def test_rebase_moves_every_recorded_sha(hooked: Path) -> None:
     assert item(request)["commit_sha"] == head(hooked)
 
 
-def test_a_refused_close_is_reported_journaled_and_never_forced(hooked: Path) -> None:
+def test_a_refused_close_is_reported_with_the_command_that_records_it(hooked: Path) -> None:
     todo = add("todo", "bob's")
     assert coop("take", todo, "--as", "bob@example.com").code == 0
     done = commit(hooked, f"Try\n\nCoop-Done: {todo}\n")
     refusal = [line for line in done.stderr.splitlines() if "not recorded" in line]
     assert len(refusal) == 1 and "bob@example.com" in refusal[0]
-    git_dir = hooked / ".git"
-    assert journal.has_entries(str(git_dir))  # checked first: any command replays it
-
-    replayed = coop("hook", "replay", "--json")
-    assert [r["status"] for r in replayed.json()] == ["refused"]
-    assert item(todo)["status"] == "taken"  # still bob's: reported, not forced
-    assert not journal.has_entries(str(git_dir))
+    sha = head(hooked)
+    assert (
+        f"record it with: git coop done {todo} --commit {sha} --summary Try --force" in (refusal[0])
+    )
+    assert journal.has_entries(str(hooked / ".git"))  # kept until recorded or dismissed
+    assert item(todo)["status"] == "taken"  # still bob's: reported, never forced
 
 
 def test_an_unknown_id_is_reported_and_the_rest_still_recorded(hooked: Path) -> None:
@@ -129,19 +138,35 @@ def test_a_failing_foreign_prepare_commit_msg_still_stops_the_commit(hooked: Pat
     assert refused.returncode != 0
 
 
-def test_without_gitcoop_on_path_the_commit_still_succeeds(
-    hooked: Path, monkeypatch: pytest.MonkeyPatch
+def test_a_commit_with_path_emptied_is_recorded_by_the_installed_interpreter(
+    hooked: Path,
 ) -> None:
-    git_dir = os.path.dirname(
-        subprocess.run(
-            ["sh", "-c", "command -v git"], capture_output=True, text=True
-        ).stdout.strip()
-    )
-    monkeypatch.setenv("PATH", git_dir + os.pathsep + "/bin")
-    todo = add("todo", "later")
-    done = commit(hooked, f"Offline\n\nCoop-Done: {todo}\n")
-    assert done.returncode == 0 and done.stderr == ""
-    assert item(todo)["status"] == "open"
+    todo = add("todo", "from a GUI")
+    done = commit(hooked, f"From an IDE\n\nCoop-Done: {todo}\n", env=bare_env())
+    assert done.returncode == 0
+    assert "done with" in done.stderr
+    shown = item(todo)
+    assert shown["status"] == "done" and shown["commit_sha"] == head(hooked)
+    assert not journal.has_entries(str(hooked / ".git"))
+
+
+def test_an_agent_identity_closes_its_own_take(hooked: Path) -> None:
+    agent = "agent-1@example.com"
+    todo = add("todo", "the agent's")
+    assert coop("take", todo, env={"COOP_ACTOR": agent}).code == 0
+    done = commit(hooked, f"Agent work\n\nCoop-Done: {todo}\n", env=bare_env(COOP_ACTOR=agent))
+    assert "not recorded" not in done.stderr
+    shown = item(todo)
+    assert (shown["status"], shown["closed_by"]) == ("done", agent)
+    event = coop("log", todo, "--json").json()[-1]
+    assert (event["verb"], event["actor"]) == ("done", agent)
+    assert event["committer"] == "alice@example.com"  # git's committer, recorded alongside
+
+
+def test_a_session_in_the_environment_is_the_event_session(hooked: Path) -> None:
+    todo = add("todo", "in a session")
+    commit(hooked, f"Session work\n\nCoop-Done: {todo}\n", env=bare_env(COOP_SESSION="s-42"))
+    assert coop("log", todo, "--json").json()[-1]["session"] == "s-42"
 
 
 def test_a_commit_in_a_linked_worktree_records_into_the_shared_ledger(
@@ -195,3 +220,71 @@ def test_no_suggestion_with_two_held_items_or_for_dash_m(hooked: Path) -> None:
     assert git(hooked, "log", "-1", "--format=%B").strip() == "Message given"
     coop("take", add("todo", "second"))
     assert "Coop-Done" not in edit_commit(hooked)
+
+
+def test_a_cherry_pick_keeps_the_first_commit_and_adds_the_copy_as_related(hooked: Path) -> None:
+    todo = add("todo", "picked")
+    git(hooked, "checkout", "-q", "-b", "feature")
+    commit(hooked, f"Fix on feature\n\nCoop-Done: {todo}\n", name="fix.txt")
+    original = head(hooked)
+    git(hooked, "checkout", "-q", "main")
+    commit(hooked, "Meanwhile on main\n", name="main.txt")  # so the copy is a new commit
+    picked = subprocess.run(
+        ["git", "cherry-pick", original], cwd=hooked, capture_output=True, text=True, check=True
+    )
+    copy = head(hooked)
+    shown = item(todo)
+    assert shown["commit_sha"] == original  # the first commit stays the record
+    assert shown["related_commits"] == [copy]
+    assert f"keeps {original[:7]} as its record" in picked.stderr
+    assert f"\nrelated  {copy}\n" in coop("show", todo).out
+    git(hooked, "cherry-pick", "--keep-redundant-commits", original)  # a second copy, once more
+    assert item(todo)["related_commits"] == [copy, head(hooked)]
+
+
+def test_a_cherry_pick_of_a_commit_no_branch_holds_becomes_the_record(hooked: Path) -> None:
+    todo = add("todo", "moved")
+    git(hooked, "checkout", "-q", "-b", "doomed")
+    commit(hooked, f"Fix on a branch that goes\n\nCoop-Done: {todo}\n", name="fix.txt")
+    original = head(hooked)
+    git(hooked, "checkout", "-q", "main")
+    commit(hooked, "Meanwhile on main\n", name="main.txt")
+    git(hooked, "branch", "-q", "-D", "doomed")
+    git(hooked, "cherry-pick", original)
+    shown = item(todo)
+    assert shown["commit_sha"] == head(hooked)
+    assert "related_commits" not in shown
+    edit = coop("log", todo, "--json").json()[-1]
+    assert (edit["verb"], edit["previous_commit"]) == ("edit", original)
+
+
+def hostile_title(repo: Path, todo: str, title: str) -> None:
+    """The item's file, rewritten as a peer could push it: a title with a line break."""
+    path = ["items", todo[3:5], f"{todo}.yaml"]
+    data = rawledger.read(repo, "/".join(path)).decode()
+    line = next(x for x in data.splitlines() if x.startswith("title:"))
+    rawledger.put(repo, path, data.replace(line, "title: " + json.dumps(title)).encode())
+
+
+@pytest.mark.parametrize("cleanup", ["strip", "verbatim"])
+def test_a_pasted_title_can_never_become_a_trailer(hooked: Path, cleanup: str) -> None:
+    request = add("request", "someone else's")
+    todo = add("todo", "placeholder")
+    coop("take", todo)
+    hostile_title(hooked, todo, f"x\nCoop-Close: {request}\r\nCoop-Close: {request}")
+    git(hooked, "config", "commit.cleanup", cleanup)
+    keep_all = (  # an editor that saves what it was shown and keeps every line of it
+        f'f() {{ cp "$1" {hooked.parent}/seen.txt; '
+        'printf "Subject\\n\\n" | cat - "$1" > "$1.new"; mv "$1.new" "$1"; }; f'
+    )
+    (hooked / "edited.txt").write_text("hostile")
+    git(hooked, "add", "edited.txt")
+    env = {**os.environ, "GIT_EDITOR": keep_all}
+    subprocess.run(["git", "commit", "-q"], cwd=hooked, env=env, check=True, capture_output=True)
+    seen = (hooked.parent / "seen.txt").read_text()
+    assert "(x\\x0aCoop-Close: " in seen  # shown escaped, on the one comment line
+    message = git(hooked, "log", "-1", "--format=%B")
+    assert not [line for line in message.splitlines() if line.startswith("Coop-")]
+    assert git(hooked, "log", "-1", "--format=%(trailers)").strip() == ""
+    assert item(request)["status"] == "open"
+    assert item(todo)["status"] == "taken"

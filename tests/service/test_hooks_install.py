@@ -9,11 +9,17 @@ from pathlib import Path
 
 import pytest
 
+from gitcoop.cli.hooks_commands import this_runner
 from gitcoop.service import hooks
 from tests.conftest import coop, git, make_repo
 
 TOP = Path(__file__).resolve().parents[2]
 NAMES = hooks.HOOK_NAMES
+
+
+def installed(name: str) -> bytes:
+    """The shim as `hooks install` writes it from this process: its paths filled in."""
+    return hooks.rendered(name, this_runner())
 
 
 def states() -> dict[str, dict[str, object]]:
@@ -37,7 +43,7 @@ def test_install_writes_executable_marked_scripts(repo: Path) -> None:
     assert [c["action"] for c in result.json()] == ["installed"] * 3
     for name in NAMES:
         path = repo / ".git" / "hooks" / name
-        assert path.read_bytes() == hooks.shipped(name)
+        assert path.read_bytes() == installed(name)
         assert path.stat().st_mode & stat.S_IXUSR
     assert {n: s["state"] for n, s in states().items()} == dict.fromkeys(NAMES, "current")
 
@@ -83,7 +89,7 @@ def test_an_outdated_script_of_ours_is_updated_and_status_says_so(repo: Path) ->
     assert states()["post-rewrite"]["state"] == "outdated"
     result = coop("hooks", "install", "--json")
     assert {c["name"]: c["action"] for c in result.json()}["post-rewrite"] == "updated"
-    assert path.read_bytes() == hooks.shipped("post-rewrite")
+    assert path.read_bytes() == installed("post-rewrite")
     assert not (repo / ".git/hooks/post-rewrite.legacy").exists()
 
 
@@ -125,6 +131,39 @@ def test_a_linked_worktree_installs_into_the_shared_hooks_dir(
     assert coop("hooks", "install").code == 0
     where = git(tmp_path / "linked", "rev-parse", "--git-path", "hooks").strip()
     assert Path(where).resolve() == (main / ".git/hooks").resolve()
-    assert (main / ".git/hooks/post-commit").read_bytes() == hooks.shipped("post-commit")
+    assert (main / ".git/hooks/post-commit").read_bytes() == installed("post-commit")
     monkeypatch.chdir(main)
     assert {s["state"] for s in states().values()} == {"current"}
+
+
+def test_the_installed_hooks_name_this_interpreter_and_script_absolutely(repo: Path) -> None:
+    assert coop("hooks", "install").code == 0
+    runner = this_runner()
+    assert os.path.isabs(runner.python) and os.path.isabs(runner.entry)
+    assert runner.entry.endswith("git-coop")
+    for name in NAMES:
+        content = (repo / ".git/hooks" / name).read_bytes()
+        assert hooks.recorded(content) == runner
+        assert f"python='{runner.python}'\n".encode() in content
+    assert {s["python"] for s in states().values()} == {runner.python}
+
+
+def test_paths_with_quotes_survive_the_shell_quoting() -> None:
+    odd = hooks.Runner("/opt/it's here/bin/python", "/opt/it's here/bin/git-coop")
+    content = hooks.rendered("post-commit", odd)
+    assert hooks.recorded(content) == odd
+    assert hooks.recorded(hooks.shipped("post-commit")) == hooks.Runner()
+
+
+def test_installing_from_another_gitcoop_points_the_hooks_at_it(repo: Path) -> None:
+    assert coop("hooks", "install").code == 0
+    path = repo / ".git/hooks/post-commit"
+    path.write_bytes(hooks.rendered("post-commit", hooks.Runner("/gone/python", "/gone/git-coop")))
+    path.chmod(0o755)
+    assert states()["post-commit"]["state"] == "stale"
+    shown = coop("hooks", "status")
+    assert "the gitcoop these hooks run is gone (/gone/python)" in shown.out
+    assert "run git coop hooks install" in shown.out
+    again = coop("hooks", "install", "--json")
+    assert {c["name"]: c["action"] for c in again.json()}["post-commit"] == "updated"
+    assert states()["post-commit"]["state"] == "current"

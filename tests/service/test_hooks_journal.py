@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -13,7 +14,15 @@ import pytest
 from gitcoop.store import journal
 from gitcoop.store.lock import lock_path
 from tests.conftest import coop, git, make_repo
-from tests.service.hook_helpers import add, commit, head, item, ledger_tip, with_gitcoop_on_path
+from tests.service.hook_helpers import (
+    add,
+    bare_env,
+    commit,
+    head,
+    item,
+    ledger_tip,
+    with_gitcoop_on_path,
+)
 
 HOLDER = (
     "import sys, filelock\n"
@@ -110,7 +119,7 @@ def test_no_ledger_yet_in_a_fresh_clone_then_the_next_command_replays(
 
     listed = coop("list", "--all")
     assert listed.code == 0
-    assert "gitcoop: journal: " in listed.err and "done with" in listed.err
+    assert "gitcoop: journal " in listed.err and "done with" in listed.err
     assert item(todo)["commit_sha"] == head(clone)
 
 
@@ -120,7 +129,95 @@ def test_the_journal_keeps_a_torn_line_and_settles_by_id(tmp_path: Path) -> None
     with open(journal.journal_path(git_dir), "a", encoding="utf-8") as handle:
         handle.write('{"id": "torn", "kind"')
     second = journal.append(git_dir, {"kind": "trailers", "n": 2})
-    assert [e["n"] for e in journal.entries(git_dir)] == [1, 2]
+    kept = journal.entries(git_dir)
+    assert [e.get("n", e["kind"]) for e in kept] == [1, "unreadable", 2]
+    assert kept[1]["line"] == '{"id": "torn", "kind"'
     journal.settle(git_dir, {first})
-    assert [e["id"] for e in journal.entries(git_dir)] == [second]
+    assert [e["id"] for e in journal.entries(git_dir)] == [kept[1]["id"], second]
     assert '"kind"' in Path(journal.journal_path(git_dir)).read_text().splitlines()[0]
+
+
+def test_a_torn_line_is_reported_with_why_until_it_is_dismissed(ledger: Path) -> None:
+    git_dir = str(ledger / ".git")
+    with open(journal.journal_path(git_dir), "w", encoding="utf-8") as handle:
+        handle.write('{"id": "cut", "kind": "trail\n')
+    torn = journal.entries(git_dir)[0]["id"][:8]
+    listed = coop("list")
+    assert listed.err == "gitcoop: 1 journal entry waits: git coop hook replay\n"
+    replayed = coop("hook", "replay").out
+    assert f"journal {torn}: a journal entry can never be recorded as it is: this journal " in (
+        replayed
+    )
+    assert f"git coop hook dismiss {torn} --reason WHY" in replayed
+    assert coop("hook", "dismiss", torn).code == 2  # a reason is required
+    assert coop("hook", "dismiss", torn, "--reason", "a crash cut it").code == 0
+    assert not journal.has_entries(git_dir)
+    log = Path(journal.dismissed_path(git_dir)).read_text()
+    dropped = [json.loads(line) for line in log.splitlines()]
+    assert dropped[0]["reason"] == "a crash cut it"
+    assert dropped[0]["entry"]["line"] == '{"id": "cut", "kind": "trail'
+    assert coop("list").err == ""
+
+
+def test_a_refusal_waits_until_it_is_recorded_or_dismissed(hooked: Path) -> None:
+    todo, other = add("todo", "bob's"), add("todo", "bob's too")
+    for held in (todo, other):
+        assert coop("take", held, "--as", "bob@example.com").code == 0
+    commit(hooked, f"Both\n\nCoop-Done: {todo}\nCoop-Done: {other}\n")
+    sha = head(hooked)
+    for _ in range(2):  # every command says it, once, and retries nothing a rule refused
+        listed = coop("list")
+        assert listed.err == "gitcoop: 2 trailers wait: git coop hook replay\n"
+    entry = journal.entries(str(hooked / ".git"))[0]
+    short = entry["id"][:8]
+    assert entry["state"] == "refused"
+
+    shown = coop("hook", "replay").out.splitlines()
+    assert len(shown) == 2 and all(f"gitcoop: journal {short}: not recorded: " in x for x in shown)
+    assert (
+        f"record it with: git coop done {todo} --commit {sha} --summary Both --force" in (shown[0])
+    )
+    assert f"or drop it: git coop hook dismiss {short} --reason WHY" in shown[0]
+
+    status = coop("hooks", "status").out
+    assert "2 trailers wait: git coop hook replay" in status
+    assert f"journal {short}: not recorded: Coop-Done {todo} of {sha[:7]}: " in status
+
+    coop("release", todo, "--as", "bob@example.com", "--reason", "alice did it")
+    replayed = coop("hook", "replay", "--json").json()
+    assert [(r["status"], r["kept"]) for r in replayed] == [("recorded", True), ("refused", True)]
+    assert item(todo)["commit_sha"] == sha
+    assert coop("list").err == "gitcoop: 1 trailer waits: git coop hook replay\n"
+
+    assert coop("hook", "dismiss", short, "--reason", "bob finishes it himself").code == 0
+    assert not journal.has_entries(str(hooked / ".git"))
+    assert item(other)["status"] == "taken"
+    assert coop("list").err == ""
+
+
+def test_an_identity_that_names_no_one_is_kept_and_reported_with_why(hooked: Path) -> None:
+    todo = add("todo", "by a broken identity")
+    done = commit(hooked, f"Odd\n\nCoop-Done: {todo}\n", env=bare_env(COOP_ACTOR="a <b>"))
+    assert "cannot record Coop-Done" in done.stderr and "cannot name a person" in done.stderr
+    entry = journal.entries(str(hooked / ".git"))[0]
+    assert (entry["state"], entry["actor"]) == ("broken", "a <b>")
+    assert coop("list").err == "gitcoop: 1 trailer waits: git coop hook replay\n"
+    replayed = coop("hook", "replay").out
+    assert "can never be recorded as it is: 'a <b>' cannot name a person" in replayed
+    assert f"record it by hand (git coop done {todo} --commit {head(hooked)}" in replayed
+    assert item(todo)["status"] == "open"
+    assert journal.has_entries(str(hooked / ".git"))  # until recorded or dismissed
+
+
+def test_an_agent_commit_during_a_held_lock_is_replayed_as_the_agent(hooked: Path) -> None:
+    agent = "agent-7@example.com"
+    todo = add("todo", "agent's, while locked")
+    assert coop("take", todo, "--as", agent).code == 0
+    with lock_held_elsewhere(hooked / ".git"):
+        done = commit(hooked, f"Agent\n\nCoop-Done: {todo}\n", env=bare_env(COOP_ACTOR=agent))
+        assert "could not record Coop-Done" in done.stderr
+        assert item(todo)["status"] == "taken"
+    listed = coop("list", "--all")  # run by alice: the entry keeps its own actor
+    assert "done with" in listed.err
+    shown = item(todo)
+    assert (shown["status"], shown["closed_by"]) == ("done", agent)

@@ -1,10 +1,12 @@
 """A model of the rules, stepped beside a real ledger: they must agree after every step.
 
-Steps are the verbs (take, release, done, close, abandon, report, review) by
-three people, merges of offline work from a second clone, and crashes (a
-writer killed after writing objects and git's ref lock but before moving the
-ref). The model is deliberately small: who
-holds what, the status, whether an outcome is owed, and the version.
+Steps are the verbs (take in and out of sessions, ack, release, done, close,
+abandon, report, review) by an owner, a worker and a chief, merges of offline
+work from a second clone, and crashes (a writer killed after writing objects
+and git's ref lock but before moving the ref). The model is deliberately
+small: who holds what, the status, the version, whether an outcome is owed
+and since when (a re-take never resets it), parked and blocked, the
+takeovers waiting to be acknowledged, and who may amend a close.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import os
 import shutil
 import subprocess
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -22,6 +24,7 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
 
+from gitcoop.domain import obligations
 from gitcoop.domain.records import Event
 from gitcoop.errors import Refused
 from gitcoop.service import ledger
@@ -31,7 +34,8 @@ from gitcoop.service.queries import list_items, log
 from gitcoop.service.sync import pull
 
 OWNER = "alice@example.com"
-ACTORS = (OWNER, "bob@example.com", "carol@example.com")
+CHIEF = "carol@example.com"
+ACTORS = (OWNER, "bob@example.com", CHIEF)
 TERMINAL = ("done", "closed", "abandoned")
 START = datetime(2026, 11, 29, 10, 0, tzinfo=UTC)
 
@@ -41,11 +45,32 @@ class Model:
     kind: str
     status: str = "open"
     taken_by: str | None = None
+    session: str | None = None
     version: int = 1
+    since: datetime | None = None  # when the pending obligation was bound
+    blocked: bool = False  # the holder's latest report says blocked
+    parked_until: datetime | None = None  # a park holds until then
+    notices: list[str] = field(default_factory=list)  # previous holders, not acknowledged
+    summary: str | None = None
+    closed_by: str | None = None
+    held_at_close: str | None = None
 
     @property
     def owes(self) -> bool:
         return self.status == "taken"
+
+    def bind(self, actor: str, session: str | None, at: datetime) -> None:
+        self.status, self.taken_by, self.session, self.since = "taken", actor, session, at
+        self.blocked, self.parked_until = False, None
+
+    def close(self, status: str, actor: str, summary: str | None) -> None:
+        self.held_at_close = self.taken_by if self.status == "taken" else actor
+        if self.status == "abandoned":  # done after all: an implicit take by the closer
+            self.held_at_close = actor
+        self.status, self.closed_by, self.summary = status, actor, summary
+
+    def may_amend(self, actor: str, force: bool) -> bool:
+        return force or actor == OWNER or actor in (self.closed_by, self.held_at_close)
 
 
 def finish_status(kind: str) -> str:
@@ -57,12 +82,14 @@ def _accepts(m: Model, actor: str, verb: str) -> bool:
     return m.status == "open" or (m.status == "taken" and m.taken_by == actor)
 
 
-def _apply(m: Model, actor: str, verb: str) -> None:
+def _apply(m: Model, actor: str, verb: str, at: datetime) -> None:
     m.version += 1
+    if verb == "take" and m.status == "taken":
+        return  # the holder again, outside a session: taken_at moves, the debt stays
     if verb == "take":
-        m.status, m.taken_by = "taken", actor
+        m.bind(actor, None, at)
     else:
-        m.status, m.taken_by = finish_status(m.kind), None
+        m.close(finish_status(m.kind), actor, "s")
 
 
 def list_log(path: Path, item_id: str) -> list[Event]:
@@ -84,6 +111,7 @@ class LedgerMachine(RuleBasedStateMachine):
         self.now = START
         self.items: dict[str, Model] = {}
         ledger.init(self.ctx(OWNER))
+        ledger.change_roles(self.ctx(OWNER), "add", "chief", CHIEF)
         for kind in ("todo", "todo", "request"):
             shown = ledger.add(self.ctx(OWNER), kind, f"a {kind}")
             self.items[shown.item.id] = Model(kind)
@@ -95,55 +123,100 @@ class LedgerMachine(RuleBasedStateMachine):
         finally:
             shutil.rmtree(self.home, ignore_errors=True)
 
-    def ctx(self, actor: str, session: str | None = None) -> Context:
+    def tick(self) -> datetime:
         self.now += timedelta(minutes=1)
-        return Context(str(self.path), actor=actor, now=self.now, session=session)
+        return self.now
 
-    def attempt(self, actor: str, index: int, verb: str, args: dict[str, object]) -> bool:
-        """Run the verb on the ledger; True if it was accepted."""
+    def ctx(self, actor: str, session: str | None = None) -> Context:
+        return Context(str(self.path), actor=actor, now=self.tick(), session=session)
+
+    def attempt(
+        self, actor: str, index: int, verb: str, args: dict[str, object], session: str | None = None
+    ) -> str:
+        """Run the verb on the ledger at the next minute: written, unchanged or refused."""
         try:
-            ledger.act(self.ctx(actor), self.ids[index], verb, args)
+            shown = ledger.act(self.ctx(actor, session), self.ids[index], verb, args)
         except Refused:
-            return False
-        return True
+            return "refused"
+        return "written" if shown.wrote else "unchanged"
 
     # -- the verbs, each with the model's prediction --------------------------------
 
-    @rule(actor=st.sampled_from(ACTORS), index=st.integers(0, 2), force=st.booleans())
-    def take(self, actor: str, index: int, force: bool) -> None:
+    @rule(
+        actor=st.sampled_from(ACTORS),
+        index=st.integers(0, 2),
+        force=st.booleans(),
+        session=st.sampled_from([None, "s1", "s2"]),
+    )
+    def take(self, actor: str, index: int, force: bool, session: str | None) -> None:
         m = self.items[self.ids[index]]
-        ok = m.status == "open" or (m.status == "taken" and (m.taken_by == actor or force))
-        assert self.attempt(actor, index, "take", {"force": force}) == ok
-        if ok:
-            m.status, m.taken_by, m.version = "taken", actor, m.version + 1
+        at = self.now + timedelta(minutes=1)
+        mine = m.status == "taken" and m.taken_by == actor
+        if mine:
+            expect = "unchanged" if session == m.session else "written"
+        elif m.status == "open" or (m.status == "taken" and force):
+            expect = "written"
+        else:
+            expect = "refused"
+        assert self.attempt(actor, index, "take", {"force": force}, session) == expect
+        if expect != "written":
+            return
+        m.version += 1
+        if mine:  # a re-take: taken_at moves, a new session is recorded, the debt stays
+            m.session = session or m.session
+            return
+        if m.status == "taken" and m.taken_by is not None:
+            m.notices.append(m.taken_by)
+        m.bind(actor, session, at)
+
+    @rule(actor=st.sampled_from(ACTORS), index=st.integers(0, 2))
+    def ack(self, actor: str, index: int) -> None:
+        m = self.items[self.ids[index]]
+        expect = "written" if actor in m.notices else "unchanged"
+        assert self.attempt(actor, index, "ack", {}) == expect
+        if expect == "written":
+            m.version += 1
+            m.notices = [holder for holder in m.notices if holder != actor]
 
     @rule(actor=st.sampled_from(ACTORS), index=st.integers(0, 2), force=st.booleans())
     def release(self, actor: str, index: int, force: bool) -> None:
         m = self.items[self.ids[index]]
-        ok = m.status == "taken" and (m.taken_by == actor or (force and actor == OWNER))
-        assert self.attempt(actor, index, "release", {"force": force, "reason": "r"}) == ok
+        reviewer = actor in (OWNER, CHIEF)
+        ok = m.status == "taken" and (m.taken_by == actor or (force and reviewer))
+        expect = "written" if ok else "refused"
+        assert self.attempt(actor, index, "release", {"force": force, "reason": "r"}) == expect
         if ok:
             m.status, m.taken_by, m.version = "open", None, m.version + 1
+
+    def _amend(
+        self, m: Model, actor: str, index: int, verb: str, args: dict[str, object], force: bool
+    ) -> None:
+        """A second close of a closed item: nothing when identical, else an edit by the
+        closer, the holder at the close, an owner, or --force."""
+        if m.summary == "s":
+            expect = "unchanged"
+        else:
+            expect = "written" if m.may_amend(actor, force) else "refused"
+        assert self.attempt(actor, index, verb, args) == expect
+        if expect == "written":
+            m.summary, m.version = "s", m.version + 1
 
     def _finish(self, actor: str, index: int, verb: str, force: bool) -> None:
         m = self.items[self.ids[index]]
         right_verb = verb == ("done" if m.kind == "todo" else "close")
-        if m.status in ("done", "closed"):
-            # a repeat with the same summary writes nothing at all; the other kind's
-            # closing verb is refused, as it is on an open item
-            before = m.version
-            accepted = self.attempt(actor, index, verb, {"force": force, "summary": "s"})
-            assert accepted == right_verb
-            assert self.version_of(index) == before
+        args: dict[str, object] = {"force": force, "summary": "s"}
+        if m.status in ("done", "closed") and right_verb:
+            self._amend(m, actor, index, verb, args, force)
             return
         ok = right_verb and (
             m.status == "open"
             or (m.status == "taken" and (m.taken_by == actor or force))
             or (m.status == "abandoned" and force and actor == OWNER)
         )
-        assert self.attempt(actor, index, verb, {"force": force, "summary": "s"}) == ok
+        assert self.attempt(actor, index, verb, args) == ("written" if ok else "refused")
         if ok:
-            m.status, m.version = finish_status(m.kind), m.version + 1
+            m.close(finish_status(m.kind), actor, "s")
+            m.version += 1
 
     @rule(actor=st.sampled_from(ACTORS), index=st.integers(0, 2), force=st.booleans())
     def done(self, actor: str, index: int, force: bool) -> None:
@@ -161,26 +234,41 @@ class LedgerMachine(RuleBasedStateMachine):
             and m.status not in TERMINAL
             and (m.status == "open" or m.taken_by == actor or force)
         )
-        assert self.attempt(actor, index, "abandon", {"force": force, "reason": "r"}) == ok
+        expect = "written" if ok else "refused"
+        assert self.attempt(actor, index, "abandon", {"force": force, "reason": "r"}) == expect
         if ok:
-            m.status, m.version = "abandoned", m.version + 1
+            m.status, m.closed_by, m.version = "abandoned", actor, m.version + 1
 
     @rule(
         actor=st.sampled_from(ACTORS),
         index=st.integers(0, 2),
-        status=st.sampled_from(["blocked", "done", "released"]),
+        status=st.sampled_from(["blocked", "unblocked", "done", "released"]),
+        force=st.booleans(),
     )
-    def report(self, actor: str, index: int, status: str) -> None:
+    def report(self, actor: str, index: int, status: str, force: bool) -> None:
         m = self.items[self.ids[index]]
-        ok = m.status == "taken" and m.taken_by == actor
-        args = {"status": status, "reason": "r", "summary": "s"}
-        assert self.attempt(actor, index, "report", args) == ok
-        if ok:
-            m.version += 1
-            if status == "done":
-                m.status = finish_status(m.kind)
-            elif status == "released":
-                m.status, m.taken_by = "open", None
+        args = {"status": status, "reason": "r", "summary": "s", "force": force}
+        if status == "done" and m.status in ("done", "closed"):
+            self._amend(m, actor, index, "report", args, force=False)  # a report's --force: none
+            return
+        if m.status != "taken" or m.taken_by != actor:  # the holder's alone, --force or not
+            expect = "refused"
+        elif status == "unblocked" and not m.blocked:
+            expect = "unchanged"
+        else:
+            expect = "written"
+        assert self.attempt(actor, index, "report", args) == expect
+        if expect != "written":
+            return
+        m.version += 1
+        if status == "blocked":
+            m.blocked, m.parked_until = True, None
+        elif status == "unblocked":
+            m.blocked = False
+        elif status == "done":
+            m.close(finish_status(m.kind), actor, "s")
+        else:
+            m.status, m.taken_by = "open", None
 
     @rule(
         actor=st.sampled_from(ACTORS),
@@ -190,17 +278,31 @@ class LedgerMachine(RuleBasedStateMachine):
         ),
     )
     def review(self, actor: str, index: int, decision: str) -> None:
+        """Owners and the chief review; a park holding is left to the owners (and the holder)."""
         m = self.items[self.ids[index]]
-        ok = actor == OWNER and m.owes and not (decision == "abandon" and m.kind != "todo")
-        assert self.attempt(actor, index, "review", {"decision": decision, "reason": "r"}) == ok
-        if ok:
-            m.version += 1
-            if decision == "close":
-                m.status = finish_status(m.kind)
-            elif decision == "release":
-                m.status, m.taken_by = "open", None
-            elif decision == "abandon":
-                m.status = "abandoned"
+        at = self.now + timedelta(minutes=1)
+        park_holds = m.parked_until is not None and at < m.parked_until
+        ok = (
+            actor in (OWNER, CHIEF)
+            and m.owes
+            and not (park_holds and actor != OWNER)
+            and not (decision == "abandon" and m.kind != "todo")
+        )
+        expect = "written" if ok else "refused"
+        assert self.attempt(actor, index, "review", {"decision": decision, "reason": "r"}) == expect
+        if not ok:
+            return
+        m.version += 1
+        if decision == "park":
+            m.parked_until = at + (timedelta(hours=6) if m.blocked else timedelta(days=30))
+        elif decision in ("defer", "escalate"):
+            m.parked_until = None
+        elif decision == "close":
+            m.close(finish_status(m.kind), actor, None)
+        elif decision == "release":
+            m.status, m.taken_by = "open", None
+        elif decision == "abandon":
+            m.status, m.closed_by = "abandoned", actor
 
     @rule(leave_lock=st.booleans())
     def crash(self, leave_lock: bool) -> None:
@@ -240,8 +342,9 @@ class LedgerMachine(RuleBasedStateMachine):
         """Two clones write from the same tip, offline; this one pulls the other.
 
         The model replays the accepted events in the ledger's order, (clock,
-        event id): both carry the same clock, so the ids decide, and an event
-        the rules refuse on replay becomes a conflict that changes nothing.
+        at, event id): both carry the same clock, so the earlier time decides
+        (this clone writes first), and an event the rules refuse on replay
+        becomes a conflict that changes nothing.
         """
         other = self.home / "other"
         if not other.exists():
@@ -260,25 +363,27 @@ class LedgerMachine(RuleBasedStateMachine):
         ):
             item_id = self.ids[index]
             m = self.items[item_id]
+            if m.status in ("done", "closed", "abandoned"):
+                continue  # a second close is the amendment rules' business, stepped above
             real = verb if verb == "take" else ("done" if m.kind == "todo" else "close")
             ok = _accepts(m, actor, verb)
-            ctx = Context(str(path), actor=actor, now=self.ctx(actor).now)
+            ctx = Context(str(path), actor=actor, now=self.tick())
             try:
                 shown = ledger.act(ctx, item_id, real, {"summary": "s"} if verb != "take" else {})
             except Refused:
                 assert not ok, (verb, m)
                 continue
-            if not shown.wrote:  # a repeat of the first close: nothing written
-                assert m.status in ("done", "closed")
-                continue
             assert ok, (verb, m)
+            if not shown.wrote:  # the holder's repeated take outside a session: nothing
+                assert verb == "take" and m.taken_by == actor and m.session is None, m
+                continue
             event = list_log(path, item_id)[-1]
-            written.append((event.clock, event.id, item_id, actor, verb))
-        pull(Context(str(self.path), actor=OWNER, now=self.ctx(OWNER).now), "other")
-        for _, _, item_id, actor, verb in sorted(written):
+            written.append((event.order, item_id, actor, verb))
+        pull(Context(str(self.path), actor=OWNER, now=self.tick()), "other")
+        for order, item_id, actor, verb in sorted(written):
             m = self.items[item_id]
             if _accepts(m, actor, verb):
-                _apply(m, actor, verb)
+                _apply(m, actor, verb, order[1])
 
     # -- agreement ---------------------------------------------------------------------
 
@@ -297,8 +402,16 @@ class LedgerMachine(RuleBasedStateMachine):
             item = shown[item_id]
             got = (item.status, item.version, item.owes)
             assert got == (model.status, model.version, model.owes), item_id
-            if model.status == "taken":
-                assert item.taken_by == model.taken_by, item_id
+            assert [t.holder for t in item.takeovers] == model.notices, item_id
+            if model.status in ("done", "closed"):
+                assert item.result_summary == model.summary, item_id
+            if model.status != "taken":
+                continue
+            ob = item.obligation
+            assert ob is not None and item.taken_by == model.taken_by, item_id
+            assert (ob.since, item.session) == (model.since, model.session), item_id
+            assert ob.parked == (model.parked_until is not None), item_id
+            assert obligations.is_blocked(ob) == model.blocked, item_id
 
 
 TestLedgerMachine = LedgerMachine.TestCase

@@ -39,7 +39,7 @@ def item(code: Code, item_id: str) -> Item:
 
 def churn(code: Code, touching: int, other: int = 5) -> None:
     for n in range(touching):
-        code.commit("src/app.py", f"v{n}\n" * 50)
+        code.commit("src/app.py", f"line v{n}\n" * 50)
     for n in range(other):
         code.commit("docs/notes.md", f"n{n}\n")
 
@@ -120,8 +120,13 @@ def test_never_asks_twice_within_one_pick(code: Code) -> None:
     assert result.shown is not None and result.shown.item.id == item_id
 
 
-def test_nothing_ready_picks_nothing(code: Code) -> None:
-    queue.add_item(code.ctx(), "A draft", None, ())
+def test_nothing_ready_verifies_the_drafts_and_says_why_nothing_was_picked(code: Code) -> None:
+    draft = queue.add_item(code.ctx(), "A draft", None, ()).item.id
     result = pick(code.ctx())
     assert result.shown is None and result.checks == []
-    assert code.calls() == []
+    assert code.calls() == [draft]  # the draft pass ran; the verdict was unclear
+    assert "the queue holds 1 draft" in result.reason
+    assert "verified 1 in this pick (1 draft)" in result.reason
+    again = pick(code.ctx(), max_verify=0)
+    assert again.shown is None and code.calls() == [draft]
+    assert "--max-verify 0" in again.reason

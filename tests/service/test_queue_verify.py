@@ -12,7 +12,7 @@ from gitcoop.service import queue
 from gitcoop.service.verify import verify
 from gitcoop.store.repository import open_repo
 from gitcoop.store.snapshot import Snapshot
-from tests.conftest import git
+from tests.conftest import Clones, coop_in, git
 from tests.service.queue_fixtures import CONFIRM, GIT_COOP, Code, install
 
 
@@ -73,13 +73,14 @@ def test_every_verdict_word_lands_in_its_state(code: Code) -> None:
         amended={
             "verdict": "amended",
             "amended_title": "Fix the real error",
+            "reason": "the error is elsewhere",
             "evidence": [{"path": "src/app.py", "line": 9}],
         },
         stale={"verdict": "stale", "reason": "fixed already"},
-        duplicate={"verdict": "duplicate", "duplicate_of": other},
+        duplicate={"verdict": "duplicate", "duplicate_of": other, "reason": "same"},
         blocked={"verdict": "blocked", "reason": "needs a design"},
-        big={"verdict": "too-big"},
-        selfdup={"verdict": "duplicate", "duplicate_of": "$SELF"},
+        big={"verdict": "too-big", "reason": "several rounds"},
+        selfdup={"verdict": "duplicate", "duplicate_of": "$SELF", "reason": "same"},
         default={"verdict": "unclear", "reason": "cannot tell"},
     )
     ids = {
@@ -130,3 +131,25 @@ def test_no_verifier_configured_is_refused(ledger: Path) -> None:
     add(code, "Fix error toast")
     with pytest.raises(Refused, match=r"git config coop\.verifier"):
         verify(code.ctx())
+
+
+def test_two_clones_verifying_one_item_offline_merge_to_one_verdict(clones: Clones) -> None:
+    a, b = clones.clone("alice"), clones.clone("bob")
+    assert coop_in(a, "init").code == 0
+    code_a, code_b = install(a), install(b)
+    item_id = coop_in(a, "add", "item", "Fix toast", "--evidence", "src/app.py:3", "--json")
+    item_id = item_id.json()["id"]
+    assert coop_in(a, "sync").code == 0 and coop_in(b, "sync").code == 0
+    code_a.plan(toast=CONFIRM)
+    code_b.plan(toast={"verdict": "stale", "reason": "fixed already"})
+    assert coop_in(a, "verify").code == 0 and coop_in(b, "verify").code == 0
+    assert coop_in(a, "sync").code == 0
+    assert coop_in(b, "sync").code == 0
+    assert coop_in(a, "sync").code == 0
+    trees = [git(p, "rev-parse", "refs/coop/ledger:items").strip() for p in (a, b)]
+    assert trees[0] == trees[1]  # both clones derive the same item from the same events
+    merged = coop_in(a, "show", item_id, "--json").json()
+    assert merged["status"] in ("ready", "stale") and merged["lease"] is None
+    # the later verification found the lease taken; its verdict found the item judged
+    assert sorted(c["verb"] for c in merged["conflicts"]) == ["verdict", "verify"]
+    assert any("being verified by system" in c["reason"] for c in merged["conflicts"])

@@ -150,13 +150,16 @@ def run_and_kill(path: Path, rng: random.Random) -> list[tuple[str, str]]:
     out = writer.stdout
     warm = out.readline()
     assert out.readline() == b"ready\n"
-    deadline = rng.uniform(0.0, 0.08)  # the kill lands anywhere inside one to a few writes
-    select.select([out], [], [], deadline)  # waits on the writer's output, never sleeps blind
+    # the kill comes after a random number of acknowledged steps (however slow the
+    # machine is), then anywhere inside the next write or two
+    seen = [out.readline() for _ in range(rng.randint(0, 3))]
+    select.select([out], [], [], rng.uniform(0.0, 0.03))  # waits on the writer's output
     writer.send_signal(signal.SIGKILL)
     rest = out.read()
     writer.wait()
     complete = [
         warm.strip(),
+        *(line.strip() for line in seen),
         *rest.split(b"\n")[:-1],
     ]  # a line cut by the kill was never acknowledged
     return [(verb.decode(), item.decode()) for verb, item in (line.split() for line in complete)]

@@ -98,7 +98,7 @@ def test_a_new_item_never_replaces_one_with_the_same_id(code: Code) -> None:
 
 def split_in_two(code: Code) -> tuple[str, list[str]]:
     parent = coop("add", "item", "Rework the toast system", "--evidence", "src/app.py:3", "--json")
-    code.plan(toast={"verdict": "too-big"})
+    code.plan(toast={"verdict": "too-big", "reason": "several rounds"})
     assert coop("verify").code == 0
     split = coop("split", parent.json()["id"], "--into", "Fix toast A", "--into", "Fix B toast")
     assert split.code == 0, split.err

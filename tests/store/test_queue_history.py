@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from gitcoop.store.history import count_touching, current_head, exists
+from gitcoop.store.history import count_touching, current_head, exists, is_ancestor
 from gitcoop.store.repository import open_repo
 from tests.conftest import git, make_repo
 
@@ -43,3 +43,38 @@ def test_exists_and_unborn_head(tmp_path: Path) -> None:
     assert exists(open_repo(str(path)), sha)
     assert not exists(repo, "0" * 40)
     assert not exists(repo, "deadbeef" * 5)
+
+
+def test_a_merge_is_one_first_parent_step_and_its_side_commits_do_not_count(
+    tmp_path: Path,
+) -> None:
+    path = make_repo(tmp_path / "r")
+    start = commit(path, "src/app.py", "v0\n")
+    git(path, "checkout", "-q", "-b", "side")
+    for n in range(4):
+        commit(path, "src/app.py", f"side {n}\n")
+    git(path, "checkout", "-q", "main")
+    commit(path, "src/app.py", "main 1\n")
+    commit(path, "docs/readme.md", "r\n")
+    git(path, "merge", "-q", "--no-ff", "-X", "theirs", "-m", "merge side", "side")
+    repo = open_repo(str(path))
+    head = current_head(repo)
+    assert head is not None
+    # main 1 and the merge touch src/app.py; the four side commits are the merge's
+    assert count_touching(repo, start, head, ["src/app.py"], limit=20) == 2
+    side_tip = git(path, "rev-parse", "side").strip()
+    # from the side's tip: main's own commit is new to it, and so is the merge step
+    assert count_touching(repo, side_tip, head, ["src/app.py"], limit=20) == 2
+
+
+def test_ancestry_backwards_sideways_and_missing(tmp_path: Path) -> None:
+    path = make_repo(tmp_path / "r")
+    first = commit(path, "a.txt", "a\n")
+    second = commit(path, "a.txt", "b\n")
+    git(path, "checkout", "-q", "-b", "side", first)
+    third = commit(path, "b.txt", "c\n")
+    repo = open_repo(str(path))
+    assert is_ancestor(repo, first, second) and is_ancestor(repo, first, first)
+    assert not is_ancestor(repo, second, first)  # backwards
+    assert not is_ancestor(repo, second, third)  # sideways
+    assert not is_ancestor(repo, "0" * 40, third)  # missing
