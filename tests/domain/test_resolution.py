@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
 
-from gitcoop.domain import resolution, rulebook
+from gitcoop.domain import lifecycle, resolution, rulebook
 from gitcoop.domain.ids import EventId, ItemId
 from gitcoop.domain.records import Event, Roles
 from gitcoop.errors import Refused
@@ -114,3 +115,22 @@ def test_an_ack_without_an_event_acknowledges_every_lost_event_of_its_actor() ->
     assert [(c.actor, c.acknowledged) for c in item.conflicts] == [("ann@x", True)] * 2
     other = rulebook.fold([*raced(), ev(5, 4, "bob@x", "ack")], ROLES)
     assert other is not None and not any(c.acknowledged for c in other.conflicts)
+
+
+def test_one_ack_clears_a_takeover_notice_and_marks_lost_events_alike() -> None:
+    """`ack` is one verb for both things that happen to someone's work behind their back."""
+    owner_takes_over = ev(5, 4, "owner@x", "take", force=True)
+    over = rulebook.fold([*raced(), replace(owner_takes_over, verb="takeover")], ROLES)
+    assert over is not None and [t.holder for t in over.takeovers] == ["bob@x"]
+    assert lifecycle.plan(over, "ack", {}, "bob@x", ROLES) == ("ack", {})  # a takeover waits
+    assert lifecycle.plan(over, "ack", {}, "ann@x", ROLES) == ("ack", {})  # a lost event waits
+    assert lifecycle.plan(over, "ack", {}, "owner@x", ROLES) is None  # nothing waits
+    both = rulebook.apply(over, ev(6, 5, "ann@x", "ack"), ROLES)
+    assert all(c.acknowledged for c in both.conflicts) and over.takeovers == both.takeovers
+    bobs = rulebook.apply(both, ev(7, 6, "bob@x", "ack"), ROLES)
+    assert bobs.takeovers == () and bobs.conflicts == both.conflicts
+    assert lifecycle.plan(bobs, "ack", {}, "ann@x", ROLES) is None  # a repeat writes nothing
+    named = {"event": "ev-000000000003"}
+    assert lifecycle.plan(bobs, "ack", named, "ann@x", ROLES) is None
+    with pytest.raises(Refused, match="nothing to acknowledge"):
+        rulebook.apply(bobs, ev(8, 7, "ann@x", "ack"), ROLES)

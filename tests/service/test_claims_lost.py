@@ -51,6 +51,10 @@ def test_the_loser_sees_the_loss_in_list_and_owed_mine_until_they_acknowledge_it
     assert refused.code == 1 and "only the person whose event lost" in refused.err
     assert coop_in(loser, "ack", todo, "ev-i").code == 1  # no event id has an "i"
 
+    plain = coop_in(loser, "owed", "--json").json()  # not only with --mine, like takeovers
+    assert [(o["kind"], o["item"]) for o in plain if o["kind"] == "lost"] == [("lost", todo)]
+    assert coop_in(loser, "owed", "--check").code == 6  # an agent loop stops on it
+
     acked = coop_in(loser, "ack", todo)
     assert acked.code == 0, acked.err
     assert coop_in(loser, "list", "--mine", "--json").json() == []
