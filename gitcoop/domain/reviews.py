@@ -67,12 +67,17 @@ def _unblocked(item: Item, event: Event) -> Item:
 
 def _ack(item: Item | None, event: Event, roles: Roles) -> Item:
     """The actor has seen what happened to their work: a takeover of it, or their
-    event that lost on a merge (`domain/resolution.py`). With an `event`
-    argument, only that lost event; without, everything waiting for them."""
+    events that lost on a merge (`domain/resolution.py`). With an `event`
+    argument, only that lost event; with `events`, only those (what `plan`
+    records when no takeover waits); without either, everything waiting."""
     assert item is not None
-    target = event.arg("event")
+    target, named = event.arg("event"), event.arg("events")
     if target is not None:
         return resolution.acknowledge(item, event.actor, target)
+    if isinstance(named, list):
+        for lost in named:
+            item = resolution.acknowledge(item, event.actor, lost)
+        return item
     if not lifecycle.acknowledgeable(item, event.actor):
         raise Refused(
             f"{lifecycle.name(item)}: nothing to acknowledge — no takeover of "

@@ -123,7 +123,8 @@ def test_one_ack_clears_a_takeover_notice_and_marks_lost_events_alike() -> None:
     over = rulebook.fold([*raced(), replace(owner_takes_over, verb="takeover")], ROLES)
     assert over is not None and [t.holder for t in over.takeovers] == ["bob@x"]
     assert lifecycle.plan(over, "ack", {}, "bob@x", ROLES) == ("ack", {})  # a takeover waits
-    assert lifecycle.plan(over, "ack", {}, "ann@x", ROLES) == ("ack", {})  # a lost event waits
+    lost = {"events": ["ev-000000000003", "ev-000000000004"]}  # named: see the next test
+    assert lifecycle.plan(over, "ack", {}, "ann@x", ROLES) == ("ack", lost)  # lost events wait
     assert lifecycle.plan(over, "ack", {}, "owner@x", ROLES) is None  # nothing waits
     both = rulebook.apply(over, ev(6, 5, "ann@x", "ack"), ROLES)
     assert all(c.acknowledged for c in both.conflicts) and over.takeovers == both.takeovers
@@ -134,3 +135,20 @@ def test_one_ack_clears_a_takeover_notice_and_marks_lost_events_alike() -> None:
     assert lifecycle.plan(bobs, "ack", named, "ann@x", ROLES) is None
     with pytest.raises(Refused, match="nothing to acknowledge"):
         rulebook.apply(bobs, ev(8, 7, "ann@x", "ack"), ROLES)
+
+
+def test_an_ack_of_lost_events_replayed_after_an_owner_settled_them_is_no_conflict() -> None:
+    """ann acks her two lost events on one clone while an owner dismisses them on another:
+    whichever replays first, her ack never becomes a lost event of hers (sync would exit 8)."""
+    before = rulebook.fold(raced(), ROLES)
+    assert before is not None
+    planned = lifecycle.plan(before, "ack", {}, "ann@x", ROLES)
+    assert planned == ("ack", {"events": ["ev-000000000003", "ev-000000000004"]})
+    dismiss = [
+        ev(5 + n, 4 + n, "owner@x", "resolve", event=f"ev-00000000000{3 + n}", decision="dismiss")
+        for n in range(2)
+    ]
+    dismiss = [replace(d, args={**d.args, "reason": "dup"}) for d in dismiss]
+    late_ack = ev(9, 8, "ann@x", planned[0], **planned[1])
+    item = rulebook.fold([*raced(), *dismiss, late_ack], ROLES)
+    assert item is not None and item.conflicts == ()
