@@ -11,7 +11,15 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from gitcoop.cli.options import AsOpt, ExpectOpt, ForceOpt, JsonOpt, SessionOpt, make_context
+from gitcoop.cli.options import (
+    AsOpt,
+    ExpectOpt,
+    ForceOpt,
+    JsonOpt,
+    OfflineOpt,
+    SessionOpt,
+    make_context,
+)
 from gitcoop.errors import UsageError
 
 if TYPE_CHECKING:
@@ -81,6 +89,17 @@ def print_written(shown: Shown, as_json: bool, verb: str) -> None:
         print(f"{past} {shown.label}: {shown.item.title} [{shown.item.status}]")
     for note in notes:
         print(f"  {note}")
+
+
+def lost_line(item: Any, label: str, actor: str | None) -> str:
+    """Under an item in `list --mine`: which of the actor's events lost, and what to do."""
+    from gitcoop.cli import render
+
+    verbs = [c.verb for c in item.conflicts if c.actor == actor and not c.acknowledged]
+    return render.printable(
+        f"    your {', '.join(verbs)} lost on merge: you no longer hold this — "
+        f"git coop ack {label} once you have stopped"
+    )
 
 
 def register(app: typer.Typer) -> None:
@@ -199,7 +218,10 @@ def register(app: typer.Typer) -> None:
         stale: Annotated[bool, typer.Option("--stale", help="Only takes older than 2h.")] = False,
         mine: Annotated[
             bool,
-            typer.Option("--mine", help="Only what you hold, and takeovers of your work."),
+            typer.Option(
+                "--mine",
+                help="Only what you hold, takeovers of your work and your events lost on a merge.",
+            ),
         ] = False,
         actor: AsOpt = None,
         as_json: JsonOpt = False,
@@ -215,6 +237,10 @@ def register(app: typer.Typer) -> None:
             raise UsageError(f"unknown kind {kind!r}: use todo, request or item")
         ctx = make_context(actor)
         where = queries.ListFilter(kind, status, holder, tag, owed, stale, mine)
+        if mine:
+            from gitcoop.service import lost
+
+            where = lost.mine(ctx, where)
         listing = queries.list_rows(ctx, include_all, where)
         if as_json:  # the cache keeps each item's --json text
             sys.stdout.write(jsontext.array([row.json for row in listing.listed]) + "\n")
@@ -227,6 +253,8 @@ def register(app: typer.Typer) -> None:
         for row in listing.listed:
             shown = Shown(Item.from_data(row.data()), row.label)
             print(render.item_line(shown, ctx.now, listing.viewer))
+            if row.item_id in where.lost:
+                print(lost_line(shown.item, row.label, listing.viewer))
         if listing.settled:
             counts = ", ".join(f"{n} {s}" for s, n in sorted(listing.settled.items()))
             print(f"settled: {counts} — git coop list --all shows them")
@@ -274,10 +302,11 @@ def register(app: typer.Typer) -> None:
         session: str | None,
         expect: int | None,
         as_json: bool,
+        offline: bool = False,
     ) -> None:
         from gitcoop.service import ledger
 
-        ctx = make_context(actor, session, expect)
+        ctx = make_context(actor, session, expect, offline)
         shown = ledger.act(ctx, item, verb, {k: v for k, v in args.items() if v})
         print_written(shown, as_json, past)
         if verb == "take":
@@ -292,10 +321,17 @@ def register(app: typer.Typer) -> None:
         actor: AsOpt = None,
         session: SessionOpt = None,
         expect: ExpectOpt = None,
+        offline: OfflineOpt = False,
         as_json: JsonOpt = False,
     ) -> None:
-        """Claim an open item. Refuses, naming the holder, if someone else has it."""
-        transition("take", "took", item, {"force": force}, actor, session, expect, as_json)
+        """Claim an open item. Refuses, naming the holder, if someone else has it.
+
+        With claims through a remote (git coop remote setup REMOTE --claims), the
+        remote decides: exit 0 only once the claim is there; exit 7 when it
+        cannot be reached.
+        """
+        args = {"force": force}
+        transition("take", "took", item, args, actor, session, expect, as_json, offline)
 
     @app.command()
     def release(

@@ -124,14 +124,23 @@ def register(app: typer.Typer) -> None:
     @app.command()
     def ack(
         item: IdArg,
+        event: Annotated[
+            str | None,
+            typer.Argument(
+                metavar="[EVENT]", help="Only this lost event (default: everything of yours)."
+            ),
+        ] = None,
         actor: AsOpt = None,
         session: SessionOpt = None,
         expect: ExpectOpt = None,
         as_json: JsonOpt = False,
     ) -> None:
-        """Acknowledge that your take was taken over; owed and list --mine stop showing it."""
-        shown = ledger.act(make_context(actor, session, expect), item, "ack", {})
-        print_written(shown, as_json, "acknowledged the takeover of")
+        """Acknowledge that your take was taken over, or that your event lost on a merge:
+        owed and list --mine stop showing it (the conflict stays for the owners)."""
+        from gitcoop.service import lost
+
+        shown = lost.acknowledge(make_context(actor, session, expect), item, event)
+        print_written(shown, as_json, "acknowledged")
 
     @app.command()
     def roles(

@@ -43,10 +43,21 @@ ExpectOpt = Annotated[
     ),
 ]
 ForceOpt = Annotated[bool, typer.Option("--force", help="Override the holder guard.")]
+OfflineOpt = Annotated[
+    bool,
+    typer.Option(
+        "--offline",
+        help="With claims through a remote (coop.claims): claim here only, without asking it; "
+        "it is decided at the next sync, where the taker of a losing claim is told (exit 8).",
+    ),
+]
 
 
 def make_context(
-    actor: str | None = None, session: str | None = None, expect_version: int | None = None
+    actor: str | None = None,
+    session: str | None = None,
+    expect_version: int | None = None,
+    offline: bool = False,
 ) -> Context:
     """A Context from the flags, falling back to COOP_ACTOR, COOP_SESSION, COOP_NOW."""
     env = os.environ
@@ -61,6 +72,7 @@ def make_context(
         "actor": actor or env.get("COOP_ACTOR") or None,
         "session": named,
         "expect_version": expect_version,
+        "offline": offline,
     }
     if env.get("COOP_NOW"):
         try:

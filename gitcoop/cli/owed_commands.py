@@ -11,6 +11,7 @@ from gitcoop.cli import render
 from gitcoop.cli.options import AsOpt, JsonOpt, make_context
 from gitcoop.domain.timefmt import format_instant, human_age, human_instant
 from gitcoop.errors import SomethingDue
+from gitcoop.service.lost import Lost
 from gitcoop.service.owed import Owed, OwedList, TakenOver, Unsettled, owed
 
 
@@ -52,6 +53,19 @@ def takeover_json(entry: TakenOver) -> dict[str, Any]:
     return data
 
 
+def lost_json(entry: Lost) -> dict[str, Any]:
+    data = entry.conflict.to_data()
+    data.update(
+        item=entry.item.id,
+        short_id=entry.label,
+        title=entry.item.title,
+        version=entry.item.version,
+        kind="lost",
+        acknowledged=entry.conflict.acknowledged,
+    )
+    return data
+
+
 def conflict_line(entry: Unsettled) -> str:
     c = entry.conflict
     return render.printable(
@@ -65,6 +79,14 @@ def takeover_line(entry: TakenOver) -> str:
     return render.printable(
         f"{entry.label:<10} {'takeover':<15} your take was taken over by {t.by} at "
         f"{human_instant(t.at)}  {entry.item.title} — once seen: git coop ack {entry.label}"
+    )
+
+
+def lost_line(entry: Lost) -> str:
+    c = entry.conflict
+    return render.printable(
+        f"{entry.label:<10} {'lost':<15} your {c.verb} lost on merge: {c.reason} — you no "
+        f"longer hold it; once you have stopped: git coop ack {entry.label}"
     )
 
 
@@ -113,7 +135,9 @@ def print_owed(found: OwedList, now: datetime) -> None:
         print(conflict_line(unsettled))
     for taken in found.takeovers:
         print(takeover_line(taken))
-    if not found.obligations and not found.conflicts and not found.takeovers:
+    for lost in found.lost:
+        print(lost_line(lost))
+    if not (found.obligations or found.conflicts or found.takeovers or found.lost):
         print(f"nothing owed is due at {human_instant(now)}")
     for entry in found.obligations:
         print(owed_line(entry, now))
@@ -127,7 +151,11 @@ def register(app: typer.Typer) -> None:
         ] = False,
         mine: Annotated[
             bool,
-            typer.Option("--mine", help="Only what you hold, or may review as owner or chief."),
+            typer.Option(
+                "--mine",
+                help="Only what you hold, or may review as owner or chief (your takeovers "
+                "and lost events are always shown).",
+            ),
         ] = False,
         check: Annotated[
             bool,
@@ -139,13 +167,15 @@ def register(app: typer.Typer) -> None:
         as_json: JsonOpt = False,
     ) -> None:
         """What needs attention now: due obligations (oldest due first), escalations and
-        parks (owners see them at once), takeovers of your work, and conflicts (owners)."""
+        parks (owners see them at once), takeovers of your work and your events that lost
+        on a merge (until you ack them), and conflicts (owners)."""
         ctx = make_context(actor)
         found = owed(ctx, include_all, mine)
         if as_json:
             rows = [owed_json(e, ctx.now) for e in found.obligations]
             rows += [conflict_json(c) for c in found.conflicts]
-            render.emit_json(rows + [takeover_json(t) for t in found.takeovers])
+            rows += [takeover_json(t) for t in found.takeovers]
+            render.emit_json(rows + [lost_json(lost) for lost in found.lost])
         else:
             print_owed(found, ctx.now)
         if check and found.pressing:

@@ -9,7 +9,15 @@ import typer
 
 from gitcoop.cli import render
 from gitcoop.cli.ledger_commands import IdArg, ReasonOpt, print_written
-from gitcoop.cli.options import AsOpt, ExpectOpt, ForceOpt, JsonOpt, SessionOpt, make_context
+from gitcoop.cli.options import (
+    AsOpt,
+    ExpectOpt,
+    ForceOpt,
+    JsonOpt,
+    OfflineOpt,
+    SessionOpt,
+    make_context,
+)
 from gitcoop.cli.queue_render import (
     Printer,
     judged_json,
@@ -123,17 +131,20 @@ def register(app: typer.Typer) -> None:
         ] = pick_service.MAX_VERIFY,
         actor: AsOpt = None,
         session: SessionOpt = None,
+        offline: OfflineOpt = False,
         as_json: JsonOpt = False,
     ) -> None:
         """Take the topmost ready item, verifying first what needs it.
 
         When nothing is ready, drafts are verified (at most --max-verify calls)
         until one is. Exits 5 when nothing could be picked; with --json it
-        prints {"picked": null, "reason": ...} then.
+        prints {"picked": null, "reason": ...} then. With claims through a
+        remote, the remote decides who picked what: exit 0 only once the pick
+        is there; exit 7 when it cannot be reached.
         """
         result = Picked()
         try:
-            ctx = make_context(actor, session)
+            ctx = make_context(actor, session, offline=offline)
             pick_service.pick(ctx, max_verify, Printer(not as_json, "verified "), result)
         except CoopError as error:
             if as_json:

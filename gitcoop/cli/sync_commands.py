@@ -9,13 +9,35 @@ import typer
 
 from gitcoop.cli import render
 from gitcoop.cli.options import AsOpt, ExpectOpt, JsonOpt, SessionOpt, make_context
-from gitcoop.errors import UsageError
+from gitcoop.errors import LostOnMerge, UsageError
 from gitcoop.service import resolution, sync
 from gitcoop.service.sync import SyncReport
 
 RemoteArg = Annotated[
     str, typer.Argument(metavar="[REMOTE]", help="A configured git remote (default: origin).")
 ]
+
+ClaimsOpt = Annotated[
+    bool | None,
+    typer.Option(
+        "--claims/--no-claims",
+        help="Have REMOTE decide every take, takeover and pick (git config coop.claims), "
+        "so clones on several machines never both get one item; or stop.",
+        show_default=False,
+    ),
+]
+
+
+def claims_line(remote: str, deciding: str | None) -> str:
+    if deciding == remote:
+        return (
+            f"{remote} now decides claims: take and pick exit 0 only once {remote} has them, "
+            "and every write is pushed to it"
+        )
+    if deciding is None:
+        return "claims are decided in each clone again (coop.claims is unset)"
+    return f"claims are decided by {deciding}, not {remote} (coop.claims)"
+
 
 DONE = {
     "new": "fetched the ledger",
@@ -38,7 +60,24 @@ def report_json(report: SyncReport) -> dict[str, Any]:
             {"item": n.item, "event": n.event, "mine": n.mine, "message": n.text}
             for n in report.notices
         ],
+        "lost": [
+            {"item": n.item, "short_id": n.label, "event": n.event, "message": n.text}
+            for n in report.lost
+        ],
     }
+
+
+def stop_if_lost(report: SyncReport) -> None:
+    """Exit 8 when the merge refused one of the acting person's own events (after the report)."""
+    if not report.lost:
+        return
+    items = sorted({n.label or n.item for n in report.lost})
+    count = f"{len(report.lost)} of your own events" if len(report.lost) > 1 else "your own event"
+    raise LostOnMerge(
+        f"{count} lost on merge ({', '.join(items)}) — stop working on what you no longer "
+        "hold; git coop list --mine shows it until you acknowledge it: "
+        f"git coop ack {items[0] if len(items) == 1 else 'ID'}"
+    )
 
 
 def print_report(report: SyncReport, as_json: bool, verb: str) -> None:
@@ -61,35 +100,63 @@ def register(app: typer.Typer) -> None:
     @remote_app.command("setup")
     def setup(
         remote: Annotated[str, typer.Argument(metavar="REMOTE", help="A configured git remote.")],
+        claims: ClaimsOpt = None,
         as_json: JsonOpt = False,
     ) -> None:
-        """Make plain `git fetch REMOTE` bring the ledger to refs/coop/remotes/REMOTE/ledger."""
+        """Make plain `git fetch REMOTE` bring the ledger to refs/coop/remotes/REMOTE/ledger.
+
+        Also keeps ledger commits out of git log views (undo: git coop
+        hide-ledger --undo). --claims makes REMOTE the one place where take,
+        takeover and pick are decided (git config coop.claims REMOTE), for
+        clones on several machines.
+        """
         from gitcoop.cli.history_commands import hide_after_setup
 
         ctx = make_context()
         added, refspec = sync.setup_remote(ctx, remote)
+        deciding = None if claims is None else sync.set_claims(ctx, remote, claims)
         views, view_lines = hide_after_setup(ctx)
         if as_json:
-            render.emit_json(
-                {"remote": remote, "refspec": refspec, "added": added, "history_view": views}
-            )
+            data: dict[str, Any] = {
+                "remote": remote,
+                "refspec": refspec,
+                "added": added,
+                "history_view": views,
+            }
+            if claims is not None:
+                data["claims"] = deciding
+            render.emit_json(data)
             return
         if added:
             print(f"git fetch {remote} now brings the ledger ({refspec}); share it: git coop sync")
         else:
             print(f"{remote} already fetches the ledger ({refspec})")
+        if claims is not None:
+            print(claims_line(remote, deciding))
         for line in view_lines:
             print(line, file=sys.stderr)
 
     @app.command("sync")
     def sync_(remote: RemoteArg = "origin", actor: AsOpt = None, as_json: JsonOpt = False) -> None:
-        """Fetch the remote's ledger, merge it, push the result (retrying if it moved)."""
-        print_report(sync.sync(make_context(actor), remote), as_json, "sync")
+        """Fetch the remote's ledger, merge it, push the result (retrying if it moved).
+
+        Exits 8 when the merge refused one of your own events (a take that lost to
+        an earlier one): stop working on that item; list --mine shows it until
+        git coop ack ID.
+        """
+        report = sync.sync(make_context(actor), remote)
+        print_report(report, as_json, "sync")
+        stop_if_lost(report)
 
     @app.command()
     def pull(remote: RemoteArg = "origin", actor: AsOpt = None, as_json: JsonOpt = False) -> None:
-        """Fetch the remote's ledger and merge it into this clone's; push nothing."""
-        print_report(sync.pull(make_context(actor), remote), as_json, "pull")
+        """Fetch the remote's ledger and merge it into this clone's; push nothing.
+
+        Exits 8, like sync, when the merge refused one of your own events.
+        """
+        report = sync.pull(make_context(actor), remote)
+        print_report(report, as_json, "pull")
+        stop_if_lost(report)
 
     @app.command()
     def push(remote: RemoteArg = "origin", actor: AsOpt = None, as_json: JsonOpt = False) -> None:

@@ -17,7 +17,7 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
-from gitcoop.domain import fields, obligations
+from gitcoop.domain import fields, obligations, resolution
 from gitcoop.domain.ids import kind_of
 from gitcoop.domain.queue import invalidated
 from gitcoop.domain.records import DEFAULT_PRIORITY, Event, Evidence, Item, Roles, Takeover
@@ -57,14 +57,35 @@ def plan(
         return "takeover", args
     if verb == "report":
         return _report_plan(item, args, actor, roles)
-    if verb == "ack" and not obligations.takeovers_for(item, actor):
-        return None  # nothing waits for them: a repeat writes nothing
+    if verb == "ack":
+        return _ack_plan(item, args, actor)
     if verb in ("done", "close") and item.status in CLOSED:
         _closing_status(item, verb)  # the kind's own verb, even for an amendment
         return _amendment(item, args)
     if verb in ("done", "close") and item.status == "abandoned":
         args["previous_status"] = "abandoned"
     return verb, args
+
+
+def acknowledgeable(item: Item, actor: str) -> bool:
+    """Whether an `ack` by `actor` changes anything: a takeover of their work or a
+    lost event of theirs waits."""
+    return any((obligations.takeovers_for(item, actor), resolution.unacknowledged(item, actor)))
+
+
+def _ack_plan(item: Item, args: dict[str, Any], actor: str) -> tuple[str, dict[str, Any]] | None:
+    """Nothing waiting writes nothing. With no takeover waiting, the lost events it
+    acknowledges are named (`events`), so an owner settling them before the `ack`
+    is replayed leaves it nothing to do rather than refused (a conflict of theirs)."""
+    target = args.get("event")
+    if target is not None:  # one lost event; someone else's is the handler's to refuse
+        found = next((c for c in item.conflicts if c.event == target), None)
+        waits = found is not None and (found.actor != actor or not found.acknowledged)
+        return ("ack", args) if waits else None
+    if obligations.takeovers_for(item, actor):
+        return "ack", args
+    lost = resolution.unacknowledged(item, actor)
+    return ("ack", {**args, "events": [c.event for c in lost]}) if lost else None
 
 
 def _report_plan(

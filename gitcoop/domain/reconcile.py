@@ -60,6 +60,7 @@ class Notice:
     event: str
     text: str
     mine: bool  # the actor's own event lost (otherwise the actor won against it)
+    label: str = ""  # the item's short id, for messages
 
 
 def notices(item: Item, label: str, new: list[Conflict], actor: str) -> list[Notice]:
@@ -68,13 +69,13 @@ def notices(item: Item, label: str, new: list[Conflict], actor: str) -> list[Not
     found = []
     for conflict in new:
         if conflict.actor == actor:
-            found.append(Notice(item.id, conflict.event, _lost(item, label, conflict), True))
+            found.append(Notice(item.id, conflict.event, _lost(item, label, conflict), True, label))
         elif winner == actor:
             text = (
                 f"{conflict.actor}'s {conflict.verb} of {label} lost to you: "
                 f"{conflict.reason.replace(item.id, label)}"
             )
-            found.append(Notice(item.id, conflict.event, text, False))
+            found.append(Notice(item.id, conflict.event, text, False, label))
     return found
 
 

@@ -269,9 +269,18 @@ class Conflict:
     verb: str
     actor: str
     reason: str
+    acknowledged: bool = False  # its actor has said they know it lost (an `ack` event)
 
     def to_data(self) -> Data:
-        return {"event": self.event, "verb": self.verb, "actor": self.actor, "reason": self.reason}
+        data: Data = {
+            "event": self.event,
+            "verb": self.verb,
+            "actor": self.actor,
+            "reason": self.reason,
+        }
+        if self.acknowledged:  # written only when true: older item files keep their bytes
+            data["acknowledged"] = True
+        return data
 
     @classmethod
     def from_data(cls, data: Any) -> Conflict:
@@ -282,6 +291,7 @@ class Conflict:
             verb=_str(data.get("verb"), "conflict.verb"),
             actor=_str(data.get("actor"), "conflict.actor"),
             reason=_str(data.get("reason"), "conflict.reason"),
+            acknowledged=data.get("acknowledged") is True,
         )
 
 

@@ -1,4 +1,5 @@
-"""Settling a merge conflict: an owner re-applies a refused event or dismisses it.
+"""Settling a merge conflict: an owner re-applies a refused event or dismisses it;
+the person whose event lost acknowledges it.
 
 The `resolve` event names the refused event and, for `apply`, carries a copy
 of what that event asked (verb, actor, session, at, arguments), because a
@@ -13,7 +14,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from gitcoop.domain.records import Event, Item, Roles
+from gitcoop.domain.records import Conflict, Event, Item, Roles
 from gitcoop.domain.timefmt import format_instant, parse_instant
 from gitcoop.errors import Refused
 
@@ -83,3 +84,32 @@ def _original(event: Event) -> Event:
         verb=replay["verb"],
         args={**(args if isinstance(args, dict) else {}), "force": True},
     )
+
+
+def unacknowledged(item: Item, actor: str) -> tuple[Conflict, ...]:
+    """The conflicts of `item` that are `actor`'s own lost events they have not acknowledged."""
+    return tuple(c for c in item.conflicts if c.actor == actor and not c.acknowledged)
+
+
+def acknowledge(item: Item, actor: str, target: str | None) -> Item:
+    """`actor` says they know their event lost; the conflict stays for the owners.
+
+    With `target`, that one lost event: only its own actor may acknowledge it.
+    Without, every lost event of `actor` on the item. A conflict an owner
+    settled before the acknowledgement was replayed leaves nothing to
+    acknowledge, and nothing changes. Part of the `ack` verb
+    (`domain/reviews.py`), which also clears takeover notices.
+    """
+    if target is not None:
+        found = next((c for c in item.conflicts if c.event == target), None)
+        if found is not None and found.actor != actor:
+            raise Refused(
+                f"{actor} cannot acknowledge {found.actor}'s lost {found.verb} on "
+                f"{item.id} — only the person whose event lost acknowledges it"
+            )
+
+    def marked(conflict: Conflict) -> Conflict:
+        ours = conflict.actor == actor and target in (None, conflict.event)
+        return replace(conflict, acknowledged=True) if ours else conflict
+
+    return replace(item, conflicts=tuple(marked(c) for c in item.conflicts))

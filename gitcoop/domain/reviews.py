@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import timedelta
 
-from gitcoop.domain import lifecycle, obligations, related
+from gitcoop.domain import lifecycle, obligations, related, resolution
 from gitcoop.domain.lifecycle import HELD, Handler
 from gitcoop.domain.records import Event, Item, Obligation, Roles
 from gitcoop.domain.timefmt import human_instant
@@ -68,13 +68,24 @@ def _unblocked(item: Item, event: Event) -> Item:
 
 
 def _ack(item: Item | None, event: Event, roles: Roles) -> Item:
-    """The previous holder has seen that their work was taken over."""
+    """The actor has seen what happened to their work: a takeover of it, or their
+    events that lost on a merge (`domain/resolution.py`). With an `event`
+    argument, only that lost event; with `events`, only those (what `plan`
+    records when no takeover waits); without either, everything waiting."""
     assert item is not None
-    if not obligations.takeovers_for(item, event.actor):
+    target, named = event.arg("event"), event.arg("events")
+    if target is not None:
+        return resolution.acknowledge(item, event.actor, target)
+    if isinstance(named, list):
+        for lost in named:
+            item = resolution.acknowledge(item, event.actor, lost)
+        return item
+    if not lifecycle.acknowledgeable(item, event.actor):
         raise Refused(
             f"{lifecycle.name(item)}: nothing to acknowledge — no takeover of "
-            f"{event.actor}'s work on it is waiting"
+            f"{event.actor}'s work and no lost event of theirs on it is waiting"
         )
+    item = resolution.acknowledge(item, event.actor, None)
     return replace(item, takeovers=tuple(t for t in item.takeovers if t.holder != event.actor))
 
 

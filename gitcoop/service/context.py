@@ -29,6 +29,7 @@ class Context:
     now: datetime = field(default_factory=_now)
     bits: RandomBits = secrets.randbits
     expect_version: int | None = None
+    offline: bool = False  # --offline: a claim is decided here, not by the coop.claims remote
 
     def repo(self) -> Repo:
         return open_repo(self.path)
@@ -61,6 +62,18 @@ def fsync_wanted(repo: Repo) -> bool:
     """Durable by default; `git config coop.fsync false` trades that away."""
     value = repo.config_value("coop.fsync")
     return value is None or value.lower() not in ("false", "no", "off", "0")
+
+
+CLAIMS_KEY = "coop.claims"
+
+
+def claims_remote(repo: Repo) -> str | None:
+    """The remote that decides claims (`git config coop.claims`), unchecked; None: off.
+
+    Read here so a write with claims off never loads the sharing code.
+    """
+    value = repo.config_value(CLAIMS_KEY)
+    return value.strip() if value is not None and value.strip() else None
 
 
 def require_ledger(snapshot: Snapshot) -> None:

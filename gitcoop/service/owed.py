@@ -2,7 +2,8 @@
 
 Due is not done: this only reads. Nothing here, or anywhere, changes state
 because time passed. Which obligation needs whom is the domain's rule
-(`obligations.pressing`, `obligations.concerns`); this gathers them.
+(`obligations.pressing`, `obligations.concerns`); this gathers them, with the
+acting person's takeovers and lost events (service/lost.py) until acknowledged.
 """
 
 from __future__ import annotations
@@ -10,9 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from gitcoop.domain import obligations
+from gitcoop.domain import obligations, resolution
 from gitcoop.domain.records import Conflict, Item, Obligation, Takeover
 from gitcoop.service.context import Context, read_ledger
+from gitcoop.service.lost import Lost
 
 
 @dataclass(frozen=True)
@@ -49,12 +51,13 @@ class OwedList:
     obligations: list[Owed]
     conflicts: list[Unsettled]  # shown to owners only
     takeovers: list[TakenOver]  # the acting person's own
+    lost: list[Lost]  # the acting person's own events that lost on a merge, unacknowledged
 
     @property
     def pressing(self) -> int:
         """How many things need attention now: what `owed --check` exits 6 on."""
         marked = sum(1 for entry in self.obligations if entry.marks)
-        return marked + len(self.conflicts) + len(self.takeovers)
+        return marked + len(self.conflicts) + len(self.takeovers) + len(self.lost)
 
 
 def owed(ctx: Context, include_not_due: bool = False, mine: bool = False) -> OwedList:
@@ -68,18 +71,18 @@ def owed(ctx: Context, include_not_due: bool = False, mine: bool = False) -> Owe
     found: list[Owed] = []
     unsettled: list[Unsettled] = []
     taken: list[TakenOver] = []
+    lost: list[Lost] = []
     for row in snapshot.rows(snapshot.cache):
         brief = row.summary
         if not (
-            brief.obligation_status == "pending"
-            or (owner and brief.conflicted)
-            or actor in brief.notified
+            brief.obligation_status == "pending" or brief.conflicted or actor in brief.notified
         ):
             continue
         item = Item.from_data(row.data())
         if owner:
             unsettled += [Unsettled(item, row.label, c) for c in item.conflicts]
         taken += [TakenOver(item, row.label, t) for t in obligations.takeovers_for(item, actor)]
+        lost += [Lost(item, row.label, c) for c in resolution.unacknowledged(item, actor)]
         if not item.owes or (mine and not obligations.concerns(item, actor, roles)):
             continue
         marks = obligations.pressing(item, ctx.now, actor, roles)
@@ -90,4 +93,5 @@ def owed(ctx: Context, include_not_due: bool = False, mine: bool = False) -> Owe
     found.sort(key=lambda e: (e.obligation.due or far, e.item.id))
     unsettled.sort(key=lambda u: (u.item.id, u.conflict.event))
     taken.sort(key=lambda t: (t.takeover.at, t.item.id))
-    return OwedList(found, unsettled, taken)
+    lost.sort(key=lambda entry: (entry.item.id, entry.conflict.event))
+    return OwedList(found, unsettled, taken, lost)

@@ -16,6 +16,13 @@ that said. After each verification the ledger is read again and the pick
 starts over; an item verified once in this pick is not sent to the verifier
 again. Its verifications are by the person picking, as the runner, and name
 the pick's event (`for_pick`), minted before the first of them.
+
+The top item is chosen under the writer lock, by a plan the writer runs on
+the ledger as it is then (read through the read cache: only ready items are
+built), so two pickers never choose on a ledger one of them already moved.
+With claims through a remote (coop.claims), that ledger is the remote's,
+just merged, and the remote decides: a pick another clone made first is
+never taken twice (docs/sync.md).
 """
 
 from __future__ import annotations
@@ -23,15 +30,17 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from gitcoop.domain import ids, queue, readiness
+from gitcoop.domain import ids, queue
 from gitcoop.domain.ids import ItemId
 from gitcoop.domain.records import Item
 from gitcoop.errors import ChangedUnderWrite, Refused, UsageError
+from gitcoop.service import dependencies
 from gitcoop.service.context import Context, read_ledger
 from gitcoop.service.verify import Judged, Progress, Verifier, configured, for_pick, verify_item
 from gitcoop.service.verify import waiting as waiting_for_verdict
 from gitcoop.service.writer import Intent, Shown, write
 from gitcoop.store import history
+from gitcoop.store.cache import ItemCache
 from gitcoop.store.repository import Repo
 from gitcoop.store.snapshot import Snapshot
 
@@ -95,6 +104,7 @@ class _Pick:
         self.asked: set[ItemId] = set()
         self.event_id = ids.mint_event_id(ctx.bits)  # the pick event, named by its verifications
         self.verifier: Verifier | None = None
+        self.seen: tuple[Item, Check] | None = None  # the top ready item the last plan found
 
     def verify(self, snapshot: Snapshot, item: Item) -> None:
         """Send one item to the verifier, as the runner of this pick."""
@@ -121,14 +131,35 @@ class _Pick:
         self.verify(snapshot, drafts[0])
         return True
 
-    def take(self, top: Item, found: Check, head: str | None) -> Shown | None:
-        reuse = found.action == "reuse" and head is not None
-        args = {"head": head} if reuse else {}
-        taking = Intent(top.id, "pick", args, expect=top.version, event_id=self.event_id)
-        try:
-            return write(self.ctx, [taking]).first()
-        except (ChangedUnderWrite, Refused):
-            return None  # another picker was first: start over
+    def take(self) -> Shown | None:
+        """Choose the top ready item under the writer lock and take it, unless it must
+        be verified first; None when nothing was taken (`self.seen` says why)."""
+
+        def plan(snapshot: Snapshot) -> list[Intent]:
+            self.seen = None
+            ready = ready_items(snapshot)
+            if not ready:
+                return []
+            top, head = ready[0], history.current_head(self.repo)
+            found = check(self.repo, top, head, snapshot.label(top.id))
+            self.seen = (top, found)
+            if found.action == "verify" and top.id not in self.asked:
+                return []  # verified outside the lock; then the pick starts over
+            args = {"head": head} if found.action == "reuse" and head is not None else {}
+            return [Intent(top.id, "pick", args, event_id=self.event_id)]
+
+        written = write(self.ctx, plan, claim=True)
+        return written.first() if written.answers else None
+
+
+def ready_items(snapshot: Snapshot) -> list[Item]:
+    """The ready queue items in pick order (`git coop ready --kind item`), through the
+    read cache's summaries: only they are built."""
+    if snapshot.commit is None:
+        return []
+    cached = Snapshot(snapshot.repo, snapshot.commit, ItemCache(snapshot.repo.common_dir))
+    found = dependencies.ready_in(cached, kind="item")
+    return [i for i in (Item.from_data(r.data()) for r in found.listed) if queue.pickable(i)]
 
 
 def pick(
@@ -145,33 +176,31 @@ def pick(
     run = _Pick(ctx, max_verify, progress or Progress(), result)
     lost = 0
     while True:
-        snapshot = read_ledger(ctx)
-        items = list(snapshot.items())
-        ready = readiness.ready_items(items, queue.pickable)  # by priority, unblocked
-        if not ready:
-            if not run.draft_pass(snapshot, items):
+        try:
+            result.shown = run.take()
+        except (ChangedUnderWrite, Refused):
+            lost += 1  # another picker was first: start over
+            if lost >= MAX_LOST_TAKES:
+                raise ChangedUnderWrite(
+                    f"other pickers took the top item {lost} times in a row — run it again"
+                ) from None
+            continue
+        if run.seen is None:  # nothing is ready
+            snapshot = read_ledger(ctx)
+            if not run.draft_pass(snapshot, list(snapshot.items())):
                 return result
             continue
-        top, head = ready[0], history.current_head(run.repo)
-        found = check(run.repo, top, head, snapshot.label(top.id))
+        top, found = run.seen
         result.checks.append(found)
-        if found.action == "verify" and top.id not in run.asked:
-            if run.budget == 0:
-                result.reason = (
-                    f"{found.label} must be verified again ({found.why}), and this pick has "
-                    f"made its {max_verify} verifier calls (--max-verify {max_verify})"
-                )
-                return result
-            run.verify(snapshot, top)
-            continue
-        result.shown = run.take(top, found, head)
         if result.shown is not None:
             return result
-        lost += 1
-        if lost >= MAX_LOST_TAKES:
-            raise ChangedUnderWrite(
-                f"other pickers took the top item {lost} times in a row — run it again"
+        if run.budget == 0:
+            result.reason = (
+                f"{found.label} must be verified again ({found.why}), and this pick has "
+                f"made its {max_verify} verifier calls (--max-verify {max_verify})"
             )
+            return result
+        run.verify(read_ledger(ctx), top)
 
 
 def _nothing_ready(

@@ -42,7 +42,8 @@ class ListFilter:
     tag: str | None = None
     owed: bool = False  # a pending obligation that is due
     stale: bool = False  # held for longer than STALE_AFTER
-    mine: bool = False  # held by the acting person, or a takeover of their work to acknowledge
+    mine: bool = False  # held by the acting person, or a takeover of their work to acknowledge,
+    lost: frozenset[str] = frozenset()  # ...or where their event lost unacknowledged (service/lost)
 
 
 @dataclass(frozen=True)
@@ -118,12 +119,18 @@ def _matcher(where: ListFilter, now: datetime, viewer: str | None) -> Callable[[
     if where.stale:
         checks.append(lambda s: s.status in HELD and (s.taken_at or due_by) <= taken_before)
     if viewer is not None:
-        checks.append(lambda s: (s.status in HELD and s.taken_by == viewer) or viewer in s.notified)
+        checks.append(lambda s: _mine(s, viewer, where.lost))
     if not checks:
         return _everything
     if len(checks) == 1:
         return checks[0]
     return lambda s: all(check(s) for check in checks)
+
+
+def _mine(summary: Summary, viewer: str, lost: frozenset[str]) -> bool:
+    """Held by the viewer, a takeover of their work to acknowledge, or their lost event."""
+    held = summary.status in HELD and summary.taken_by == viewer
+    return held or viewer in summary.notified or summary.id in lost
 
 
 def _everything(summary: Summary) -> bool:

@@ -97,7 +97,9 @@ def record(ctx: Context, entry: Entry, lock_timeout: float) -> list[Outcome]:
 
     if entry["kind"] == "rewrite" and not _rewrite_needed(repo, entry["pairs"]):
         return []  # the usual amend or rebase: nothing recorded names the old commits
-    written = write(acting, intents, Policy.EACH, lock_timeout=lock_timeout)
+    # never the network (coop.claims): a hook must not wait on a remote; the next
+    # command or sync pushes what was recorded here (hooks, journal replay, backfill)
+    written = write(acting, intents, Policy.EACH, lock_timeout=lock_timeout, shared=False)
     return [_outcome(answer, answer.intent.target in unknown) for answer in written.answers]
 
 

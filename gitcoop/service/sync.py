@@ -8,14 +8,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from gitcoop.domain import reconcile
 from gitcoop.domain.reconcile import Notice
 from gitcoop.errors import ChangedUnderWrite, NoLedger, Refused
-from gitcoop.service.context import Context, fsync_wanted
-from gitcoop.service.queries import labels
+from gitcoop.service.context import CLAIMS_KEY, Context, claims_remote, fsync_wanted
+from gitcoop.service.lost import merge_notices
 from gitcoop.store import merge, transport
 from gitcoop.store.repository import Oid, Repo
-from gitcoop.store.snapshot import Snapshot
 
 MAX_ATTEMPTS = 5
 
@@ -30,6 +28,11 @@ class SyncReport:
     attempts: int = 0
     tip: Oid | None = None
     notices: list[Notice] = field(default_factory=list)
+
+    @property
+    def lost(self) -> list[Notice]:
+        """The acting person's own events the merge's replay refused."""
+        return [n for n in self.notices if n.mine]
 
 
 def setup_remote(ctx: Context, remote: str) -> tuple[bool, str]:
@@ -114,18 +117,17 @@ def _fetch_and_merge(ctx: Context, repo: Repo, actor: str, report: SyncReport) -
 
 def _told(repo: Repo, report: SyncReport, actor: str, start: Oid | None) -> SyncReport:
     """Attach the conflicts that appeared between `start` and the final tip and touch `actor`."""
-    if report.tip is None or report.tip == start:
-        return report
-    before = Snapshot(repo, start) if start else None
-    after = Snapshot(repo, report.tip)
-    changed = sorted(merge.changed_items(repo, start, report.tip))
-    names = labels(after)
-    for item_id in changed:
-        item = after.item(item_id)
-        if item is None or not item.conflicts:
-            continue
-        old = before.item(item_id) if before else None
-        seen = {c.event for c in old.conflicts} if old else set()
-        new = [c for c in item.conflicts if c.event not in seen]
-        report.notices += reconcile.notices(item, names.get(item_id, item_id), new, actor)
+    report.notices += merge_notices(repo, start, report.tip, actor)
     return report
+
+
+def set_claims(ctx: Context, remote: str, on: bool) -> str | None:
+    """Have `remote` decide claims (`git config coop.claims REMOTE`), or stop; the new value."""
+    repo = ctx.repo()
+    transport.check_remote(repo, remote)
+    if on:
+        repo.set_config_value(CLAIMS_KEY, remote)
+        return remote
+    if claims_remote(repo) == remote:
+        repo.unset_config_value(CLAIMS_KEY)
+    return claims_remote(repo)

@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from enum import Enum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gitcoop.domain import ids, remarks, rulebook
 from gitcoop.domain.ids import EventId, ItemId
@@ -29,10 +29,14 @@ from gitcoop.domain.queue import settled
 from gitcoop.domain.records import Event, Item, LedgerConfig
 from gitcoop.domain.roles import LEDGER_ID
 from gitcoop.errors import Ambiguous, ChangedUnderWrite, NotFound, Refused
-from gitcoop.service.context import Context, fsync_wanted, require_ledger
+from gitcoop.service.context import Context, claims_remote, fsync_wanted, require_ledger
 from gitcoop.store import transaction
+from gitcoop.store.repository import Oid, Repo
 from gitcoop.store.snapshot import Snapshot
 from gitcoop.store.transaction import Change
+
+if TYPE_CHECKING:  # loaded only when coop.claims is set: docs/performance.md, start-up
+    from gitcoop.service.claims import Sharing
 
 SYSTEM = "system"  # the actor of the queue loop's own writes: verification and its verdicts
 ANSWERED = (Refused, NotFound, Ambiguous, ChangedUnderWrite)  # what EACH reports per intent
@@ -105,16 +109,26 @@ def write(
     actor: str | None = None,
     lock_timeout: float | None = None,
     create: bool = False,
+    shared: bool = True,
+    claim: bool = False,
 ) -> Written:
     """Write the intents as one ledger commit; nothing when none changes anything.
 
     `intents` may be a function of the ledger as read under the lock (a queue
     position, a parent's evidence). `actor` defaults to who the context says
     is acting. With `create`, the write makes a new ledger and does nothing
-    when one exists (`init`).
+    when one exists (`init`). With `git config coop.claims REMOTE`, a claim is
+    decided by that remote and every other write is pushed to it after it is
+    committed (service/claims.py); `claim` says a plan claims whatever it
+    finds (a pick), so the remote is asked first even when the local ledger
+    shows nothing to claim; `shared=False` (the commit hooks) keeps a write
+    local, for the next command or sync to push.
     """
     repo = ctx.repo()
     who = actor or ctx.who(repo)
+    fsync = fsync_wanted(repo)
+    share = _sharing(ctx, repo, who, fsync) if shared and not create else None
+    route = _Route(share, ctx.offline)
     runs: list[_Run | None] = []  # the last attempt's run; None when `create` found a ledger
 
     def decide(snapshot: Snapshot) -> Change | None:
@@ -124,18 +138,108 @@ def write(
             return None
         if not create:
             require_ledger(snapshot)
+        asked = intents(snapshot) if callable(intents) else intents
+        if route.must_ask_remote(asked):
+            raise _NeedsRemote
         run = _Run(ctx, snapshot, who, policy)
         runs.append(run)
-        for intent in intents(snapshot) if callable(intents) else intents:
+        for intent in asked:
             run.take(intent)
         run.settle_parents()
         return run.change(create)
 
-    outcome = transaction.write(repo, decide, fsync_wanted(repo), lock_timeout)
+    claiming = claim or (not callable(intents) and _asks_claim(intents))
+    outcome = route.commit(repo, decide, fsync, lock_timeout, claiming)
     run = runs[-1]
     if run is None:
         return Written([], {}, {}, outcome.snapshot.config, outcome.snapshot, False)
     return run.written(outcome.snapshot, outcome.change is not None)
+
+
+class _NeedsRemote(Exception):
+    """Raised by `decide` when a write asks for a claim: the remote must decide it."""
+
+
+@dataclass
+class _Route:
+    """Where a write is decided: here alone, or (a claim, with coop.claims) by the remote."""
+
+    share: Sharing | None
+    offline: bool
+    remote_decides: bool = False
+
+    def must_ask_remote(self, intents: list[Intent]) -> bool:
+        """A claim found while deciding here, with a remote that decides claims."""
+        here = self.share is None or self.offline or self.remote_decides
+        return not here and _asks_claim(intents)
+
+    def commit(
+        self,
+        repo: Repo,
+        decide: transaction.Decide,
+        fsync: bool,
+        lock_timeout: float | None,
+        claiming: bool,
+    ) -> transaction.Outcome:
+        if self.share is None or self.offline:
+            outcome = transaction.write(repo, decide, fsync, lock_timeout)
+            if self.share is not None and _claims_in(outcome.change):
+                self.share.offline_notice()
+            return outcome
+        if not claiming:
+            try:
+                outcome = transaction.write(repo, decide, fsync, lock_timeout)
+            except _NeedsRemote:
+                pass  # it claims after all: nothing was written here
+            else:
+                if outcome.change is not None:
+                    self.share.publish()
+                return outcome
+        self.remote_decides = True
+        return _claim(repo, decide, fsync, self.share)
+
+
+def _claim(
+    repo: Repo, decide: transaction.Decide, fsync: bool, share: Sharing
+) -> transaction.Outcome:
+    """A claim through the remote: prepared here, pushed with a lease, landed once taken."""
+    prepared: list[transaction.Prepared] = []
+    policy = transaction.Policy.for_repo(repo, fsync)
+
+    def prepare() -> Oid | None:
+        prepared.append(transaction.prepare(repo, decide, policy))
+        return prepared[-1].commit
+
+    def land() -> bool:
+        return transaction.land(repo, prepared[-1], policy)
+
+    share.claim(prepare, land)
+    last = prepared[-1]
+    if last.commit is None:
+        return transaction.Outcome(last.snapshot, None)
+    return transaction.Outcome(Snapshot(repo, last.commit), last.change)
+
+
+def _sharing(ctx: Context, repo: Repo, who: str, fsync: bool) -> Sharing | None:
+    """How this write is shared: None unless coop.claims names a remote."""
+    if claims_remote(repo) is None:
+        return None
+    from gitcoop.service import claims
+
+    remote = claims.remote_for(repo)
+    return None if remote is None else claims.Sharing(repo, remote, who, ctx.now, fsync)
+
+
+def _asks_claim(intents: list[Intent]) -> bool:
+    from gitcoop.service.claims import CLAIM_VERBS
+
+    return any(intent.verb in CLAIM_VERBS for intent in intents)
+
+
+def _claims_in(change: Change | None) -> bool:
+    from gitcoop.service.claims import CLAIM_VERBS
+
+    return change is not None and any(e.verb in CLAIM_VERBS for e in change.events)
 
 
 class _Run:

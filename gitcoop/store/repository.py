@@ -300,6 +300,21 @@ class Repo:
         except pygit2.GitError as exc:
             raise BadLedger(f"cannot write git config {key}: {exc}") from None
 
+    def set_config_value(self, key: str, value: str) -> None:
+        """Set a single-valued key in the repository's own config."""
+        try:
+            self.raw.config[key] = value
+        except pygit2.GitError as exc:
+            raise BadLedger(f"cannot write git config {key}: {exc}") from None
+
+    def unset_config_value(self, key: str) -> None:
+        try:
+            del self.raw.config[key]
+        except KeyError:
+            pass
+        except pygit2.GitError as exc:
+            raise BadLedger(f"cannot write git config {key}: {exc}") from None
+
     def remove_config_value(self, key: str, value: str) -> bool:
         """Remove `value` from a key in the repository's own config; False when absent."""
         if value not in self.config_values(key):

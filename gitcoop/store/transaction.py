@@ -116,6 +116,44 @@ def write(
     )
 
 
+@dataclass(frozen=True)
+class Prepared:
+    """A decided change committed as objects only: the ref has not moved (see `land`)."""
+
+    snapshot: Snapshot  # the ledger it was decided on
+    commit: Oid | None  # None when nothing changes
+    change: Change | None
+
+
+def prepare(repo: Repo, decide: Decide, policy: Policy | None = None) -> Prepared:
+    """Run `decide` on the current tip and write its commit, without moving the ref.
+
+    A claim decided by a remote (docs/sync.md) is prepared, pushed, and landed
+    only once the remote took it, so no local reader or writer ever sees, or
+    builds on, a claim that may still lose.
+    """
+    policy = policy or Policy.for_repo(repo)
+    enable_fsync(policy.fsync)
+    with writer_lock(repo.common_dir, policy.lock_timeout):
+        snapshot = Snapshot(repo, repo.tip())
+        change = decide(snapshot)
+        if change is None:
+            return Prepared(snapshot, None, None)
+        return Prepared(snapshot, commit_change(repo, snapshot, change), change)
+
+
+def land(repo: Repo, prepared: Prepared, policy: Policy | None = None) -> bool:
+    """Move the ref from the tip `prepared` was decided on to its commit; False if it moved."""
+    assert prepared.commit is not None and prepared.change is not None
+    policy = policy or Policy.for_repo(repo)
+    enable_fsync(policy.fsync)
+    with writer_lock(repo.common_dir, policy.lock_timeout):
+        repo.ensure_reflog()
+        clear_stale_ref_lock(repo, policy)
+        tip = prepared.snapshot.commit
+        return _swap(repo, tip, prepared.commit, prepared.change.message, policy)
+
+
 def _swap(repo: Repo, tip: Oid | None, commit: Oid, message: str, policy: Policy) -> bool:
     """The swap, waiting out a live git's ref lock and clearing a dead writer's."""
     waited, pause = 0.0, policy.first_pause

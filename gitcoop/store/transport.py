@@ -2,9 +2,11 @@
 
 Only network transport goes through `git` (ssh config, credential helpers,
 insteadOf, proxies all apply); everything else is pygit2 in the repository
-module. Fetch checks every received object (`transfer.fsckObjects`); push is
-never forced, so the remote's own fast-forward check is the remote
-compare-and-swap.
+module. Fetch checks every received object (`transfer.fsckObjects`). A push
+never overwrites what it has not merged: `push` is a plain fast-forward, and
+`push_leased` (claims, docs/sync.md) names the remote tip it merged
+(`--force-with-lease`), so the remote takes the push only if its ledger is
+still exactly that commit, and only a descendant of that commit is offered.
 """
 
 from __future__ import annotations
@@ -48,9 +50,12 @@ def check_remote(repo: Repo, remote: str) -> None:
 
 def fetch(repo: Repo, remote: str) -> Oid | None:
     """Bring the remote's ledger into refs/coop/remotes/REMOTE/ledger; None if it has none."""
+    # maintenance.auto=false: git would otherwise start `git maintenance run --auto`
+    # after every fetch, and with claims through a remote every claim fetches; the
+    # repository's maintenance stays with the user's own git commands
     done = _git(
         repo,
-        "-c", "transfer.fsckObjects=true",
+        "-c", "transfer.fsckObjects=true", "-c", "maintenance.auto=false",
         "fetch", "--quiet", "--no-tags", "--no-write-fetch-head",
         remote, fetch_refspec(remote),
     )  # fmt: skip
@@ -64,12 +69,30 @@ def fetch(repo: Repo, remote: str) -> Oid | None:
 def push(repo: Repo, remote: str, tip: Oid) -> Pushed:
     """Offer `tip` as the remote's ledger; the remote takes it only as a fast-forward."""
     done = _git(repo, "push", "--porcelain", remote, f"{tip}:{REF}")
+    return _pushed(done, remote)
+
+
+def _pushed(done: subprocess.CompletedProcess[str], remote: str) -> Pushed:
+    """Accepted, rejected (retrying may help), or TransportFailed (the outcome may be unknown)."""
     status = _porcelain_status(done.stdout)
-    if done.returncode == 0 and status in (" ", "*", "="):
+    if done.returncode == 0 and status in (" ", "*", "=", "+"):
         return Pushed(True, "")
-    if status == "!":  # rejected: not a fast-forward, or the remote's ref moved under it
+    if status == "!":  # rejected: not a fast-forward, a stale lease, or the ref moved under it
         return Pushed(False, _porcelain_reason(done.stdout) or _first(done.stderr))
     raise TransportFailed(f"pushing the ledger to {remote} failed: {_first(done.stderr)}")
+
+
+def push_leased(repo: Repo, remote: str, tip: Oid, merged: Oid | None) -> Pushed:
+    """Offer `tip` only if the remote's ledger is still `merged` (None: it has none yet).
+
+    The lease is checked by the remote under its own lock on the ref, so two clones
+    leasing the same tip cannot both land: the remote is the compare-and-swap.
+    """
+    if merged is not None and not repo.is_ancestor(merged, tip):
+        return Pushed(False, f"{tip[:10]} does not contain the leased {merged[:10]}")
+    lease = f"--force-with-lease={REF}:{merged or ''}"
+    done = _git(repo, "push", "--porcelain", lease, remote, f"{tip}:{REF}")
+    return _pushed(done, remote)
 
 
 def _git(repo: Repo, *args: str) -> subprocess.CompletedProcess[str]:

@@ -6,7 +6,7 @@ import random
 
 from gitcoop.domain.ids import mint_event_id
 from tests.conftest import Clones, coop_in
-from tests.service.test_sync import sync, two
+from tests.service.test_sync import race_syncs, two
 
 
 def seeds_with_ids_against_time() -> tuple[str, str]:
@@ -26,7 +26,7 @@ def test_equal_clocks_go_to_the_take_made_first_on_every_clone(clones: Clones) -
     )
     early = {"COOP_NOW": "2026-11-29T10:05:00Z", "COOP_SEED": earlier_seed}
     assert late.code == 0 and coop_in(b, "take", todo, env=early).code == 0
-    sync(a), sync(b), sync(a)
+    race_syncs(a, b)  # alice's take lost: her second sync exits 8 (issue 17)
     for path in (a, b):
         shown = coop_in(path, "show", todo, "--json").json()
         assert shown["taken_by"] == "bob@example.com", path

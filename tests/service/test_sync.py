@@ -36,6 +36,12 @@ def sync(path: Path, *args: str, env: dict[str, str] | None = None) -> dict[str,
     return data
 
 
+def race_syncs(a: Path, b: Path) -> None:
+    """sync a, b, a after an offline race: only the loser's sync exits 8 (LostOnMerge)."""
+    codes = [coop_in(path, "sync").code for path in (a, b, a)]
+    assert sorted(codes) == [0, 0, 8], codes
+
+
 def two(clones: Clones) -> tuple[Path, Path]:
     """Alice's clone with a ledger on the remote, and Bob's clone that has fetched it."""
     a, b = clones.clone("alice"), clones.clone("bob")
@@ -96,7 +102,7 @@ def test_offline_takes_resolve_to_the_same_winner_on_both_clones(clones: Clones)
     todo = coop_in(a, "list", "--json").json()[0]["id"]
     assert coop_in(a, "take", todo).code == 0
     assert coop_in(b, "take", todo, env=LATER).code == 0
-    sync(a), sync(b), sync(a)
+    race_syncs(a, b)
     assert ledger_trees(a) == ledger_trees(b)
     shown_a = coop_in(a, "show", todo, "--json").json()
     assert shown_a == coop_in(b, "show", todo, "--json").json()
@@ -123,12 +129,17 @@ def test_the_loser_is_told_on_sync(clones: Clones) -> None:
     coop_in(a, "take", todo)
     coop_in(b, "take", todo, env=LATER)
     coop_in(a, "sync")
-    out_b = coop_in(b, "sync").out
-    out_a = coop_in(a, "sync").out
+    told_b = coop_in(b, "sync", "--json")
+    told_a = coop_in(a, "sync", "--json")
     winner = coop_in(a, "show", todo, "--json").json()["taken_by"]
-    loser_out = out_b if winner == "alice@example.com" else out_a
-    assert "conflict: your take of td-" in loser_out
-    assert f"lost to {winner}, who took it at 2026-11-29" in loser_out
+    loser, other = (told_b, told_a) if winner == "alice@example.com" else (told_a, told_b)
+    assert (loser.code, other.code) == (8, 0)
+    assert "lost on merge" in loser.err and "git coop ack" in loser.err
+    report = loser.json()
+    assert [lost["item"] for lost in report["lost"]] == [todo]
+    assert report["lost"][0]["message"].startswith("your take of td-")
+    assert f"lost to {winner}, who took it at 2026-11-29" in report["lost"][0]["message"]
+    assert other.json()["lost"] == []
 
 
 def test_an_owner_resolves_a_conflict_and_every_clone_agrees(clones: Clones) -> None:
@@ -136,7 +147,7 @@ def test_an_owner_resolves_a_conflict_and_every_clone_agrees(clones: Clones) -> 
     todo = coop_in(a, "list", "--json").json()[0]["id"]
     coop_in(a, "take", todo)
     coop_in(b, "take", todo, env=LATER)
-    sync(a), sync(b), sync(a)
+    race_syncs(a, b)
     shown = coop_in(a, "show", todo, "--json").json()
     refused = shown["conflicts"][0]
     loser = refused["actor"]
@@ -289,7 +300,7 @@ def test_log_tells_how_a_settled_conflict_was_settled(clones: Clones) -> None:
     todo = coop_in(a, "list", "--json").json()[0]["id"]
     assert coop_in(a, "take", todo).code == 0
     assert coop_in(b, "take", todo, env=LATER).code == 0
-    sync(a), sync(b), sync(a)
+    race_syncs(a, b)
     conflict = coop_in(a, "show", todo, "--json").json()["conflicts"][0]
     settled = coop_in(a, "resolve", todo, conflict["event"], "--dismiss", "--reason", "dup")
     assert settled.code == 0, settled.err

@@ -1,0 +1,238 @@
+"""Claims decided by the shared remote (`coop.claims=REMOTE`, docs/sync.md).
+
+Inside one clone a take is atomic. Across machines, the remote every clone
+pushes to is the one place that sees every claim, and a push with a lease is
+an atomic compare-and-swap there (receive-pack locks the ref and checks it
+still points where the lease says). So, with `coop.claims` set, the writer
+(service/writer.py) hands every write here:
+
+    a claim (take, takeover, pick)
+        fetch -> merge -> decide and commit, objects only (writer lock)
+        -> push --force-with-lease=refs/coop/ledger:<the remote tip merged>
+           accepted   move the local ref to the claim (writer lock): done
+           rejected   the claim was never seen by anyone, not even this
+                      clone (the local ref never moved): fetch, merge,
+                      decide again, a bounded number of times, with jitter
+           cut off    git cannot say whether it landed: fetch again, and
+                      the claim is ours only if the remote now holds it
+        the remote cannot be reached: RemoteUnreachable, nothing recorded
+
+    any other write
+        committed locally as always, then published: a push leased on the
+        remote tip last seen; rejected: fetch, merge, push again; the
+        remote unreachable: it stays here, and the next write or `sync`
+        pushes it
+
+The writer lock is never held across the network: the fetch and the push run
+without it, and merge, prepare and land each take it for their local step.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import random
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+
+from gitcoop.errors import ChangedUnderWrite, RemoteUnreachable, UsageError
+from gitcoop.service.context import CLAIMS_KEY, claims_remote
+from gitcoop.service.lost import merge_notices
+from gitcoop.store import merge, transport
+from gitcoop.store.layout import remote_ref
+from gitcoop.store.repository import Oid, Repo
+from gitcoop.store.transport import TransportFailed
+
+CLAIM_VERBS = frozenset({"take", "takeover", "pick"})  # the events that bind a holder
+CLAIM_ATTEMPTS = 10
+PUBLISH_ATTEMPTS = 3
+
+
+def _notice(message: str) -> None:
+    print(f"gitcoop: {message}", file=sys.stderr)
+
+
+@dataclass(frozen=True)
+class Tries:
+    """How hard the remote is tried: bounded attempts, jittered pauses; injectable for tests."""
+
+    attempts: int = CLAIM_ATTEMPTS
+    first_pause: float = 0.02  # seconds, at least; doubles per attempt, up to longest_pause
+    longest_pause: float = 4.0
+    sleep: Callable[[float], None] = time.sleep
+    jitter: Callable[[float, float], float] = random.uniform
+    clock: Callable[[], float] = time.monotonic
+    notice: Callable[[str], None] = _notice
+
+    def pause(self, attempt: int, round_trip: float = 0.0) -> None:
+        """Nothing before the first attempt; then a random share of a doubling bound.
+
+        The bound starts at the last attempt's own duration (at least
+        first_pause): a remote that answers slowly, or a machine that is busy,
+        means the others racing for it are slow too, and a loser that comes
+        back sooner only costs them all another round. Random, so clones that
+        lost the same race do not all come back at once.
+        """
+        if attempt:
+            start = max(self.first_pause, round_trip)
+            bound = min(self.longest_pause, start * 2 ** (attempt - 1))
+            self.sleep(self.jitter(0.0, bound))
+
+
+@dataclass(frozen=True)
+class Sharing:
+    """Where and as whom a write is shared."""
+
+    repo: Repo
+    remote: str
+    actor: str
+    now: datetime
+    fsync: bool
+    tries: Tries = Tries()
+
+    def claim(self, prepare: Callable[[], Oid | None], land: Callable[[], bool]) -> int:
+        return claim(self, prepare, land)
+
+    def publish(self) -> bool:
+        return publish(self)
+
+    def offline_notice(self) -> None:
+        self.tries.notice(
+            f"--offline: this claim is recorded here only; {self.remote} decides it when this "
+            f"clone next syncs (git coop sync {self.remote}), and a loser is told then"
+        )
+
+
+def remote_for(repo: Repo) -> str | None:
+    """The remote named by `git config coop.claims`, checked; None when claims are off."""
+    remote = claims_remote(repo)
+    if remote is None:
+        return None
+    try:
+        transport.check_remote(repo, remote)
+    except UsageError as bad:
+        raise UsageError(
+            f"git config {CLAIMS_KEY} names {remote!r}: {bad.message} "
+            f"(or turn claims off: git config --unset {CLAIMS_KEY})"
+        ) from None
+    return remote
+
+
+def claim(share: Sharing, prepare: Callable[[], Oid | None], land: Callable[[], bool]) -> int:
+    """Decide a claim through the remote; the attempts it took. Raises unless it landed.
+
+    `prepare` decides on the local ledger and writes the claim's commit without
+    moving the ref (None: nothing to write); `land` moves the local ref to the
+    last prepared commit (False: the local ledger moved meanwhile).
+    """
+    tries, doubt, detail, took = share.tries, None, "", 0.0
+    for attempt in range(tries.attempts):
+        tries.pause(attempt, took)
+        started = tries.clock()
+        try:
+            theirs = transport.fetch(share.repo, share.remote)
+        except TransportFailed as failed:
+            if doubt is not None and attempt + 1 < tries.attempts:
+                continue  # the remote went away mid-push: wait for it to say what it holds
+            raise _unreachable(share.remote, failed.message, doubt) from None
+        if doubt is not None and theirs is not None and share.repo.is_ancestor(doubt, theirs):
+            _landed(share, doubt, land, theirs)  # the cut-off push did land
+            return attempt + 1
+        doubt = None
+        _merge(share, theirs)
+        commit = prepare()
+        if commit is None:
+            return attempt + 1
+        try:
+            pushed = transport.push_leased(share.repo, share.remote, commit, theirs)
+        except TransportFailed as failed:
+            doubt, detail = commit, failed.message
+            continue
+        if pushed.accepted:
+            _remember(share.repo, share.remote, theirs, commit)
+            _landed(share, commit, land)
+            return attempt + 1
+        detail, took = pushed.detail, tries.clock() - started
+    raise ChangedUnderWrite(
+        f"gave up after {tries.attempts} attempts: {share.remote} kept moving while this claim "
+        f"was decided ({detail}) — nothing was recorded; run it again"
+    )
+
+
+def publish(share: Sharing) -> bool:
+    """Push the local ledger after a write; False (and a notice) when it stays local."""
+    repo, tries = share.repo, share.tries
+    seen = repo.tip(remote_ref(share.remote))
+    detail = ""
+    for attempt in range(PUBLISH_ATTEMPTS):
+        tries.pause(attempt)
+        tip = repo.tip()
+        try:
+            if attempt or seen is None or tip is None or not repo.is_ancestor(seen, tip):
+                seen = transport.fetch(repo, share.remote)
+                tip = _merge(share, seen) or tip
+            if tip is None or (seen is not None and repo.is_ancestor(tip, seen)):
+                return True  # the remote already holds everything here
+            pushed = transport.push_leased(repo, share.remote, tip, seen)
+        except TransportFailed as failed:
+            detail = failed.message
+            break
+        if pushed.accepted:
+            _remember(repo, share.remote, seen, tip)
+            return True
+        detail = pushed.detail
+    tries.notice(
+        f"recorded here, not yet on {share.remote} ({detail}); the next write or "
+        f"git coop sync {share.remote} pushes it"
+    )
+    return False
+
+
+def _merge(share: Sharing, theirs: Oid | None) -> Oid | None:
+    """Merge the fetched remote tip into the local ledger, telling the actor what lost."""
+    if theirs is None:
+        return None
+    merged = merge.merge(share.repo, share.remote, theirs, share.actor, share.now, share.fsync)
+    for notice in merge_notices(share.repo, merged.before, merged.after, share.actor):
+        if notice.mine:
+            share.tries.notice(f"{notice.text} (git coop ack {notice.label} once you have stopped)")
+        else:
+            share.tries.notice(notice.text)
+    return merged.after
+
+
+def _landed(
+    share: Sharing, commit: Oid, land: Callable[[], bool], remote_tip: Oid | None = None
+) -> None:
+    """The remote holds `commit`: bring the local ledger to it (a merge if it moved here),
+    and to the remote's tip when that has more (a cut-off push found landed later)."""
+    if not land():
+        merge.merge(share.repo, share.remote, commit, share.actor, share.now, share.fsync)
+    if remote_tip is not None and remote_tip != commit:
+        _merge(share, remote_tip)
+
+
+def _remember(repo: Repo, remote: str, seen: Oid | None, tip: Oid) -> None:
+    """Record the remote's new tip in refs/coop/remotes/REMOTE/ledger, as a fetch would.
+
+    Only bookkeeping (the next fetch corrects it): a swap lost to a concurrent
+    fetch, or a busy ref, is left alone.
+    """
+    with contextlib.suppress(ChangedUnderWrite):  # RefLocked, or the ref could not move
+        repo.swap(seen, tip, f"pushed to {remote}", ref=remote_ref(remote))
+
+
+def _unreachable(remote: str, why: str, doubt: Oid | None) -> RemoteUnreachable:
+    if doubt is None:
+        return RemoteUnreachable(
+            f"cannot reach {remote}, which decides claims ({why}) — nothing was recorded; "
+            "retry when it is back, or claim here only with --offline (decided at the next "
+            f"git coop sync {remote})"
+        )
+    return RemoteUnreachable(
+        f"{remote} went away while this claim was pushed, and cannot be reached to say "
+        f"whether it took it ({why}) — nothing was recorded here; if {remote} did take it, "
+        f"git coop sync {remote} shows the item as yours (git coop list --mine)"
+    )
