@@ -59,8 +59,8 @@ def lost_by(ctx: Context, actor: str | None = None) -> list[Lost]:
     assert snapshot.cache is not None
     who = actor or ctx.who(snapshot.repo)
     found: list[Lost] = []
-    for row in snapshot.rows(snapshot.cache):
-        if not row.summary.conflicted:
+    for row in snapshot.open_view(snapshot.cache).rows:  # every item with a conflict is there
+        if not row.summary.conflicts:
             continue
         item = Item.from_data(row.data())
         found += [Lost(item, row.label, c) for c in resolution.unacknowledged(item, who)]
