@@ -354,6 +354,24 @@ class Repo:
         workdir: str | None = self.raw.workdir
         return workdir
 
+    def config_int(self, key: str, default: int) -> int:
+        """An integer as git reads it (`7k` is 7168); ValueError when git would refuse it."""
+        try:
+            return int(self.raw.config.get_int(key))
+        except KeyError:
+            return default
+        except pygit2.GitError as exc:
+            raise ValueError(f"git config {key}: {exc}") from None
+
+    def config_bool(self, key: str, default: bool) -> bool:
+        """A boolean as git reads it (true/yes/on/1); ValueError when git would refuse it."""
+        try:
+            return bool(self.raw.config.get_bool(key))
+        except KeyError:
+            return default
+        except pygit2.GitError as exc:
+            raise ValueError(f"git config {key}: {exc}") from None
+
     def config_number(self, key: str, default: float) -> float:
         """A non-negative number from git config, or `default` when unset."""
         value = self.config_value(key)
