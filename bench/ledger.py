@@ -136,11 +136,15 @@ def _fill(raw: bytes, marks: dict[bytes, bytes]) -> bytes:
     return raw
 
 
-def files(n: int, seed: int = 7, check: int = 3, links: int = 0) -> Iterator[tuple[str, bytes]]:
+def files(
+    n: int, seed: int = 7, check: int = 3, links: int = 0, unsettled: int | None = None
+) -> Iterator[tuple[str, bytes]]:
     """(path, bytes) of every item and event file of an n-item ledger, then coop.yaml.
 
     With `links`, that many items (every other one from the second) wait on a
-    random earlier item: a `dep` event and a link in the item file."""
+    random earlier item: a `dep` event and a link in the item file. With
+    `unsettled`, that many items, spread evenly, end open or taken (two to one)
+    and every other item is done: a ledger with a long history."""
     rng = random.Random(seed)
     table = templates()
     names = [name for name, (weight, _) in SCENARIOS.items() for _ in range(weight)]
@@ -149,6 +153,10 @@ def files(n: int, seed: int = 7, check: int = 3, links: int = 0) -> Iterator[tup
     made: list[str] = []
     for number in range(n):
         scenario = names[number % len(names)]
+        if unsettled is not None:
+            slot, step = divmod(number * unsettled, n)
+            chosen = step < unsettled  # the first item of each of `unsettled` runs
+            scenario = ("open", "open", "taken")[slot % 3] if chosen else "done"
         linked = number % 2 == 1 and number < 2 * links
         count = EVENTS_PER_ITEM + linked
         item_id = ids.mint_item_id("todo", rng.getrandbits)
@@ -186,8 +194,9 @@ def files(n: int, seed: int = 7, check: int = 3, links: int = 0) -> Iterator[tup
     yield "coop.yaml", codec.dump(config.to_data())
 
 
-def build(path: Path, n: int, seed: int = 7, links: int = 0) -> Path:
-    """A fresh repository at `path` whose ledger holds n items, 5n events and `links` links."""
+def build(path: Path, n: int, seed: int = 7, links: int = 0, unsettled: int | None = None) -> Path:
+    """A fresh repository at `path` whose ledger holds n items, 5n events and `links` links
+    (with `unsettled`: that many not settled, the rest done)."""
     path.mkdir(parents=True, exist_ok=True)
     subprocess.run(["git", "init", "-q", str(path)], check=True)
     for key, value in (("user.email", OWNER), ("user.name", "alice")):
@@ -200,7 +209,7 @@ def build(path: Path, n: int, seed: int = 7, links: int = 0) -> Path:
     message = f"bench ledger of {n} items".encode()
     out.write(f"commit {REF}\ncommitter alice <{OWNER}> 1767225600 +0000\n".encode())
     out.write(b"data %d\n%s\n" % (len(message), message))
-    for name, data in files(n, seed, links=links):
+    for name, data in files(n, seed, links=links, unsettled=unsettled):
         out.write(b"M 100644 inline %s\ndata %d\n%s\n" % (name.encode(), len(data), data))
     out.write(b"\n")
     out.close()
