@@ -5,7 +5,11 @@ per event), then times:
   - the merge alone (store.merge.plan + the ref swap, in this process)
   - a whole `git coop sync` process (start-up, fetch, merge, push)
 
-Run: python bench/merge_bench.py [--items 200] [--events 1000]
+and, for a first sync (a clone with no ledger fetching a large one whose
+history is one commit per transition), the whole `git coop sync` process and
+the check and fast-forward alone.
+
+Run: python bench/merge_bench.py [--items 200] [--events 1000] [--first-sync 10000]
 """
 
 from __future__ import annotations
@@ -48,13 +52,12 @@ def make_clone(root: Path, name: str, url: str) -> Path:
 
 
 def write_events(
-    path: Path, actor: str, count: int, items: list[ItemId] | None, seed: int
+    path: Path, actor: str, count: int, items: list[ItemId] | None, seed: int, batch: int = 50
 ) -> list[ItemId]:
-    """`count` events in batches of 50 per commit; adds `len(items)` todos when items is None."""
+    """`count` events, `batch` per commit; adds `count` todos when items is None."""
     repo = open_repo(str(path))
     rng = random.Random(seed)
     made: list[ItemId] = []
-    batch = 50
     for start in range(0, count, batch):
 
         def decide(snapshot: Snapshot, start: int = start) -> Change:
@@ -90,11 +93,46 @@ def write_events(
     return made
 
 
+def first_sync(items: int) -> list[tuple[str, str]]:
+    """A clone with no ledger syncs one of `items` todos, each added in its own commit."""
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        git(root, "init", "-q", "--bare", "remote.git")
+        url = (root / "remote.git").as_uri()
+        a, b = make_clone(root, "alice", url), make_clone(root, "bob", url)
+        started = time.perf_counter()
+        write_events(a, "alice@example.com", items, None, 1, batch=1)
+        built = time.perf_counter() - started
+        coop = [sys.executable, "-c", "from gitcoop.cli.main import run; run()"]
+        subprocess.run([*coop, "push"], cwd=a, check=True, capture_output=True)
+        copy = root / "bob-copy"
+        git(root, "init", "-q", "--bare", str(copy))
+        git(copy, "fetch", "-q", url, "+refs/coop/ledger:refs/coop/remotes/origin/ledger")
+        repo = open_repo(str(copy))
+        theirs = repo.tip("refs/coop/remotes/origin/ledger")
+        assert theirs is not None
+        started = time.perf_counter()
+        merged = merge.merge(repo, "origin", theirs, "bob@example.com", START, fsync=False)
+        check_alone = time.perf_counter() - started
+        assert merged.kind == "new", merged.kind
+        started = time.perf_counter()
+        done = subprocess.run([*coop, "sync", "--json"], cwd=b, capture_output=True, text=True)
+        whole = time.perf_counter() - started
+        assert done.returncode == 0, done.stderr
+        return [
+            ("first sync: items (one commit each)", f"{items} (built in {built:.1f} s)"),
+            ("first sync: check + fast-forward alone", f"{check_alone:.3f} s"),
+            ("first sync: whole `git coop sync` process", f"{whole:.3f} s"),
+        ]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--items", type=int, default=200)
     parser.add_argument("--events", type=int, default=1000)
+    parser.add_argument("--first-sync", type=int, default=0, metavar="N")
     opts = parser.parse_args()
+    extra = first_sync(opts.first_sync) if opts.first_sync else []
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         git(root, "init", "-q", "--bare", "remote.git")
@@ -132,6 +170,7 @@ def main() -> None:
             ("items replayed", str(len(merged.items))),
             ("merge alone (check remote + replay + write + swap)", f"{merge_alone:.3f} s"),
             ("whole `git coop sync` process (fetch, merge, push)", f"{whole:.3f} s"),
+            *extra,
         ]
         width = max(len(k) for k, _ in rows)
         print(f"{'measure':<{width}}  value")

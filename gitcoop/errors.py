@@ -59,6 +59,10 @@ class BadLedger(CoopError):
     exit_code = 4
 
 
+class FetchedLedgerRefused(BadLedger):
+    """A fetched ledger breaks the format or a rule: refused, and the local one is unchanged."""
+
+
 class NothingToDo(CoopError):
     """There was nothing to act on: `pick` found no ready item."""
 

@@ -17,6 +17,7 @@ import typer
 
 from gitcoop.cli import render
 from gitcoop.cli.options import AsOpt, JsonOpt, SessionOpt, make_context
+from gitcoop.cli.terminal import say, warn
 from gitcoop.errors import CoopError
 from gitcoop.service import commit_hooks, hooks, replay
 
@@ -41,10 +42,9 @@ def _register_hooks(hooks_app: typer.Typer) -> None:
         """Add post-commit, post-rewrite and prepare-commit-msg; keeps a foreign hook chained."""
         _print_changes(hooks.install(make_context()), as_json)
         if shutil.which("git-coop") is None:  # the hooks call it by name
-            print(
+            warn(
                 "gitcoop: warning: git-coop is not on PATH here, so the hooks will record "
                 "nothing until it is",
-                file=sys.stderr,
             )
 
     @hooks_app.command()
@@ -61,12 +61,12 @@ def _register_hooks(hooks_app: typer.Typer) -> None:
         if as_json:
             render.emit_json({"hooks": [asdict(s) for s in states], "journal_entries": waiting})
             return
-        print(f"hooks dir: {hooks.hooks_dir(ctx)}")
+        say(f"hooks dir: {hooks.hooks_dir(ctx)}")
         for state in states:
             chained = f" (chains {state.name}{hooks.LEGACY_SUFFIX})" if state.legacy else ""
-            print(f"{state.name:<19} {state.state}{chained}")
+            say(f"{state.name:<19} {state.state}{chained}")
         if waiting:
-            print(
+            say(
                 f"journal: {waiting} entr{'y' if waiting == 1 else 'ies'} waiting — "
                 "git coop hook replay records them"
             )
@@ -114,7 +114,7 @@ def _register_hook(hook_app: typer.Typer) -> None:
             )
             return
         lines = replay.report_lines(report)
-        print("\n".join(lines) if lines else "the journal is empty; nothing to replay")
+        say("\n".join(lines) if lines else "the journal is empty; nothing to replay")
 
 
 def _quiet(_: object) -> list[str]:
@@ -129,7 +129,7 @@ def _run_hook(body: Callable[[], list[str]]) -> None:
     except Exception as error:  # a hook must never fail the git command
         lines = [f"gitcoop: hook failed unexpectedly ({type(error).__name__}: {error})"]
     for line in lines:
-        print(line, file=sys.stderr)
+        warn(line)
 
 
 def _print_changes(changes: list[hooks.HookChange], as_json: bool) -> None:
@@ -148,4 +148,4 @@ def _print_changes(changes: list[hooks.HookChange], as_json: bool) -> None:
     }
     for change in changes:
         text = words[change.action].replace("NAME", change.name)
-        print(f"{change.path}: {text}")
+        say(f"{change.path}: {text}")

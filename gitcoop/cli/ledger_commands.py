@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from gitcoop.cli.options import AsOpt, ExpectOpt, ForceOpt, JsonOpt, SessionOpt, make_context
+from gitcoop.cli.terminal import printable, say
 from gitcoop.errors import UsageError
 
 if TYPE_CHECKING:
@@ -38,9 +39,9 @@ def print_written(shown: Shown, as_json: bool, verb: str) -> None:
 
         render.emit_json(render.item_json(shown))
     elif not shown.wrote:
-        print(f"{shown.label} unchanged — it already records that")
+        say(f"{shown.label} unchanged — it already records that")
     else:
-        print(f"{verb} {shown.label}: {shown.item.title} [{shown.item.status}]")
+        say(f"{verb} {shown.label}: {printable(shown.item.title)} [{shown.item.status}]")
 
 
 def register(app: typer.Typer) -> None:
@@ -54,9 +55,9 @@ def register(app: typer.Typer) -> None:
         if as_json:
             render.emit_json({"created": created, **config.to_data()})
         elif created:
-            print(f"initialised refs/coop/ledger; owners: {', '.join(config.roles.owners)}")
+            say(f"initialised refs/coop/ledger; owners: {', '.join(config.roles.owners)}")
         else:
-            print("refs/coop/ledger already exists; nothing changed")
+            say("refs/coop/ledger already exists; nothing changed")
 
     @app.command()
     def add(
@@ -91,7 +92,7 @@ def register(app: typer.Typer) -> None:
         if as_json:
             render.emit_json(render.item_json(shown))
         else:
-            print(shown.label)
+            say(shown.label)
 
     @app.command("list")
     def list_(
@@ -128,14 +129,14 @@ def register(app: typer.Typer) -> None:
             return
         if not listing.listed and not listing.settled:
             if where != queries.ListFilter():
-                print("nothing matches these filters")
+                say("nothing matches these filters")
             else:
-                print("the ledger is empty — add work with: git coop add todo TITLE")
+                say("the ledger is empty — add work with: git coop add todo TITLE")
         for row in listing.listed:
-            print(render.item_line(Shown(Item.from_data(row.data()), row.label), ctx.now))
+            say(render.item_line(Shown(Item.from_data(row.data()), row.label), ctx.now))
         if listing.settled:
             counts = ", ".join(f"{n} {s}" for s, n in sorted(listing.settled.items()))
-            print(f"settled: {counts} — git coop list --all shows them")
+            say(f"settled: {counts} — git coop list --all shows them")
 
     @app.command()
     def show(item: IdArg, actor: AsOpt = None, as_json: JsonOpt = False) -> None:
@@ -148,7 +149,7 @@ def register(app: typer.Typer) -> None:
         if as_json:
             render.emit_json(render.item_json(shown))
         else:
-            print(render.item_details(shown, ctx.now))
+            say(render.item_details(shown, ctx.now))
 
     @app.command()
     def log(
@@ -165,7 +166,7 @@ def register(app: typer.Typer) -> None:
             render.emit_json([render.event_json(e) for e in entries])
         else:
             for entry in entries:
-                print(render.log_line(entry))
+                say(render.log_line(entry))
 
     def transition(
         verb: str,

@@ -9,7 +9,8 @@ import sys
 import traceback
 from typing import Any
 
-from gitcoop.errors import BadLedger, CoopError
+from gitcoop.cli.terminal import warn
+from gitcoop.errors import BadLedger, CoopError, FetchedLedgerRefused, UsageError
 
 EXIT_BUG = 70  # EX_SOFTWARE: not a user mistake; the message asks for a report
 EXIT_OUTPUT_LOST = 120  # what Python itself exits with when stdout fails to flush at exit
@@ -104,6 +105,13 @@ def only_command(app: Any, word: str | None) -> None:
 def main(argv: list[str] | None = None) -> int:
     """Run one command; return (and, as a script, exit with) its exit code."""
     args = global_options_last(sys.argv[1:] if argv is None else argv)
+    undecodable = next((n for n, arg in enumerate(args, 1) if _surrogate(arg)), None)
+    if undecodable is not None:  # bytes that are not UTF-8: nothing can store or show them
+        warn(
+            f"gitcoop: argument {undecodable} ({args[undecodable - 1]}) is not valid UTF-8 "
+            "text — give it as UTF-8"
+        )
+        return UsageError.exit_code
     app = build_app(args)
     try:
         from gitcoop.cli.journal_replay import replay_journal
@@ -112,12 +120,13 @@ def main(argv: list[str] | None = None) -> int:
         app(args=args, prog_name="git coop", standalone_mode=False)  # type: ignore[operator]
     except CoopError as error:
         hint = ""
-        if isinstance(error, BadLedger) and invoked_command(args) != "fsck":
+        local = isinstance(error, BadLedger) and not isinstance(error, FetchedLedgerRefused)
+        if local and invoked_command(args) != "fsck":
             hint = " (git coop fsck lists every breach)"
-        print(f"gitcoop: {error.message}{hint}", file=sys.stderr)
+        warn(f"gitcoop: {error.message}{hint}")
         return error.exit_code
     except KeyboardInterrupt:
-        print("gitcoop: interrupted", file=sys.stderr)
+        warn("gitcoop: interrupted")
         return 130
     except BrokenPipeError:
         return 0
@@ -127,15 +136,32 @@ def main(argv: list[str] | None = None) -> int:
         if hasattr(error, "exit_code") and hasattr(error, "show"):
             error.show()
             return int(error.exit_code)
+        refused = _environment(error)
+        if refused is not None:  # the machine said no where no layer below expected it
+            warn(f"gitcoop: {refused.message}")
+            return refused.exit_code
         if os.environ.get("COOP_DEBUG"):
             traceback.print_exc()
-        print(
+        warn(
             f"gitcoop: unexpected error ({type(error).__name__}: {error}) — this is a bug; "
             "rerun with COOP_DEBUG=1 for the traceback and report it",
-            file=sys.stderr,
         )
         return EXIT_BUG
     return 0
+
+
+def _environment(error: Exception) -> CoopError | None:
+    """A full disk, a read-only repository, a permission: exit 9, not a bug."""
+    if not isinstance(error, OSError):
+        return None
+    from gitcoop.store.environment import failure
+
+    return failure(error, "the command", wrote_nothing=False)
+
+
+def _surrogate(arg: str) -> bool:
+    """Python reads bytes that are not UTF-8 in argv as lone surrogates."""
+    return any("\ud800" <= char <= "\udfff" for char in arg)
 
 
 def run() -> None:
@@ -155,7 +181,7 @@ def run() -> None:
         pass
     except OSError as error:  # disk full, I/O error: the output is lost, so say so
         with contextlib.suppress(OSError):
-            print(f"gitcoop: could not write the output ({error.strerror})", file=sys.stderr)
+            warn(f"gitcoop: could not write the output ({error.strerror})")
         code = code or EXIT_OUTPUT_LOST
     with contextlib.suppress(OSError):
         sys.stderr.flush()

@@ -9,6 +9,7 @@ import typer
 from gitcoop.cli import render
 from gitcoop.cli.ledger_commands import CommitOpt, IdArg, ReasonOpt, SummaryOpt, print_written
 from gitcoop.cli.options import AsOpt, ExpectOpt, ForceOpt, JsonOpt, SessionOpt, make_context
+from gitcoop.cli.terminal import printable, say
 from gitcoop.domain import obligations
 from gitcoop.domain.timefmt import human_age, human_instant, parse_duration
 from gitcoop.errors import UsageError
@@ -39,7 +40,8 @@ def conflict_json(entry: Unsettled) -> dict[str, Any]:
 def conflict_line(entry: Unsettled) -> str:
     c = entry.conflict
     return (
-        f"{entry.label:<10} {'conflict':<15} {c.verb} by {c.actor} refused: {c.reason} — "
+        f"{entry.label:<10} {'conflict':<15} {c.verb} by {c.actor} refused: "
+        f"{printable(c.reason)} — "
         f"git coop resolve {entry.label} {c.event} --apply|--dismiss --reason R"
     )
 
@@ -58,13 +60,14 @@ def owed_line(entry: Owed, now: Any) -> str:
     if ob.escalated:
         marks.append("escalated to owners")
     if ob.latest_report:
-        marks.append(f"{ob.latest_report.get('status')}: {ob.latest_report.get('reason')}")
+        report = f"{ob.latest_report.get('status')}: {ob.latest_report.get('reason')}"
+        marks.append(printable(report))
     if entry.item.conflicts:
         marks.append(f"{len(entry.item.conflicts)} conflicts")
     extra = f"  [{'; '.join(marks)}]" if marks else ""
     return (
         f"{entry.label:<10} {ob.kind:<15} {when:<16} {ob.holder}  session {ob.session or '-'}  "
-        f"owed for {human_age(now - ob.since)}  {entry.item.title}{extra}"
+        f"owed for {human_age(now - ob.since)}  {printable(entry.item.title)}{extra}"
     )
 
 
@@ -170,11 +173,11 @@ def register(app: typer.Typer) -> None:
             render.emit_json(rows + [conflict_json(c) for c in found.conflicts])
             return
         for unsettled in found.conflicts:
-            print(conflict_line(unsettled))
+            say(conflict_line(unsettled))
         if not entries and not found.conflicts:
-            print(f"nothing owed is due at {human_instant(ctx.now)}")
+            say(f"nothing owed is due at {human_instant(ctx.now)}")
         for entry in entries:
-            print(owed_line(entry, ctx.now))
+            say(owed_line(entry, ctx.now))
 
     @app.command()
     def roles(
@@ -197,8 +200,8 @@ def register(app: typer.Typer) -> None:
         if as_json:
             render.emit_json(current.to_data())
         else:
-            print(f"owners: {', '.join(current.owners) or '-'}")
-            print(f"chiefs: {', '.join(current.chiefs) or '-'}")
+            say(f"owners: {', '.join(current.owners) or '-'}")
+            say(f"chiefs: {', '.join(current.chiefs) or '-'}")
 
 
 __all__ = ["register"]

@@ -10,6 +10,7 @@ import typer
 from gitcoop.cli import render
 from gitcoop.cli.ledger_commands import IdArg, ReasonOpt, print_written
 from gitcoop.cli.options import AsOpt, ExpectOpt, ForceOpt, JsonOpt, SessionOpt, make_context
+from gitcoop.cli.terminal import printable, say
 from gitcoop.errors import Refused, UsageError
 from gitcoop.service import pick as pick_service
 from gitcoop.service import queue
@@ -41,13 +42,13 @@ def why(shown: Shown, labels: dict[str, str]) -> str:
 
 
 def queue_line(shown: Shown, labels: dict[str, str], now: datetime) -> str:
-    parts = [f"  {shown.label:<10} {shown.item.title}"]
+    parts = [f"  {shown.label:<10} {printable(shown.item.title)}"]
     if where(shown):
         parts.append(where(shown))
     if shown.item.attempts:
         parts.append(f"attempts {shown.item.attempts}")
     if why(shown, labels):
-        parts.append(why(shown, labels))
+        parts.append(printable(why(shown, labels)))
     return "  ".join(parts) + render.holder_note(shown.item, now)
 
 
@@ -67,7 +68,7 @@ def judged_json(judged: Judged) -> dict[str, Any]:
 
 def judged_line(judged: Judged) -> str:
     verdict = judged.verdict
-    detail = f" ({verdict.reason})" if verdict.reason else ""
+    detail = f" ({printable(verdict.reason)})" if verdict.reason else ""
     run = judged.run
     code = "timed out" if run and run.timed_out else f"exit {run.exit_code if run else '-'}"
     if not judged.written:
@@ -77,14 +78,14 @@ def judged_line(judged: Judged) -> str:
 
 def picked_text(shown: Shown) -> str:
     item = shown.item
-    lines = [f"picked {shown.label}: {item.title}"]
+    lines = [f"picked {shown.label}: {printable(item.title)}"]
     lines += [
-        f"  evidence {e.path}:{e.line}" + (f"  {e.quote!r}" if e.quote else "")
+        printable(f"  evidence {e.path}:{e.line}" + (f"  {e.quote!r}" if e.quote else ""))
         for e in item.evidence
     ]
     lines.append(f"  attempts {item.attempts}")
     if item.last_failure:
-        lines.append(f"  last failure: {item.last_failure}")
+        lines.append(f"  last failure: {printable(item.last_failure)}")
     return "\n".join(lines)
 
 
@@ -106,15 +107,15 @@ def register(app: typer.Typer) -> None:
         for entry in shown.shown:
             if entry.item.status != group:
                 group = entry.item.status
-                print(group)
-            print(queue_line(entry, labels, ctx.now))
+                say(group)
+            say(queue_line(entry, labels, ctx.now))
         if shown.settled and not include_all:
             counts = ", ".join(f"{n} {s}" for s, n in sorted(shown.settled.items()))
-            print(f"settled: {counts} — git coop queue --all shows them")
+            say(f"settled: {counts} — git coop queue --all shows them")
         if shown.hint:
-            print(shown.hint)
+            say(shown.hint)
         if shown.low:
-            print("the queue is running low — top it up: git coop scan --from FILE")
+            say("the queue is running low — top it up: git coop scan --from FILE")
 
     @app.command()
     def scan(
@@ -135,17 +136,17 @@ def register(app: typer.Typer) -> None:
                 }
             )
             return
-        print(f"added {len(report.added)} draft{'s' if len(report.added) != 1 else ''}")
+        say(f"added {len(report.added)} draft{'s' if len(report.added) != 1 else ''}")
         for shown in report.added:
-            print(f"  {shown.label:<10} {shown.item.title}")
+            say(f"  {shown.label:<10} {printable(shown.item.title)}")
         for title in report.dropped:
-            print(f"dropped (no usable evidence): {title}")
+            say(f"dropped (no usable evidence): {printable(title)}")
         for title in report.collapsed:
-            print(f"collapsed (same first evidence as another item): {title}")
+            say(f"collapsed (same first evidence as another item): {printable(title)}")
         for title, form in report.trimmed:
-            print(f"trimmed (too many of shape '{form}'): {title}")
+            say(f"trimmed (too many of shape '{form}'): {printable(title)}")
         if report.lopsided:
-            print(
+            say(
                 "warning: five or more items span fewer than three shapes — "
                 "the scan may be repeating one kind of finding"
             )
@@ -164,9 +165,9 @@ def register(app: typer.Typer) -> None:
             render.emit_json([judged_json(j) for j in results])
             return
         if not results:
-            print("nothing to verify — no drafts in the queue")
+            say("nothing to verify — no drafts in the queue")
         for judged in results:
-            print(judged_line(judged))
+            say(judged_line(judged))
 
     @app.command()
     def pick(actor: AsOpt = None, session: SessionOpt = None, as_json: JsonOpt = False) -> None:
@@ -174,7 +175,7 @@ def register(app: typer.Typer) -> None:
         result = pick_service.pick(make_context(actor, session))
         if not as_json:
             for judged in result.judged:
-                print(f"verified {judged_line(judged)}")
+                say(f"verified {judged_line(judged)}")
         if result.shown is None:
             raise Refused("nothing is ready to pick — see git coop queue")
         if as_json:
@@ -182,7 +183,7 @@ def register(app: typer.Typer) -> None:
             data["checks"] = [c.__dict__ for c in result.checks]
             render.emit_json(data)
         else:
-            print(picked_text(result.shown))
+            say(picked_text(result.shown))
 
     @app.command()
     def finish(
@@ -213,7 +214,8 @@ def register(app: typer.Typer) -> None:
         print_written(shown[0], as_json, f"finished ({outcome})")
         if not as_json:
             for parent in shown[1:]:
-                print(f"closed {parent.label}: {parent.item.title} — all its children are settled")
+                title = printable(parent.item.title)
+                say(f"closed {parent.label}: {title} — all its children are settled")
 
     @app.command()
     def edit(
@@ -249,6 +251,6 @@ def register(app: typer.Typer) -> None:
             data["children"] = [render.item_json(c) for c in children]
             render.emit_json(data)
             return
-        print(f"split {parent.label}: {parent.item.title}")
+        say(f"split {parent.label}: {printable(parent.item.title)}")
         for child in children:
-            print(f"  {child.label:<10} {child.item.title}")
+            say(f"  {child.label:<10} {printable(child.item.title)}")

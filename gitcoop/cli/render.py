@@ -6,6 +6,7 @@ import sys
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from gitcoop.cli.terminal import printable
 from gitcoop.domain import jsontext
 from gitcoop.domain.lifecycle import HELD
 from gitcoop.domain.timefmt import human_age, human_instant
@@ -37,14 +38,6 @@ def holder_note(item: Item, now: datetime) -> str:
     if item.taken_by is None or item.taken_at is None or item.status not in HELD:
         return ""
     return f"  [taken by {item.taken_by}, {human_age(now - item.taken_at)} ago]"
-
-
-_CONTROL = {c: f"\\x{c:02x}" for c in (*range(32), 127)}
-
-
-def printable(text: str) -> str:
-    """Shared ledger text, safe for a terminal: control characters shown escaped."""
-    return text.translate(_CONTROL)
 
 
 def item_line(shown: Shown, now: datetime) -> str:
@@ -124,9 +117,9 @@ def log_line(entry: LogEntry) -> str:
     keys = ("action", "role", "who", "summary", "commit", "reason", "text", "status", "decision")
     for key in (*keys, "previous_holder"):
         if event.arg(key):
-            details.append(f"{key}={event.arg(key)}")
+            details.append(f"{key}={printable(str(event.arg(key)))}")
     if event.verb == "add":
-        details.append(repr(event.arg("title")))
+        details.append(printable(repr(event.arg("title"))))
     refused = f"  [refused: {entry.refused}]" if entry.refused else ""
     extra = "  " + " ".join(details) if details else ""
     return (

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from gitcoop.domain import lifecycle, queue_verbs, resolution
-from gitcoop.domain.records import Conflict, Event, Item, Roles
+from gitcoop.domain.records import Conflict, Event, Item, RecordError, Roles
 from gitcoop.domain.roles import apply_roles
 from gitcoop.domain.settings import SETTINGS, SettingError
 from gitcoop.errors import Refused
@@ -32,7 +32,10 @@ def apply(item: Item | None, event: Event, roles: Roles) -> Item:
         raise Refused(f"unknown verb {event.verb!r} in event {event.id}")
     if item is None and event.verb != "add":
         raise Refused(f"{event.item} does not exist yet; {event.verb} needs an added item")
-    after = _dispatch(item, event, roles)
+    try:
+        after = _dispatch(item, event, roles)
+    except RecordError as bad:  # an argument of the wrong shape: refused like any rule
+        raise Refused(f"event {event.id}: {bad}") from None
     return replace(after, version=(item.version if item else 0) + 1)
 
 

@@ -29,9 +29,10 @@ class Context:
     now: datetime = field(default_factory=_now)
     bits: RandomBits = secrets.randbits
     expect_version: int | None = None
+    git_parameters: str = ""  # GIT_CONFIG_PARAMETERS: what `git -c key=value` set
 
     def repo(self) -> Repo:
-        return open_repo(self.path)
+        return open_repo(self.path, self.git_parameters)
 
     def who(self, repo: Repo) -> str:
         actor = self.actor or repo.config_value("user.email")

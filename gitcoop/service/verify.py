@@ -1,9 +1,11 @@
 """Verification: an external verifier judges each draft against the code.
 
-The verifier is a command (`git config coop.verifier`, else coop.yaml
-`settings.verifier`) run through `sh -c` in the working tree, the prompt on
-its stdin, with a time cap (`coop.verifierTimeout` / `settings.verifier_timeout`,
-default 5 minutes). Its exit code is recorded and never decisive: only the
+The verifier is a command from local git config only (`git config
+coop.verifier`, or `git -c coop.verifier=... coop verify`) run through `sh -c`
+in the working tree, the prompt on its stdin, with a time cap
+(`coop.verifierTimeout`, default 5 minutes). A ledger arrives from every clone
+that shares it, so a verifier it names (coop.yaml `settings.verifier`) is only
+suggested, never run. Its exit code is recorded and never decisive: only the
 verdict parsed out of its output counts, and everything untrustworthy is
 `unclear`.
 """
@@ -11,6 +13,7 @@ verdict parsed out of its output counts, and everything untrustworthy is
 from __future__ import annotations
 
 import os
+import shlex
 import signal
 import subprocess
 from dataclasses import dataclass
@@ -60,14 +63,20 @@ class Judged:
 
 
 def configured(repo: Repo, snapshot: Snapshot) -> Verifier:
-    settings = snapshot.config.settings
-    command = repo.config_value("coop.verifier") or settings.get("verifier")
-    if not isinstance(command, str) or not command.strip():
+    """The verifier local git config names; the ledger's suggestion is only ever printed."""
+    command = repo.config_value("coop.verifier")
+    if command is None or not command.strip():
+        suggested = snapshot.config.settings.get("verifier")
+        if isinstance(suggested, str) and suggested.strip():
+            raise Refused(
+                f"no verifier is configured; this ledger suggests {suggested.strip()!r}; "
+                f"to use it: git config coop.verifier {shlex.quote(suggested.strip())}"
+            )
         raise Refused(
             "no verifier is configured — set one with: git config coop.verifier 'COMMAND' "
             "(it reads the prompt on stdin and prints a JSON verdict)"
         )
-    cap = repo.config_value("coop.verifierTimeout") or settings.get("verifier_timeout")
+    cap = repo.config_value("coop.verifierTimeout")
     timeout = DEFAULT_TIMEOUT
     if cap is not None:
         try:

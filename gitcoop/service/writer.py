@@ -23,19 +23,20 @@ from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import Any
 
-from gitcoop.domain import ids, lifecycle, rulebook
+from gitcoop.domain import admission, ids, lifecycle, rulebook
 from gitcoop.domain.ids import ItemId
 from gitcoop.domain.queue import settled
 from gitcoop.domain.records import Event, Item, LedgerConfig
 from gitcoop.domain.roles import LEDGER_ID
-from gitcoop.errors import Ambiguous, ChangedUnderWrite, NotFound, Refused
+from gitcoop.errors import Ambiguous, ChangedUnderWrite, NotFound, Refused, UsageError
 from gitcoop.service.context import Context, fsync_wanted, require_ledger
 from gitcoop.store import transaction
 from gitcoop.store.snapshot import Snapshot
 from gitcoop.store.transaction import Change
 
 SYSTEM = "system"  # the actor of the queue loop's own writes: verification and its verdicts
-ANSWERED = (Refused, NotFound, Ambiguous, ChangedUnderWrite)  # what EACH reports per intent
+# what EACH reports per intent
+ANSWERED = (Refused, NotFound, Ambiguous, ChangedUnderWrite, UsageError)
 NAMED_IN_MESSAGE = 5  # events a commit message names before it counts the rest
 
 
@@ -216,9 +217,11 @@ class _Run:
     def _event(self, item_id: ItemId, verb: str, args: Mapping[str, Any]) -> Event:
         """A fresh event, one past the largest clock the ledger holds when it is written.
 
-        Every event of a commit is by the commit's author: the one acting.
+        Every event of a commit is by the commit's author: the one acting. An
+        event out of the bounds every clone checks (`domain/admission.py`) is a
+        usage error here, before anything is written.
         """
-        return Event(
+        event = Event(
             id=ids.mint_event_id(self.ctx.bits),
             item=item_id,
             clock=self.config.clock + 1,
@@ -228,6 +231,10 @@ class _Run:
             verb=verb,
             args=dict(args),
         )
+        problem = admission.event_problem(event)
+        if problem:
+            raise UsageError(f"{problem} — nothing was written")
+        return event
 
     def _keep(self, event: Event, after: Item) -> None:
         self.events.append(event)

@@ -18,6 +18,7 @@ from typing import Any, NewType
 import pygit2
 
 from gitcoop.errors import BadLedger, ChangedUnderWrite, NoLedger, UsageError
+from gitcoop.store import environment
 from gitcoop.store.codec import MAX_BYTES
 from gitcoop.store.layout import REF
 
@@ -48,22 +49,39 @@ class Backoff:
             yield
 
 
+WRITE_RETRIES = Backoff(attempts=8, first=0.005)  # a prune loop can strike a few times running
+
+
 @dataclass(frozen=True)
 class Delta:
     """One path that differs between two commits' trees (content is never read)."""
 
     status: str  # added | deleted | modified | typechange | other
     path: str
+    oid: str = ""  # the blob on the newer side ("" when deleted)
+    mode: int = 0  # its mode on the newer side
+
+
+@dataclass(frozen=True)
+class CommitInfo:
+    """What the inbound check needs of one commit: its id, parents and author's email."""
+
+    oid: Oid
+    parents: tuple[Oid, ...]
+    author: str
 
 
 class Repo:
     """One opened repository; all pygit2 use goes through here or the store beside it."""
 
-    def __init__(self, raw: Any, backoff: Backoff | None = None) -> None:
+    def __init__(
+        self, raw: Any, backoff: Backoff | None = None, overrides: dict[str, str] | None = None
+    ) -> None:
         self.raw = raw
         self.git_dir: str = os.path.abspath(raw.path)
         self.common_dir = _common_dir(self.git_dir)
         self.backoff = backoff or Backoff()
+        self.overrides = overrides or {}  # `git -c` values: they win over every config file
         self._max_file_bytes: int | None = None
 
     # -- refs ---------------------------------------------------------------
@@ -111,6 +129,9 @@ class Repo:
                 try:
                     txn.lock_ref(ref)
                 except (pygit2.GitError, OSError) as exc:
+                    failed = environment.failure(exc, f"locking {ref}")
+                    if failed is not None:
+                        raise failed from None
                     raise RefLocked(f"cannot lock {ref}: {exc}") from None
                 if self.tip(ref) != old:
                     return False
@@ -118,6 +139,9 @@ class Repo:
         except RefLocked:
             raise
         except (pygit2.GitError, OSError) as exc:
+            failed = environment.failure(exc, f"moving {ref}")
+            if failed is not None:
+                raise failed from None
             if "lock" in str(exc):
                 raise RefLocked(f"cannot lock {ref}: {exc}") from None
             raise ChangedUnderWrite(
@@ -160,10 +184,14 @@ class Repo:
     def ensure_reflog(self, ref: str = REF) -> None:
         """libgit2 logs a ref outside refs/heads only when its log file already exists."""
         path = os.path.join(self.common_dir, "logs", *ref.split("/"))
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        if not os.path.exists(path):
+        if os.path.exists(path):
+            return
+        try:
+            os.makedirs(os.path.dirname(path), exist_ok=True)
             with open(path, "ab"):
                 pass
+        except OSError as exc:
+            raise environment.failure(exc, f"creating {path}") or exc from None
 
     # -- objects ------------------------------------------------------------
 
@@ -217,10 +245,19 @@ class Repo:
             pygit2.enums.DeltaStatus.MODIFIED: "modified",
             pygit2.enums.DeltaStatus.TYPECHANGE: "typechange",
         }
-        return [
-            Delta(names.get(d.status, "other"), f"{under}/{d.new_file.path or d.old_file.path}")
-            for d in diff.deltas
-        ]
+        try:
+            deltas = [
+                Delta(
+                    names.get(d.status, "other"),
+                    f"{under}/{d.new_file.path or d.old_file.path}",
+                    "" if d.status == pygit2.enums.DeltaStatus.DELETED else str(d.new_file.id),
+                    d.new_file.mode,
+                )
+                for d in diff.deltas
+            ]
+        except (pygit2.GitError, OSError, KeyError) as exc:
+            raise BadLedger(f"{under}: cannot compare {old} with {new} ({exc})") from None
+        return deltas
 
     def _subtree_or_none(self, commit: Oid, name: str) -> Any:
         root = self.commit_tree(commit)
@@ -257,19 +294,44 @@ class Repo:
         return data
 
     def write_blob(self, data: bytes) -> Any:
-        return self.raw.create_blob(data)
+        return self._writing(lambda: self.raw.create_blob(data))
 
     def tree_builder(self, tree: Any = None) -> Any:
         return self.raw.TreeBuilder(tree) if tree is not None else self.raw.TreeBuilder()
+
+    def write_tree(self, builder: Any) -> Any:
+        """The tree a `tree_builder` holds, written as an object."""
+        return self._writing(builder.write)
 
     def write_commit(
         self, tree: Any, parents: Sequence[Oid], actor: str, when: datetime, message: str
     ) -> Oid:
         signature = pygit2.Signature(actor, actor, int(when.timestamp()), 0)
-        oid = self.raw.create_commit(
-            None, signature, signature, message, tree, [pygit2.Oid(hex=p) for p in parents]
+        oid = self._writing(
+            lambda: self.raw.create_commit(
+                None, signature, signature, message, tree, [pygit2.Oid(hex=p) for p in parents]
+            )
         )
         return Oid(str(oid))
+
+    def _writing(self, write: Callable[[], Any]) -> Any:
+        """One object write: again when a concurrent prune took its folder away
+        (docs/hardening.md); a full disk or a read-only repository is EnvironmentFailed."""
+        problem = ""
+        for _ in WRITE_RETRIES.pauses():
+            try:
+                return write()
+            except (pygit2.GitError, OSError) as exc:
+                failed = environment.failure(exc, "writing to the object store")
+                if failed is not None:
+                    raise failed from None
+                if not environment.transient(exc):
+                    raise
+                problem = str(exc)
+        raise ChangedUnderWrite(
+            f"writing to the object store kept failing ({problem}) — is a git gc or prune "
+            "running in a loop? nothing was recorded; retry"
+        )
 
     def merge_base(self, a: Oid, b: Oid) -> Oid | None:
         """The best common ancestor of two commits, or None for unrelated histories."""
@@ -297,10 +359,15 @@ class Repo:
         """Add `value` to a multi-valued key in the repository's own config."""
         try:
             self.raw.config.set_multivar(key, "^" + re.escape(value) + "$", value)
-        except pygit2.GitError as exc:
-            raise BadLedger(f"cannot write git config {key}: {exc}") from None
+        except (pygit2.GitError, OSError) as exc:
+            failed = environment.failure(exc, f"writing git config {key}")
+            raise failed or BadLedger(f"cannot write git config {key}: {exc}") from None
 
     def config_value(self, key: str) -> str | None:
+        """A key's value: from `git -c` first, as git does, then the config files."""
+        given = self.overrides.get(config_key(key))
+        if given is not None:
+            return given
         try:
             value = self.raw.config[key]
         except (KeyError, pygit2.GitError):
@@ -312,6 +379,22 @@ class Repo:
             return bool(self.raw[sha].type == pygit2.enums.ObjectType.COMMIT)
         except (KeyError, ValueError):
             return False
+
+    def commits_since(self, tip: Oid, known: Oid | None) -> list[CommitInfo]:
+        """Commits reachable from `tip` but not from `known`, parents before children."""
+        walker = self.raw.walk(
+            pygit2.Oid(hex=tip), pygit2.enums.SortMode.TOPOLOGICAL | pygit2.enums.SortMode.REVERSE
+        )
+        if known is not None:
+            walker.hide(pygit2.Oid(hex=known))
+        found: list[CommitInfo] = []
+        try:
+            for commit in walker:
+                parents = tuple(Oid(str(p)) for p in commit.parent_ids)
+                found.append(CommitInfo(Oid(str(commit.id)), parents, _email(commit)))
+        except (pygit2.GitError, KeyError, ValueError) as exc:
+            raise BadLedger(f"{REF}: the history of {tip} cannot be walked ({exc})") from None
+        return found
 
     def commits_between(self, old: str, new: str) -> Iterator[Any]:
         """Commits reachable from `new` but not from `old` (git's old..new), newest first."""
@@ -354,6 +437,12 @@ class Repo:
             return None
 
 
+def _email(commit: Any) -> str:
+    """The author's email as written (undecodable bytes stay visible as escapes)."""
+    raw: bytes = commit.author.raw_email
+    return raw.decode("utf-8", errors="backslashreplace")
+
+
 def enable_fsync(enabled: bool) -> None:
     pygit2.settings.enable_fsync_gitdir(enabled)
 
@@ -365,16 +454,73 @@ def enable_fsync(enabled: bool) -> None:
 TREE_CACHE_LIMIT = 1024 * 1024
 
 
-def open_repo(path: str) -> Repo:
-    """The repository at or above `path` (plain, bare or a linked worktree)."""
+def open_repo(path: str, git_parameters: str = "") -> Repo:
+    """The repository at or above `path` (plain, bare or a linked worktree).
+
+    `git_parameters` is GIT_CONFIG_PARAMETERS as git exports it for `git -c
+    key=value coop ...`; libgit2 does not read it, so its values are kept here.
+    """
     pygit2.settings.cache_object_limit(pygit2.enums.ObjectType.TREE, TREE_CACHE_LIMIT)
     found = pygit2.discover_repository(path)
     if found is None:
         raise NoLedger(f"not a git repository (or any parent up to /): {os.path.abspath(path)}")
     try:
-        return Repo(pygit2.Repository(found))
+        return Repo(pygit2.Repository(found), overrides=config_parameters(git_parameters))
     except pygit2.GitError as exc:
         raise NoLedger(f"cannot open the git repository at {found}: {exc}") from None
+
+
+def config_key(key: str) -> str:
+    """git's spelling of a key for comparing: section and name are case-insensitive."""
+    section, _, rest = key.partition(".")
+    middle, dot, name = rest.rpartition(".")
+    return f"{section.lower()}.{middle}{dot}{name.lower()}"
+
+
+def config_parameters(text: str) -> dict[str, str]:
+    """GIT_CONFIG_PARAMETERS as a dict: `'key'='value'` entries (git 2.31 on) or `'key=value'`.
+
+    Each part is single-quoted by git, a quote inside written `'\\''` and a `!`
+    written `'\\!'`; `'key'=` alone means true. git checked the text before it
+    ran us; anything unreadable ends the parse, keeping what came before.
+    """
+    found: dict[str, str] = {}
+    at = 0
+    while at < len(text):
+        if text[at].isspace():
+            at += 1
+            continue
+        word, at = _dequoted(text, at)
+        if word is None:
+            break
+        value: str | None
+        if text[at : at + 1] == "=":  # 'key'='value' or 'key'=
+            key, at = word, at + 1
+            value, at = _dequoted(text, at) if text[at : at + 1] == "'" else (None, at)
+        else:  # 'key=value' or 'key'
+            key, sep, rest = word.partition("=")
+            value = rest if sep else None
+        found[config_key(key)] = "true" if value is None else value
+    return found
+
+
+def _dequoted(text: str, at: int) -> tuple[str | None, int]:
+    """The single-quoted word starting at `at`, and where it ends (None: not quoted)."""
+    if text[at : at + 1] != "'":
+        return None, at
+    parts: list[str] = []
+    at += 1
+    while True:
+        end = text.find("'", at)
+        if end < 0:
+            return None, len(text)
+        parts.append(text[at:end])
+        at = end + 1
+        if text[at : at + 1] == "\\" and text[at + 2 : at + 3] == "'":
+            parts.append(text[at + 1])  # '\'' is a quote, '\!' an exclamation mark
+            at += 3
+            continue
+        return "".join(parts), at
 
 
 def _common_dir(git_dir: str) -> str:
