@@ -14,6 +14,7 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from gitcoop.domain import bounds
 from gitcoop.domain.records import Evidence
 
 VERDICTS = ("confirmed", "amended", "stale", "duplicate", "blocked", "too-big", "unclear")
@@ -106,7 +107,8 @@ def _field(value: Mapping[str, Any], name: str) -> Any:
 
 
 def _text(value: Any) -> str | None:
-    if isinstance(value, str) and value.strip():
+    """One line of text: a title or a reason is never more, whoever wrote it."""
+    if isinstance(value, str) and value.strip() and not bounds.line_problem(value.strip(), ""):
         return value.strip()
     return None
 
@@ -122,7 +124,7 @@ def _evidence(value: Any) -> tuple[Evidence, ...] | None:
         if line is not None and (not isinstance(line, int) or isinstance(line, bool) or line < 1):
             return None
         quote = entry.get("quote")
-        if quote is not None and not isinstance(quote, str):
+        if quote is not None and bounds.text_problem(quote, "quote"):
             return None
         cited.append(Evidence(entry["path"].strip(), line, quote))
     return tuple(cited)

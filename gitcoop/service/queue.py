@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from gitcoop.domain import ids, queue, settings, shape
+from gitcoop.domain import bounds, ids, queue, settings, shape
 from gitcoop.domain.ids import ItemId
 from gitcoop.domain.records import Evidence, RecordError
 from gitcoop.errors import Refused, UsageError
@@ -131,7 +131,13 @@ def _key_next_to(snapshot: Snapshot, item_id: ItemId, anchor_ref: str, after: bo
     if anchor is None or anchor.order_key is None:
         raise Refused(f"{snapshot.label(anchor_id)} is not a queue item with an order")
     low, high = queue.neighbour_keys(others, anchor, after)
-    return queue.key_between(low, high)
+    try:
+        return queue.key_between(low, high)
+    except ValueError:  # two clones placed items at the same spot: their keys are equal
+        raise Refused(
+            f"{snapshot.label(anchor_id)} shares its place in the queue with its neighbour — "
+            "move one of them elsewhere first"
+        ) from None
 
 
 def split(ctx: Context, ref: str, titles: list[str]) -> tuple[Shown, list[Shown]]:
@@ -230,6 +236,8 @@ def _finding(raw: Any) -> Finding | None:
     if not isinstance(raw, Mapping) or not isinstance(raw.get("title"), str):
         return None
     title = raw["title"].strip()
+    if bounds.line_problem(title, "title"):  # a title is one line, whoever found it
+        return None
     usable = []
     for entry in raw.get("evidence") or [] if isinstance(raw.get("evidence"), list) else []:
         try:

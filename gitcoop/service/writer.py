@@ -233,7 +233,7 @@ class _Run:
         )
         problem = admission.event_problem(event)
         if problem:
-            raise UsageError(f"{problem} — nothing was written")
+            raise UsageError(f"{verb}: {problem} — nothing was written")
         return event
 
     def _keep(self, event: Event, after: Item) -> None:

@@ -181,14 +181,14 @@ def _path(added: _Added) -> str:
 
 def _check_event(event: Event, added: _Added, info: CommitInfo, floor: int, count: int) -> None:
     path = _path(added)
+    problem = admission.event_problem(event)
+    if problem:
+        raise BadLedger(f"{path}: {problem}")
     if event.actor != info.author:
         raise BadLedger(
             f"{path}: an event by {event.actor!r} in a commit authored by {info.author!r} — "
             "each event is written by the author of the commit that adds it"
         )
-    problem = admission.event_problem(event)
-    if problem:
-        raise BadLedger(f"{path}: {problem}")
     if not floor < event.clock <= floor + count:
         raise BadLedger(
             f"{path}: clock {event.clock} is outside {floor + 1}..{floor + count} — a clock "
