@@ -21,8 +21,10 @@ from gitcoop.domain import bounds
 from gitcoop.domain.ids import EVENT_ID_RE, ITEM_ID_RE, identity_problem
 from gitcoop.domain.obligations import DELAY_MAX, DELAY_MIN
 from gitcoop.domain.records import Event
+from gitcoop.domain.roles import LEDGER_ID
 from gitcoop.domain.timefmt import parse_instant
 
+LEDGER_VERBS = ("roles", "config")  # what the ledger's own id takes
 FREE_TEXT = ("body", "text", "quote")  # may hold line breaks and tabs
 ONE_LINE = (  # text the rules copy into an item, or compare with their own words
     *("title", "amended_title", "tag", "source", "kind", "path", "verb", "session"),
@@ -41,6 +43,7 @@ Check = Callable[[Any, str, int], str | None]
 def event_problem(event: Event) -> str | None:
     """Why `event` may not enter the ledger, or None when it may."""
     checks = (
+        _ledger_verb(event),
         bounds.number_problem(event.clock, "clock", 1, bounds.MAX_CLOCK),
         bounds.instant_problem(event.at, "at"),
         _identity(event.actor, "actor"),
@@ -49,6 +52,13 @@ def event_problem(event: Event) -> str | None:
         _arguments(event.args, "", 0),
     )
     return next((problem for problem in checks if problem), None)
+
+
+def _ledger_verb(event: Event) -> str | None:
+    """The ledger's own id takes role and setting changes, and nothing else does."""
+    if (event.item == LEDGER_ID) == (event.verb in LEDGER_VERBS):
+        return None
+    return f"verb {str(event.verb)[:40]!r} is not one {event.item} takes"
 
 
 def _identity(value: Any, name: str) -> str | None:
