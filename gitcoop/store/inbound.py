@@ -141,7 +141,7 @@ class _History:
         new_everywhere: dict[str, _Added] | None = None
         for parent in bases:
             added: dict[str, _Added] = {}
-            for delta in self.repo.deltas(parent, info.oid, EVENTS):
+            for delta in self.repo.changes(parent, info.oid, EVENTS):
                 if delta.status != "added":
                     raise BadLedger(f"{delta.path}: an event was dropped or rewritten")
                 added[delta.path] = _event_entry(delta.path, delta.oid, delta.mode)

@@ -82,6 +82,7 @@ class Repo:
         self.common_dir = _common_dir(self.git_dir)
         self.backoff = backoff or Backoff()
         self.overrides = overrides or {}  # `git -c` values: they win over every config file
+        self._trees: dict[str, frozenset[bytes]] = {}  # recently compared trees, oldest first
         self._max_file_bytes: int | None = None
 
     # -- refs ---------------------------------------------------------------
@@ -259,6 +260,70 @@ class Repo:
             raise BadLedger(f"{under}: cannot compare {old} with {new} ({exc})") from None
         return deltas
 
+    def changes(self, old: Oid | None, new: Oid, under: str) -> list[Delta]:
+        """What `deltas` finds, read level by level from the raw tree objects: only
+        folders whose ids differ are opened, and each tree is parsed once while it
+        is recent (a walk reads each commit's tree as a child, then as a parent).
+
+        libgit2's tree diff flattens both trees (~10 ms for a ledger of 3,000
+        items against ~0.2 ms here), and a fetched history is compared commit by
+        commit (docs/performance.md).
+        """
+        before = self._subtree_id(old, under) if old is not None else None
+        found: list[Delta] = []
+        self._compare(before, self._subtree_id(new, under), under, found)
+        return found
+
+    def _subtree_id(self, commit: Oid, name: str) -> str | None:
+        try:
+            entry = self.commit_tree(commit)[name]
+        except KeyError:
+            return None
+        return str(entry.id) if entry.filemode == 0o040000 else None
+
+    def _compare(self, old: str | None, new: str | None, path: str, found: list[Delta]) -> None:
+        """Changed paths between two trees, the way libgit2's diff names them: a file
+        whose kind changes (a file, a link, a folder) is deleted and added."""
+        before, after = self._raw_entries(old, path), self._raw_entries(new, path)
+        gone = dict(_entry(raw) for raw in before - after)
+        came = dict(_entry(raw) for raw in after - before)
+        for name in sorted(gone.keys() | came.keys()):
+            was, now = gone.get(name), came.get(name)
+            here = f"{path}/{name}"
+            if was is not None and now is not None and _kind(was[0]) == _kind(now[0]) != TREE:
+                found.append(Delta("modified", here, now[1], now[0]))
+                continue
+            if was is not None and _kind(was[0]) != TREE:
+                found.append(Delta("deleted", here))
+            folders = [
+                entry[1] if entry and _kind(entry[0]) == TREE else None for entry in (was, now)
+            ]
+            if folders != [None, None]:
+                self._compare(folders[0], folders[1], here, found)
+            if now is not None and _kind(now[0]) != TREE:
+                found.append(Delta("added", here, now[1], now[0]))
+
+    def _raw_entries(self, oid: str | None, path: str) -> frozenset[bytes]:
+        """A tree's entries as raw bytes (mode, name, id), parsed as git parses them."""
+        if oid is None:
+            return frozenset()
+        cached = self._trees.get(oid)
+        if cached is not None:
+            return cached
+        try:
+            kind, data = self.raw.odb.read(oid)
+        except (KeyError, ValueError, pygit2.GitError):
+            raise BadLedger(f"{path}: object {oid} is missing from the object store") from None
+        if kind != pygit2.enums.ObjectType.TREE:
+            raise BadLedger(f"{path}: has tree mode but is not a tree")
+        entries = _TREE_ENTRY.findall(data)
+        if len(b"".join(entries)) != len(data):  # every byte in an entry, as git reads it
+            raise BadLedger(f"{path}: a tree object git could not read")
+        if len(self._trees) >= TREES_KEPT:
+            self._trees.pop(next(iter(self._trees)))
+        self._trees[oid] = found = frozenset(entries)
+        return found
+
     def _subtree_or_none(self, commit: Oid, name: str) -> Any:
         root = self.commit_tree(commit)
         try:
@@ -435,6 +500,26 @@ class Repo:
             return None if self.raw.head_is_unborn else str(self.raw.head.target)
         except pygit2.GitError:
             return None
+
+
+TREES_KEPT = 256
+# One tree entry as git writes it: octal mode, space, name, NUL, a 20-byte object id.
+_TREE_ENTRY = re.compile(rb"[0-7]+ [^\0]+\0.{20}", re.S)
+
+
+TREE = 0o040000
+
+
+def _kind(mode: int) -> int:
+    """A folder, a file (of any permissions), a link or a submodule."""
+    return mode & 0o170000
+
+
+def _entry(raw: bytes) -> tuple[str, tuple[int, str]]:
+    """(name, (mode, object id)) of one raw tree entry; a name that is not UTF-8 keeps
+    its bytes as escapes, which no layout rule accepts."""
+    mode, _, name = raw[:-21].partition(b" ")
+    return name.decode("utf-8", "surrogateescape"), (int(mode, 8), raw[-20:].hex())
 
 
 def _email(commit: Any) -> str:
