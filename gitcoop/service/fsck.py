@@ -199,7 +199,7 @@ def _check_history(report: Report, repo: Repo, tip: Oid, limit: int | None) -> N
         added: set[str] | None = None
         bases: list[Oid | None] = [*parents] if parents else [None]
         for parent in bases:
-            deltas = repo.deltas(parent, commit, EVENTS)
+            deltas = repo.changes(parent, commit, EVENTS)
             for delta in deltas:
                 if delta.status != "added":
                     report.add(

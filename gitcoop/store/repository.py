@@ -82,7 +82,11 @@ class Repo:
         self.common_dir = _common_dir(self.git_dir)
         self.backoff = backoff or Backoff()
         self.overrides = overrides or {}  # `git -c` values: they win over every config file
-        self._trees: dict[str, frozenset[bytes]] = {}  # recently compared trees, oldest first
+        # recently compared trees, oldest first: the small (fan-outs, item folders) and the
+        # large (the events tree itself, needed again only by the next commit)
+        self._trees: dict[str, frozenset[bytes]] = {}
+        self._large_trees: dict[str, frozenset[bytes]] = {}
+        self._kept = {False: 0, True: 0}  # entries held: small, large
         self._max_file_bytes: int | None = None
 
     # -- refs ---------------------------------------------------------------
@@ -307,7 +311,7 @@ class Repo:
         """A tree's entries as raw bytes (mode, name, id), parsed as git parses them."""
         if oid is None:
             return frozenset()
-        cached = self._trees.get(oid)
+        cached = self._trees.get(oid) or self._large_trees.get(oid)
         if cached is not None:
             return cached
         try:
@@ -319,9 +323,13 @@ class Repo:
         entries = _TREE_ENTRY.findall(data)
         if len(b"".join(entries)) != len(data):  # every byte in an entry, as git reads it
             raise BadLedger(f"{path}: a tree object git could not read")
-        if len(self._trees) >= TREES_KEPT:
-            self._trees.pop(next(iter(self._trees)))
-        self._trees[oid] = found = frozenset(entries)
+        found = frozenset(entries)
+        large = len(found) > SMALL_TREE
+        kept = self._large_trees if large else self._trees
+        kept[oid] = found
+        self._kept[large] += len(found)
+        while self._kept[large] > ENTRIES_KEPT and len(kept) > 1:  # the oldest go first
+            self._kept[large] -= len(kept.pop(next(iter(kept))))
         return found
 
     def _subtree_or_none(self, commit: Oid, name: str) -> Any:
@@ -502,7 +510,11 @@ class Repo:
             return None
 
 
-TREES_KEPT = 256
+# Entries of recently compared trees kept, small and large apart (~10 MB each): a
+# fan-out or an item folder is compared again when the next commit that touches it
+# is, often a thousand commits later; the events tree by the very next commit.
+ENTRIES_KEPT = 100_000
+SMALL_TREE = 256
 # One tree entry as git writes it: octal mode, space, name, NUL, a 20-byte object id.
 _TREE_ENTRY = re.compile(rb"[0-7]+ [^\0]+\0.{20}", re.S)
 
