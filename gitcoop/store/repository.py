@@ -275,7 +275,7 @@ class Repo:
         """
         before = self._subtree_id(old, under) if old is not None else None
         found: list[Delta] = []
-        self._compare(before, self._subtree_id(new, under), under, found)
+        self._compare(before, self._subtree_id(new, under), under, found, COMPARED_LEVELS)
         return found
 
     def _subtree_id(self, commit: Oid, name: str) -> str | None:
@@ -285,9 +285,12 @@ class Repo:
             return None
         return str(entry.id) if entry.filemode == 0o040000 else None
 
-    def _compare(self, old: str | None, new: str | None, path: str, found: list[Delta]) -> None:
+    def _compare(
+        self, old: str | None, new: str | None, path: str, found: list[Delta], levels: int
+    ) -> None:
         """Changed paths between two trees, the way libgit2's diff names them: a file
-        whose kind changes (a file, a link, a folder) is deleted and added."""
+        whose kind changes (a file, a link, a folder) is deleted and added. Below
+        `levels` folders, a changed folder is named itself (no ledger goes that deep)."""
         before, after = self._raw_entries(old, path), self._raw_entries(new, path)
         gone = dict(_entry(raw) for raw in before - after)
         came = dict(_entry(raw) for raw in after - before)
@@ -302,8 +305,11 @@ class Repo:
             folders = [
                 entry[1] if entry and _kind(entry[0]) == TREE else None for entry in (was, now)
             ]
-            if folders != [None, None]:
-                self._compare(folders[0], folders[1], here, found)
+            if folders != [None, None] and levels <= 0:
+                status = "added" if was is None else "deleted" if now is None else "modified"
+                found.append(Delta(status, here, now[1] if now else "", now[0] if now else 0))
+            elif folders != [None, None]:
+                self._compare(folders[0], folders[1], here, found, levels - 1)
             if now is not None and _kind(now[0]) != TREE:
                 found.append(Delta("added", here, now[1], now[0]))
 
@@ -515,6 +521,7 @@ class Repo:
 # is, often a thousand commits later; the events tree by the very next commit.
 ENTRIES_KEPT = 100_000
 SMALL_TREE = 256
+COMPARED_LEVELS = 8  # a ledger's events/ holds three (fan-out, item, event file)
 # One tree entry as git writes it: octal mode, space, name, NUL, a 20-byte object id.
 _TREE_ENTRY = re.compile(rb"[0-7]+ [^\0]+\0.{20}", re.S)
 

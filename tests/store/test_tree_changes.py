@@ -22,11 +22,14 @@ from tests.rawledger import BLOB, EXEC, LINK, TREE, open_raw, write_tree
 
 names = st.sampled_from(["a", "b", "c.yaml", "00", "td-x", "é"])
 leaf = st.tuples(st.sampled_from([BLOB, BLOB, EXEC, LINK]), st.sampled_from([b"1", b"2", b"3"]))
-trees = st.recursive(
-    st.dictionaries(names, leaf, max_size=4),
-    lambda inner: st.dictionaries(names, st.one_of(leaf, inner), max_size=4),
-    max_leaves=12,
-)
+def folders(depth: int) -> st.SearchStrategy[dict[str, Any]]:
+    """Trees at most `depth` folders deep (Repo.changes names deeper folders themselves)."""
+    if depth == 0:
+        return st.dictionaries(names, leaf, max_size=4)
+    return st.dictionaries(names, st.one_of(leaf, folders(depth - 1)), max_size=4)
+
+
+trees = folders(5)
 
 
 def build(raw: pygit2.Repository, tree: dict[str, Any]) -> pygit2.Oid:
