@@ -22,6 +22,8 @@ from tests.rawledger import BLOB, EXEC, LINK, TREE, open_raw, write_tree
 
 names = st.sampled_from(["a", "b", "c.yaml", "00", "td-x", "é"])
 leaf = st.tuples(st.sampled_from([BLOB, BLOB, EXEC, LINK]), st.sampled_from([b"1", b"2", b"3"]))
+
+
 def folders(depth: int) -> st.SearchStrategy[dict[str, Any]]:
     """Trees at most `depth` folders deep (Repo.changes names deeper folders themselves)."""
     if depth == 0:
