@@ -16,13 +16,16 @@ from gitcoop.service.lost import Lost
 from gitcoop.service.owed import Owed, OwedList, TakenOver, Unsettled, owed
 
 
+def _about(entry: Owed | Unsettled | TakenOver | Lost, data: dict[str, Any]) -> dict[str, Any]:
+    """A record's own fields, then the item it is about (every row of owed --json has these)."""
+    item = entry.item
+    data.update(item=item.id, short_id=entry.label, title=item.title, version=item.version)
+    return data
+
+
 def owed_json(entry: Owed, now: datetime) -> dict[str, Any]:
-    data = entry.obligation.to_data()
+    data = _about(entry, entry.obligation.to_data())
     data.update(
-        item=entry.item.id,
-        short_id=entry.label,
-        title=entry.item.title,
-        version=entry.item.version,
         marks=list(entry.marks),
         owed_for_seconds=int((now - entry.obligation.since).total_seconds()),
         conflicts=len(entry.item.conflicts),
@@ -31,40 +34,16 @@ def owed_json(entry: Owed, now: datetime) -> dict[str, Any]:
 
 
 def conflict_json(entry: Unsettled) -> dict[str, Any]:
-    data = entry.conflict.to_data()
-    data.update(
-        item=entry.item.id,
-        short_id=entry.label,
-        title=entry.item.title,
-        version=entry.item.version,
-        kind="conflict",
-    )
-    return data
+    return _about(entry, {**entry.conflict.to_data(), "kind": "conflict"})
 
 
 def takeover_json(entry: TakenOver) -> dict[str, Any]:
-    data = entry.takeover.to_data()
-    data.update(
-        item=entry.item.id,
-        short_id=entry.label,
-        title=entry.item.title,
-        version=entry.item.version,
-        kind="takeover",
-    )
-    return data
+    return _about(entry, {**entry.takeover.to_data(), "kind": "takeover"})
 
 
 def lost_json(entry: Lost) -> dict[str, Any]:
-    data = entry.conflict.to_data()
-    data.update(
-        item=entry.item.id,
-        short_id=entry.label,
-        title=entry.item.title,
-        version=entry.item.version,
-        kind="lost",
-        acknowledged=entry.conflict.acknowledged,
-    )
-    return data
+    data = {**entry.conflict.to_data(), "kind": "lost"}
+    return _about(entry, {**data, "acknowledged": entry.conflict.acknowledged})
 
 
 def conflict_line(entry: Unsettled) -> str:
