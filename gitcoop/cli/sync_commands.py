@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import sys
 from typing import Annotated, Any
 
 import typer
 
 from gitcoop.cli import render
 from gitcoop.cli.options import AsOpt, ExpectOpt, JsonOpt, SessionOpt, make_context
+from gitcoop.cli.terminal import printable, say, warn
 from gitcoop.errors import LostOnMerge, UsageError
 from gitcoop.service import resolution, sync
 from gitcoop.service.sync import SyncReport
@@ -67,8 +67,9 @@ def report_json(report: SyncReport) -> dict[str, Any]:
     }
 
 
-def stop_if_lost(report: SyncReport) -> None:
-    """Exit 8 when the merge refused one of the acting person's own events (after the report)."""
+def stop_if_lost(report: SyncReport, as_json: bool) -> None:
+    """Exit 8 when the merge refused one of the acting person's own events (after the report,
+    which under --json is the answer: its `lost` list says which)."""
     if not report.lost:
         return
     items = sorted({n.label or n.item for n in report.lost})
@@ -76,7 +77,8 @@ def stop_if_lost(report: SyncReport) -> None:
     raise LostOnMerge(
         f"{count} lost on merge ({', '.join(items)}) — stop working on what you no longer "
         "hold; git coop list --mine shows it until you acknowledge it: "
-        f"git coop ack {items[0] if len(items) == 1 else 'ID'}"
+        f"git coop ack {items[0] if len(items) == 1 else 'ID'}",
+        printed=as_json,
     )
 
 
@@ -88,9 +90,9 @@ def print_report(report: SyncReport, as_json: bool, verb: str) -> None:
     if report.pushed:
         parts.append("pushed")
     tip = (report.tip or "")[:10]
-    print(f"{verb} {report.remote}: {', '.join(parts) or 'nothing to do'} (ledger at {tip})")
+    say(f"{verb} {report.remote}: {', '.join(parts) or 'nothing to do'} (ledger at {tip})")
     for notice in report.notices:
-        print(f"conflict: {notice.text}")
+        say(f"conflict: {printable(notice.text)}")
 
 
 def register(app: typer.Typer) -> None:
@@ -128,13 +130,13 @@ def register(app: typer.Typer) -> None:
             render.emit_json(data)
             return
         if added:
-            print(f"git fetch {remote} now brings the ledger ({refspec}); share it: git coop sync")
+            say(f"git fetch {remote} now brings the ledger ({refspec}); share it: git coop sync")
         else:
-            print(f"{remote} already fetches the ledger ({refspec})")
+            say(f"{remote} already fetches the ledger ({refspec})")
         if claims is not None:
-            print(claims_line(remote, deciding))
+            say(claims_line(remote, deciding))
         for line in view_lines:
-            print(line, file=sys.stderr)
+            warn(line)
 
     @app.command("sync")
     def sync_(remote: RemoteArg = "origin", actor: AsOpt = None, as_json: JsonOpt = False) -> None:
@@ -146,7 +148,7 @@ def register(app: typer.Typer) -> None:
         """
         report = sync.sync(make_context(actor), remote)
         print_report(report, as_json, "sync")
-        stop_if_lost(report)
+        stop_if_lost(report, as_json)
 
     @app.command()
     def pull(remote: RemoteArg = "origin", actor: AsOpt = None, as_json: JsonOpt = False) -> None:
@@ -156,7 +158,7 @@ def register(app: typer.Typer) -> None:
         """
         report = sync.pull(make_context(actor), remote)
         print_report(report, as_json, "pull")
-        stop_if_lost(report)
+        stop_if_lost(report, as_json)
 
     @app.command()
     def push(remote: RemoteArg = "origin", actor: AsOpt = None, as_json: JsonOpt = False) -> None:
@@ -186,4 +188,5 @@ def register(app: typer.Typer) -> None:
         if as_json:
             render.emit_json(render.item_json(shown))
         else:
-            print(f"resolved {shown.label} ({decision}): {shown.item.title} [{shown.item.status}]")
+            title = printable(shown.item.title)
+            say(f"resolved {shown.label} ({decision}): {title} [{shown.item.status}]")
