@@ -27,11 +27,11 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from gitcoop.domain.ids import ITEM_ID_RE
-from gitcoop.domain.records import Event, Item, Link, Roles
+from gitcoop.domain.records import Event, Item, Link, Roles, replace
 from gitcoop.errors import Refused
 
 BLOCKED_BY, PARENT_OF, DISCOVERED_FROM, RELATED = (
