@@ -39,13 +39,13 @@ from __future__ import annotations
 
 import marshal
 import os
-import sys
 from collections import Counter
 from collections.abc import Callable, Iterable
 from typing import Any, NamedTuple
 
 from gitcoop.domain.dependencies import SETTLED
 from gitcoop.domain.ids import fanout, shortest_labels
+from gitcoop.store import twocores
 from gitcoop.store.shardfile import MAX_FILE_BYTES, ShardFiles, cache_dir
 
 __all__ = ["MAX_FILE_BYTES", "cache_dir"]
@@ -370,7 +370,7 @@ class ItemCache:
             for group in theirs:
                 build(group)
 
-        child = _fork(build_theirs) if theirs else None
+        child = twocores.fork(build_theirs) if theirs else None
         mine = stale if child is None else stale[: len(stale) // 2]
         try:
             for group in mine:
@@ -381,28 +381,6 @@ class ItemCache:
         for group in theirs if child is not None else ():
             if not reread(group):  # the child failed or could not write: do it here
                 build(group)
-
-
-def _fork(work: Callable[[], None]) -> int | None:
-    """Run `work` in a child process that only writes cache files; None when it cannot
-    (or should not: a process running threads, such as the MCP server, is not forked)."""
-    threads = sys.modules.get("threading")
-    if threads is not None and threads.active_count() > 1:
-        return None
-    if not hasattr(os, "fork") or (os.cpu_count() or 1) < 2:
-        return None
-    try:
-        pid = os.fork()
-    except OSError:
-        return None
-    if pid:
-        return pid
-    code = 1
-    try:
-        work()
-        code = 0
-    finally:
-        os._exit(code)  # no interpreter teardown, no stdio flush of the parent's buffers
 
 
 def _settled_entry(blob_id: str, summary: Summary) -> tuple[Any, ...]:

@@ -25,6 +25,7 @@ fast-forward and a first fetch all come through `store/merge.py`, which calls
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,6 +35,7 @@ from gitcoop.domain.records import Event, LedgerConfig
 from gitcoop.domain.roles import LEDGER_ID
 from gitcoop.domain.settings import SETTINGS
 from gitcoop.errors import BadLedger, FetchedLedgerRefused
+from gitcoop.store import twocores
 from gitcoop.store.layout import (
     EVENT_FILE_RE,
     EVENTS,
@@ -47,7 +49,7 @@ from gitcoop.store.layout import (
     item_path,
 )
 from gitcoop.store.repository import CommitInfo, Oid, Repo
-from gitcoop.store.snapshot import Snapshot
+from gitcoop.store.snapshot import Known, Snapshot
 
 Entries = dict[str, Any]  # file name -> blob id, inside one item's event folder
 
@@ -75,25 +77,63 @@ class Reader:
 
 @dataclass(frozen=True)
 class Arrival:
-    """A fetched ledger that passed: the items it changed, and the events already parsed."""
+    """A fetched ledger that passed: the items it changed, the events already parsed, and
+    each checked item file's data by (item id, blob id), which fills the read cache."""
 
     touched: frozenset[ItemId]
     reader: Reader
+    checked: Known
 
 
 def check(repo: Repo, remote: str, ours: Oid | None, base: Oid | None, theirs: Oid) -> Arrival:
-    """Check the commits of `theirs` that `ours` lacks, then its tip; BadLedger names the path."""
+    """Check the commits of `theirs` that `ours` lacks, then its tip; BadLedger names the path.
+
+    A first sync of a large ledger is checked in two halves at once (`store/twocores.py`),
+    each taking the events and items of half of the fan-out directories; the checks are
+    the same, and a breach in either half refuses the whole.
+    """
     where = f"remote {remote}: "
     reader = Reader(repo)
     try:
-        history = _History(repo, reader)
-        for info in repo.commits_since(theirs, ours):
-            history.check(info)
-        touched = _check_tip(reader, base, theirs, where)
+        commits = list(repo.commits_since(theirs, ours))
+
+        def work(half: int | None) -> tuple[list[str], Known]:
+            part = None if half is None else _half(half)
+            history = _History(repo, reader, part)
+            for info in commits:
+                history.check(info)
+            checked: Known = {}
+            touched = _check_tip(reader, base, theirs, where, checked, part)
+            return sorted(touched), checked
+
+        if base is None and _items(repo, theirs) >= SPLIT_ITEMS:
+            (touched, first), (_, second) = twocores.halves(work)
+            checked = {**first, **second}
+        else:
+            touched, checked = work(None)
     except BadLedger as error:
         text = error.message.removeprefix(where)
         raise FetchedLedgerRefused(f"{where}{text} — the local ledger is unchanged") from None
-    return Arrival(frozenset(touched), reader)
+    return Arrival(frozenset(ItemId(i) for i in touched), reader, checked)
+
+
+SPLIT_ITEMS = 2000  # items in a first sync from which two processes check it
+_FIRST_HALF = frozenset("0123456789abcdef")  # fan-outs start with one of 32 characters
+
+
+def _half(half: int) -> Callable[[str], bool]:
+    """Whether a fan-out folder (and the items in it) is in this half: by its first
+    character, as the read cache groups its files."""
+    return lambda fan: (fan[:1] in _FIRST_HALF) == (half == 0)
+
+
+def _items(repo: Repo, commit: Oid) -> int:
+    """How many item files a commit holds, counted without checking anything (0 if odd)."""
+    try:
+        items = Snapshot(repo, commit).subtree(ITEMS)
+        return sum(len(repo.tree(entry.id, ITEMS)) for entry in items) if items else 0
+    except BadLedger:
+        return 0
 
 
 # -- each commit ----------------------------------------------------------------------
@@ -107,11 +147,18 @@ class _Added:
 
 
 class _History:
-    """The commit-by-commit checks; each commit's clock is read once."""
+    """The commit-by-commit checks; each commit's clock is read once. With `part`, only
+    the events of the items it takes are read (the other half checks the rest)."""
 
-    def __init__(self, repo: Repo, reader: Reader) -> None:
+    def __init__(
+        self, repo: Repo, reader: Reader, part: Callable[[str], bool] | None = None
+    ) -> None:
         self.repo = repo
         self.reader = reader
+        self.part = part
+        # which fan-out folders of events/ to compare: this half's (the other half's are
+        # not read); whatever is not a fan-out name is compared in both, so it refuses
+        self.fans = None if part is None else (lambda name: not FANOUT_RE.match(name) or part(name))
         self.clocks: dict[Oid, int] = {}
 
     def clock(self, commit: Oid) -> int:
@@ -127,10 +174,11 @@ class _History:
             if added and len(info.parents) > 1:
                 raise BadLedger(f"{_path(added[0])}: a merge commit adds an event of its own")
             floor = max((self.clock(p) for p in info.parents), default=0)
-            events = [self.reader.named(snapshot, a.item_id, a.name, a.entry) for a in added]
-            for event, new in zip(events, added, strict=True):
+            mine = [a for a in added if self.part is None or self.part(fanout(a.item_id))]
+            events = [self.reader.named(snapshot, a.item_id, a.name, a.entry) for a in mine]
+            for event, new in zip(events, mine, strict=True):
                 _check_event(event, new, info, floor, len(added))
-            _check_config_clock(config, floor, events)
+            _check_config_clock(config, floor, events, len(added))
         except BadLedger as error:
             raise BadLedger(f"commit {info.oid[:12]}: {error.message}") from None
         self.clocks[info.oid] = config.clock
@@ -141,7 +189,7 @@ class _History:
         new_everywhere: dict[str, _Added] | None = None
         for parent in bases:
             added: dict[str, _Added] = {}
-            for delta in self.repo.changes(parent, info.oid, EVENTS):
+            for delta in self.repo.changes(parent, info.oid, EVENTS, self.fans):
                 if delta.status != "added":
                     raise BadLedger(f"{delta.path}: an event was dropped or rewritten")
                 added[delta.path] = _event_entry(delta.path, delta.oid, delta.mode)
@@ -196,9 +244,10 @@ def _check_event(event: Event, added: _Added, info: CommitInfo, floor: int, coun
         )
 
 
-def _check_config_clock(config: LedgerConfig, floor: int, events: list[Event]) -> None:
+def _check_config_clock(config: LedgerConfig, floor: int, events: list[Event], count: int) -> None:
+    """coop.yaml's clock: at least each of `events`' clocks, at most one per added event."""
     low = max([floor, *(e.clock for e in events)])
-    high = floor + len(events)
+    high = floor + count
     if not low <= config.clock <= high:
         raise BadLedger(
             f"coop.yaml: clock {config.clock} is outside {low}..{high} — a clock grows by one "
@@ -209,23 +258,38 @@ def _check_config_clock(config: LedgerConfig, floor: int, events: list[Event]) -
 # -- the tip ------------------------------------------------------------------------
 
 
-def _check_tip(reader: Reader, base: Oid | None, theirs: Oid, where: str) -> set[ItemId]:
+def _check_tip(
+    reader: Reader,
+    base: Oid | None,
+    theirs: Oid,
+    where: str,
+    checked: Known,
+    part: Callable[[str], bool] | None = None,
+) -> set[ItemId]:
+    """Each item changed since `base` (of `part`, when given) is the fold of its events;
+    each is read once, and its data kept in `checked` by (item id, blob id) for the cache."""
     repo = reader.repo
     side = Snapshot(repo, theirs)
     config = side.config
-    _check_ledger_fold(reader, side, config)
+    if part is None or part(fanout(LEDGER_ID)):
+        _check_ledger_fold(reader, side, config)
     old = Snapshot(repo, base) if base else None
     if old is not None and not _same_roles(old.config, config):
         old = None  # other roles change every fold: check every item
     touched = changed(old, side, where)
     for item_id in sorted(touched - {LEDGER_ID}):
-        events = reader.item_events(side, item_id)
-        stored = side.item(item_id)
-        folded = rulebook.fold(events, config.roles)
-        if (stored is None) != (folded is None) or (
-            stored is not None and folded is not None and stored.to_data() != folded.to_data()
-        ):
+        if part is not None and not part(fanout(item_id)):
+            continue
+        folded = rulebook.fold(reader.item_events(side, item_id), config.roles)
+        blob = side.item_blob(item_id)
+        if blob is None or folded is None:
+            if (blob is None) != (folded is None):
+                raise BadLedger(f"{item_path(item_id)}: is not the fold of its events")
+            continue
+        stored = side.item_data(item_id, blob)  # validated, in `Item.to_data` form
+        if stored != folded.to_data():
             raise BadLedger(f"{item_path(item_id)}: is not the fold of its events")
+        checked[item_id, str(blob)] = stored
     return touched
 
 

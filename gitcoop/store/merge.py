@@ -18,7 +18,7 @@ blobs are copied, never re-encoded, and item files are folds.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
@@ -28,12 +28,13 @@ from gitcoop.domain.records import LedgerConfig, Roles
 from gitcoop.domain.roles import LEDGER_ID
 from gitcoop.domain.settings import SETTINGS
 from gitcoop.errors import BadLedger, ChangedUnderWrite, Refused
-from gitcoop.store import codec, inbound
+from gitcoop.store import codec, inbound, upkeep
+from gitcoop.store.cache import ItemCache
 from gitcoop.store.inbound import Entries, Reader, changed, entries
 from gitcoop.store.layout import COOP_FILE, MODE_BLOB, MODE_TREE, event_dir, item_path
 from gitcoop.store.lock import writer_lock
 from gitcoop.store.repository import Oid, Repo, enable_fsync
-from gitcoop.store.snapshot import Snapshot
+from gitcoop.store.snapshot import Known, Snapshot
 
 MAX_ATTEMPTS = 5
 
@@ -46,6 +47,8 @@ class Merged:
     before: Oid | None
     after: Oid | None
     items: tuple[ItemId, ...] = ()  # items whose file changed locally
+    # item data the merge already read or folded, by (item id, blob id): fills the cache
+    known: Known = field(default_factory=dict, repr=False, compare=False)
 
 
 def merge(
@@ -53,6 +56,15 @@ def merge(
 ) -> Merged:
     """Merge the commit `theirs` (fetched from `remote`) into refs/coop/ledger by CAS."""
     enable_fsync(fsync)
+    result = _merge_locked(repo, remote, theirs, actor, at)
+    if result.after != result.before and result.after is not None:
+        # outside the lock: the open index of the new ledger, from what the check read
+        Snapshot(repo, result.after).open_view(ItemCache(repo.common_dir), result.known)
+        upkeep.after_write(repo)
+    return result
+
+
+def _merge_locked(repo: Repo, remote: str, theirs: Oid, actor: str, at: datetime) -> Merged:
     with writer_lock(repo.common_dir):
         for _ in range(MAX_ATTEMPTS):
             ours = repo.tip()
@@ -85,18 +97,15 @@ def plan(
             f"git coop sync {remote} (events recorded only here are then lost)"
         )
     if ours is None:
-        return Merged("new", None, theirs, tuple(sorted(remote_side)))
+        return Merged("new", None, theirs, tuple(sorted(remote_side)), arrival.checked)
     if base == ours:
-        return Merged("fast-forward", ours, theirs, tuple(sorted(remote_side)))
-    commit, touched = _merge_commit(arrival.reader, remote, base, ours, theirs, actor, at)
-    return Merged("merged", ours, commit, touched)
-
-
-def changed_items(repo: Repo, before: Oid | None, after: Oid | None) -> set[ItemId]:
-    """Items whose file or event folder differs between two ledger commits."""
-    return changed(
-        Snapshot(repo, before) if before else None, Snapshot(repo, after) if after else None, ""
-    )
+        return Merged("fast-forward", ours, theirs, tuple(sorted(remote_side)), arrival.checked)
+    known: Known = {}
+    with repo.one_pack():  # one pack, synced once, instead of an fsync per object
+        commit, touched = _merge_commit(
+            arrival.reader, remote, base, ours, theirs, actor, at, known
+        )
+    return Merged("merged", ours, commit, touched, known)
 
 
 # -- writing the merge ----------------------------------------------------------
@@ -110,6 +119,7 @@ def _merge_commit(
     theirs: Oid,
     actor: str,
     at: datetime,
+    known: Known,
 ) -> tuple[Oid, tuple[ItemId, ...]]:
     repo = reader.repo
     old = Snapshot(repo, base) if base else None
@@ -123,7 +133,7 @@ def _merge_commit(
         COOP_FILE: (repo.write_blob(codec.dump(config.to_data())), MODE_BLOB)
     }
     for item_id in sorted(touched):
-        folder, item = _replay(reader, remote, mine, yours, item_id, config.roles)
+        folder, item = _replay(reader, remote, mine, yours, item_id, config.roles, known)
         updates[event_dir(item_id)] = (folder, MODE_TREE)
         if item is not None:
             updates[item_path(item_id)] = (item, MODE_BLOB)
@@ -147,7 +157,13 @@ def _merged_roles(
 
 
 def _replay(
-    reader: Reader, remote: str, mine: Snapshot, yours: Snapshot, item_id: ItemId, roles: Roles
+    reader: Reader,
+    remote: str,
+    mine: Snapshot,
+    yours: Snapshot,
+    item_id: ItemId,
+    roles: Roles,
+    known: Known,
 ) -> tuple[Any, Any]:
     """The united event folder of one item and its folded item blob (None: no item yet)."""
     ours, theirs = entries(mine, item_id), entries(yours, item_id)
@@ -163,7 +179,11 @@ def _replay(
     for name, blob in sorted({**ours, **theirs}.items()):
         builder.insert(name, blob, MODE_BLOB)
     item = rulebook.fold(events, roles)
-    blob = reader.repo.write_blob(codec.dump(item.to_data())) if item is not None else None
+    blob = None
+    if item is not None:
+        data = item.to_data()
+        blob = reader.repo.write_blob(codec.dump(data))
+        known[item_id, str(blob)] = data
     return reader.repo.write_tree(builder), blob
 
 

@@ -7,10 +7,12 @@ takes libgit2's ref lock, re-reads the ref under it, and only then writes.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import time
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, NewType
@@ -88,6 +90,7 @@ class Repo:
         self._large_trees: dict[str, frozenset[bytes]] = {}
         self._kept = {False: 0, True: 0}  # entries held: small, large
         self._max_file_bytes: int | None = None
+        self._batch: list[Any] | None = None  # objects written inside `one_pack`
 
     # -- refs ---------------------------------------------------------------
 
@@ -264,7 +267,9 @@ class Repo:
             raise BadLedger(f"{under}: cannot compare {old} with {new} ({exc})") from None
         return deltas
 
-    def changes(self, old: Oid | None, new: Oid, under: str) -> list[Delta]:
+    def changes(
+        self, old: Oid | None, new: Oid, under: str, only: Callable[[str], bool] | None = None
+    ) -> list[Delta]:
         """What `deltas` finds, read level by level from the raw tree objects: only
         folders whose ids differ are opened, and each tree is parsed once while it
         is recent (a walk reads each commit's tree as a child, then as a parent).
@@ -286,7 +291,13 @@ class Repo:
         return str(entry.id) if entry.filemode == 0o040000 else None
 
     def _compare(
-        self, old: str | None, new: str | None, path: str, found: list[Delta], levels: int
+        self,
+        old: str | None,
+        new: str | None,
+        path: str,
+        found: list[Delta],
+        levels: int,
+        only: Callable[[str], bool] | None = None,
     ) -> None:
         """Changed paths between two trees, the way libgit2's diff names them: a file
         whose kind changes (a file, a link, a folder) is deleted and added. Below
@@ -294,7 +305,8 @@ class Repo:
         before, after = self._raw_entries(old, path), self._raw_entries(new, path)
         gone = dict(_entry(raw) for raw in before - after)
         came = dict(_entry(raw) for raw in after - before)
-        for name in sorted(gone.keys() | came.keys()):
+        names = gone.keys() | came.keys()
+        for name in sorted(names if only is None else filter(only, names)):
             was, now = gone.get(name), came.get(name)
             here = f"{path}/{name}"
             if was is not None and now is not None and _kind(was[0]) == _kind(now[0]) != TREE:
@@ -398,13 +410,41 @@ class Repo:
         )
         return Oid(str(oid))
 
+    @contextmanager
+    def one_pack(self) -> Iterator[None]:
+        """Objects written inside go into one pack: written loose without fsync, then
+        packed together (libgit2 syncs the pack and its index once, when fsync is on),
+        and their loose copies removed. A merge writes a few objects for every item it
+        replays; an fsync for each was most of a large merge's time."""
+        synced, self._batch = _fsync["on"], []
+        enable_fsync(False)
+        try:
+            yield
+            written = list(dict.fromkeys(str(oid) for oid in self._batch))
+        finally:
+            self._batch = None
+            enable_fsync(synced)
+        if not written:
+            return
+        builder = pygit2.PackBuilder(self.raw)
+        for oid in written:
+            builder.add(pygit2.Oid(hex=oid))
+        self._writing(builder.write)
+        loose = os.path.join(self.common_dir, "objects")
+        for oid in written:  # now in the pack (git's prune-packed does the same)
+            with contextlib.suppress(OSError):
+                os.unlink(os.path.join(loose, oid[:2], oid[2:]))
+
     def _writing(self, write: Callable[[], Any]) -> Any:
         """One object write: again when a concurrent prune took its folder away
         (docs/hardening.md); a full disk or a read-only repository is EnvironmentFailed."""
         problem = ""
         for _ in WRITE_RETRIES.pauses():
             try:
-                return write()
+                written = write()
+                if self._batch is not None and written is not None:
+                    self._batch.append(written)
+                return written
             except (pygit2.GitError, OSError) as exc:
                 failed = environment.failure(exc, "writing to the object store")
                 if failed is not None:
@@ -595,8 +635,12 @@ def _email(commit: Any) -> str:
     return raw.decode("utf-8", errors="backslashreplace")
 
 
+_fsync = {"on": False}  # libgit2's own default, until a write says otherwise
+
+
 def enable_fsync(enabled: bool) -> None:
     pygit2.settings.enable_fsync_gitdir(enabled)
+    _fsync["on"] = enabled
 
 
 # libgit2 caches no tree over 4 KiB, and the ledger's `items` and `events`

@@ -31,6 +31,8 @@ from gitcoop.store.layout import (
 )
 from gitcoop.store.repository import Oid, Repo
 
+Known = dict[tuple[str, str], dict[str, Any]]  # item data by (item id, blob id)
+
 
 class Snapshot:
     """The ledger as of one commit (or an empty ledger when `commit` is None)."""
@@ -90,6 +92,20 @@ class Snapshot:
 
     # -- items ------------------------------------------------------------------
 
+    def item_blob(self, item_id: ItemId) -> Any:
+        """The blob id of an item's file, or None when the ledger has no such file."""
+        entry = self._entry(item_path(item_id))
+        if entry is None:
+            return None
+        if entry.filemode != MODE_BLOB:
+            path = item_path(item_id)
+            raise BadLedger(f"{path}: mode {entry.filemode:o} is not allowed (only 100644)")
+        return entry.id
+
+    def item_data(self, item_id: str, blob_id: Any) -> dict[str, Any]:
+        """An item file's validated data in the form `Item.to_data` writes."""
+        return self._item_data(item_id, blob_id)
+
     def item(self, item_id: ItemId) -> Item | None:
         path = item_path(item_id)
         entry = self._entry(path)
@@ -133,12 +149,20 @@ class Snapshot:
         """
         return cache.rows(list(self._fanout_ids()), self._item_entries, self._item_data)
 
-    def open_view(self, cache: ItemCache) -> OpenView:
+    def open_view(self, cache: ItemCache, known: Known | None = None) -> OpenView:
         """The open index: rows of the items a plain read may show, the rest counted.
 
-        A settled item whose file is unchanged since the index last saw it is not read.
+        A settled item whose file is unchanged since the index last saw it is not read;
+        nor is a file in `known` (data by (item id, blob id), as a fetch check read it).
         """
-        return cache.open_view(list(self._fanout_ids()), self._item_entries, self._item_data)
+        parse = self._item_data
+        if known:
+
+            def parse(item_id: str, blob_id: Any) -> dict[str, Any]:
+                found = known.get((item_id, str(blob_id)))
+                return found if found is not None else self._item_data(item_id, blob_id)
+
+        return cache.open_view(list(self._fanout_ids()), self._item_entries, parse)
 
     def has_item(self, item_id: str) -> bool:
         """Whether the ledger holds an item file for this id (its tree entry; nothing read)."""

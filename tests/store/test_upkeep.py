@@ -9,7 +9,7 @@ import pygit2
 
 from gitcoop.store import upkeep
 from gitcoop.store.repository import open_repo
-from tests.conftest import coop, git
+from tests.conftest import Clones, coop, coop_in, git
 
 
 def loose_objects(repo: Path) -> list[Path]:
@@ -93,3 +93,22 @@ def test_the_thresholds_are_read_as_git_reads_them(ledger: Path) -> None:
     assert upkeep.Thresholds.of(open_repo(str(ledger))) == upkeep.Thresholds(7168, 0, False)
     git(ledger, "config", "gc.auto", "lots")  # git would refuse it; so the check stays out
     upkeep.after_write(open_repo(str(ledger)))
+
+
+def test_a_merge_writes_its_objects_into_one_pack(clones: Clones) -> None:
+    a, b = clones.clone("alice"), clones.clone("bob")
+    assert coop_in(a, "init").code == 0
+    assert coop_in(a, "add", "todo", "shared").code == 0
+    assert coop_in(a, "sync").code == 0 and coop_in(b, "sync").code == 0
+    for path, title in ((a, "from alice"), (b, "from bob")):
+        assert coop_in(path, "add", "todo", title).code == 0
+    assert coop_in(a, "sync").code == 0
+    assert coop_in(b, "sync").code == 0  # diverged: bob's sync writes a merge commit
+    tip = git(b, "rev-parse", "refs/coop/ledger").strip()
+    assert len(git(b, "rev-list", "--parents", "-n", "1", tip).split()) == 3
+    written = [tip, *(git(b, "rev-parse", f"{tip}^{{tree}}", f"{tip}:items").split())]
+    for oid in written:  # in the new pack, not loose
+        assert not (b / ".git" / "objects" / oid[:2] / oid[2:]).exists(), oid
+        assert git(b, "cat-file", "-t", oid).strip() in ("commit", "tree")
+    git(b, "fsck", "--no-dangling")
+    assert coop_in(b, "list").code == 0
