@@ -6,6 +6,7 @@ import hashlib
 from pathlib import Path
 
 import pygit2
+import pytest
 
 from gitcoop.store import upkeep
 from gitcoop.store.repository import open_repo
@@ -52,6 +53,31 @@ def test_loose_objects_stay_bounded_over_many_transitions(ledger: Path) -> None:
     assert len(list((ledger / ".git" / "objects" / "pack").glob("*.pack"))) > packs_before
     assert coop("show", item).code == 0
     git(ledger, "fsck", "--no-dangling")
+
+
+def test_between_git_s_gcs_the_ledger_s_loose_objects_are_packed(
+    ledger: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    item = coop("add", "todo", "busy", "--json").json()["id"]
+    git(ledger, "config", "gc.autoDetach", "false")  # git's gc.auto stays 6,700
+    monkeypatch.setattr(upkeep, "PACK_EVERY", 0.0)  # no minute between two packs here
+    seed_sample_dir(ledger, 2)  # over gitcoop's threshold (more than 1), far under git's (27)
+    for _ in range(5):
+        transitions(item, 2)
+        assert len(loose_objects(ledger)) <= 2  # packed by `git repack -d` after each write
+    assert not (ledger / ".git" / "gc.pid").exists()  # git's own gc never ran
+    git(ledger, "fsck", "--no-dangling")
+
+
+def test_loose_objects_are_packed_at_most_once_a_minute(ledger: Path) -> None:
+    item = coop("add", "todo", "busy", "--json").json()["id"]
+    git(ledger, "config", "gc.autoDetach", "false")
+    seed_sample_dir(ledger, 2)
+    transitions(item, 1)
+    after_first = len(loose_objects(ledger))
+    transitions(item, 1)  # within the minute: its objects stay loose for now
+    assert len(loose_objects(ledger)) >= after_first + 2 * 8
+    assert (ledger / ".git" / upkeep.STAMP).exists()
 
 
 def test_gc_auto_0_leaves_the_repository_alone(ledger: Path) -> None:
