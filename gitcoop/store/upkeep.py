@@ -16,7 +16,8 @@ git's threshold counts objects, and a ledger's are large: 6,700 of them are
 git's gcs, once `objects/17` holds more than one loose object (about 500 in
 all, some 50 transitions), the loose objects are packed with `git repack -d`
 (incremental: only loose objects, each version of a tree stored as a delta of
-another; no pruning, no rewrite of the existing packs), at most once a minute.
+another; no pruning, no rewrite of the existing packs), at most once in five
+seconds (a repack of a 100,000-item ledger takes a second or two).
 The packs this makes are what `gc.autoPackLimit` then counts. The checks cost
 one or two directory listings.
 """
@@ -32,7 +33,7 @@ from gitcoop.store.repository import Repo
 LOOSE_SAMPLE = "17"  # the fan-out directory git counts to estimate all loose objects
 PACK_AFTER = 1  # loose objects in objects/17 (about 256 each in all) from which they are packed
 STAMP = "coop-repack"  # in the common git dir: when the last pack of loose objects started
-PACK_EVERY = 60.0  # seconds: at most one pack of loose objects started in that time
+PACK_EVERY = 5.0  # seconds: at most one pack of loose objects started in that time
 HEX = frozenset("0123456789abcdef")
 # where a hook's git says the repository is; gc is pointed at the common git dir instead
 PLACE = frozenset(("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_PREFIX", "GIT_COMMON_DIR"))
@@ -92,13 +93,16 @@ def after_write(repo: Repo) -> None:
         return
     if due(objects, limits):
         collect(repo.common_dir, ["gc", "--auto", "--quiet"], limits.detach)
-    elif limits.loose > 0 and _loose_sample(objects) > PACK_AFTER:
-        if _stamped(repo.common_dir, time.time()):
-            collect(repo.common_dir, ["repack", "-d", "-q"], limits.detach)
+    elif (
+        limits.loose > 0
+        and _loose_sample(objects) > PACK_AFTER
+        and _stamped(repo.common_dir, time.time())
+    ):
+        collect(repo.common_dir, ["repack", "-d", "-q"], limits.detach)
 
 
 def _stamped(common_dir: str, now: float) -> bool:
-    """Mark a pack of loose objects as started; False when one started under a minute ago."""
+    """Mark a pack of loose objects as started; False when one started under PACK_EVERY ago."""
     path = os.path.join(common_dir, STAMP)
     try:
         if now - os.stat(path).st_mtime < PACK_EVERY:
