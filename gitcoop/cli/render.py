@@ -16,7 +16,7 @@ if TYPE_CHECKING:  # annotations only: `take` and `done` need not load the queri
     from gitcoop.service.dependencies import Links
     from gitcoop.service.queries import LogEntry, Note
     from gitcoop.service.writer import Shown
-    from gitcoop.store.cache import Row
+    from gitcoop.store.rows import Row
 
 
 def emit_json(value: Any) -> None:

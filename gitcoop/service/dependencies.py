@@ -23,7 +23,8 @@ from gitcoop.domain.records import Item
 from gitcoop.errors import UsageError
 from gitcoop.service.context import Context, read_ledger
 from gitcoop.service.writer import Intent, Shown, write
-from gitcoop.store.cache import ItemCache, Row, Summary
+from gitcoop.store.cache import ItemCache
+from gitcoop.store.rows import Row, Summary
 from gitcoop.store.snapshot import Snapshot
 
 

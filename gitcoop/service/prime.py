@@ -14,7 +14,7 @@ from gitcoop.domain.lifecycle import HELD
 from gitcoop.domain.records import Item
 from gitcoop.service.context import Context, read_ledger
 from gitcoop.service.dependencies import open_index
-from gitcoop.store.cache import Row
+from gitcoop.store.rows import Row
 
 READY_SHOWN = 5
 HELD_SHOWN = 10

@@ -18,7 +18,7 @@ from gitcoop.service import dependencies
 from gitcoop.service.context import Context, read_ledger
 from gitcoop.service.dependencies import Links
 from gitcoop.service.writer import Shown
-from gitcoop.store.cache import Row, Summary, Tally
+from gitcoop.store.rows import Row, Summary, Tally
 from gitcoop.store.snapshot import Snapshot
 
 STALE_AFTER = timedelta(hours=2)  # a take this old is shown as stale: only a view, never a change

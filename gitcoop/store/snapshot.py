@@ -14,7 +14,7 @@ from gitcoop.domain.ids import ItemId
 from gitcoop.domain.records import Event, Item, LedgerConfig, RecordError
 from gitcoop.errors import Ambiguous, BadLedger, NotFound
 from gitcoop.store import codec
-from gitcoop.store.cache import Entry, ItemCache, OpenView, Row
+from gitcoop.store.cache import Entry, ItemCache
 from gitcoop.store.layout import (
     COOP_FILE,
     EVENT_FILE_RE,
@@ -30,6 +30,7 @@ from gitcoop.store.layout import (
     item_path,
 )
 from gitcoop.store.repository import Oid, Repo
+from gitcoop.store.rows import OpenView, Row
 
 Known = dict[tuple[str, str], dict[str, Any]]  # item data by (item id, blob id)
 

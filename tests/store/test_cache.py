@@ -9,8 +9,9 @@ import sys
 from pathlib import Path
 
 from gitcoop.domain import ids
-from gitcoop.store.cache import ItemCache, cache_dir, summarise
+from gitcoop.store.cache import ItemCache, cache_dir
 from gitcoop.store.repository import open_repo
+from gitcoop.store.rows import summarise
 from gitcoop.store.snapshot import Snapshot
 from tests.conftest import coop, coop_process, git
 
