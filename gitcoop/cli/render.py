@@ -50,7 +50,7 @@ def item_line(shown: Shown, now: datetime, viewer: str | None = None) -> str:
     flags = (False, False, False)
     if ob is not None and ob.pending:
         flags = (obligations.is_blocked(ob), ob.parked, ob.escalated)
-    return _line(
+    text = _line(
         f"{shown.label:<10} {item.kind:<8} ",
         item.status,
         item.title,
@@ -58,11 +58,16 @@ def item_line(shown: Shown, now: datetime, viewer: str | None = None) -> str:
         (*flags, len(item.conflicts)),
         obligations.takeovers_for(item, viewer) if viewer else (),
     )
+    return printable(text)
 
 
 def row_line(row: Row, now: datetime, viewer: str | None = None) -> str:
     """`item_line` from a cached row's summary: no item is built (one is read only
-    for a viewer with a takeover of their work to see)."""
+    for a viewer with a takeover of their work to see).
+
+    The line is for `say`, which escapes what it prints; only a line break inside
+    a ledger value is escaped here, so that one item stays one line.
+    """
     s = row.summary
     held = ""
     if s.status in HELD and s.taken_by is not None and s.taken_at is not None:
@@ -74,7 +79,8 @@ def row_line(row: Row, now: datetime, viewer: str | None = None) -> str:
         found = (Takeover.from_data(t) for t in row.data()["takeovers"])
         takeovers = tuple(t for t in found if t.holder == viewer)
     marks = (s.reported_blocked, s.parked, s.escalated, s.conflicts)
-    return _line(f"{row.label:<10} {s.kind:<8} ", s.status, s.title, held, marks, takeovers)
+    text = _line(f"{row.label:<10} {s.kind:<8} ", s.status, s.title, held, marks, takeovers)
+    return printable(text) if "\n" in text else text
 
 
 def _line(
@@ -85,7 +91,8 @@ def _line(
     marks: tuple[bool, bool, bool, int],
     takeovers: tuple[Takeover, ...],
 ) -> str:
-    """The one listing line: `marks` are (reported blocked, parked, escalated, conflicts)."""
+    """The one listing line, not yet escaped: `marks` are (reported blocked, parked,
+    escalated, conflicts)."""
     blocked, parked, escalated, conflicts = marks
     if blocked and status in HELD:
         status = "blocked"
@@ -95,7 +102,7 @@ def _line(
         held += f"  [{conflicts} conflict{'s' if conflicts > 1 else ''}]"
     for taken in takeovers:
         held += f"  [taken over by {taken.by} at {human_instant(taken.at)}]"
-    return printable(f"{head}{status:<10} {title}{held}")
+    return f"{head}{status:<10} {title}{held}"
 
 
 def item_details(
