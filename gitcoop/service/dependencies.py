@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gitcoop.domain import dependencies, readiness
 from gitcoop.domain.dependencies import WAITING, Graph, Node
@@ -23,9 +23,10 @@ from gitcoop.domain.records import Item
 from gitcoop.errors import UsageError
 from gitcoop.service.context import Context, read_ledger
 from gitcoop.service.writer import Intent, Shown, write
-from gitcoop.store.cache import ItemCache
-from gitcoop.store.rows import Row, Summary
 from gitcoop.store.snapshot import Snapshot
+
+if TYPE_CHECKING:  # a take loads this module, and never the read cache
+    from gitcoop.store.rows import Row, Summary
 
 
 @dataclass(frozen=True)
@@ -54,6 +55,8 @@ class Open:
 
 def open_index(snapshot: Snapshot) -> Open:
     """What the reading verbs need: the open rows and the graph, no settled item read."""
+    from gitcoop.store.cache import ItemCache
+
     view = snapshot.open_view(snapshot.cache or ItemCache(snapshot.repo.common_dir))
     nodes = [Node(s.id, s.kind, s.status, s.links, s.parent_id) for s in _summaries(view.rows)]
     nodes += [Node(n.id, n.kind, n.status, n.links, n.parent_id) for n in view.nodes]

@@ -7,14 +7,13 @@ used, and every blob is size-checked before it is read.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gitcoop.domain import ids, itemdata
 from gitcoop.domain.ids import ItemId
 from gitcoop.domain.records import Event, Item, LedgerConfig, RecordError
 from gitcoop.errors import Ambiguous, BadLedger, NotFound
 from gitcoop.store import codec
-from gitcoop.store.cache import Entry, ItemCache
 from gitcoop.store.layout import (
     COOP_FILE,
     EVENT_FILE_RE,
@@ -30,7 +29,10 @@ from gitcoop.store.layout import (
     item_path,
 )
 from gitcoop.store.repository import Oid, Repo
-from gitcoop.store.rows import OpenView, Row
+
+if TYPE_CHECKING:  # a write never loads the read cache
+    from gitcoop.store.cache import Entry, ItemCache
+    from gitcoop.store.rows import OpenView, Row
 
 Known = dict[tuple[str, str], dict[str, Any]]  # item data by (item id, blob id)
 
@@ -200,6 +202,8 @@ class Snapshot:
 
     def items(self) -> Iterator[Item]:
         """Every item, from the read cache's rows (settled ones too)."""
+        from gitcoop.store.cache import ItemCache
+
         for row in self.rows(self.cache or ItemCache(self.repo.common_dir)):
             yield Item.from_data(row.data())
 
@@ -207,6 +211,8 @@ class Snapshot:
         """The items of the open index: every unsettled one, and the settled ones that
         carry a conflict, a takeover notice or a pending obligation. No settled item
         whose file the index has seen before is read."""
+        from gitcoop.store.cache import ItemCache
+
         for row in self.open_view(self.cache or ItemCache(self.repo.common_dir)).rows:
             yield Item.from_data(row.data())
 
