@@ -218,12 +218,13 @@ _instants: set[str] = set()  # instants already found good (an item repeats its 
 
 
 def _instant(value: Any) -> bool:
-    """An instant as `format_instant` writes it (so it reads back the same), years 1970..9000."""
+    """An instant as `format_instant` writes it (so it reads back the same): a year from
+    1970 (`parse_instant` reads up to 9999, all a four-digit year holds)."""
     if type(value) is not str:
         return False
     if value in _instants:
         return True
-    if not _INSTANT.fullmatch(value) or not 1970 <= int(value[:4]) <= 9000:
+    if not _INSTANT.fullmatch(value) or int(value[:4]) < 1970:
         return False
     datetime.fromisoformat(value[:-1])  # a day or hour that does not exist: ValueError
     if len(_instants) >= 100_000:

@@ -23,7 +23,7 @@ from gitcoop.domain.records import (
 )
 
 instants = st.datetimes(
-    min_value=datetime(1970, 1, 2), max_value=datetime(8999, 12, 1), timezones=st.just(UTC)
+    min_value=datetime(1970, 1, 2), max_value=datetime(9999, 12, 30), timezones=st.just(UTC)
 ).map(lambda at: at.replace(microsecond=0))
 texts = st.text(min_size=1, max_size=6)
 maybe_texts = st.none() | st.text(max_size=6)
