@@ -60,6 +60,9 @@ from gitcoop.store.shardfile import MAX_FILE_BYTES, ShardFiles, cache_dir
 __all__ = ["MAX_FILE_BYTES", "cache_dir"]
 Entry = tuple[str, str]  # item id, blob id
 Parse = Callable[[str, str], Data]
+# the validated data of a file, or only its summary when the file is settled and needs
+# nothing (`rows.quiet_summary`): a plain read never shows it, so the rest is not checked
+Quick = Callable[[str, str], "Data | Summary"]
 Listing = Callable[[str], list[Entry]]
 PARALLEL_FANOUTS = 128  # changed fan-outs from which a rebuild uses a second process
 
@@ -89,16 +92,22 @@ class ItemCache:
 
     # -- the open index -------------------------------------------------------
 
-    def open_view(self, fanouts: list[tuple[str, str]], entries: Listing, parse: Parse) -> OpenView:
+    def open_view(
+        self,
+        fanouts: list[tuple[str, str]],
+        entries: Listing,
+        parse: Parse,
+        quick: Quick | None = None,
+    ) -> OpenView:
         """The open index of these (fan-out name, tree id)s.
 
-        `entries(fan)` and `parse(item id, blob id)` run only for fan-out trees
-        the index does not hold as they are.
+        `entries(fan)` and `quick(item id, blob id)` (else `parse`) run only for
+        fan-out trees the index does not hold as they are.
         """
         rows: list[Row] = []
         settled: Counter[tuple[str, str, tuple[str, ...]]] = Counter()
         nodes: list[Node] = []
-        for _, stored in self._open_fans(fanouts, entries, parse):
+        for _, stored in self._open_fans(fanouts, entries, quick or parse):
             rows += map(Row._make, stored[1])
             for kind, status, tags, count in stored[2]:
                 settled[kind, status, tags] += count
@@ -107,7 +116,7 @@ class ItemCache:
         return OpenView(rows, tally, nodes)
 
     def _open_fans(
-        self, fanouts: list[tuple[str, str]], entries: Listing, parse: Parse
+        self, fanouts: list[tuple[str, str]], entries: Listing, parse: Quick
     ) -> list[tuple[str, Any]]:
         """(fan, stored open entry) for every fan-out, rebuilding what changed."""
         groups = _groups(fanouts)
@@ -131,7 +140,7 @@ class ItemCache:
         members: list[tuple[str, str]],
         stored: dict[str, Any],
         entries: Listing,
-        parse: Parse,
+        parse: Quick,
     ) -> dict[str, Any]:
         known = _dict(self.files.read(f"{group}.settled"))
         kept: dict[str, Any] = {}
@@ -152,7 +161,7 @@ class ItemCache:
         return kept
 
     def _rebuild_open(
-        self, listed: list[Entry], old: Any, known: Any, parse: Parse
+        self, listed: list[Entry], old: Any, known: Any, parse: Quick
     ) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
         """One fan-out's open rows and settled entries: unchanged files reused, the rest parsed."""
         rows_by = {(row[0], row[1]): row for row in old[1]} if old is not None else {}
@@ -170,11 +179,12 @@ class ItemCache:
                 continue
             entry = settled_by.get((item_id, blob_id))
             if entry is None:
-                data = parse(item_id, blob_id)
+                read = parse(item_id, blob_id)
                 self.parsed += 1
-                summary = summarise(data)
+                summary = read if isinstance(read, Summary) else summarise(read)
                 if in_view(summary):
-                    rows.append(tuple(make_row(item_id, blob_id, names[item_id], data, summary)))
+                    assert not isinstance(read, Summary)  # a quiet summary is never in view
+                    rows.append(tuple(make_row(item_id, blob_id, names[item_id], read, summary)))
                     continue
                 entry = _settled_entry(blob_id, summary)
             settled.append(entry)
@@ -182,9 +192,15 @@ class ItemCache:
 
     # -- every item -----------------------------------------------------------
 
-    def rows(self, fanouts: list[tuple[str, str]], entries: Listing, parse: Parse) -> list[Row]:
+    def rows(
+        self,
+        fanouts: list[tuple[str, str]],
+        entries: Listing,
+        parse: Parse,
+        quick: Quick | None = None,
+    ) -> list[Row]:
         """Every item's row: the open index's and the settled shards', by fan-out and id."""
-        opened = dict(self._open_fans(fanouts, entries, parse))
+        opened = dict(self._open_fans(fanouts, entries, quick or parse))
         groups = _groups(fanouts)
         shards = {group: _dict(self.files.read(f"{group}.shard")) for group in groups}
         stale = [g for g, members in groups.items() if _changed(shards[g], members)]

@@ -132,3 +132,42 @@ def make_row(
     listed = jsontext.element({**data, "short_id": label})
     brief = tuple(summary or summarise(data))
     return Row(item_id, blob_id, label, brief, marshal.dumps(data), listed)
+
+
+def quiet_summary(item_id: str, data: Data) -> Summary | None:
+    """The summary of an item file that is settled and needs nothing (not `in_view`), from
+    its data as read, before the rest of it is checked; None when it is not, or when only
+    a full check can say (an odd type, a legacy field).
+
+    A plain read never shows such an item, only counts it by kind, status and tags and
+    keeps its links; `--all` reads it in full, and refuses it there if it is bad.
+    """
+    try:
+        if data["id"] != item_id or type(data["kind"]) is not str:
+            return None
+        if type(data["status"]) is not str or data["status"] not in SETTLED:
+            return None
+        if data["conflicts"] != [] or data["takeovers"] != []:
+            return None
+        obligation = data["obligation"]
+        if obligation is not None and (
+            type(obligation) is not dict or obligation.get("status") != "resolved"
+        ):
+            return None
+        tags, links, parent = data["tags"], data["links"], data.get("parent_id")
+        if type(tags) is not list or not all(type(t) is str for t in tags):
+            return None
+        if type(links) is not list or (parent is not None and type(parent) is not str):
+            return None
+        if not all(
+            type(x) is dict and _text(x.get("type")) and _text(x.get("item")) for x in links
+        ):
+            return None
+        summary = summarise(data)
+    except (KeyError, TypeError, AttributeError):
+        return None
+    return None if in_view(summary) else summary
+
+
+def _text(value: Any) -> bool:
+    return type(value) is str and value != ""

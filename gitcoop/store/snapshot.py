@@ -32,7 +32,7 @@ from gitcoop.store.repository import Oid, Repo
 
 if TYPE_CHECKING:  # a write never loads the read cache
     from gitcoop.store.cache import Entry, ItemCache
-    from gitcoop.store.rows import OpenView, Row
+    from gitcoop.store.rows import Data, OpenView, Row, Summary
 
 Known = dict[tuple[str, str], dict[str, Any]]  # item data by (item id, blob id)
 
@@ -150,22 +150,25 @@ class Snapshot:
         Starts from this commit's tree, so the cache can only save work, never
         answer for another state of the ledger.
         """
-        return cache.rows(list(self._fanout_ids()), self._item_entries, self._item_data)
+        fanouts = list(self._fanout_ids())
+        return cache.rows(fanouts, self._item_entries, self._item_data, self._item_quick)
 
     def open_view(self, cache: ItemCache, known: Known | None = None) -> OpenView:
         """The open index: rows of the items a plain read may show, the rest counted.
 
         A settled item whose file is unchanged since the index last saw it is not read;
         nor is a file in `known` (data by (item id, blob id), as a fetch check read it).
+        A new settled file that needs nothing is read for its summary only.
         """
-        parse = self._item_data
+        quick = self._item_quick
         if known:
 
-            def parse(item_id: str, blob_id: Any) -> dict[str, Any]:
+            def quick(item_id: str, blob_id: Any) -> Data | Summary:
                 found = known.get((item_id, str(blob_id)))
-                return found if found is not None else self._item_data(item_id, blob_id)
+                return found if found is not None else self._item_quick(item_id, blob_id)
 
-        return cache.open_view(list(self._fanout_ids()), self._item_entries, parse)
+        fanouts = list(self._fanout_ids())
+        return cache.open_view(fanouts, self._item_entries, self._item_data, quick)
 
     def has_item(self, item_id: str) -> bool:
         """Whether the ledger holds an item file for this id (its tree entry; nothing read)."""
@@ -194,11 +197,17 @@ class Snapshot:
         """An item file's validated data in the form `Item.to_data` writes."""
         path = item_path(ItemId(item_id))
         data = codec.load(self.repo.blob_bytes(blob_id, path, self.cap), path, self.cap)
-        if not itemdata.canonical(data):  # what gitcoop writes never needs the records
-            data = _record(Item.from_data, data, path).to_data()
-        if data["id"] != item_id:
-            raise BadLedger(f"{path}: holds item {data['id']}, not {item_id}")
-        return data
+        return _checked(item_id, data, path)
+
+    def _item_quick(self, item_id: str, blob_id: Any) -> Data | Summary:
+        """An item file's validated data, or its summary only when it is settled and needs
+        nothing (`rows.quiet_summary`): the open index counts such a file, never shows it."""
+        from gitcoop.store.rows import quiet_summary  # only reads load the cache's modules
+
+        path = item_path(ItemId(item_id))
+        data = codec.load(self.repo.blob_bytes(blob_id, path, self.cap), path, self.cap)
+        quiet = quiet_summary(item_id, data)
+        return quiet if quiet is not None else _checked(item_id, data, path)
 
     def items(self) -> Iterator[Item]:
         """Every item, from the read cache's rows (settled ones too)."""
@@ -295,6 +304,15 @@ def _check_root(tree: Any) -> None:
             )
     if COOP_FILE not in [e.name for e in tree]:
         raise BadLedger(f"{COOP_FILE}: missing from the ledger's root — not a gitcoop ledger")
+
+
+def _checked(item_id: str, data: dict[str, Any], path: str) -> dict[str, Any]:
+    """Read data as `Item.to_data` writes it, or BadLedger naming the path."""
+    if not itemdata.canonical(data):  # what gitcoop writes never needs the records
+        data = _record(Item.from_data, data, path).to_data()
+    if data["id"] != item_id:
+        raise BadLedger(f"{path}: holds item {data['id']}, not {item_id}")
+    return data
 
 
 def _record(build: Any, data: dict[str, Any], path: str) -> Any:

@@ -20,6 +20,7 @@ from gitcoop.domain.records import (
     Obligation,
     RecordError,
     Takeover,
+    replace,
 )
 
 instants = st.datetimes(
@@ -207,3 +208,22 @@ def test_a_changed_item_is_canonical_only_if_the_records_keep_it(item: Item) -> 
         except RecordError as refused:
             raise AssertionError(f"canonical but refused: {refused}: {data}") from None
         assert typed(rebuilt) == typed(data), data
+
+
+@settings(max_examples=60, deadline=None)
+@given(items)
+def test_a_quiet_summary_is_the_summary_of_a_settled_item_needing_nothing(item: Item) -> None:
+    from gitcoop.store.rows import in_view, quiet_summary, summarise
+
+    for data in [item.to_data(), *variants(item.to_data())]:
+        quiet = quiet_summary(item.id, data)
+        if quiet is None:
+            continue
+        assert not in_view(quiet)
+        assert all(type(t) is str for t in quiet.tags) and type(quiet.kind) is str
+        assert all(type(a) is str and type(b) is str for a, b in quiet.links)
+        if itemdata.canonical(data):  # a file the records take: the same summary
+            assert quiet == summarise(data)
+    settled = replace(item, status="done", conflicts=(), takeovers=(), obligation=None)
+    assert quiet_summary(item.id, settled.to_data()) == summarise(settled.to_data())
+    assert quiet_summary(item.id, replace(settled, status="open").to_data()) is None

@@ -211,3 +211,25 @@ def test_a_plain_read_opens_only_the_open_index(ledger: Path) -> None:
     assert all(path.read_bytes() == b"damaged" for path in others)  # never opened as needed
     assert coop("list", "--all").code == 0
     assert not any(path.read_bytes() == b"damaged" for path in others if path.suffix == ".shard")
+
+
+def test_a_settled_file_needing_nothing_is_counted_unread_and_refused_when_shown(
+    ledger: Path,
+) -> None:
+    """A settled item a plain read will never show is read for its status only: a bad
+    field elsewhere in its file is found by `list --all`, which shows it."""
+    from tests.rawledger import put
+
+    done = add("finished")
+    assert coop("done", done).code == 0
+    path = f"items/{ids.fanout(done)}/{done}.yaml"
+    text = git(ledger, "cat-file", "blob", f"refs/coop/ledger:{path}")
+    put(
+        ledger,
+        path.split("/"),
+        text.replace("created_by: alice@example.com", "created_by: []").encode(),
+    )
+    plain = coop("list")
+    assert plain.code == 0 and "settled: 1 done" in plain.out
+    every = coop("list", "--all")
+    assert every.code == 4 and path in every.err
