@@ -25,6 +25,7 @@ from gitcoop.domain import (
     resolution,
     reviews,
 )
+from gitcoop.domain.keys import Keys, apply_keys
 from gitcoop.domain.records import Conflict, Event, Item, RecordError, Roles
 from gitcoop.domain.roles import apply_roles
 from gitcoop.domain.settings import SETTINGS, SettingError
@@ -108,23 +109,31 @@ def fold(events: list[Event], roles: Roles) -> Item | None:
     return item
 
 
-# -- the ledger's own events: roles and settings ---------------------------------
+# -- the ledger's own events: roles, settings and keys ------------------------------
 
 
 @dataclass(frozen=True)
 class LedgerState:
-    """What the ledger's own events fold to: coop.yaml's roles and settings."""
+    """What the ledger's own events fold to: coop.yaml's roles and settings, and the keys
+    (which coop.yaml does not copy: only signing and its checks read them)."""
 
     roles: Roles = field(default_factory=Roles)
     settings: Mapping[str, Any] = field(default_factory=dict)
+    keys: Keys = field(default_factory=Keys)
+
+    @property
+    def requires_signing(self) -> bool:
+        return self.settings.get("require_signed") is True
 
 
 def apply_ledger(state: LedgerState, event: Event) -> LedgerState:
-    """The roles and settings after one `roles` or `config` event, or Refused."""
+    """The state after one `roles`, `config` or `keys` event, or Refused."""
     if event.verb == "roles":
         return replace(state, roles=apply_roles(state.roles, event))
     if event.verb == "config":
         return replace(state, settings=apply_setting(state.settings, state.roles, event))
+    if event.verb == "keys":
+        return replace(state, keys=apply_keys(state.keys, state.roles, event))
     raise Refused(f"unknown verb {event.verb!r} for the ledger in event {event.id}")
 
 

@@ -10,7 +10,13 @@ from dataclasses import dataclass, field
 
 from gitcoop.domain.reconcile import Notice
 from gitcoop.errors import ChangedUnderWrite, NoLedger, Refused
-from gitcoop.service.context import CLAIMS_KEY, Context, claims_remote, fsync_wanted
+from gitcoop.service.context import (
+    CLAIMS_KEY,
+    Context,
+    claims_remote,
+    fsync_wanted,
+    merge_sign,
+)
 from gitcoop.service.lost import merge_notices
 from gitcoop.store import merge, transport
 from gitcoop.store.repository import Oid, Repo
@@ -108,7 +114,8 @@ def _fetch_and_merge(ctx: Context, repo: Repo, actor: str, report: SyncReport) -
     if theirs is None:
         report.tip = repo.tip()
         return None
-    merged = merge.merge(repo, report.remote, theirs, actor, ctx.now, fsync_wanted(repo))
+    sign = merge_sign(repo, actor)
+    merged = merge.merge(repo, report.remote, theirs, actor, ctx.now, fsync_wanted(repo), sign)
     if report.merged in ("none", "up-to-date", "ahead") or merged.kind == "merged":
         report.merged = merged.kind
     report.tip = merged.after

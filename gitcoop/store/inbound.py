@@ -30,6 +30,7 @@ from typing import Any
 
 from gitcoop.domain import admission, rulebook
 from gitcoop.domain.ids import ItemId, fanout
+from gitcoop.domain.keys import Keys
 from gitcoop.domain.records import Event, LedgerConfig
 from gitcoop.domain.roles import LEDGER_ID
 from gitcoop.domain.settings import SETTINGS
@@ -89,6 +90,7 @@ def check(repo: Repo, remote: str, ours: Oid | None, base: Oid | None, theirs: O
         history = _History(repo, reader)
         for info in repo.commits_since(theirs, ours):
             history.check(info)
+        history.check_signatures()
         touched = _check_tip(reader, base, theirs, where)
     except BadLedger as error:
         text = error.message.removeprefix(where)
@@ -106,6 +108,14 @@ class _Added:
     entry: Any  # what Snapshot.read_event needs: .name, .id, .filemode
 
 
+@dataclass(frozen=True)
+class Signer:
+    """A commit the signing policy covers: who wrote it, and the keys in force at its parent."""
+
+    info: CommitInfo
+    keys: Keys
+
+
 class _History:
     """The commit-by-commit checks; each commit's clock is read once."""
 
@@ -113,6 +123,8 @@ class _History:
         self.repo = repo
         self.reader = reader
         self.clocks: dict[Oid, int] = {}
+        self.ledgers = LedgerStates(repo, reader)
+        self.signed: list[Signer] = []  # commits whose signatures the policy requires
 
     def clock(self, commit: Oid) -> int:
         if commit not in self.clocks:
@@ -134,6 +146,16 @@ class _History:
         except BadLedger as error:
             raise BadLedger(f"commit {info.oid[:12]}: {error.message}") from None
         self.clocks[info.oid] = config.clock
+        if added and info.parents:
+            state = self.ledgers.at(info.parents[0])
+            if state.requires_signing:
+                self.signed.append(Signer(info, state.keys))
+
+    def check_signatures(self) -> None:
+        """Every commit the policy covers is signed by a key registered to its author."""
+        problem = first_unsigned(self.repo, self.signed)
+        if problem is not None:
+            raise BadLedger(problem)
 
     def _added(self, info: CommitInfo) -> list[_Added]:
         """Event files in this commit that no parent has; a dropped or changed one refuses."""
@@ -150,6 +172,54 @@ class _History:
             else:
                 new_everywhere = {k: v for k, v in new_everywhere.items() if k in added}
         return sorted((new_everywhere or {}).values(), key=_path)
+
+
+class LedgerStates:
+    """The ledger's own fold (roles, settings, keys) at any commit, folded once per version
+    of the ledger's event folder (most commits leave it as it was)."""
+
+    def __init__(self, repo: Repo, reader: Reader) -> None:
+        self.repo = repo
+        self.reader = reader
+        self.folded: dict[str, rulebook.LedgerState] = {}
+
+    def at(self, commit: Oid) -> rulebook.LedgerState:
+        snapshot = Snapshot(self.repo, commit)
+        folder = snapshot.subtree(event_dir(LEDGER_ID))
+        version = str(folder.id) if folder is not None else ""
+        if version not in self.folded:
+            events = self.reader.item_events(snapshot, LEDGER_ID) if version else []
+            self.folded[version] = rulebook.fold_ledger(events)[0]
+        return self.folded[version]
+
+
+def first_unsigned(repo: Repo, commits: list[Signer]) -> str | None:
+    """What is wrong with the first commit (parents first) not signed by its author's
+    registered key, or None. Signatures are checked by git, all in one batch."""
+    if not commits:
+        return None
+    from gitcoop.store import signatures  # only a ledger that requires signing pays for it
+
+    every_key = frozenset(k for c in commits for k in c.keys.every_key())
+    verdicts = signatures.check(repo, [c.info.oid for c in commits], every_key)
+    for commit in commits:
+        checked = verdicts[commit.info.oid]
+        author, keys = commit.info.author, commit.keys
+        if checked.status == signatures.GOOD and checked.fingerprint in keys.fingerprints(author):
+            continue
+        if checked.status in (signatures.GOOD, "U"):
+            holder = next(
+                (w for w in keys.registered if checked.fingerprint in keys.fingerprints(w)), None
+            )
+            whose = f" (it is {holder}'s)" if holder else ""
+            why = f"signed by {checked.fingerprint}{whose}, not by a key registered to {author}"
+        else:
+            why = f"{checked.meaning}, where a key registered to {author} must sign"
+        return (
+            f"commit {commit.info.oid[:12]}: {why} — the ledger requires signed commits "
+            "(require_signed): every commit that adds events is signed by its author's key"
+        )
+    return None
 
 
 @dataclass(frozen=True)

@@ -32,7 +32,7 @@ from gitcoop.store import codec, inbound
 from gitcoop.store.inbound import Entries, Reader, changed, entries
 from gitcoop.store.layout import COOP_FILE, MODE_BLOB, MODE_TREE, event_dir, item_path
 from gitcoop.store.lock import writer_lock
-from gitcoop.store.repository import Oid, Repo, enable_fsync
+from gitcoop.store.repository import Oid, Repo, Sign, enable_fsync
 from gitcoop.store.snapshot import Snapshot
 
 MAX_ATTEMPTS = 5
@@ -49,14 +49,21 @@ class Merged:
 
 
 def merge(
-    repo: Repo, remote: str, theirs: Oid, actor: str, at: datetime, fsync: bool = True
+    repo: Repo,
+    remote: str,
+    theirs: Oid,
+    actor: str,
+    at: datetime,
+    fsync: bool = True,
+    sign: Sign | None = None,
 ) -> Merged:
-    """Merge the commit `theirs` (fetched from `remote`) into refs/coop/ledger by CAS."""
+    """Merge the commit `theirs` (fetched from `remote`) into refs/coop/ledger by CAS;
+    a merge commit is signed with `sign` when given."""
     enable_fsync(fsync)
     with writer_lock(repo.common_dir):
         for _ in range(MAX_ATTEMPTS):
             ours = repo.tip()
-            result = plan(repo, remote, ours, theirs, actor, at)
+            result = plan(repo, remote, ours, theirs, actor, at, sign)
             if result.after == ours:
                 return result
             assert result.after is not None
@@ -68,7 +75,13 @@ def merge(
 
 
 def plan(
-    repo: Repo, remote: str, ours: Oid | None, theirs: Oid, actor: str, at: datetime
+    repo: Repo,
+    remote: str,
+    ours: Oid | None,
+    theirs: Oid,
+    actor: str,
+    at: datetime,
+    sign: Sign | None = None,
 ) -> Merged:
     """The commit the ledger should move to; writes objects, never moves a ref."""
     if ours == theirs:
@@ -88,7 +101,7 @@ def plan(
         return Merged("new", None, theirs, tuple(sorted(remote_side)))
     if base == ours:
         return Merged("fast-forward", ours, theirs, tuple(sorted(remote_side)))
-    commit, touched = _merge_commit(arrival.reader, remote, base, ours, theirs, actor, at)
+    commit, touched = _merge_commit(arrival.reader, remote, (base, ours, theirs), actor, at, sign)
     return Merged("merged", ours, commit, touched)
 
 
@@ -105,13 +118,13 @@ def changed_items(repo: Repo, before: Oid | None, after: Oid | None) -> set[Item
 def _merge_commit(
     reader: Reader,
     remote: str,
-    base: Oid | None,
-    ours: Oid,
-    theirs: Oid,
+    sides: tuple[Oid | None, Oid, Oid],  # the merge base, ours, theirs
     actor: str,
     at: datetime,
+    sign: Sign | None,
 ) -> tuple[Oid, tuple[ItemId, ...]]:
     repo = reader.repo
+    base, ours, theirs = sides
     old = Snapshot(repo, base) if base else None
     mine, yours = Snapshot(repo, ours), Snapshot(repo, theirs)
     config = _merged_roles(reader, mine, yours, reconcile.merge_config(mine.config, yours.config))
@@ -129,7 +142,8 @@ def _merge_commit(
             updates[item_path(item_id)] = (item, MODE_BLOB)
     tree = _rewrite(repo, mine.tree, updates)
     message = f"merge {remote} by {actor}"
-    return repo.write_commit(tree, [ours, theirs], actor, at, message), tuple(sorted(touched))
+    commit = repo.write_commit(tree, [ours, theirs], actor, at, message, sign)
+    return commit, tuple(sorted(touched))
 
 
 def _merged_roles(
