@@ -1,4 +1,4 @@
-"""Real SSH keys for tests: made by ssh-keygen in the test's own folder, and git's checks of them."""
+"""Real SSH keys for tests, made by ssh-keygen in the test's own folder; git's checks of them."""
 
 from __future__ import annotations
 

@@ -220,7 +220,10 @@ def test_an_unsigned_write_neither_imports_nor_starts_anything_for_signing(ledge
         """
         import json, sys
         started = []
-        sys.addaudithook(lambda e, a: started.append(str(a[0])) if e == "subprocess.Popen" else None)
+        def audit(event, args):
+            if event == "subprocess.Popen":
+                started.append(str(args[0]))
+        sys.addaudithook(audit)
         from gitcoop.cli.main import main
         code = main(["add", "todo", "plain"])
         loaded = [m for m in sys.modules if m.endswith(("signing", "signatures"))]

@@ -59,7 +59,7 @@ def test_a_pub_file_line_is_kept_as_type_and_key_without_its_comment() -> None:
     ],
 )
 def test_what_is_not_a_public_key_is_refused_with_what_one_looks_like(text: str) -> None:
-    with pytest.raises(NotAKey, match="SSH public key|not a ssh-"):
+    with pytest.raises(NotAKey, match=r"SSH public key|not a ssh-"):
         parse_key(text)
     assert key_problem(text) is not None
 
