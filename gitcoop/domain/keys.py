@@ -155,6 +155,10 @@ class Keys:
         """Whom `key` is registered to, if anyone."""
         return next((who for who, keys in self.registered.items() if key in keys), None)
 
+    def signer(self, print_: str) -> str | None:
+        """Whom the key with fingerprint `print_` is registered to, if anyone."""
+        return next((who for who in self.registered if print_ in self.fingerprints(who)), None)
+
     def fingerprints(self, who: str) -> frozenset[str]:
         return frozenset(fingerprint(k) for k in self.of(who))
 

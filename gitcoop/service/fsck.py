@@ -21,6 +21,7 @@ from gitcoop.domain.roles import LEDGER_ID
 from gitcoop.domain.settings import SETTINGS
 from gitcoop.errors import BadLedger, CoopError, NoLedger
 from gitcoop.service.context import Context
+from gitcoop.store import inbound
 from gitcoop.store.layout import EVENT_FILE_RE, EVENTS, REF
 from gitcoop.store.repository import Oid, Repo
 from gitcoop.store.snapshot import Snapshot
@@ -33,6 +34,7 @@ RECENT = 50  # commits whose history is checked without --full
 class Breach:
     path: str
     rule: str  # layout | parse | fold | clock | ids | identity | obligation | roles | history
+    # | signature
     message: str
 
 
@@ -70,6 +72,8 @@ def fsck(ctx: Context, full: bool = False) -> Report:
     _check_ids(report, found.items, found.events)
     _check_identities(report, found.items, found.events, found.config)
     _check_history(report, repo, tip, None if full else RECENT)
+    if full:
+        _check_signatures(report, repo, tip)
     report.items, report.events = len(found.items), sum(len(e) for e in found.events.values())
     return report
 
@@ -235,6 +239,30 @@ def _check_new_clocks(
             report.add(path, "clock", f"added in {commit} with clock {value}, not above {floor}")
         elif after is not None and value > after:
             report.add(path, "clock", f"added in {commit} with clock {value} above coop.yaml's")
+
+
+def _check_signatures(report: Report, repo: Repo, tip: Oid) -> None:
+    """Since the owners required signed commits, each commit that adds events is signed by a
+    key registered to its author (at its parent): the first that is not is reported."""
+    found = inbound.unsigned(repo, signed_commits(repo, tip))
+    if found:
+        more = f" ({len(found)} such commits in all)" if len(found) > 1 else ""
+        report.add(REF, "signature", found[0][1] + more)
+
+
+def signed_commits(repo: Repo, tip: Oid) -> list[inbound.Signer]:
+    """The commits of the ledger's history, parents first, that the signing policy covers."""
+    states = inbound.LedgerStates(repo, inbound.Reader(repo))
+    covered: list[inbound.Signer] = []
+    for info in repo.commits_since(tip, None):
+        if len(info.parents) != 1:
+            continue  # a root holds no policy yet; a merge adds no events
+        state = states.at(info.parents[0])
+        if state.requires_signing and any(
+            d.status == "added" for d in repo.changes(info.parents[0], info.oid, EVENTS)
+        ):
+            covered.append(inbound.Signer(info, state.keys))
+    return covered
 
 
 def _clock(repo: Repo, commit: Oid, clocks: dict[Oid, int | None]) -> int | None:

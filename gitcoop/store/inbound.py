@@ -26,7 +26,7 @@ fast-forward and a first fetch all come through `store/merge.py`, which calls
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gitcoop.domain import admission, rulebook
 from gitcoop.domain.ids import ItemId, fanout
@@ -49,6 +49,9 @@ from gitcoop.store.layout import (
 )
 from gitcoop.store.repository import CommitInfo, Oid, Repo
 from gitcoop.store.snapshot import Snapshot
+
+if TYPE_CHECKING:
+    from gitcoop.store.signatures import Checked
 
 Entries = dict[str, Any]  # file name -> blob id, inside one item's event folder
 
@@ -195,31 +198,47 @@ class LedgerStates:
 
 def first_unsigned(repo: Repo, commits: list[Signer]) -> str | None:
     """What is wrong with the first commit (parents first) not signed by its author's
-    registered key, or None. Signatures are checked by git, all in one batch."""
+    registered key, or None."""
+    found = unsigned(repo, commits)
+    return found[0][1] if found else None
+
+
+def unsigned(repo: Repo, commits: list[Signer]) -> list[tuple[CommitInfo, str]]:
+    """Each commit (in the order given) not signed by a key the ledger registered to its
+    author at its parent, with why. Signatures are checked by git, all in one batch."""
     if not commits:
-        return None
+        return []
     from gitcoop.store import signatures  # only a ledger that requires signing pays for it
 
     every_key = frozenset(k for c in commits for k in c.keys.every_key())
     verdicts = signatures.check(repo, [c.info.oid for c in commits], every_key)
+    found = []
     for commit in commits:
-        checked = verdicts[commit.info.oid]
-        author, keys = commit.info.author, commit.keys
-        if checked.status == signatures.GOOD and checked.fingerprint in keys.fingerprints(author):
-            continue
-        if checked.status in (signatures.GOOD, "U"):
-            holder = next(
-                (w for w in keys.registered if checked.fingerprint in keys.fingerprints(w)), None
+        why = _signature_problem(verdicts[commit.info.oid], commit.info.author, commit.keys)
+        if why is not None:
+            found.append(
+                (
+                    commit.info,
+                    f"commit {commit.info.oid[:12]}: {why} — the ledger requires signed commits "
+                    "(require_signed): every commit that adds events is signed by its author's "
+                    "key",
+                )
             )
-            whose = f" (it is {holder}'s)" if holder else ""
-            why = f"signed by {checked.fingerprint}{whose}, not by a key registered to {author}"
-        else:
-            why = f"{checked.meaning}, where a key registered to {author} must sign"
-        return (
-            f"commit {commit.info.oid[:12]}: {why} — the ledger requires signed commits "
-            "(require_signed): every commit that adds events is signed by its author's key"
+    return found
+
+
+def _signature_problem(checked: Checked, author: str, keys: Keys) -> str | None:
+    from gitcoop.store.signatures import GOOD, UNKNOWN_KEY
+
+    if checked.status == GOOD and checked.fingerprint in keys.fingerprints(author):
+        return None
+    if checked.status in (GOOD, UNKNOWN_KEY):
+        holder = next(
+            (w for w in keys.registered if checked.fingerprint in keys.fingerprints(w)), None
         )
-    return None
+        whose = f" (it is {holder}'s)" if holder else ""
+        return f"signed by {checked.fingerprint}{whose}, not by a key registered to {author}"
+    return f"{checked.meaning}, where a key registered to {author} must sign"
 
 
 @dataclass(frozen=True)

@@ -27,6 +27,7 @@ from gitcoop.errors import BadLedger, EnvironmentFailed
 from gitcoop.store.repository import Oid, Repo
 
 GOOD = "G"  # a valid signature by a key in the allowed-signers file
+UNKNOWN_KEY = "U"  # a valid signature by a key the file does not hold
 SMALLEST_SHARE = 64  # commits per git process, at least: below that start-up dominates
 MEANING = {
     "G": "a good signature",
