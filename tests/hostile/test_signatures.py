@@ -1,0 +1,211 @@
+"""#5 Under require_signed, a commit is believed only when its author's registered key signed it.
+
+The team of `forge.team` (alice owns the ledger, mallory is a chief, bob is
+the victim) registers a key each and alice turns the policy on; everything
+before that was unsigned and stays valid. mallory then forges with git
+plumbing: unsigned, signed with her own key under alice's name, signed with
+a key nobody registered, signed with a key alice has retired.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from gitcoop.service import fsck
+from gitcoop.store import inbound
+from gitcoop.store.repository import Oid, open_repo
+from tests.conftest import Clones, coop_in, git
+from tests.hostile.forge import (
+    ALICE,
+    BOB,
+    LEDGER,
+    MALLORY,
+    Team,
+    add_event,
+    commit,
+    files,
+    new_event,
+    publish,
+    push,
+    team,
+    tip,
+    write_tree,
+)
+from tests.sshkeys import Key, make_key, sign_with
+
+
+@pytest.fixture
+def keys(tmp_path: Path) -> dict[str, Key]:
+    names = ("alice", "mallory", "bob", "stranger", "alice-new")
+    return {name: make_key(tmp_path / "keys", name) for name in names}
+
+
+@pytest.fixture
+def crew(clones: Clones, tmp_path: Path, keys: dict[str, Key]) -> Team:
+    crew = team(clones, tmp_path)
+    for path, name in ((crew.alice, "alice"), (crew.mallory, "mallory"), (crew.victim, "bob")):
+        sign_with(path, keys[name])
+    for who, name in ((ALICE, "alice"), (MALLORY, "mallory"), (BOB, "bob")):
+        assert coop_in(crew.alice, "keys", "add", who, str(keys[name].public)).code == 0
+    assert coop_in(crew.alice, "config", "require_signed", "true").code == 0
+    for path in (crew.alice, crew.mallory, crew.victim):
+        assert coop_in(path, "sync").code == 0
+    return crew
+
+
+def forged_owner(crew: Team) -> dict[str, bytes]:
+    """The ledger with one more event: alice making mallory an owner."""
+    content = files(crew.mallory)
+    forged = new_event(
+        content, LEDGER, "roles", actor=ALICE, action="add", role="owner", who=MALLORY
+    )
+    return add_event(content, forged)
+
+
+def refused(crew: Team, bad: str, *fragments: str) -> None:
+    before = tip(crew.victim)
+    synced = crew.victim_runs("sync")
+    assert synced.code == 4, synced.err
+    for fragment in (f"commit {bad[:12]}", *fragments):
+        assert fragment in synced.err, synced.err
+    assert tip(crew.victim) == before
+    roles = crew.victim_runs("roles", "--json").json()
+    assert roles == {"owners": [ALICE], "chiefs": [MALLORY]}
+    assert crew.victim_runs("note", crew.todo, "still working").code == 0  # signed, by bob
+    assert crew.victim_runs("fsck", "--full").code == 0
+
+
+def test_a_forged_alice_adds_mallory_pushed_by_mallory_is_refused(crew: Team) -> None:
+    bad = publish(crew.mallory, forged_owner(crew), author=ALICE)
+    refused(crew, bad, "no signature, where a key registered to alice@example.com must sign")
+
+
+def test_alices_name_with_mallorys_own_key_is_refused(crew: Team, keys: dict[str, Key]) -> None:
+    bad = publish(crew.mallory, forged_owner(crew), author=ALICE, key=keys["mallory"].private)
+    refused(
+        crew,
+        bad,
+        f"signed by {keys['mallory'].fingerprint} (it is mallory@example.com's), "
+        "not by a key registered to alice@example.com",
+    )
+
+
+def test_a_key_nobody_registered_is_refused(crew: Team, keys: dict[str, Key]) -> None:
+    bad = publish(crew.mallory, forged_owner(crew), author=ALICE, key=keys["stranger"].private)
+    refused(crew, bad, f"signed by {keys['stranger'].fingerprint}, not by a key registered")
+
+
+def test_a_forgery_under_honest_signed_work_is_still_found(
+    crew: Team, keys: dict[str, Key]
+) -> None:
+    forged = forged_owner(crew)
+    bad = commit(crew.mallory, write_tree(crew.mallory, forged), [tip(crew.mallory)], ALICE)
+    note = new_event(forged, crew.todo, "note", event_id="ev-nnnnnnnnnnnn", text="mine")
+    on_top = write_tree(crew.mallory, add_event(forged, note))
+    push(crew.mallory, commit(crew.mallory, on_top, [bad], MALLORY, key=keys["mallory"].private))
+    refused(crew, bad, "no signature")
+
+
+def test_the_signed_work_of_a_chief_is_taken_and_her_claim_to_own_refused_by_the_fold(
+    crew: Team,
+) -> None:
+    assert coop_in(crew.mallory, "note", crew.todo, "honest and signed").code == 0
+    claim = coop_in(crew.mallory, "roles", "add", "owner", MALLORY)
+    assert claim.code == 1  # her own gitcoop refuses it; a hand-made one is refused by the fold
+    assert coop_in(crew.mallory, "sync").code == 0
+    assert crew.victim_runs("sync").code == 0
+    notes = [e for e in crew.victim_runs("log", crew.todo, "--json").json() if e["verb"] == "note"]
+    assert notes[-1]["actor"] == MALLORY
+
+
+def test_key_rotation_keeps_the_history_verifying(
+    crew: Team, keys: dict[str, Key], clones: Clones
+) -> None:
+    assert coop_in(crew.alice, "note", crew.todo, "with the old key").code == 0
+    assert coop_in(crew.alice, "keys", "add", ALICE, str(keys["alice-new"].public)).code == 0
+    sign_with(crew.alice, keys["alice-new"])
+    assert coop_in(crew.alice, "keys", "remove", ALICE, str(keys["alice"].public)).code == 0
+    assert coop_in(crew.alice, "note", crew.todo, "with the new key").code == 0
+    assert coop_in(crew.alice, "sync").code == 0
+    assert crew.victim_runs("sync").code == 0
+    fresh = clones.clone("carol")
+    assert coop_in(fresh, "sync").code == 0  # the whole history, old key and new
+    for path in (crew.victim, fresh):
+        checked = coop_in(path, "fsck", "--full")
+        assert checked.code == 0, checked.out
+    # the retired key signs nothing any more, even under alice's own name
+    content = files(crew.mallory)
+    git(crew.mallory, "fetch", "-q", "origin", "+refs/coop/ledger:refs/coop/ledger")
+    content = files(crew.mallory)
+    late = new_event(content, crew.todo, "note", actor=ALICE, text="old key, stolen")
+    bad = publish(crew.mallory, add_event(content, late), ALICE, key=keys["alice"].private)
+    refused(crew, bad, f"signed by {keys['alice'].fingerprint}, not by a key registered")
+
+
+def test_fsck_full_reports_the_first_commit_not_signed_by_its_authors_key(
+    crew: Team, keys: dict[str, Key]
+) -> None:
+    forged = forged_owner(crew)
+    first = commit(crew.mallory, write_tree(crew.mallory, forged), [tip(crew.mallory)], ALICE)
+    note = new_event(forged, crew.todo, "note", actor=BOB, event_id="ev-nnnnnnnnnnnn", text="x")
+    second = commit(crew.mallory, write_tree(crew.mallory, add_event(forged, note)), [first], BOB)
+    git(crew.mallory, "update-ref", "refs/coop/ledger", second)  # past the boundary, by hand
+    checked = coop_in(crew.mallory, "fsck", "--full", "--json")
+    assert checked.code == 1
+    breaches = [b for b in checked.json()["breaches"] if b["rule"] == "signature"]
+    assert len(breaches) == 1
+    assert f"commit {first[:12]}" in breaches[0]["message"]
+    assert "2 such commits" in breaches[0]["message"]
+    assert coop_in(crew.mallory, "fsck").code == 0  # only --full reads the signatures
+
+
+def test_git_verify_commit_agrees_with_gitcoop_on_every_ledger_commit(
+    crew: Team, keys: dict[str, Key]
+) -> None:
+    """gitcoop's verdict is git's, plus one rule git leaves out: the key is the author's."""
+    for n in range(3):
+        assert coop_in(crew.alice, "note", crew.todo, f"signed {n}").code == 0
+    assert coop_in(crew.alice, "sync").code == 0
+    assert crew.victim_runs("note", crew.todo, "bob's").code == 0
+    assert crew.victim_runs("sync").code == 0
+    assert coop_in(crew.alice, "sync").code == 0  # a signed merge on alice's side
+    git(crew.mallory, "fetch", "-q", "origin", "+refs/coop/ledger:refs/coop/ledger")
+    content = files(crew.mallory)
+    parent = tip(crew.mallory)
+    for n, (author, key) in enumerate(
+        [
+            (ALICE, None),
+            (ALICE, keys["mallory"].private),
+            (ALICE, keys["stranger"].private),
+            (MALLORY, keys["mallory"].private),
+        ]
+    ):
+        data = new_event(content, crew.todo, "note", actor=author, event_id=f"ev-f{n}" + "0" * 9)
+        content = add_event(content, {**data, "text": f"crafted {n}"})
+        parent = commit(crew.mallory, write_tree(crew.mallory, content), [parent], author, key=key)
+    allowed = crew.mallory.parent / "allowed"
+    allowed.write_text(coop_in(crew.mallory, "keys", "export").out)
+    repo = open_repo(str(crew.mallory))
+    covered = fsck.signed_commits(repo, Oid(parent))
+    assert len(covered) >= 8
+    bad = {info.oid for info, _ in inbound.unsigned(repo, covered)}
+    for signer in covered:
+        git_says = git_good_for(crew.mallory, allowed, signer.info.oid)
+        assert (git_says == signer.info.author) == (signer.info.oid not in bad), signer.info
+    assert len(bad) == 3
+
+
+def git_good_for(repo: Path, allowed: Path, commit_id: str) -> str | None:
+    """Whom `git verify-commit` says signed the commit (its principal), or None."""
+    done = subprocess.run(
+        ["git", "-c", f"gpg.ssh.allowedSignersFile={allowed}", "verify-commit", commit_id],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+    )
+    found = re.search(r'Good "git" signature for (\S+)', done.stderr)
+    return found.group(1) if done.returncode == 0 and found else None
