@@ -235,3 +235,27 @@ def test_an_unsigned_write_neither_imports_nor_starts_anything_for_signing(ledge
     )
     found = json.loads(done.stdout.strip().splitlines()[-1])
     assert found == {"code": 0, "loaded": [], "started": []}, done.stderr
+
+
+def test_a_hook_recorded_close_is_signed_under_the_policy(
+    ledger: Path, keys: dict[str, Key], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.service.hook_helpers import commit, with_gitcoop_on_path
+
+    with_gitcoop_on_path(monkeypatch)
+    require_signed(ledger, keys["alice"])
+    assert coop("hooks", "install").code == 0
+    todo = coop("add", "todo", "closed by a commit", "--json").json()["id"]
+    commit(ledger, f"Close it\n\nCoop-Done: {todo}\n")
+    assert coop("show", todo, "--json").json()["status"] == "done"
+    assert verified(ledger, exported(ledger), tip(ledger))
+    assert "Coop-Done" not in git(ledger, "log", "-1", "--format=%B", REF)  # a ledger commit
+    # without a key the hook cannot record it: the code commit lands, the close waits
+    other = coop("add", "todo", "waits for a key", "--json").json()["id"]
+    before = tip(ledger)
+    git(ledger, "config", "--unset", "user.signingKey")
+    commit(ledger, f"Close the other\n\nCoop-Done: {other}\n")
+    assert tip(ledger) == before
+    assert coop("show", other, "--json").json()["status"] == "open"
+    journaled = (ledger / ".git" / "coop-journal").read_text()
+    assert other in journaled and "requires signed commits" in journaled, journaled
