@@ -12,7 +12,7 @@ disposition an event makes with that event (who, when, its id).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -32,6 +32,11 @@ from gitcoop.domain.settings import SETTINGS, SettingError
 from gitcoop.errors import Refused
 
 Handler = Callable[[Item | None, Event, Roles], Item]
+
+
+class _KeptOut(Refused):
+    """An event the fold does not apply: its commit broke the owners' signing policy."""
+
 
 HANDLERS: dict[str, Handler] = {
     **lifecycle.HANDLERS,
@@ -89,15 +94,27 @@ def _dispatch(item: Item | None, event: Event, roles: Roles) -> Item:
     return HANDLERS[original.verb](settled, original, roles)
 
 
-def fold(events: list[Event], roles: Roles) -> Item | None:
-    """Replay events in (clock, at, id) order; refused events become conflicts."""
+def kept_out_reason(event: Event) -> str:
+    """Why an event was kept out of the fold: the same words on every clone."""
+    return (
+        f"kept out: its commit was not signed by a key registered to {event.actor} "
+        "(require_signed) — an owner settles it: resolve --apply or --dismiss"
+    )
+
+
+def fold(events: list[Event], roles: Roles, kept_out: Collection[str] = frozenset()) -> Item | None:
+    """Replay events in (clock, at, id) order; refused events become conflicts, and so do
+    `kept_out` ones (unsigned under the owners' policy), which are never applied."""
     item: Item | None = None
     early: list[Conflict] = []  # refused before the item exists
     for event in sorted(events, key=lambda e: e.order):
         try:
+            if event.id in kept_out:
+                raise _KeptOut(kept_out_reason(event))
             item = apply(item, event, roles)
         except Refused as refusal:
-            conflict = Conflict(event.id, event.verb, event.actor, refusal.message)
+            out = isinstance(refusal, _KeptOut)
+            conflict = Conflict(event.id, event.verb, event.actor, refusal.message, kept_out=out)
             if item is None:
                 early.append(conflict)
             else:  # visible to later events, so a `resolve` can settle it
@@ -157,12 +174,17 @@ def apply_setting(settings: Mapping[str, Any], roles: Roles, event: Event) -> di
     return {k: changed[k] for k in sorted(changed)}
 
 
-def fold_ledger(events: list[Event]) -> tuple[LedgerState, list[tuple[Event, str]]]:
-    """Replay the ledger's own events in order; refused ones are returned with the reason."""
+def fold_ledger(
+    events: list[Event], kept_out: Collection[str] = frozenset()
+) -> tuple[LedgerState, list[tuple[Event, str]]]:
+    """Replay the ledger's own events in order; refused ones (and `kept_out` ones) are
+    returned with the reason."""
     state = LedgerState()
     refused: list[tuple[Event, str]] = []
     for event in sorted(events, key=lambda e: e.order):
         try:
+            if event.id in kept_out:
+                raise _KeptOut(kept_out_reason(event))
             state = apply_ledger(state, event)
         except Refused as refusal:
             refused.append((event, refusal.message))

@@ -198,6 +198,11 @@ def _merge(share: Sharing, theirs: Oid | None) -> Oid | None:
     merged = merge.merge(
         share.repo, share.remote, theirs, share.actor, share.now, share.fsync, sign
     )
+    if merged.kept_out:
+        share.tries.notice(
+            f"kept {len(merged.kept_out)} unsigned events from {share.remote} out "
+            "(require_signed): an owner settles them"
+        )
     for notice in merge_notices(share.repo, merged.before, merged.after, share.actor):
         if notice.mine:
             share.tries.notice(f"{notice.text} (git coop ack {notice.label} once you have stopped)")

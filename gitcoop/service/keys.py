@@ -74,7 +74,8 @@ def read_key(text: str) -> str:
 
 def current(ctx: Context) -> Keys:
     """The keys the ledger registers now: the fold of its own events."""
-    return rulebook.fold_ledger(read_ledger(ctx).events(LEDGER_ID))[0].keys
+    ledger = read_ledger(ctx)
+    return rulebook.fold_ledger(ledger.events(LEDGER_ID), ledger.config.kept_out)[0].keys
 
 
 def rows(keys: Keys, who: str | None = None) -> list[KeyRow]:

@@ -59,4 +59,4 @@ def keys_at(ledger: Snapshot) -> Keys:
     """The keys the ledger registers at `ledger`: the fold of its own events."""
     if ledger.commit is None:
         return Keys()
-    return rulebook.fold_ledger(ledger.events(LEDGER_ID))[0].keys
+    return rulebook.fold_ledger(ledger.events(LEDGER_ID), ledger.config.kept_out)[0].keys

@@ -34,6 +34,7 @@ class SyncReport:
     attempts: int = 0
     tip: Oid | None = None
     notices: list[Notice] = field(default_factory=list)
+    kept_out: list[str] = field(default_factory=list)  # events newly kept out (unsigned)
 
     @property
     def lost(self) -> list[Notice]:
@@ -119,6 +120,7 @@ def _fetch_and_merge(ctx: Context, repo: Repo, actor: str, report: SyncReport) -
     if report.merged in ("none", "up-to-date", "ahead") or merged.kind == "merged":
         report.merged = merged.kind
     report.tip = merged.after
+    report.kept_out += [e for e in merged.kept_out if e not in report.kept_out]
     return theirs
 
 

@@ -343,7 +343,8 @@ class _Run:
         if self.ledger is None:
             keys = rulebook.LedgerState().keys
             if self.snapshot.commit is not None:
-                keys = rulebook.fold_ledger(self.snapshot.events(LEDGER_ID))[0].keys
+                kept_out = self.snapshot.config.kept_out
+                keys = rulebook.fold_ledger(self.snapshot.events(LEDGER_ID), kept_out)[0].keys
             self.ledger = rulebook.LedgerState(self.config.roles, self.config.settings, keys)
         return self.ledger
 

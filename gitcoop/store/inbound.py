@@ -26,15 +26,15 @@ fast-forward and a first fetch all come through `store/merge.py`, which calls
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from gitcoop.domain import admission, rulebook
-from gitcoop.domain.ids import ItemId, fanout
-from gitcoop.domain.keys import Keys
+from gitcoop.domain.ids import EventId, ItemId, fanout
 from gitcoop.domain.records import Event, LedgerConfig
 from gitcoop.domain.roles import LEDGER_ID
 from gitcoop.domain.settings import SETTINGS
 from gitcoop.errors import BadLedger, FetchedLedgerRefused
+from gitcoop.store import trust
 from gitcoop.store.layout import (
     EVENT_FILE_RE,
     EVENTS,
@@ -49,9 +49,6 @@ from gitcoop.store.layout import (
 )
 from gitcoop.store.repository import CommitInfo, Oid, Repo
 from gitcoop.store.snapshot import Snapshot
-
-if TYPE_CHECKING:
-    from gitcoop.store.signatures import Checked
 
 Entries = dict[str, Any]  # file name -> blob id, inside one item's event folder
 
@@ -83,6 +80,9 @@ class Arrival:
 
     touched: frozenset[ItemId]
     reader: Reader
+    # events kept out of every fold (docs/hardening.md): what this clone kept out already,
+    # and the events of fetched commits that broke the owners' signing policy
+    kept_out: frozenset[EventId] = frozenset()
 
 
 def check(repo: Repo, remote: str, ours: Oid | None, base: Oid | None, theirs: Oid) -> Arrival:
@@ -93,12 +93,15 @@ def check(repo: Repo, remote: str, ours: Oid | None, base: Oid | None, theirs: O
         history = _History(repo, reader)
         for info in repo.commits_since(theirs, ours):
             history.check(info)
-        history.check_signatures()
-        touched = _check_tip(reader, base, theirs, where)
+        trusted = frozenset(Snapshot(repo, ours).config.kept_out) if ours else frozenset()
+        kept_out = history.check_signatures(trusted)
+        if ours is not None and base == ours:
+            _check_still_kept_out(Snapshot(repo, theirs).config, trusted)
+        touched = _check_tip(reader, base, theirs, where, kept_out)
     except BadLedger as error:
         text = error.message.removeprefix(where)
         raise FetchedLedgerRefused(f"{where}{text} — the local ledger is unchanged") from None
-    return Arrival(frozenset(touched), reader)
+    return Arrival(frozenset(touched), reader, kept_out)
 
 
 # -- each commit ----------------------------------------------------------------------
@@ -111,14 +114,6 @@ class _Added:
     entry: Any  # what Snapshot.read_event needs: .name, .id, .filemode
 
 
-@dataclass(frozen=True)
-class Signer:
-    """A commit the signing policy covers: who wrote it, and the keys in force at its parent."""
-
-    info: CommitInfo
-    keys: Keys
-
-
 class _History:
     """The commit-by-commit checks; each commit's clock is read once."""
 
@@ -126,8 +121,7 @@ class _History:
         self.repo = repo
         self.reader = reader
         self.clocks: dict[Oid, int] = {}
-        self.ledgers = LedgerStates(repo, reader)
-        self.signed: list[Signer] = []  # commits whose signatures the policy requires
+        self.candidates: list[trust.Candidate] = []  # what the signing policy may cover
 
     def clock(self, commit: Oid) -> int:
         if commit not in self.clocks:
@@ -150,15 +144,17 @@ class _History:
             raise BadLedger(f"commit {info.oid[:12]}: {error.message}") from None
         self.clocks[info.oid] = config.clock
         if added and info.parents:
-            state = self.ledgers.at(info.parents[0])
-            if state.requires_signing:
-                self.signed.append(Signer(info, state.keys))
+            ids = frozenset(EventId(e.id) for e in events)
+            self.candidates.append(trust.Candidate(info, ids))
 
-    def check_signatures(self) -> None:
-        """Every commit the policy covers is signed by a key registered to its author."""
-        problem = first_unsigned(self.repo, self.signed)
-        if problem is not None:
-            raise BadLedger(problem)
+    def check_signatures(self, trusted: frozenset[EventId]) -> frozenset[EventId]:
+        """Under the owners' signing policy, the events to keep out: `trusted` (what this
+        clone keeps out already) and those of every fetched commit not signed by its
+        author's registered key. When no covered commit kept the policy, BadLedger."""
+        judged = trust.judge(trust.LedgerStates(self.repo, self.reader), self.candidates, trusted)
+        if judged.broken and len(judged.broken) == len(judged.covered):
+            raise BadLedger(judged.broken[0].message)
+        return trusted | judged.kept_out
 
     def _added(self, info: CommitInfo) -> list[_Added]:
         """Event files in this commit that no parent has; a dropped or changed one refuses."""
@@ -175,70 +171,6 @@ class _History:
             else:
                 new_everywhere = {k: v for k, v in new_everywhere.items() if k in added}
         return sorted((new_everywhere or {}).values(), key=_path)
-
-
-class LedgerStates:
-    """The ledger's own fold (roles, settings, keys) at any commit, folded once per version
-    of the ledger's event folder (most commits leave it as it was)."""
-
-    def __init__(self, repo: Repo, reader: Reader) -> None:
-        self.repo = repo
-        self.reader = reader
-        self.folded: dict[str, rulebook.LedgerState] = {}
-
-    def at(self, commit: Oid) -> rulebook.LedgerState:
-        snapshot = Snapshot(self.repo, commit)
-        folder = snapshot.subtree(event_dir(LEDGER_ID))
-        version = str(folder.id) if folder is not None else ""
-        if version not in self.folded:
-            events = self.reader.item_events(snapshot, LEDGER_ID) if version else []
-            self.folded[version] = rulebook.fold_ledger(events)[0]
-        return self.folded[version]
-
-
-def first_unsigned(repo: Repo, commits: list[Signer]) -> str | None:
-    """What is wrong with the first commit (parents first) not signed by its author's
-    registered key, or None."""
-    found = unsigned(repo, commits)
-    return found[0][1] if found else None
-
-
-def unsigned(repo: Repo, commits: list[Signer]) -> list[tuple[CommitInfo, str]]:
-    """Each commit (in the order given) not signed by a key the ledger registered to its
-    author at its parent, with why. Signatures are checked by git, all in one batch."""
-    if not commits:
-        return []
-    from gitcoop.store import signatures  # only a ledger that requires signing pays for it
-
-    every_key = frozenset(k for c in commits for k in c.keys.every_key())
-    verdicts = signatures.check(repo, [c.info.oid for c in commits], every_key)
-    found = []
-    for commit in commits:
-        why = _signature_problem(verdicts[commit.info.oid], commit.info.author, commit.keys)
-        if why is not None:
-            found.append(
-                (
-                    commit.info,
-                    f"commit {commit.info.oid[:12]}: {why} — the ledger requires signed commits "
-                    "(require_signed): every commit that adds events is signed by its author's "
-                    "key",
-                )
-            )
-    return found
-
-
-def _signature_problem(checked: Checked, author: str, keys: Keys) -> str | None:
-    from gitcoop.store.signatures import GOOD, UNKNOWN_KEY
-
-    if checked.status == GOOD and checked.fingerprint in keys.fingerprints(author):
-        return None
-    if checked.status in (GOOD, UNKNOWN_KEY):
-        holder = next(
-            (w for w in keys.registered if checked.fingerprint in keys.fingerprints(w)), None
-        )
-        whose = f" (it is {holder}'s)" if holder else ""
-        return f"signed by {checked.fingerprint}{whose}, not by a key registered to {author}"
-    return f"{checked.meaning}, where a key registered to {author} must sign"
 
 
 @dataclass(frozen=True)
@@ -298,10 +230,17 @@ def _check_config_clock(config: LedgerConfig, floor: int, events: list[Event]) -
 # -- the tip ------------------------------------------------------------------------
 
 
-def _check_tip(reader: Reader, base: Oid | None, theirs: Oid, where: str) -> set[ItemId]:
+def _check_tip(
+    reader: Reader, base: Oid | None, theirs: Oid, where: str, kept_out: frozenset[EventId]
+) -> set[ItemId]:
     repo = reader.repo
     side = Snapshot(repo, theirs)
     config = side.config
+    if not kept_out.issuperset(config.kept_out):
+        wrong = sorted(set(config.kept_out) - kept_out)[0]
+        raise BadLedger(
+            f"coop.yaml: keeps {wrong} out, though no commit that broke the signing policy added it"
+        )
     _check_ledger_fold(reader, side, config)
     old = Snapshot(repo, base) if base else None
     if old is not None and not _same_roles(old.config, config):
@@ -310,7 +249,7 @@ def _check_tip(reader: Reader, base: Oid | None, theirs: Oid, where: str) -> set
     for item_id in sorted(touched - {LEDGER_ID}):
         events = reader.item_events(side, item_id)
         stored = side.item(item_id)
-        folded = rulebook.fold(events, config.roles)
+        folded = rulebook.fold(events, config.roles, config.kept_out)
         if (stored is None) != (folded is None) or (
             stored is not None and folded is not None and stored.to_data() != folded.to_data()
         ):
@@ -318,9 +257,19 @@ def _check_tip(reader: Reader, base: Oid | None, theirs: Oid, where: str) -> set
     return touched
 
 
+def _check_still_kept_out(config: LedgerConfig, trusted: frozenset[EventId]) -> None:
+    """A ledger built on this one keeps out what this one keeps out: the list only grows."""
+    dropped = sorted(trusted - set(config.kept_out))
+    if dropped:
+        raise BadLedger(
+            f"coop.yaml: no longer keeps {dropped[0]} out, though the ledger it was built "
+            "on did — what a merge keeps out stays out"
+        )
+
+
 def _check_ledger_fold(reader: Reader, side: Snapshot, config: LedgerConfig) -> None:
     """coop.yaml's roles and settings are what the ledger's own events fold to."""
-    state, _refused = rulebook.fold_ledger(reader.item_events(side, LEDGER_ID))
+    state, _refused = rulebook.fold_ledger(reader.item_events(side, LEDGER_ID), config.kept_out)
     if not _same_roles(LedgerConfig(roles=state.roles), config):
         raise BadLedger("coop.yaml: its roles are not the fold of the ledger's role events")
     known = {k: v for k, v in config.settings.items() if k in SETTINGS}

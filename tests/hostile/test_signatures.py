@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 
 from gitcoop.service import fsck
-from gitcoop.store import inbound
+from gitcoop.store import trust
+from gitcoop.store.inbound import Reader
 from gitcoop.store.repository import Oid, open_repo
 from tests.conftest import Clones, coop_in, git
 from tests.hostile.forge import (
@@ -99,15 +100,102 @@ def test_a_key_nobody_registered_is_refused(crew: Team, keys: dict[str, Key]) ->
     refused(crew, bad, f"signed by {keys['stranger'].fingerprint}, not by a key registered")
 
 
-def test_a_forgery_under_honest_signed_work_is_still_found(
+def forged_then_honest(crew: Team, keys: dict[str, Key], *forged: dict[str, object]) -> str:
+    """mallory's push: one unsigned commit "by alice" holding `forged` events, then a signed
+    note of her own on top; the forged commit's id."""
+    content = files(crew.mallory)
+    for data in forged:
+        content = add_event(content, data)
+    bad = commit(crew.mallory, write_tree(crew.mallory, content), [tip(crew.mallory)], ALICE)
+    note = new_event(content, crew.todo, "note", event_id="ev-nnnnnnnnnnnn", text="mine")
+    on_top = write_tree(crew.mallory, add_event(content, note))
+    push(crew.mallory, commit(crew.mallory, on_top, [bad], MALLORY, key=keys["mallory"].private))
+    return bad
+
+
+def conflicts(path: Path, todo: str) -> list[dict[str, object]]:
+    shown = coop_in(path, "show", todo, "--json")
+    assert shown.code == 0, shown.err
+    found: list[dict[str, object]] = shown.json()["conflicts"]
+    return found
+
+
+def test_good_and_bad_mixed_the_unsigned_events_are_kept_out_as_conflicts(
+    crew: Team, keys: dict[str, Key], clones: Clones
+) -> None:
+    content = files(crew.mallory)
+    forged = new_event(
+        content, crew.todo, "release", actor=ALICE, event_id="ev-ffffffffffff", reason="x"
+    )
+    forged_then_honest(crew, keys, forged)
+    synced = crew.victim_runs("sync", "--json")
+    assert synced.code == 0, synced.err
+    assert synced.json()["kept_out"] == ["ev-ffffffffffff"]
+    item = crew.victim_runs("show", crew.todo, "--json").json()
+    assert item["status"] == "taken" and item["taken_by"] == ALICE  # the forged release: out
+    assert [(c["event"], c["kept_out"]) for c in item["conflicts"]] == [("ev-ffffffffffff", True)]
+    notes = [e for e in crew.victim_runs("log", crew.todo, "--json").json() if e["verb"] == "note"]
+    assert notes[-1]["actor"] == MALLORY  # her own signed work is taken
+    assert crew.victim_runs("fsck", "--full").code == 0
+    # alice is not told she lost anything: it was never hers
+    told = coop_in(crew.alice, "sync", "--json")
+    assert told.code == 0 and told.json()["lost"] == [], told.out
+    # only an owner settles it
+    bob = crew.victim_runs("resolve", crew.todo, "ev-ffff", "--dismiss", "--reason", "forged")
+    assert bob.code == 1 and "only an owner" in bob.err
+    settled = coop_in(crew.alice, "resolve", crew.todo, "ev-ffff", "--dismiss", "--reason", "x")
+    assert settled.code == 0, settled.err
+    assert conflicts(crew.alice, crew.todo) == []
+    assert coop_in(crew.alice, "sync").code == 0
+    # every clone that has seen the same events holds the same files
+    fresh = clones.clone("carol")
+    assert coop_in(fresh, "sync").code == 0
+    assert crew.victim_runs("sync").code == 0
+    for path in (fresh, crew.victim):
+        assert files(path) == files(crew.alice)
+        assert coop_in(path, "fsck", "--full").code == 0
+
+
+def test_a_forged_role_change_among_good_work_is_kept_out_of_the_roles(
     crew: Team, keys: dict[str, Key]
 ) -> None:
-    forged = forged_owner(crew)
-    bad = commit(crew.mallory, write_tree(crew.mallory, forged), [tip(crew.mallory)], ALICE)
-    note = new_event(forged, crew.todo, "note", event_id="ev-nnnnnnnnnnnn", text="mine")
-    on_top = write_tree(crew.mallory, add_event(forged, note))
-    push(crew.mallory, commit(crew.mallory, on_top, [bad], MALLORY, key=keys["mallory"].private))
-    refused(crew, bad, "no signature")
+    content = files(crew.mallory)
+    owner = new_event(
+        content, LEDGER, "roles", actor=ALICE, action="add", role="owner", who=MALLORY
+    )
+    forged_then_honest(crew, keys, owner)
+    assert crew.victim_runs("add", "todo", "diverged: a real merge").code == 0
+    assert crew.victim_runs("sync").code == 0
+    roles = crew.victim_runs("roles", "--json").json()
+    assert roles == {"owners": [ALICE], "chiefs": [MALLORY]}
+    merge = tip(crew.victim)
+    assert len(git(crew.victim, "rev-list", "--parents", "-1", merge).split()) == 3
+    checked = crew.victim_runs("fsck", "--json")
+    assert checked.code == 1  # the refused change of the ledger is listed for the owners
+    assert any("kept out" in b["message"] for b in checked.json()["breaches"])
+
+
+def test_a_forged_policy_switch_cannot_vouch_for_what_follows(
+    crew: Team, keys: dict[str, Key]
+) -> None:
+    content = files(crew.mallory)
+    off = new_event(content, LEDGER, "config", actor=ALICE, key="require_signed", value=False)
+    content = add_event(content, off)
+    first = commit(crew.mallory, write_tree(crew.mallory, content), [tip(crew.mallory)], ALICE)
+    sneak = new_event(content, crew.todo, "note", event_id="ev-ssssssssssss", text="unsigned")
+    content = add_event(content, sneak)
+    second = commit(crew.mallory, write_tree(crew.mallory, content), [first], MALLORY)
+    honest = new_event(content, crew.todo, "note", event_id="ev-hhhhhhhhhhhh", text="signed")
+    content = add_event(content, honest)
+    third = commit(
+        crew.mallory, write_tree(crew.mallory, content), [second], key=keys["mallory"].private
+    )
+    push(crew.mallory, third)
+    synced = crew.victim_runs("sync", "--json")
+    assert synced.code == 0, synced.err
+    assert sorted(synced.json()["kept_out"]) == sorted([off["id"], "ev-ssssssssssss"])
+    config = crew.victim_runs("config", "require_signed", "--json").json()
+    assert config["value"] is True
 
 
 def test_the_signed_work_of_a_chief_is_taken_and_her_claim_to_own_refused_by_the_fold(
@@ -190,12 +278,13 @@ def test_git_verify_commit_agrees_with_gitcoop_on_every_ledger_commit(
     allowed = crew.mallory.parent / "allowed"
     allowed.write_text(coop_in(crew.mallory, "keys", "export").out)
     repo = open_repo(str(crew.mallory))
-    covered = fsck.signed_commits(repo, Oid(parent))
-    assert len(covered) >= 8
-    bad = {info.oid for info, _ in inbound.unsigned(repo, covered)}
-    for signer in covered:
-        git_says = git_good_for(crew.mallory, allowed, signer.info.oid)
-        assert (git_says == signer.info.author) == (signer.info.oid not in bad), signer.info
+    judged = trust.judge(trust.LedgerStates(repo, Reader(repo)), fsck.candidates(repo, Oid(parent)))
+    print([(c.info.oid[:8], c.info.author) for c in judged.covered])
+    assert len(judged.covered) >= 8
+    bad = {broken.commit.info.oid for broken in judged.broken}
+    for covered in judged.covered:
+        git_says = git_good_for(crew.mallory, allowed, covered.info.oid)
+        assert (git_says == covered.info.author) == (covered.info.oid not in bad), covered.info
     assert len(bad) == 3
 
 
