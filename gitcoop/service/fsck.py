@@ -257,7 +257,7 @@ def _check_signatures(report: Report, repo: Repo, tip: Oid, kept_out: frozenset[
     that is neither is reported."""
     states = trust.LedgerStates(repo, inbound.Reader(repo))
     judged = trust.judge(states, candidates(repo, tip))
-    found = [b for b in judged.broken if not b.commit.events <= kept_out]
+    found = [b for b in judged.broken if not (b.commit.events and b.commit.events <= kept_out)]
     if found:
         more = f" ({len(found)} such commits in all)" if len(found) > 1 else ""
         report.add(REF, "signature", found[0].message + more)
@@ -269,13 +269,10 @@ def candidates(repo: Repo, tip: Oid) -> list[trust.Candidate]:
     for info in repo.commits_since(tip, None):
         if len(info.parents) != 1:
             continue  # a root holds no policy yet; a merge adds no events
-        names = (
-            EVENT_FILE_RE.match(d.path.rsplit("/", 1)[-1])
-            for d in repo.changes(info.parents[0], info.oid, EVENTS)
-            if d.status == "added"
-        )
+        added = [d for d in repo.changes(info.parents[0], info.oid, EVENTS) if d.status == "added"]
+        names = (EVENT_FILE_RE.match(d.path.rsplit("/", 1)[-1]) for d in added)
         events = frozenset(EventId(m.group(2)) for m in names if m is not None)
-        if events:
+        if added:  # a file of no event's name still needs a signature (the survey names it)
             found.append(trust.Candidate(info, events))
     return found
 

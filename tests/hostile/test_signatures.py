@@ -272,14 +272,13 @@ def test_git_verify_commit_agrees_with_gitcoop_on_every_ledger_commit(
             (MALLORY, keys["mallory"].private),
         ]
     ):
-        data = new_event(content, crew.todo, "note", actor=author, event_id=f"ev-f{n}" + "0" * 9)
+        data = new_event(content, crew.todo, "note", actor=author, event_id=f"ev-f{n}" + "0" * 10)
         content = add_event(content, {**data, "text": f"crafted {n}"})
         parent = commit(crew.mallory, write_tree(crew.mallory, content), [parent], author, key=key)
     allowed = crew.mallory.parent / "allowed"
     allowed.write_text(coop_in(crew.mallory, "keys", "export").out)
     repo = open_repo(str(crew.mallory))
     judged = trust.judge(trust.LedgerStates(repo, Reader(repo)), fsck.candidates(repo, Oid(parent)))
-    print([(c.info.oid[:8], c.info.author) for c in judged.covered])
     assert len(judged.covered) >= 8
     bad = {broken.commit.info.oid for broken in judged.broken}
     for covered in judged.covered:
