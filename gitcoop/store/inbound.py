@@ -12,10 +12,15 @@ hold yet, once, and then the tip that would become the local ledger:
                           clocks: each added event above its parents' largest clock
                           and none above that plus the number of events it adds,
                           coop.yaml's clock between the two
+    the fetched commits   under the owners' require_signed, each that adds events is
+                          signed by its author's registered key (store/trust.py):
+                          none good is a refusal; good and bad mixed keeps the bad
+                          ones' events out
     the tip               coop.yaml's roles and settings are the fold of the ledger's
-                          own events; every item that changed since the merge base
-                          (every item, when the roles changed) is the fold of its
-                          events
+                          own events; what it keeps out, unsigned commits added (and
+                          on a fast-forward, all this clone keeps out); every item
+                          that changed since the merge base (every item, when the
+                          roles changed) is the fold of its events
 
 Any breach is a BadLedger naming the remote and the path (and the commit);
 nothing is written and the local ref does not move. `sync`, `pull`, a

@@ -158,3 +158,42 @@ def test_require_signed_is_an_owners_flag_setting() -> None:
     ]
     state, refused = fold_ledger(owned)
     assert not state.requires_signing and len(refused) == 1
+
+
+# -- events kept out of the fold (unsigned under the policy) -------------------------------
+
+
+def test_a_kept_out_event_is_a_conflict_an_owner_settles_and_never_applied() -> None:
+    from gitcoop.domain import resolution
+    from gitcoop.domain.rulebook import fold
+
+    add = event("add", actor=ALICE, kind="todo", title="Fix it")
+    take = event("take", actor=BOB, session="s")
+    note = event("note", actor=CAROL, text="later, signed")
+    item = fold([add, take, note], ROLES, kept_out={take.id})
+    assert item is not None and item.status == "open" and item.taken_by is None
+    (conflict,) = item.conflicts
+    assert conflict.event == take.id and conflict.kept_out and "kept out" in conflict.reason
+    assert resolution.unacknowledged(item, BOB) == ()  # not bob's lost event: forged in his name
+    settle = event("resolve", actor=ALICE, **resolution.resolve_args(take, "apply", "it was bob's"))
+    settled = fold([add, take, note, settle], ROLES, kept_out={take.id})
+    assert settled is not None and settled.taken_by == BOB and settled.conflicts == ()
+    assert fold([add, take], ROLES, kept_out={add.id}) is None  # a kept-out add makes no item
+
+
+def test_kept_out_ledger_events_change_nothing_and_are_listed() -> None:
+    owner = event("roles", actor=ALICE, item=LEDGER_ID, action="add", role="owner", who=ALICE)
+    forged = keys_event(ALICE, "add", BOB, KEY_B)
+    state, refused = fold_ledger([owner, forged], kept_out={forged.id})  # type: ignore[list-item]
+    assert state.keys == Keys() and "kept out" in refused[0][1]
+
+
+def test_coop_yaml_lists_what_it_keeps_out_sorted_and_only_when_it_keeps_something() -> None:
+    from gitcoop.domain.records import LedgerConfig, RecordError
+
+    assert "kept_out" not in LedgerConfig().to_data()
+    data = {**LedgerConfig().to_data(), "kept_out": ["ev-aaaaaaaaaaaa", "ev-bbbbbbbbbbbb"]}
+    assert LedgerConfig.from_data(data).to_data() == data
+    for bad in (["ev-bbbbbbbbbbbb", "ev-aaaaaaaaaaaa"], ["not an id"], "ev-aaaaaaaaaaaa"):
+        with pytest.raises(RecordError, match="kept_out"):
+            LedgerConfig.from_data({**data, "kept_out": bad})

@@ -15,8 +15,9 @@ from pathlib import Path
 
 import pytest
 
+from gitcoop.domain import rulebook
 from gitcoop.service import fsck
-from gitcoop.store import trust
+from gitcoop.store import codec, trust
 from gitcoop.store.inbound import Reader
 from gitcoop.store.repository import Oid, open_repo
 from tests.conftest import Clones, coop_in, git
@@ -28,12 +29,15 @@ from tests.hostile.forge import (
     Team,
     add_event,
     commit,
+    config,
+    events_of,
     files,
     new_event,
     publish,
     push,
     team,
     tip,
+    with_config,
     write_tree,
 )
 from tests.sshkeys import Key, make_key, sign_with
@@ -196,6 +200,45 @@ def test_a_forged_policy_switch_cannot_vouch_for_what_follows(
     assert sorted(synced.json()["kept_out"]) == sorted([off["id"], "ev-ssssssssssss"])
     config = crew.victim_runs("config", "require_signed", "--json").json()
     assert config["value"] is True
+
+
+def refolded(content: dict[str, bytes], todo: str, kept_out: set[str]) -> dict[str, bytes]:
+    """The ledger with coop.yaml keeping `kept_out` out and the todo folded that way."""
+    data = config(content).to_data()
+    data["kept_out"] = sorted(kept_out)
+    if not kept_out:
+        data.pop("kept_out")
+    item = rulebook.fold(events_of(content, todo), config(content).roles, kept_out)
+    assert item is not None
+    path = f"items/{todo[3:5]}/{todo}.yaml"
+    return {**with_config(content, data), path: codec.dump(item.to_data())}
+
+
+def test_a_ledger_that_keeps_signed_work_out_is_refused(crew: Team, keys: dict[str, Key]) -> None:
+    content = files(crew.mallory)
+    take = next(e for e in events_of(content, crew.todo) if e.verb == "take")
+    publish(crew.mallory, refolded(content, crew.todo, {take.id}), key=keys["mallory"].private)
+    synced = crew.victim_runs("sync")
+    assert synced.code == 4 and f"keeps {take.id} out, though no commit" in synced.err
+
+
+def test_a_fast_forward_that_stops_keeping_an_event_out_is_refused(
+    crew: Team, keys: dict[str, Key]
+) -> None:
+    content = files(crew.mallory)
+    forged = new_event(
+        content, crew.todo, "release", actor=ALICE, event_id="ev-ffffffffffff", reason="x"
+    )
+    forged_then_honest(crew, keys, forged)
+    assert crew.victim_runs("sync").code == 0  # kept out, and pushed
+    git(crew.mallory, "fetch", "-q", "origin", "+refs/coop/ledger:refs/coop/ledger")
+    content = files(crew.mallory)
+    assert config(content).kept_out == ("ev-ffffffffffff",)
+    publish(crew.mallory, refolded(content, crew.todo, set()), key=keys["mallory"].private)
+    before = tip(crew.victim)
+    synced = crew.victim_runs("sync")
+    assert synced.code == 4 and "no longer keeps ev-ffffffffffff out" in synced.err
+    assert tip(crew.victim) == before
 
 
 def test_the_signed_work_of_a_chief_is_taken_and_her_claim_to_own_refused_by_the_fold(
