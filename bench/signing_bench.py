@@ -105,22 +105,6 @@ def takes(root: Path, url: str, key: Path, runs: int) -> dict[str, float]:
     return found
 
 
-def history(root: Path, url: str, key: Path, commits: int, signed: bool) -> Path:
-    """A ledger pushed to `url`: init (and the policy), then `commits` adds, one a commit."""
-    repo = make_clone(root, f"writer-{signed}", url, key if signed else None)
-    git(repo, "config", "coop.sign", "true" if signed else "false")
-    coop(repo, "init")
-    if signed:
-        coop(repo, "keys", "add", OWNER, str(key) + ".pub")
-        coop(repo, "config", "require_signed", "true")
-    coop(repo, "sync")
-    ctx = Context(path=str(repo), actor=OWNER)
-    for n in range(commits):
-        service.add(ctx, "todo", f"work {n}")
-    coop(repo, "sync")
-    return repo
-
-
 def syncs(root: Path, key: Path, commits: int) -> list[tuple[str, float, float]]:
     rows = []
     for signed in (False, True):
@@ -128,9 +112,7 @@ def syncs(root: Path, key: Path, commits: int) -> list[tuple[str, float, float]]
         git(root, "init", "-q", "--bare", str(remote))
         url = remote.as_uri()
         reader = make_clone(root, f"reader-{signed}", url, key if signed else None)
-        writer_path = root / f"writer-{signed}"
         writer = make_clone(root, f"writer-{signed}", url, key if signed else None)
-        assert writer == writer_path
         git(writer, "config", "coop.sign", "true" if signed else "false")
         coop(writer, "init")
         if signed:
@@ -170,9 +152,7 @@ def checks(repo_path: Path) -> list[tuple[str, float, float]]:
     judged = trust.judge(trust.LedgerStates(repo, Reader(repo)), found)
     wall = time.perf_counter() - started
     assert not judged.broken and len(judged.covered) >= len(found) - 3
-    rows = [
-        (f"the check alone: {len(judged.covered)} commits", wall, children_cpu() - cpu)
-    ]
+    rows = [(f"the check alone: {len(judged.covered)} commits", wall, children_cpu() - cpu)]
     sample = [c.info.oid for c in judged.covered[:100]]
     allowed = repo_path.parent / "allowed"
     allowed.write_text(
@@ -208,9 +188,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="coop-sign-bench-") as folder:
         root = Path(folder)
         key = root / "key"
-        subprocess.run(
-            ["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(key)], check=True
-        )
+        subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(key)], check=True)
         remote = root / "takes.git"
         git(root, "init", "-q", "--bare", str(remote))
         print(f"| `git coop take` process, median of {options.runs} | wall |")
