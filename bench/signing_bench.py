@@ -18,6 +18,7 @@ Run: python bench/signing_bench.py [--runs 15] [--commits 1000]
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import resource
 import statistics
@@ -77,32 +78,70 @@ def make_clone(root: Path, name: str, url: str, key: Path | None) -> Path:
     return path
 
 
-def takes(root: Path, url: str, key: Path, runs: int) -> dict[str, float]:
-    """Median wall time of a `take` process: unsigned, signed, signed under the policy."""
-    repo = make_clone(root, "takes", url, key)
-    coop(repo, "init")
-    items = [
-        subprocess.run(
+def todos(repo: Path, count: int) -> list[str]:
+    found = []
+    for n in range(count):
+        done = subprocess.run(
             ["git", "coop", "add", "todo", f"t{n}", "--json"],
             cwd=repo,
             env=environment(),
             capture_output=True,
             text=True,
             check=True,
-        ).stdout.split('"id": "')[1][:15]
-        for n in range(3 * runs)
-    ]
-    found = {}
-    git(repo, "config", "coop.sign", "false")
-    found["unsigned"] = statistics.median(coop(repo, "take", i) for i in items[:runs])
-    git(repo, "config", "coop.sign", "true")
-    found["signed"] = statistics.median(coop(repo, "take", i) for i in items[runs : 2 * runs])
-    coop(repo, "keys", "add", OWNER, str(key) + ".pub")
-    coop(repo, "config", "require_signed", "true")
-    found["signed, require_signed"] = statistics.median(
-        coop(repo, "take", i) for i in items[2 * runs :]
-    )
+        )
+        found.append(json.loads(done.stdout)["id"])
     return found
+
+
+def takes(root: Path, url: str, key: Path, runs: int) -> dict[str, tuple[float, float]]:
+    """Median wall time of a `take` process: unsigned, signed, signed under the policy;
+    taken in turns, so the load of a shared machine falls on all three alike."""
+    plain = make_clone(root, "takes", url, key)
+    coop(plain, "init")
+    policed = make_clone(root, "takes-policy", url, key)
+    git(policed, "config", "coop.sign", "true")
+    coop(policed, "init")
+    coop(policed, "keys", "add", OWNER, str(key) + ".pub")
+    coop(policed, "config", "require_signed", "true")
+    items, policed_items = todos(plain, 2 * runs), todos(policed, runs)
+    found: dict[str, list[tuple[float, float]]] = {
+        "unsigned": [],
+        "signed": [],
+        "signed, require_signed": [],
+    }
+
+    def timed(repo: Path, item: str) -> tuple[float, float]:
+        cpu = children_cpu()
+        wall = coop(repo, "take", item)
+        return wall, children_cpu() - cpu
+
+    for n in range(runs):
+        git(plain, "config", "coop.sign", "false")
+        found["unsigned"].append(timed(plain, items[2 * n]))
+        git(plain, "config", "coop.sign", "true")
+        found["signed"].append(timed(plain, items[2 * n + 1]))
+        found["signed, require_signed"].append(timed(policed, policed_items[n]))
+    return {
+        name: (statistics.median(w for w, _ in times), statistics.median(c for _, c in times))
+        for name, times in found.items()
+    }
+
+
+def signing_alone(repo_path: Path, runs: int) -> float:
+    """Median seconds of one signature (ssh-keygen -Y sign) of a ledger commit."""
+    from gitcoop.store.signing import signer
+
+    repo = open_repo(str(repo_path))
+    tip = repo.tip()
+    assert tip is not None
+    payload = repo.raw[tip].read_raw()
+    sign = signer(repo)
+    times = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        sign.sign(payload)
+        times.append(time.perf_counter() - started)
+    return statistics.median(times)
 
 
 def syncs(root: Path, key: Path, commits: int) -> list[tuple[str, float, float]]:
@@ -191,10 +230,12 @@ def main() -> None:
         subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(key)], check=True)
         remote = root / "takes.git"
         git(root, "init", "-q", "--bare", str(remote))
-        print(f"| `git coop take` process, median of {options.runs} | wall |")
-        print("|---|---|")
-        for name, seconds in takes(root, remote.as_uri(), key, options.runs).items():
-            print(f"| {name} | {seconds * 1000:.0f} ms |")
+        print(f"| `git coop take` process, median of {options.runs} | wall | CPU |")
+        print("|---|---|---|")
+        for name, (wall, cpu) in takes(root, remote.as_uri(), key, options.runs).items():
+            print(f"| {name} | {wall * 1000:.0f} ms | {cpu * 1000:.0f} ms |")
+        alone = signing_alone(root / "takes", options.runs)
+        print(f"| the signature alone (ssh-keygen -Y sign), wall | {alone * 1000:.0f} ms | |")
         print()
         print("| case | wall | CPU of child processes |")
         print("|---|---|---|")

@@ -99,7 +99,7 @@ def check(repo: Repo, remote: str, ours: Oid | None, base: Oid | None, theirs: O
         for info in repo.commits_since(theirs, ours):
             history.check(info)
         trusted = frozenset(Snapshot(repo, ours).config.kept_out) if ours else frozenset()
-        kept_out = history.check_signatures(trusted)
+        kept_out = history.check_signatures(trusted, Snapshot(repo, theirs).config)
         if ours is not None and base == ours:
             _check_still_kept_out(Snapshot(repo, theirs).config, trusted)
         touched = _check_tip(reader, base, theirs, where, kept_out)
@@ -152,12 +152,16 @@ class _History:
             ids = frozenset(EventId(e.id) for e in events)
             self.candidates.append(trust.Candidate(info, ids))
 
-    def check_signatures(self, trusted: frozenset[EventId]) -> frozenset[EventId]:
+    def check_signatures(
+        self, trusted: frozenset[EventId], theirs: LedgerConfig
+    ) -> frozenset[EventId]:
         """Under the owners' signing policy, the events to keep out: `trusted` (what this
         clone keeps out already) and those of every fetched commit not signed by its
-        author's registered key. When no covered commit kept the policy, BadLedger."""
+        author's registered key. When no covered commit kept the policy, and the fetched
+        tip does not keep them out already, BadLedger: there is nothing good to take."""
         judged = trust.judge(trust.LedgerStates(self.repo, self.reader), self.candidates, trusted)
-        if judged.broken and len(judged.broken) == len(judged.covered):
+        nothing_good = judged.broken and len(judged.broken) == len(judged.covered)
+        if nothing_good and not judged.kept_out <= set(theirs.kept_out):
             raise BadLedger(judged.broken[0].message)
         return trusted | judged.kept_out
 

@@ -241,6 +241,21 @@ def test_a_fast_forward_that_stops_keeping_an_event_out_is_refused(
     assert tip(crew.victim) == before
 
 
+def test_a_forgery_the_remote_already_keeps_out_is_taken_as_it_is(crew: Team) -> None:
+    content = files(crew.mallory)
+    forged = new_event(
+        content, crew.todo, "release", actor=ALICE, event_id="ev-ffffffffffff", reason="x"
+    )
+    content = add_event(content, forged)
+    bad = commit(crew.mallory, write_tree(crew.mallory, content), [tip(crew.mallory)], ALICE)
+    kept = publish(crew.mallory, refolded(content, crew.todo, {"ev-ffffffffffff"}), parents=[bad])
+    synced = crew.victim_runs("sync", "--json")
+    assert synced.code == 0, synced.err
+    assert synced.json()["merge"] == "fast-forward" and tip(crew.victim) == kept
+    assert [c["event"] for c in conflicts(crew.victim, crew.todo)] == ["ev-ffffffffffff"]
+    assert crew.victim_runs("fsck", "--full").code == 0
+
+
 def test_the_signed_work_of_a_chief_is_taken_and_her_claim_to_own_refused_by_the_fold(
     crew: Team,
 ) -> None:
