@@ -100,8 +100,9 @@ def add(ctx: Context, who: str, text: str) -> KeyRow:
 
 def remove(ctx: Context, who: str, text: str) -> KeyRow:
     """Remove one of `who`'s keys, registered or proposed (owners, or `who` themselves)."""
-    if ids.identity_problem(who):
-        raise UsageError(str(ids.identity_problem(who)))
+    problem = ids.identity_problem(who)
+    if problem:
+        raise UsageError(problem)
     key = _named(current(ctx), who, text)
     _written(ctx, "remove", who, key)
     return KeyRow(who, key, "removed")
