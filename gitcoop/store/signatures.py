@@ -96,10 +96,17 @@ def _run(repo: Repo, allowed: str, commits: list[Oid]) -> dict[Oid, Checked]:
             args,
             input="".join(f"{oid}\n" for oid in commits).encode(),
             capture_output=True,
+            env={**os.environ, "LC_ALL": "C"},  # git's own words, to tell its failures apart
             check=False,
         )
     except OSError as exc:
         raise EnvironmentFailed(f"cannot run git to check signatures: {exc}") from None
+    if b"cannot run" in done.stderr:  # the checker is missing: every verdict would be "bad"
+        problem = done.stderr.decode("utf-8", "replace").strip().splitlines()[0]
+        raise EnvironmentFailed(
+            f"cannot check the ledger's signatures ({problem}) — install ssh-keygen, or fix "
+            "git config gpg.ssh.program; nothing was taken in"
+        )
     if done.returncode != 0:
         problem = done.stderr.decode("utf-8", "replace").strip().splitlines()[:1]
         raise BadLedger(f"git could not check the ledger's signatures ({''.join(problem)})")

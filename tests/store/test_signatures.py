@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from gitcoop.errors import EnvironmentFailed
 from gitcoop.store import signatures
 from gitcoop.store.repository import Oid, open_repo
 from tests.conftest import git, make_repo
@@ -67,3 +68,12 @@ def test_each_commit_gets_gits_own_verdict_and_key(
     assert found[Oid(bad)].meaning.startswith("a bad signature")
     assert signatures.check(open_repo(str(repo)), [], [known.text]) == {}
     assert git(repo, "cat-file", "-t", good).strip() == "commit"
+
+
+def test_a_missing_checker_is_an_environment_failure_not_a_bad_signature(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo")
+    key = make_key(tmp_path / "k", "known")
+    good = commit_tree(repo, None, "signed", key)
+    git(repo, "config", "gpg.ssh.program", str(tmp_path / "no-such-program"))
+    with pytest.raises(EnvironmentFailed, match="cannot check the ledger's signatures"):
+        signatures.check(open_repo(str(repo)), [Oid(good)], [key.text])
