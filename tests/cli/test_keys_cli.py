@@ -148,6 +148,17 @@ def test_a_missing_key_is_a_usage_error_and_nothing_is_written(ledger: Path) -> 
     assert tip(ledger) == before
 
 
+def test_a_missing_signing_program_is_an_environment_failure(
+    ledger: Path, keys: dict[str, Key]
+) -> None:
+    before = tip(ledger)
+    sign_with(ledger, keys["alice"])
+    git(ledger, "config", "gpg.ssh.program", str(ledger / "no-such-program"))
+    result = coop("add", "todo", "cannot be signed")
+    assert result.code == 9 and "is not installed" in result.err, result.err
+    assert tip(ledger) == before
+
+
 def require_signed(repo: Path, key: Key) -> None:
     sign_with(repo, key)
     assert coop_in(repo, "keys", "add", ALICE, str(key.public)).code == 0
