@@ -255,6 +255,9 @@ def _check_tip(
     if old is not None and not _same_roles(old.config, config):
         old = None  # other roles change every fold: check every item
     touched = changed(old, side, where)
+    if old is not None:  # an event newly kept out changes its item's fold
+        listed = set(config.kept_out) - set(old.config.kept_out)
+        touched |= {item for (item, _, _), event in reader.events.items() if event.id in listed}
     for item_id in sorted(touched - {LEDGER_ID}):
         events = reader.item_events(side, item_id)
         stored = side.item(item_id)

@@ -108,8 +108,8 @@ def _run(repo: Repo, allowed: str, commits: list[Oid]) -> dict[Oid, Checked]:
             "git config gpg.ssh.program; nothing was taken in"
         )
     if done.returncode != 0:
-        problem = done.stderr.decode("utf-8", "replace").strip().splitlines()[:1]
-        raise BadLedger(f"git could not check the ledger's signatures ({''.join(problem)})")
+        said = done.stderr.decode("utf-8", "replace").strip().splitlines()[:1]
+        raise BadLedger(f"git could not check the ledger's signatures ({''.join(said)})")
     found: dict[Oid, Checked] = {}
     for line in done.stdout.decode("ascii", "replace").splitlines():
         parts = line.split(" ")
