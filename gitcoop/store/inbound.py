@@ -12,10 +12,15 @@ hold yet, once, and then the tip that would become the local ledger:
                           clocks: each added event above its parents' largest clock
                           and none above that plus the number of events it adds,
                           coop.yaml's clock between the two
+    the fetched commits   under the owners' require_signed, each that adds events is
+                          signed by its author's registered key (store/trust.py):
+                          none good is a refusal; good and bad mixed keeps the bad
+                          ones' events out
     the tip               coop.yaml's roles and settings are the fold of the ledger's
-                          own events; every item that changed since the merge base
-                          (every item, when the roles changed) is the fold of its
-                          events
+                          own events; what it keeps out, unsigned commits added (and
+                          on a fast-forward, all this clone keeps out); every item
+                          that changed since the merge base (every item, when the
+                          roles changed) is the fold of its events
 
 Any breach is a BadLedger naming the remote and the path (and the commit);
 nothing is written and the local ref does not move. `sync`, `pull`, a
@@ -29,11 +34,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from gitcoop.domain import admission, rulebook
-from gitcoop.domain.ids import ItemId, fanout
+from gitcoop.domain.ids import EventId, ItemId, fanout
 from gitcoop.domain.records import Event, LedgerConfig
 from gitcoop.domain.roles import LEDGER_ID
 from gitcoop.domain.settings import SETTINGS
 from gitcoop.errors import BadLedger, FetchedLedgerRefused
+from gitcoop.store import trust
 from gitcoop.store.layout import (
     EVENT_FILE_RE,
     EVENTS,
@@ -79,6 +85,9 @@ class Arrival:
 
     touched: frozenset[ItemId]
     reader: Reader
+    # events kept out of every fold (docs/hardening.md): what this clone kept out already,
+    # and the events of fetched commits that broke the owners' signing policy
+    kept_out: frozenset[EventId] = frozenset()
 
 
 def check(repo: Repo, remote: str, ours: Oid | None, base: Oid | None, theirs: Oid) -> Arrival:
@@ -89,11 +98,15 @@ def check(repo: Repo, remote: str, ours: Oid | None, base: Oid | None, theirs: O
         history = _History(repo, reader)
         for info in repo.commits_since(theirs, ours):
             history.check(info)
-        touched = _check_tip(reader, base, theirs, where)
+        trusted = frozenset(Snapshot(repo, ours).config.kept_out) if ours else frozenset()
+        kept_out = history.check_signatures(trusted, Snapshot(repo, theirs).config)
+        if ours is not None and base == ours:
+            _check_still_kept_out(Snapshot(repo, theirs).config, trusted)
+        touched = _check_tip(reader, base, theirs, where, kept_out)
     except BadLedger as error:
         text = error.message.removeprefix(where)
         raise FetchedLedgerRefused(f"{where}{text} — the local ledger is unchanged") from None
-    return Arrival(frozenset(touched), reader)
+    return Arrival(frozenset(touched), reader, kept_out)
 
 
 # -- each commit ----------------------------------------------------------------------
@@ -113,6 +126,7 @@ class _History:
         self.repo = repo
         self.reader = reader
         self.clocks: dict[Oid, int] = {}
+        self.candidates: list[trust.Candidate] = []  # what the signing policy may cover
 
     def clock(self, commit: Oid) -> int:
         if commit not in self.clocks:
@@ -134,6 +148,22 @@ class _History:
         except BadLedger as error:
             raise BadLedger(f"commit {info.oid[:12]}: {error.message}") from None
         self.clocks[info.oid] = config.clock
+        if added and info.parents:
+            ids = frozenset(EventId(e.id) for e in events)
+            self.candidates.append(trust.Candidate(info, ids))
+
+    def check_signatures(
+        self, trusted: frozenset[EventId], theirs: LedgerConfig
+    ) -> frozenset[EventId]:
+        """Under the owners' signing policy, the events to keep out: `trusted` (what this
+        clone keeps out already) and those of every fetched commit not signed by its
+        author's registered key. When no covered commit kept the policy, and the fetched
+        tip does not keep them out already, BadLedger: there is nothing good to take."""
+        judged = trust.judge(trust.LedgerStates(self.repo, self.reader), self.candidates, trusted)
+        nothing_good = judged.broken and len(judged.broken) == len(judged.covered)
+        if nothing_good and not judged.kept_out <= set(theirs.kept_out):
+            raise BadLedger(judged.broken[0].message)
+        return trusted | judged.kept_out
 
     def _added(self, info: CommitInfo) -> list[_Added]:
         """Event files in this commit that no parent has; a dropped or changed one refuses."""
@@ -209,19 +239,29 @@ def _check_config_clock(config: LedgerConfig, floor: int, events: list[Event]) -
 # -- the tip ------------------------------------------------------------------------
 
 
-def _check_tip(reader: Reader, base: Oid | None, theirs: Oid, where: str) -> set[ItemId]:
+def _check_tip(
+    reader: Reader, base: Oid | None, theirs: Oid, where: str, kept_out: frozenset[EventId]
+) -> set[ItemId]:
     repo = reader.repo
     side = Snapshot(repo, theirs)
     config = side.config
+    if not kept_out.issuperset(config.kept_out):
+        wrong = sorted(set(config.kept_out) - kept_out)[0]
+        raise BadLedger(
+            f"coop.yaml: keeps {wrong} out, though no commit that broke the signing policy added it"
+        )
     _check_ledger_fold(reader, side, config)
     old = Snapshot(repo, base) if base else None
     if old is not None and not _same_roles(old.config, config):
         old = None  # other roles change every fold: check every item
     touched = changed(old, side, where)
+    if old is not None:  # an event newly kept out changes its item's fold
+        listed = set(config.kept_out) - set(old.config.kept_out)
+        touched |= {item for (item, _, _), event in reader.events.items() if event.id in listed}
     for item_id in sorted(touched - {LEDGER_ID}):
         events = reader.item_events(side, item_id)
         stored = side.item(item_id)
-        folded = rulebook.fold(events, config.roles)
+        folded = rulebook.fold(events, config.roles, config.kept_out)
         if (stored is None) != (folded is None) or (
             stored is not None and folded is not None and stored.to_data() != folded.to_data()
         ):
@@ -229,9 +269,19 @@ def _check_tip(reader: Reader, base: Oid | None, theirs: Oid, where: str) -> set
     return touched
 
 
+def _check_still_kept_out(config: LedgerConfig, trusted: frozenset[EventId]) -> None:
+    """A ledger built on this one keeps out what this one keeps out: the list only grows."""
+    dropped = sorted(trusted - set(config.kept_out))
+    if dropped:
+        raise BadLedger(
+            f"coop.yaml: no longer keeps {dropped[0]} out, though the ledger it was built "
+            "on did — what a merge keeps out stays out"
+        )
+
+
 def _check_ledger_fold(reader: Reader, side: Snapshot, config: LedgerConfig) -> None:
     """coop.yaml's roles and settings are what the ledger's own events fold to."""
-    state, _refused = rulebook.fold_ledger(reader.item_events(side, LEDGER_ID))
+    state, _refused = rulebook.fold_ledger(reader.item_events(side, LEDGER_ID), config.kept_out)
     if not _same_roles(LedgerConfig(roles=state.roles), config):
         raise BadLedger("coop.yaml: its roles are not the fold of the ledger's role events")
     known = {k: v for k, v in config.settings.items() if k in SETTINGS}

@@ -23,6 +23,7 @@ from gitcoop.store.codec import MAX_BYTES
 from gitcoop.store.layout import REF
 
 Oid = NewType("Oid", str)  # a 40-hex object id
+Sign = Callable[[bytes], str]  # a commit's bytes -> its armoured signature
 
 MAX_FILE_BYTES_KEY = "coop.maxFileBytes"
 
@@ -383,14 +384,31 @@ class Repo:
         return self._writing(builder.write)
 
     def write_commit(
-        self, tree: Any, parents: Sequence[Oid], actor: str, when: datetime, message: str
+        self,
+        tree: Any,
+        parents: Sequence[Oid],
+        actor: str,
+        when: datetime,
+        message: str,
+        sign: Sign | None = None,
     ) -> Oid:
+        """A commit object by `actor`; with `sign`, signed in git's own format (gpgsig).
+
+        The signature is made before anything is written, so a failure to sign
+        leaves no commit behind.
+        """
         signature = pygit2.Signature(actor, actor, int(when.timestamp()), 0)
-        oid = self._writing(
-            lambda: self.raw.create_commit(
-                None, signature, signature, message, tree, [pygit2.Oid(hex=p) for p in parents]
+        parent_ids = [pygit2.Oid(hex=p) for p in parents]
+        if sign is None:
+            oid = self._writing(
+                lambda: self.raw.create_commit(
+                    None, signature, signature, message, tree, parent_ids
+                )
             )
-        )
+            return Oid(str(oid))
+        content = self.raw.create_commit_string(signature, signature, message, tree, parent_ids)
+        armoured = sign(content.encode("utf-8"))
+        oid = self._writing(lambda: self.raw.create_commit_with_signature(content, armoured))
         return Oid(str(oid))
 
     def _writing(self, write: Callable[[], Any]) -> Any:

@@ -30,7 +30,7 @@ from gitcoop.errors import ChangedUnderWrite
 from gitcoop.store import codec
 from gitcoop.store.layout import COOP_FILE, EVENTS, ITEMS, MODE_BLOB, MODE_TREE, event_name
 from gitcoop.store.lock import DEFAULT_TIMEOUT, writer_lock
-from gitcoop.store.repository import Oid, RefLocked, Repo, enable_fsync
+from gitcoop.store.repository import Oid, RefLocked, Repo, Sign, enable_fsync
 from gitcoop.store.snapshot import Snapshot
 
 MAX_ATTEMPTS = 5
@@ -72,6 +72,7 @@ class Change:
     items: dict[ItemId, Item] = field(default_factory=dict)
     events: list[Event] = field(default_factory=list)
     config: LedgerConfig | None = None
+    sign: Sign | None = None  # signs the commit (store/signing.py); None: unsigned
 
 
 Decide = Callable[[Snapshot], Change | None]
@@ -212,7 +213,7 @@ def commit_change(repo: Repo, base: Snapshot, change: Change) -> Oid:
         root.insert(top, _merge_tree(repo, base.subtree(top), fans, MODE_TREE), MODE_TREE)
     parents = [base.commit] if base.commit else []
     tree = repo.write_tree(root)
-    return repo.write_commit(tree, parents, change.actor, change.at, change.message)
+    return repo.write_commit(tree, parents, change.actor, change.at, change.message, change.sign)
 
 
 def _merge_tree(repo: Repo, tree: Any, entries: dict[str, Any], mode: int) -> Any:

@@ -524,6 +524,7 @@ def test_config_shows_sets_and_resets_the_queue_settings(code: Code) -> None:
         "max_same_shape": (3, 3, False),
         "topup_threshold": (5, 5, False),
         "topup_size": (10, 10, False),
+        "require_signed": (False, False, False),
         "verifier": (None, None, False),
     }
     text = coop("config").out
