@@ -17,7 +17,7 @@ from gitcoop.store.lock import LockBusy, lock_path
 from gitcoop.store.repository import Backoff, RefLocked, open_repo
 from gitcoop.store.snapshot import Snapshot
 from gitcoop.store.transaction import Change, Policy
-from tests.conftest import coop, coop_process, git
+from tests.conftest import coop, coop_process, git, unavailable
 
 
 class FakeClock:
@@ -74,6 +74,8 @@ def test_a_ledger_without_a_reflog_gets_one_at_its_next_write(ledger: Path) -> N
 
 
 def _fsync_calls(repo: Path, *args: str) -> int:
+    if shutil.which("strace") is None:
+        unavailable("strace is not installed (Debian: apt-get install strace)")
     trace = repo.parent / "trace.txt"
     exe = str(Path(sys.executable).parent / "git-coop")
     done = subprocess.run(
@@ -84,12 +86,11 @@ def _fsync_calls(repo: Path, *args: str) -> int:
         check=False,
     )
     if done.returncode != 0 and "ptrace" in done.stderr:
-        pytest.skip("strace cannot trace here")
+        unavailable(f"strace cannot trace here: {done.stderr.strip()}")
     assert done.returncode == 0, done.stderr
     return sum("fsync(" in line for line in trace.read_text().splitlines())
 
 
-@pytest.mark.skipif(shutil.which("strace") is None, reason="needs strace")
 def test_writes_fsync_by_default_and_coop_fsync_false_trades_it_away(ledger: Path) -> None:
     assert _fsync_calls(ledger, "add", "todo", "durable") > 0
     git(ledger, "config", "coop.fsync", "false")
