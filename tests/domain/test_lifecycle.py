@@ -27,7 +27,7 @@ def test_add_makes_an_open_todo_at_version_one() -> None:
 
 
 def test_add_refuses_a_kind_that_does_not_match_the_id() -> None:
-    with pytest.raises(Refused):
+    with pytest.raises(Refused, match="add needs a kind matching the id"):
         rulebook.apply(None, event("add", item=TODO, kind="request", title="x"), ROLES)
 
 
@@ -66,10 +66,18 @@ def test_retake_by_the_holder_refreshes_taken_at_only() -> None:
     assert again.obligation == item.obligation
 
 
-@pytest.mark.parametrize("verb", ["take", "done", "abandon", "release"])
-def test_terminal_rows_are_never_retaken_or_reopened(verb: str) -> None:
+@pytest.mark.parametrize(
+    ("verb", "refusal"),
+    [
+        ("take", "is done — terminal rows are never re-taken"),
+        ("done", "is already done by alice@example.com — the first close is the record"),
+        ("abandon", "is already done by alice@example.com — cannot abandon it"),
+        ("release", "is done, not taken — nothing to release"),
+    ],
+)
+def test_terminal_rows_are_never_retaken_or_reopened(verb: str, refusal: str) -> None:
     done = run(added(), event("done"))
-    with pytest.raises(Refused):
+    with pytest.raises(Refused, match=refusal):
         rulebook.apply(done, event(verb, actor=BOB, reason="r", force=True), ROLES)
 
 
@@ -132,7 +140,7 @@ def test_releasing_anothers_take_needs_force_and_a_role() -> None:
 def test_abandon_is_terminal_and_needs_a_reason() -> None:
     item = run(added(), event("abandon", reason="obsolete"))
     assert item.status == "abandoned"
-    with pytest.raises(Refused):
+    with pytest.raises(Refused, match="is abandoned — terminal rows are never re-taken"):
         rulebook.apply(item, event("take"), ROLES)
 
 
