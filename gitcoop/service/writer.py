@@ -23,10 +23,10 @@ from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import TYPE_CHECKING, Any
 
-from gitcoop.domain import ids, remarks, rulebook
+from gitcoop.domain import ids, reconcile, remarks, rulebook
 from gitcoop.domain.ids import EventId, ItemId
 from gitcoop.domain.queue import settled
-from gitcoop.domain.records import Event, Item, LedgerConfig
+from gitcoop.domain.records import Event, Item, LedgerConfig, Roles
 from gitcoop.domain.roles import LEDGER_ID
 from gitcoop.errors import Ambiguous, ChangedUnderWrite, NotFound, Refused
 from gitcoop.service.context import Context, claims_remote, fsync_wanted, require_ledger
@@ -321,6 +321,22 @@ class _Run:
         self.config = replace(
             self.config, roles=after.roles, settings=dict(after.settings), clock=event.clock
         )
+        if not reconcile.same_roles(before.roles, after.roles):
+            self._refold(after.roles)
+
+    def _refold(self, roles: Roles) -> None:
+        """Role checks use the roles the fold is made with, so a role change can make an
+        accepted event refused (or the reverse): every item is folded again, and each
+        item file stays the fold of its events, as fsck and every fetching clone check."""
+        if self.snapshot.commit is None:
+            return
+        for item_id in self.snapshot.item_ids():
+            current = self.current(item_id)
+            written = (e for e in self.events if e.item == item_id)
+            events = [*self.snapshot.events(item_id), *written]
+            folded = rulebook.fold(events, roles)
+            if folded is not None and (current is None or folded.to_data() != current.to_data()):
+                self.items[item_id] = folded
 
     def _holds(self, item_id: ItemId, verb: str, args: dict[str, Any]) -> bool:
         """Whether the item already has an event asking exactly this."""

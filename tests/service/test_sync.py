@@ -339,3 +339,30 @@ def test_a_fresh_clone_is_pointed_at_sync_and_unrelated_ledgers_are_not_merged(
     refused = coop_in(fresh, "sync")
     assert refused.code == 1 and "no history in common" in refused.err
     assert tip(fresh) == before and tip(clones.root / "remote.git") == tip(a)
+
+
+def test_removing_an_owner_refolds_what_their_role_allowed_and_every_clone_accepts_it(
+    clones: Clones,
+) -> None:
+    """Role checks read the roles the fold is made with: once bob is no owner, his
+    amendment of carol's close is refused on replay. The role change itself re-folds
+    every item, so the ledger it writes passes fsck and every clone's check on fetch."""
+    a, b = two(clones)
+    todo = coop_in(a, "list", "--json").json()[0]["id"]
+    assert coop_in(a, "roles", "add", "owner", "bob@example.com").code == 0
+    assert coop_in(a, "done", todo, "--summary", "first", "--as", "carol@example.com").code == 0
+    amended = coop_in(a, "done", todo, "--summary", "bob's", "--as", "bob@example.com")
+    assert amended.code == 0, amended.err
+    sync(a), sync(b)
+    assert coop_in(a, "roles", "remove", "owner", "bob@example.com").code == 0
+    shown = coop_in(a, "show", todo, "--json").json()
+    assert shown["result_summary"] == "first"
+    assert [(c["actor"], c["verb"]) for c in shown["conflicts"]] == [("bob@example.com", "edit")]
+    checked = coop_in(a, "fsck")
+    assert checked.code == 0, checked.err
+    sync(a)
+    told = coop_in(b, "sync")  # bob's clone: accepted, and bob is told
+    assert told.code == 8, told.err  # not 4, a ledger refused for breaking its own rules
+    assert "lost on merge" in told.err
+    assert tip(b) == tip(a)
+    assert coop_in(b, "show", todo, "--json").json() == shown
