@@ -148,8 +148,73 @@ def test_a_ref_lock_that_ages_while_waiting_is_then_cleared(ledger: Path) -> Non
     notices: list[str] = []
     policy = Policy(clock=clock, sleep=clock.sleep, notice=notices.append)
     transaction.write(repo, add_todo_change("eventually"), policy=policy)
-    assert not lock.exists() and len(notices) == 1
-    assert policy.stale_after <= clock.now - start < policy.ref_lock_wait
+    assert not lock.exists() and len(notices) == 1 and "(5s old" in notices[0]
+    assert 5.0 <= clock.now - start < 5.5  # stale after five seconds, to the pause
+    assert clock.slept[:4] == [0.01, 0.02, 0.04, 0.08]  # the pauses double from 10 ms...
+    assert max(clock.slept) == 0.5  # ...up to half a second
+
+
+def test_a_ref_lock_exactly_five_seconds_old_is_stale_at_once(ledger: Path) -> None:
+    repo = open_repo(str(ledger))
+    lock = Path(repo.ref_lock_path())
+    lock.write_text("")
+    clock = FakeClock(os.stat(lock).st_mtime + 5.0)
+    notices: list[str] = []
+    policy = Policy(clock=clock, sleep=clock.sleep, notice=notices.append)
+    transaction.write(repo, add_todo_change("at once"), policy=policy)
+    assert clock.slept == [] and len(notices) == 1 and not lock.exists()
+
+
+class LiveGit(FakeClock):
+    """A live git that holds the ref lock, touching it, for as long as anyone waits."""
+
+    def __init__(self, lock: Path) -> None:
+        super().__init__(os.stat(lock).st_mtime)
+        self.lock = lock
+
+    def sleep(self, seconds: float) -> None:
+        super().sleep(seconds)
+        os.utime(self.lock, (self.now, self.now))
+
+
+def test_a_live_git_holding_the_ref_lock_is_waited_for_seven_seconds_then_named(
+    ledger: Path,
+) -> None:
+    repo = open_repo(str(ledger))
+    lock = Path(repo.ref_lock_path())
+    lock.write_text("")
+    live = LiveGit(lock)
+    before = tip(ledger)
+    with pytest.raises(RefLocked, match="stayed locked for 7"):
+        transaction.write(
+            repo, add_todo_change("blocked"), policy=Policy(clock=live, sleep=live.sleep)
+        )
+    assert 7.0 <= sum(live.slept) < 7.5  # the stale age and two seconds more, to the pause
+    assert lock.exists() and tip(ledger) == before
+
+
+def test_a_dead_writers_ref_lock_found_at_the_swap_is_cleared_and_the_swap_made_at_once(
+    ledger: Path,
+) -> None:
+    """The lock appears after the write began (so the first clearing missed it)."""
+    repo = open_repo(str(ledger))
+    lock = Path(repo.ref_lock_path())
+    clock = FakeClock(1_000_000_000.0)
+    calls: list[str | None] = []
+    inner = add_todo_change("cleared")
+
+    def decide(snapshot: Snapshot) -> Change:
+        calls.append(snapshot.commit)
+        lock.write_text("")
+        os.utime(lock, (1_000, 1_000))  # long dead
+        return inner(snapshot)
+
+    notices: list[str] = []
+    policy = Policy(clock=clock, sleep=clock.sleep, notice=notices.append)
+    transaction.write(repo, decide, policy=policy)
+    assert len(calls) == 1 and clock.slept == []  # no second decision, no pause
+    assert len(notices) == 1 and not lock.exists()
+    assert git(ledger, "log", "-1", "--format=%s", REF).strip() == "cleared"
 
 
 # -- lost swaps ----------------------------------------------------------------
@@ -191,8 +256,9 @@ def test_losing_every_swap_ends_in_exit_3_after_bounded_retries(ledger: Path) ->
 
     with pytest.raises(ChangedUnderWrite) as caught:
         transaction.write(repo, decide)
-    assert len(calls) == transaction.MAX_ATTEMPTS
+    assert len(calls) == 5  # five attempts, each on a fresh read
     assert caught.value.exit_code == 3
+    assert "the ledger moved 5 times" in caught.value.message
     assert "changed under this write" in caught.value.message
     assert "re-read and retry" in caught.value.message
     assert git(ledger, "log", "-1", "--format=%s", REF).strip() == "someone else"
