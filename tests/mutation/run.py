@@ -14,6 +14,8 @@ cosmic-ray session (`cr-report DIR/<scope>/session.sqlite`) and a text
 report of the surviving mutants with their diffs (DIR/<scope>/survivors.txt).
 With `--survivors-of EARLIER_DIR` only the mutants that survived that run are
 tried again (on the tests as they are now): the quick way to check new tests.
+`--at REV` mutates a commit's tree instead (the figures "before" in
+docs/testing.md are `--at` the commit before the tests that killed them).
 
 A run ends with one line per scope: mutants, killed, survived, score, time.
 docs/testing.md has the figures and says why each mutant left is harmless.
@@ -109,8 +111,13 @@ SCOPES = {
 }
 
 
-def copy_tree(dest: Path) -> None:
-    """The working tree as it is: tracked and untracked files, ignored ones left out."""
+def copy_tree(dest: Path, at: str | None = None) -> None:
+    """The working tree as it is (tracked and untracked files, ignored ones left out),
+    or with `at`, the tree of that commit."""
+    if at is not None:
+        archive = subprocess.run(["git", "archive", at], cwd=ROOT, capture_output=True, check=True)
+        subprocess.run(["tar", "-x", "-C", str(dest)], input=archive.stdout, check=True)
+        return
     listed = subprocess.run(
         ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
         cwd=ROOT,
@@ -197,12 +204,12 @@ def reopen_survivors(session: Path) -> None:
 
 
 def run_scope(
-    name: str, scope: Scope, out: Path, previous: Path | None = None
+    name: str, scope: Scope, out: Path, previous: Path | None = None, at: str | None = None
 ) -> tuple[int, int, int, float]:
     where = out / name
     tree = where / "tree"
     tree.mkdir(parents=True)
-    copy_tree(tree)
+    copy_tree(tree, at)
     config = write_config(where, scope)
     session = where / "session.sqlite"
     env = {**os.environ, "PYTHONPATH": str(tree), "PYTHONDONTWRITEBYTECODE": "1"}
@@ -253,6 +260,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("scopes", nargs="*", metavar="SCOPE", help=", ".join(SCOPES))
     parser.add_argument("--out", type=Path, help="where sessions and reports go")
+    parser.add_argument("--at", metavar="REV", help="mutate this commit's tree, not the work tree")
     parser.add_argument(
         "--survivors-of",
         type=Path,
@@ -266,7 +274,9 @@ def main() -> None:
     out = args.out or Path(tempfile.mkdtemp(prefix="gitcoop-mutation-"))
     rows = []
     for name in args.scopes or list(SCOPES):
-        mutants, killed, survived, elapsed = run_scope(name, SCOPES[name], out, args.survivors_of)
+        mutants, killed, survived, elapsed = run_scope(
+            name, SCOPES[name], out, args.survivors_of, args.at
+        )
         score = 100.0 * killed / mutants if mutants else 100.0
         rows.append(f"{name:18} {mutants:7} {killed:7} {survived:8} {score:6.1f}% {elapsed:7.0f}s")
         print(rows[-1], flush=True)
