@@ -67,8 +67,9 @@ def report_json(report: SyncReport) -> dict[str, Any]:
     }
 
 
-def stop_if_lost(report: SyncReport) -> None:
-    """Exit 8 when the merge refused one of the acting person's own events (after the report)."""
+def stop_if_lost(report: SyncReport, as_json: bool) -> None:
+    """Exit 8 when the merge refused one of the acting person's own events (after the report,
+    which under --json is the answer: its `lost` list says which)."""
     if not report.lost:
         return
     items = sorted({n.label or n.item for n in report.lost})
@@ -76,7 +77,8 @@ def stop_if_lost(report: SyncReport) -> None:
     raise LostOnMerge(
         f"{count} lost on merge ({', '.join(items)}) — stop working on what you no longer "
         "hold; git coop list --mine shows it until you acknowledge it: "
-        f"git coop ack {items[0] if len(items) == 1 else 'ID'}"
+        f"git coop ack {items[0] if len(items) == 1 else 'ID'}",
+        printed=as_json,
     )
 
 
@@ -146,7 +148,7 @@ def register(app: typer.Typer) -> None:
         """
         report = sync.sync(make_context(actor), remote)
         print_report(report, as_json, "sync")
-        stop_if_lost(report)
+        stop_if_lost(report, as_json)
 
     @app.command()
     def pull(remote: RemoteArg = "origin", actor: AsOpt = None, as_json: JsonOpt = False) -> None:
@@ -156,7 +158,7 @@ def register(app: typer.Typer) -> None:
         """
         report = sync.pull(make_context(actor), remote)
         print_report(report, as_json, "pull")
-        stop_if_lost(report)
+        stop_if_lost(report, as_json)
 
     @app.command()
     def push(remote: RemoteArg = "origin", actor: AsOpt = None, as_json: JsonOpt = False) -> None:

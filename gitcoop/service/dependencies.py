@@ -115,7 +115,13 @@ class Ready:
 def ready(
     ctx: Context, kind: str | None = None, tag: str | None = None, limit: int | None = None
 ) -> Ready:
-    snapshot = read_ledger(ctx)
+    return ready_in(read_ledger(ctx), kind, tag, limit)
+
+
+def ready_in(
+    snapshot: Snapshot, kind: str | None = None, tag: str | None = None, limit: int | None = None
+) -> Ready:
+    """`ready` on one state of the ledger (a writer's plan reads it under the lock)."""
     found = rows(snapshot)
     graph = graph_of(found)
     by_id = {}
