@@ -5,7 +5,11 @@ per event), then times:
   - the merge alone (store.merge.plan + the ref swap, in this process)
   - a whole `git coop sync` process (start-up, fetch, merge, push)
 
-Run: python bench/merge_bench.py [--items 200] [--events 1000]
+and, for a first sync (a clone with no ledger fetching a large one whose
+history is one commit per transition), the whole `git coop sync` process and
+the check and fast-forward alone.
+
+Run: python bench/merge_bench.py [--items 200] [--events 1000] [--first-sync 10000]
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import resource
 import subprocess
 import sys
 import tempfile
@@ -24,12 +29,20 @@ from pathlib import Path
 from gitcoop.domain import ids, rulebook
 from gitcoop.domain.ids import ItemId
 from gitcoop.domain.records import Event, LedgerConfig, Roles
+from gitcoop.domain.roles import LEDGER_ID
 from gitcoop.store import merge, transaction
 from gitcoop.store.repository import open_repo
 from gitcoop.store.snapshot import Snapshot
 from gitcoop.store.transaction import Change
 
 START = datetime(2026, 11, 29, 10, tzinfo=UTC)
+
+
+def children_cpu() -> float:
+    """CPU seconds of every finished child process (and theirs): load on a shared machine
+    stretches wall time, not this."""
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
 
 
 def git(cwd: Path, *args: str) -> str:
@@ -48,19 +61,23 @@ def make_clone(root: Path, name: str, url: str) -> Path:
 
 
 def write_events(
-    path: Path, actor: str, count: int, items: list[ItemId] | None, seed: int
+    path: Path, actor: str, count: int, items: list[ItemId] | None, seed: int, batch: int = 50
 ) -> list[ItemId]:
-    """`count` events in batches of 50 per commit; adds `len(items)` todos when items is None."""
+    """`count` events, `batch` per commit; adds `count` todos when items is None."""
     repo = open_repo(str(path))
     rng = random.Random(seed)
     made: list[ItemId] = []
-    batch = 50
     for start in range(0, count, batch):
 
         def decide(snapshot: Snapshot, start: int = start) -> Change:
-            config = snapshot.config if snapshot.commit else LedgerConfig(Roles((actor,)))
+            config = snapshot.config if snapshot.commit else LedgerConfig(Roles((actor,)), clock=1)
             clock = config.clock
             touched: dict[ItemId, list[Event]] = {}
+            if snapshot.commit is None:  # what `init` writes: the first owner, as an event
+                owner = {"action": "add", "role": "owner", "who": actor}
+                first = Event(ids.mint_event_id(rng.getrandbits), LEDGER_ID, 1, START, actor, None,
+                              "roles", owner)  # fmt: skip
+                touched[LEDGER_ID] = [first]
             for n in range(start, min(start + batch, count)):
                 clock += 1
                 at = START + timedelta(seconds=n)
@@ -78,6 +95,8 @@ def write_events(
                 touched.setdefault(item_id, []).append(event)
             changed = {}
             for item_id, new in touched.items():
+                if item_id == LEDGER_ID:
+                    continue
                 folded = rulebook.fold([*snapshot.events(item_id), *new], config.roles)
                 assert folded is not None
                 changed[item_id] = folded
@@ -90,11 +109,50 @@ def write_events(
     return made
 
 
+def first_sync(items: int) -> list[tuple[str, str]]:
+    """A clone with no ledger syncs one of `items` todos, each added in its own commit."""
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        git(root, "init", "-q", "--bare", "remote.git")
+        url = (root / "remote.git").as_uri()
+        a, b = make_clone(root, "alice", url), make_clone(root, "bob", url)
+        started = time.perf_counter()
+        write_events(a, "alice@example.com", items, None, 1, batch=1)
+        built = time.perf_counter() - started
+        coop = [sys.executable, "-c", "from gitcoop.cli.main import run; run()"]
+        subprocess.run([*coop, "push"], cwd=a, check=True, capture_output=True)
+        copy = root / "bob-copy"
+        git(root, "init", "-q", "--bare", str(copy))
+        git(copy, "fetch", "-q", url, "+refs/coop/ledger:refs/coop/remotes/origin/ledger")
+        repo = open_repo(str(copy))
+        theirs = repo.tip("refs/coop/remotes/origin/ledger")
+        assert theirs is not None
+        started, cpu = time.perf_counter(), time.process_time()
+        merged = merge.merge(repo, "origin", theirs, "bob@example.com", START, fsync=False)
+        check_alone = time.perf_counter() - started, time.process_time() - cpu
+        assert merged.kind == "new", merged.kind
+        started, cpu = time.perf_counter(), children_cpu()
+        done = subprocess.run([*coop, "sync", "--json"], cwd=b, capture_output=True, text=True)
+        whole = time.perf_counter() - started, children_cpu() - cpu
+        assert done.returncode == 0, done.stderr
+        return [
+            ("first sync: items (one commit each)", f"{items} (built in {built:.1f} s)"),
+            ("first sync: check + fast-forward alone", seconds(*check_alone)),
+            ("first sync: whole `git coop sync` process", seconds(*whole)),
+        ]
+
+
+def seconds(wall: float, cpu: float) -> str:
+    return f"{wall:.3f} s (CPU {cpu:.3f} s)"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--items", type=int, default=200)
     parser.add_argument("--events", type=int, default=1000)
+    parser.add_argument("--first-sync", type=int, default=0, metavar="N")
     opts = parser.parse_args()
+    extra = first_sync(opts.first_sync) if opts.first_sync else []
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         git(root, "init", "-q", "--bare", "remote.git")
@@ -116,22 +174,23 @@ def main() -> None:
         repo = open_repo(str(copy))
         theirs = repo.tip("refs/coop/remotes/origin/ledger")
         assert theirs is not None
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         merged = merge.merge(repo, "origin", theirs, "bob@example.com", START, fsync=False)
-        merge_alone = time.perf_counter() - started
+        merge_alone = time.perf_counter() - started, time.process_time() - cpu
         assert merged.kind == "merged", merged.kind
 
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), children_cpu()
         done = subprocess.run([*coop, "sync", "--json"], cwd=b, capture_output=True, text=True)
-        whole = time.perf_counter() - started
+        whole = time.perf_counter() - started, children_cpu() - cpu
         assert done.returncode == 0, done.stderr
 
         rows = [
             ("items", str(opts.items)),
             ("events per side since the merge base", str(opts.events)),
             ("items replayed", str(len(merged.items))),
-            ("merge alone (check remote + replay + write + swap)", f"{merge_alone:.3f} s"),
-            ("whole `git coop sync` process (fetch, merge, push)", f"{whole:.3f} s"),
+            ("merge alone (check remote + replay + write + swap)", seconds(*merge_alone)),
+            ("whole `git coop sync` process (fetch, merge, push)", seconds(*whole)),
+            *extra,
         ]
         width = max(len(k) for k, _ in rows)
         print(f"{'measure':<{width}}  value")

@@ -92,6 +92,12 @@ class BadLedger(CoopError):
     code = "bad_ledger"
 
 
+class FetchedLedgerRefused(BadLedger):
+    """A fetched ledger breaks the format or a rule: refused, and the local one is unchanged."""
+
+    code = "fetched_ledger_refused"
+
+
 class NothingToDo(CoopError):
     """There was nothing to act on: `pick` found no ready item."""
 

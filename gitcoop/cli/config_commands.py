@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from gitcoop.cli.options import AsOpt, JsonOpt, make_context
+from gitcoop.cli.terminal import printable, say
 from gitcoop.errors import UsageError
 
 if TYPE_CHECKING:
@@ -47,14 +48,14 @@ def register(app: typer.Typer) -> None:
                 render.emit_json(data if key is None else data[0])
                 return
             for row in shown:
-                print(render.printable(setting_line(row)))
+                say(printable(setting_line(row)))
             return
         row, changed = settings.set_value(ctx, key, None if reset else value)
         if as_json:
             render.emit_json({**row.to_data(), "changed": changed})
         else:
             news = "unchanged" if not changed else ("reset to its default" if reset else "set")
-            print(render.printable(f"{row.key} = {shown_value(row.value)} ({news})"))
+            say(printable(f"{row.key} = {shown_value(row.value)} ({news})"))
 
 
 def setting_line(row: Shown) -> str:

@@ -18,6 +18,7 @@ from typing import Annotated
 
 import typer
 
+from gitcoop.cli import terminal
 from gitcoop.cli.options import JsonOpt
 from gitcoop.store.repository import init_repo
 
@@ -35,7 +36,7 @@ class Steps:
 
     def say(self, text: str) -> None:
         if not self.quiet:
-            print(text)
+            terminal.say(text)
 
     def __call__(self, who: str, when: str, args: list[str]) -> str:
         """Run one command as `who` at `when`, echo it, and return what it printed."""
@@ -106,9 +107,9 @@ def walkthrough(run: Callable[[list[str]], int], keep: bool, as_json: bool = Fal
     if as_json:
         print(json.dumps({"repository": folder, "kept": keep, "steps": step.record}, indent=2))
     elif keep:
-        print(f"The repository is kept at {folder}.")
+        terminal.say(f"The repository is kept at {folder}.")
     else:
-        print("The throwaway repository was removed (use --keep to explore it).")
+        terminal.say("The throwaway repository was removed (use --keep to explore it).")
 
 
 def register(app: typer.Typer, run: Callable[[list[str]], int]) -> None:

@@ -8,6 +8,7 @@ import typer
 
 from gitcoop.cli import render
 from gitcoop.cli.options import JsonOpt, make_context
+from gitcoop.cli.terminal import say
 from gitcoop.service import fsck as checks
 
 
@@ -35,7 +36,7 @@ def register(app: typer.Typer) -> None:
             )
         else:
             for breach in report.breaches:
-                print(f"{breach.path}: [{breach.rule}] {breach.message}")
+                say(f"{breach.path}: [{breach.rule}] {breach.message}")
         if report.breaches:
             count = len(report.breaches)
             raise checks.BreachesFound(
@@ -44,4 +45,4 @@ def register(app: typer.Typer) -> None:
                 printed=as_json,  # the report is the answer
             )
         if not as_json:
-            print(f"ok: {checks.summary(report)}")
+            say(f"ok: {checks.summary(report)}")

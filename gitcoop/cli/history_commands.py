@@ -13,6 +13,7 @@ import typer
 
 from gitcoop.cli import render
 from gitcoop.cli.options import JsonOpt, make_context
+from gitcoop.cli.terminal import printable, say
 from gitcoop.service import history_view
 
 if TYPE_CHECKING:
@@ -41,9 +42,9 @@ def register(app: typer.Typer) -> None:
             render.emit_json([asdict(c) for c in changes])
             return
         for change in changes:
-            print(render.printable(f"git config {change.key} {change.value!r}: {change.action}"))
+            say(printable(f"git config {change.key} {change.value!r}: {change.action}"))
         if not changes:
-            print("nothing to undo: gitcoop set nothing here" if undo else "nothing to change")
+            say("nothing to undo: gitcoop set nothing here" if undo else "nothing to change")
 
 
 def hide_after_setup(ctx: Context) -> tuple[list[dict[str, Any]], list[str]]:

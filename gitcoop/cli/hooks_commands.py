@@ -19,6 +19,7 @@ import typer
 
 from gitcoop.cli import render
 from gitcoop.cli.options import AsOpt, JsonOpt, SessionOpt, make_context
+from gitcoop.cli.terminal import printable, say, warn
 from gitcoop.errors import CoopError
 from gitcoop.service import hooks
 
@@ -81,10 +82,9 @@ def hint_on_take(ctx: Context) -> None:
     """The first take in a clone without the hooks says how to install them; later ones don't."""
     try:
         if hooks.hint_once(ctx):
-            print(
+            warn(
                 f"{INSTALL_HINT} (said once; git coop hooks backfill finds commits made "
-                "without them)",
-                file=sys.stderr,
+                "without them)"
             )
     except CoopError:
         pass  # a hint must never fail the take it follows
@@ -101,10 +101,9 @@ def _register_hooks(hooks_app: typer.Typer) -> None:
         runner = this_runner()
         _print_changes(hooks.install(make_context(), runner), as_json)
         if not runner.starts():
-            print(
+            warn(
                 "gitcoop: warning: cannot tell which git-coop script runs this gitcoop, so the "
-                "hooks will use git-coop from PATH",
-                file=sys.stderr,
+                "hooks will use git-coop from PATH"
             )
 
     @hooks_app.command()
@@ -125,17 +124,17 @@ def _register_hooks(hooks_app: typer.Typer) -> None:
                 {"hooks": [asdict(s) for s in states], "journal_entries": len(waiting)}
             )
             return
-        print(f"hooks dir: {hooks.hooks_dir(ctx)}")
+        say(f"hooks dir: {hooks.hooks_dir(ctx)}")
         for state in states:
             chained = f" (chains {state.name}{hooks.LEGACY_SUFFIX})" if state.legacy else ""
-            print(f"{state.name:<19} {state.state}{chained}")
+            say(f"{state.name:<19} {state.state}{chained}")
         for line in _status_advice(states):
-            print(line)
+            say(line)
         summary = replay.waiting_text(waiting)
         if summary:
-            print(summary.removeprefix("gitcoop: "))
+            say(summary.removeprefix("gitcoop: "))
         for line in replay.listing(waiting):
-            print(render.printable(line.removeprefix("gitcoop: ")))
+            say(printable(line.removeprefix("gitcoop: ")))
 
 
 def _status_advice(states: list[hooks.HookState]) -> list[str]:
@@ -144,16 +143,14 @@ def _status_advice(states: list[hooks.HookState]) -> list[str]:
     stale = next((s for s in ours if s.state == "stale"), None)
     if stale is not None:
         lines.append(
-            f"the gitcoop these hooks run is gone ({render.printable(stale.python or '')}): "
+            f"the gitcoop these hooks run is gone ({printable(stale.python or '')}): "
             "commits are only noted for the next git coop command — run git coop hooks install "
             "with the gitcoop you use now"
         )
     elif any(s.state == "outdated" for s in ours):
         lines.append("some hooks are from another gitcoop version — run: git coop hooks install")
     elif ours and ours[0].python:
-        lines.append(
-            f"runs: {render.printable(ours[0].python)} {render.printable(ours[0].entry or '')}"
-        )
+        lines.append(f"runs: {printable(ours[0].python)} {printable(ours[0].entry or '')}")
     elif ours:
         lines.append("runs: git-coop from PATH (no interpreter recorded)")
     if any(s.state in ("missing", "foreign") for s in states) and not ours:
@@ -206,7 +203,7 @@ def _found_json(found: Unrecorded) -> dict[str, Any]:
 def _found_line(found: Unrecorded) -> str:
     asked = ", ".join(f"{t.key} {t.ref}" for t in found.trailers)
     when = found.commit.committed_at.strftime("%Y-%m-%d")
-    return render.printable(
+    return printable(
         f"{found.commit.sha[:10]}  {when}  {found.commit.author_email}  {found.subject}  [{asked}]"
     )
 
@@ -216,12 +213,12 @@ def _print_found(found: list[Unrecorded], as_json: bool) -> None:
         render.emit_json([_found_json(f) for f in found])
         return
     if not found:
-        print("every Coop trailer on local branches is recorded; nothing to backfill")
+        say("every Coop trailer on local branches is recorded; nothing to backfill")
         return
-    print(f"{len(found)} commit(s) carry Coop trailers the ledger never recorded:")
+    say(f"{len(found)} commit(s) carry Coop trailers the ledger never recorded:")
     for one in found:
-        print(f"  {_found_line(one)}")
-    print("record them (as you, naming each commit): git coop hooks backfill --apply")
+        say(f"  {_found_line(one)}")
+    say("record them (as you, naming each commit): git coop hooks backfill --apply")
 
 
 def _print_backfilled(done: list[Backfilled], as_json: bool) -> None:
@@ -234,14 +231,14 @@ def _print_backfilled(done: list[Backfilled], as_json: bool) -> None:
         )
         return
     if not done:
-        print("every Coop trailer on local branches is recorded; nothing to backfill")
+        say("every Coop trailer on local branches is recorded; nothing to backfill")
     for one in done:
-        print(_found_line(one.found))
+        say(_found_line(one.found))
         for outcome in one.outcomes:
             text = f"  {outcome.status}: {outcome.text}"
             if outcome.command:
                 text += f" — record it with: {outcome.command}"
-            print(render.printable(text))
+            say(printable(text))
 
 
 def _outcome_json(outcome: Outcome) -> dict[str, Any]:
@@ -290,7 +287,7 @@ def _suggest(ctx: Context, message_file: str, source: str | None) -> list[str]:
     offered = commit_hooks.suggestion(ctx, text, source)
     if offered is None:
         return []
-    changed = commit_hooks.with_suggestion(text, offered, render.printable(offered.title))
+    changed = commit_hooks.with_suggestion(text, offered, printable(offered.title))
     if changed != text:
         with open(message_file, "w", encoding="utf-8", errors="surrogateescape") as handle:
             handle.write(changed)
@@ -314,7 +311,7 @@ def _register_journal(hook_app: typer.Typer) -> None:
             )
             return
         lines = replay.report_lines(report)
-        print("\n".join(render.printable(line) for line in lines) or "the journal is empty")
+        say("\n".join(printable(line) for line in lines) or "the journal is empty")
 
     @hook_app.command("dismiss")
     def dismiss(
@@ -332,7 +329,7 @@ def _register_journal(hook_app: typer.Typer) -> None:
         if as_json:
             render.emit_json(dropped)
         else:
-            print(render.printable(f"dismissed journal entry {dropped['id'][:8]}"))
+            say(printable(f"dismissed journal entry {dropped['id'][:8]}"))
 
 
 def _run_hook(body: Callable[[], list[str]]) -> None:
@@ -343,7 +340,7 @@ def _run_hook(body: Callable[[], list[str]]) -> None:
     except Exception as error:  # a hook must never fail the git command
         lines = [f"gitcoop: hook failed unexpectedly ({type(error).__name__}: {error})"]
     for line in lines:
-        print(render.printable(line), file=sys.stderr)
+        warn(printable(line))
 
 
 WORDS = {
@@ -367,4 +364,4 @@ def _print_changes(changes: list[hooks.HookChange], as_json: bool) -> None:
         render.emit_json([asdict(c) for c in changes])
         return
     for change in changes:
-        print(_change_line(change))
+        say(_change_line(change))

@@ -10,8 +10,7 @@ one line, how many wait (docs/hooks.md).
 
 from __future__ import annotations
 
-import sys
-
+from gitcoop.cli.terminal import warn
 from gitcoop.errors import CoopError
 
 NOT_REPLAYED_BEFORE = ("hook", "hooks", "-h", "--help")
@@ -28,7 +27,7 @@ def replay_journal(args: list[str]) -> None:
         ctx = make_context()
         if not journal.has_entries(ctx.repo().common_dir):
             return
-        from gitcoop.cli.render import printable
+        from gitcoop.cli.terminal import printable
         from gitcoop.service import replay
 
         report = replay.replay(ctx, everything=False)
@@ -37,4 +36,4 @@ def replay_journal(args: list[str]) -> None:
     except CoopError:
         return
     for line in [*lines, *([waiting] if waiting else [])]:
-        print(printable(line), file=sys.stderr)
+        warn(printable(line))

@@ -20,6 +20,7 @@ from gitcoop.cli.options import (
     SessionOpt,
     make_context,
 )
+from gitcoop.cli.terminal import printable, say, warn
 from gitcoop.errors import UsageError
 
 if TYPE_CHECKING:
@@ -77,26 +78,25 @@ def print_written(shown: Shown, as_json: bool, verb: str) -> None:
     if as_json or notes:
         from gitcoop.cli import render
 
-        notes = [render.printable(note) for note in notes]
+        notes = [printable(note) for note in notes]
     if as_json:
         render.emit_json(render.item_json(shown))
         return
     if not shown.wrote:
         why = notes.pop(0) if notes else "it already records that"
-        print(f"{shown.label} unchanged — {why}")
+        say(f"{shown.label} unchanged — {why}")
     else:
         past = "amended" if shown.verb == "edit" and verb != "edited" else verb
-        print(f"{past} {shown.label}: {shown.item.title} [{shown.item.status}]")
+        say(f"{past} {shown.label}: {shown.item.title} [{shown.item.status}]")
     for note in notes:
-        print(f"  {note}")
+        say(f"  {note}")
 
 
 def lost_line(item: Any, label: str, actor: str | None) -> str:
     """Under an item in `list --mine`: which of the actor's events lost, and what to do."""
-    from gitcoop.cli import render
 
     verbs = [c.verb for c in item.conflicts if c.actor == actor and not c.acknowledged]
-    return render.printable(
+    return printable(
         f"    your {', '.join(verbs)} lost on merge: you no longer hold this — "
         f"git coop ack {label} once you have stopped"
     )
@@ -129,14 +129,14 @@ def register(app: typer.Typer) -> None:
             extra = {"hooks": hooked, "history_view": views}
             render.emit_json({"created": created, **config.to_data(), **extra})
         elif created:
-            print(f"initialised refs/coop/ledger; owners: {', '.join(config.roles.owners)}")
+            say(f"initialised refs/coop/ledger; owners: {', '.join(config.roles.owners)}")
         else:
-            print("refs/coop/ledger already exists; nothing changed")
+            say("refs/coop/ledger already exists; nothing changed")
         for line in hook_lines + view_lines:  # notices on stderr; --json keeps stdout JSON
             if line.startswith("gitcoop:"):
-                print(line, file=sys.stderr)
+                warn(line)
             elif not as_json:
-                print(line)
+                say(line)
 
     @app.command()
     def add(
@@ -173,7 +173,7 @@ def register(app: typer.Typer) -> None:
             cited = tuple(queue.parse_evidence(spec) for spec in evidence or [])
             cited, warnings = queue.check_evidence(ctx, cited)
             for warning in warnings:
-                print(f"warning: --evidence {render.printable(warning)}", file=sys.stderr)
+                warn(f"warning: --evidence {printable(warning)}")
             shown = queue.add_item(
                 ctx,
                 title.strip(),
@@ -199,7 +199,7 @@ def register(app: typer.Typer) -> None:
         if as_json:
             render.emit_json(render.item_json(shown))
         else:
-            print(shown.label)
+            say(shown.label)
 
     @app.command("list")
     def list_(
@@ -247,17 +247,17 @@ def register(app: typer.Typer) -> None:
             return
         if not listing.listed and not listing.settled:
             if where != queries.ListFilter():
-                print("nothing matches these filters")
+                say("nothing matches these filters")
             else:
-                print("the ledger is empty — add work with: git coop add todo TITLE")
+                say("the ledger is empty — add work with: git coop add todo TITLE")
         for row in listing.listed:
             shown = Shown(Item.from_data(row.data()), row.label)
-            print(render.item_line(shown, ctx.now, listing.viewer))
+            say(render.item_line(shown, ctx.now, listing.viewer))
             if row.item_id in where.lost:
-                print(lost_line(shown.item, row.label, listing.viewer))
+                say(lost_line(shown.item, row.label, listing.viewer))
         if listing.settled:
             counts = ", ".join(f"{n} {s}" for s, n in sorted(listing.settled.items()))
-            print(f"settled: {counts} — git coop list --all shows them")
+            say(f"settled: {counts} — git coop list --all shows them")
 
     @app.command()
     def show(item: IdArg, actor: AsOpt = None, as_json: JsonOpt = False) -> None:
@@ -274,7 +274,7 @@ def register(app: typer.Typer) -> None:
             data["dependencies"] = found.links.to_data()
             render.emit_json(data)
         else:
-            print(render.item_details(found.shown, ctx.now, found.notes, found.links))
+            say(render.item_details(found.shown, ctx.now, found.notes, found.links))
 
     @app.command()
     def log(
@@ -291,7 +291,7 @@ def register(app: typer.Typer) -> None:
             render.emit_json([render.event_json(e) for e in entries])
         else:
             for entry in entries:
-                print(render.log_line(entry))
+                say(render.log_line(entry))
 
     def transition(
         verb: str,

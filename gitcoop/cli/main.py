@@ -9,7 +9,8 @@ import sys
 import traceback
 from typing import Any
 
-from gitcoop.errors import BadLedger, CoopError
+from gitcoop.cli.terminal import warn
+from gitcoop.errors import BadLedger, CoopError, FetchedLedgerRefused, UsageError
 
 EXIT_BUG = 70  # EX_SOFTWARE: not a user mistake; the message asks for a report
 EXIT_OUTPUT_LOST = 120  # what Python itself exits with when stdout fails to flush at exit
@@ -117,6 +118,13 @@ def only_command(app: Any, word: str | None, argv: list[str] | None = None) -> N
 def main(argv: list[str] | None = None) -> int:
     """Run one command; return (and, as a script, exit with) its exit code."""
     args = global_options_last(sys.argv[1:] if argv is None else argv)
+    undecodable = next((n for n, arg in enumerate(args, 1) if _surrogate(arg)), None)
+    if undecodable is not None:  # bytes that are not UTF-8: nothing can store or show them
+        warn(
+            f"gitcoop: argument {undecodable} ({args[undecodable - 1]}) is not valid UTF-8 "
+            "text — give it as UTF-8"
+        )
+        return UsageError.exit_code
     app = build_app(args)
     try:
         from gitcoop.cli.journal_replay import replay_journal
@@ -125,14 +133,15 @@ def main(argv: list[str] | None = None) -> int:
         app(args=args, prog_name="git coop", standalone_mode=False)  # type: ignore[operator]
     except CoopError as error:
         hint = ""
-        if isinstance(error, BadLedger) and invoked_command(args) != "fsck":
+        local = isinstance(error, BadLedger) and not isinstance(error, FetchedLedgerRefused)
+        if local and invoked_command(args) != "fsck":
             hint = " (git coop fsck lists every breach)"
         if wants_json(args) and not error.printed:
             _emit_error(error.to_data())
-        print(f"gitcoop: {error.message}{hint}", file=sys.stderr)
+        warn(f"gitcoop: {error.message}{hint}")
         return error.exit_code
     except KeyboardInterrupt:
-        print("gitcoop: interrupted", file=sys.stderr)
+        warn("gitcoop: interrupted")
         return 130
     except BrokenPipeError:
         return 0
@@ -145,6 +154,10 @@ def main(argv: list[str] | None = None) -> int:
                 _emit_error({"code": "usage", "exit": int(error.exit_code), "message": message})
             error.show()
             return int(error.exit_code)
+        refused = _environment(error)
+        if refused is not None:  # the machine said no where no layer below expected it
+            warn(f"gitcoop: {refused.message}")
+            return refused.exit_code
         if os.environ.get("COOP_DEBUG"):
             traceback.print_exc()
         message = (
@@ -153,7 +166,7 @@ def main(argv: list[str] | None = None) -> int:
         )
         if wants_json(args):
             _emit_error({"code": "bug", "exit": EXIT_BUG, "message": message})
-        print(f"gitcoop: {message}", file=sys.stderr)
+        warn(f"gitcoop: {message}")
         return EXIT_BUG
     return 0
 
@@ -170,6 +183,20 @@ def _emit_error(error: dict[str, object]) -> None:
 
     with contextlib.suppress(OSError):
         render.emit_json({"error": error})
+
+
+def _environment(error: Exception) -> CoopError | None:
+    """A full disk, a read-only repository, a permission: exit 9, not a bug."""
+    if not isinstance(error, OSError):
+        return None
+    from gitcoop.store.environment import failure
+
+    return failure(error, "the command", wrote_nothing=False)
+
+
+def _surrogate(arg: str) -> bool:
+    """Python reads bytes that are not UTF-8 in argv as lone surrogates."""
+    return any("\ud800" <= char <= "\udfff" for char in arg)
 
 
 def run() -> None:
@@ -189,7 +216,7 @@ def run() -> None:
         pass
     except OSError as error:  # disk full, I/O error: the output is lost, so say so
         with contextlib.suppress(OSError):
-            print(f"gitcoop: could not write the output ({error.strerror})", file=sys.stderr)
+            warn(f"gitcoop: could not write the output ({error.strerror})")
         code = code or EXIT_OUTPUT_LOST
     with contextlib.suppress(OSError):
         sys.stderr.flush()

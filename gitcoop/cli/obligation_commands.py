@@ -9,6 +9,7 @@ import typer
 from gitcoop.cli import render
 from gitcoop.cli.ledger_commands import CommitOpt, IdArg, ReasonOpt, SummaryOpt, print_written
 from gitcoop.cli.options import AsOpt, ExpectOpt, JsonOpt, SessionOpt, make_context
+from gitcoop.cli.terminal import say
 from gitcoop.domain import obligations
 from gitcoop.domain.timefmt import parse_duration
 from gitcoop.errors import UsageError
@@ -163,8 +164,8 @@ def register(app: typer.Typer) -> None:
         if as_json:
             render.emit_json(current.to_data())
         else:
-            print(f"owners: {', '.join(current.owners) or '-'}")
-            print(f"chiefs: {', '.join(current.chiefs) or '-'}")
+            say(f"owners: {', '.join(current.owners) or '-'}")
+            say(f"chiefs: {', '.join(current.chiefs) or '-'}")
 
 
 __all__ = ["register"]

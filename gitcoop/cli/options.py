@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import os
 import random
+from datetime import datetime
 from typing import Annotated
 
 import typer
 
+from gitcoop.domain import bounds
 from gitcoop.domain.ids import session_problem
 from gitcoop.domain.timefmt import parse_instant
 from gitcoop.errors import UsageError
@@ -38,6 +40,7 @@ ExpectOpt = Annotated[
     typer.Option(
         "--expect-version",
         metavar="N",
+        min=0,
         help="Refuse (exit 3) unless the item is still at version N.",
         show_default=False,
     ),
@@ -73,15 +76,26 @@ def make_context(
         "session": named,
         "expect_version": expect_version,
         "offline": offline,
+        # `git -c key=value coop ...`: git passes its -c values on in this variable
+        "git_parameters": env.get("GIT_CONFIG_PARAMETERS", ""),
     }
     if env.get("COOP_NOW"):
-        try:
-            fields["now"] = parse_instant(env["COOP_NOW"])
-        except ValueError as exc:
-            raise UsageError(
-                f"COOP_NOW={env['COOP_NOW']!r} is not a usable ISO 8601 instant ({exc}); "
-                "use e.g. 2026-11-29T10:00:00Z"
-            ) from None
+        fields["now"] = _now(env["COOP_NOW"])
     if env.get("COOP_SEED"):
         fields["bits"] = random.Random(env["COOP_SEED"]).getrandbits
     return Context(**fields)  # type: ignore[arg-type]
+
+
+def _now(text: str) -> datetime:
+    """COOP_NOW: an instant an event may carry (so every due date computed from it reads back)."""
+    try:
+        now = parse_instant(text)
+        problem = bounds.instant_problem(now, "COOP_NOW")
+    except ValueError as exc:
+        problem = str(exc)
+    if problem:
+        raise UsageError(
+            f"COOP_NOW={text!r} is not a usable ISO 8601 instant ({problem}); "
+            "use e.g. 2026-11-29T10:00:00Z"
+        )
+    return now

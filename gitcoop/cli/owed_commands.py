@@ -9,6 +9,7 @@ import typer
 
 from gitcoop.cli import render
 from gitcoop.cli.options import AsOpt, JsonOpt, make_context
+from gitcoop.cli.terminal import printable, say
 from gitcoop.domain.timefmt import format_instant, human_age, human_instant
 from gitcoop.errors import SomethingDue
 from gitcoop.service.lost import Lost
@@ -68,7 +69,7 @@ def lost_json(entry: Lost) -> dict[str, Any]:
 
 def conflict_line(entry: Unsettled) -> str:
     c = entry.conflict
-    return render.printable(
+    return printable(
         f"{entry.label:<10} {'conflict':<15} {c.verb} by {c.actor} refused: {c.reason} — "
         f"git coop resolve {entry.label} {c.event} --apply|--dismiss --reason R"
     )
@@ -76,7 +77,7 @@ def conflict_line(entry: Unsettled) -> str:
 
 def takeover_line(entry: TakenOver) -> str:
     t = entry.takeover
-    return render.printable(
+    return printable(
         f"{entry.label:<10} {'takeover':<15} your take was taken over by {t.by} at "
         f"{human_instant(t.at)}  {entry.item.title} — once seen: git coop ack {entry.label}"
     )
@@ -84,7 +85,7 @@ def takeover_line(entry: TakenOver) -> str:
 
 def lost_line(entry: Lost) -> str:
     c = entry.conflict
-    return render.printable(
+    return printable(
         f"{entry.label:<10} {'lost':<15} your {c.verb} lost on merge: {c.reason} — you no "
         f"longer hold it; once you have stopped: git coop ack {entry.label}"
     )
@@ -99,7 +100,7 @@ def owed_line(entry: Owed, now: datetime) -> str:
     else:
         when = f"due in {human_age(ob.due - now)}"
     extra = f"  [{'; '.join(_marks(entry))}]" if _marks(entry) else ""
-    return render.printable(
+    return printable(
         f"{entry.label:<10} {ob.kind:<15} {when:<16} {ob.holder}  session {ob.session or '-'}  "
         f"owed for {human_age(now - ob.since)}  {entry.item.title}{extra}"
     )
@@ -132,15 +133,15 @@ def _marks(entry: Owed) -> list[str]:
 
 def print_owed(found: OwedList, now: datetime) -> None:
     for unsettled in found.conflicts:
-        print(conflict_line(unsettled))
+        say(conflict_line(unsettled))
     for taken in found.takeovers:
-        print(takeover_line(taken))
+        say(takeover_line(taken))
     for lost in found.lost:
-        print(lost_line(lost))
+        say(lost_line(lost))
     if not (found.obligations or found.conflicts or found.takeovers or found.lost):
-        print(f"nothing owed is due at {human_instant(now)}")
+        say(f"nothing owed is due at {human_instant(now)}")
     for entry in found.obligations:
-        print(owed_line(entry, now))
+        say(owed_line(entry, now))
 
 
 def register(app: typer.Typer) -> None:

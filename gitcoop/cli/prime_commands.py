@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from gitcoop.cli.options import AsOpt, JsonOpt, SessionOpt, make_context
+from gitcoop.cli.terminal import printable
 from gitcoop.errors import UsageError
 
 if TYPE_CHECKING:
@@ -122,7 +123,6 @@ def register(app: typer.Typer) -> None:
 
 
 def markdown(p: Primer) -> str:
-    from gitcoop.cli import render
 
     roles = f"; {' and '.join(p.roles)}" if p.roles else ""
     session = f" in session `{p.session}`" if p.session else " (no session: set COOP_SESSION)"
@@ -138,7 +138,7 @@ def markdown(p: Primer) -> str:
     out += _section("Taken over from you (see, then `git coop ack ID`)", p.takeovers, 0, "")
     waiting = f"; {p.blocked_total} more wait on other work" if p.blocked_total else ""
     out += _section(f"Ready ({p.ready_total}{waiting})", p.ready, p.ready_total, "git coop ready")
-    return "\n".join(render.printable(line) for line in out) + "\n" + LOOP
+    return "\n".join(printable(line) for line in out) + "\n" + LOOP
 
 
 def _section(title: str, lines: list[Line], total: int, more: str) -> list[str]:

@@ -29,6 +29,7 @@ from gitcoop.cli.queue_render import (
     scan_json,
     scan_text,
 )
+from gitcoop.cli.terminal import printable, say
 from gitcoop.errors import ChangedUnderWrite, CoopError, NothingToDo, UsageError
 from gitcoop.service import pick as pick_service
 from gitcoop.service import queue
@@ -57,15 +58,15 @@ def register(app: typer.Typer) -> None:
         for entry in shown.shown:
             if entry.item.status != group:
                 group = entry.item.status
-                print(group)
-            print(queue_line(entry, labels, ctx.now))
+                say(group)
+            say(queue_line(entry, labels, ctx.now))
         if shown.settled and not include_all:
             counts = ", ".join(f"{n} {s}" for s, n in sorted(shown.settled.items()))
-            print(f"settled: {counts} — git coop queue --all shows them")
+            say(f"settled: {counts} — git coop queue --all shows them")
         if shown.hint:
-            print(shown.hint)
+            say(shown.hint)
         if shown.low:
-            print(shown.low)
+            say(shown.low)
 
     @app.command()
     def scan(
@@ -90,7 +91,7 @@ def register(app: typer.Typer) -> None:
         if as_json:
             render.emit_json(scan_json(report))
         else:
-            print(scan_text(report))
+            say(scan_text(report))
 
     @app.command()
     def verify(
@@ -109,7 +110,7 @@ def register(app: typer.Typer) -> None:
         if as_json:
             render.emit_json([judged_json(j) for j in results])
         elif not results:
-            print("nothing to verify — no drafts wait in the queue")
+            say("nothing to verify — no drafts wait in the queue")
         lost = [j.label for j in results if not j.written]
         if lost:
             raise ChangedUnderWrite(
@@ -152,7 +153,7 @@ def register(app: typer.Typer) -> None:
                 error.printed = True
             raise
         if result.judged and not as_json:
-            print(judged_summary(result.judged))
+            say(judged_summary(result.judged))
         if result.shown is None:
             nothing = NothingToDo(result.reason, printed=as_json)
             if as_json:
@@ -163,7 +164,7 @@ def register(app: typer.Typer) -> None:
             data |= {"picked": result.shown.item.id, **progress_json(result)}
             render.emit_json(data)
         else:
-            print(picked_text(result.shown))
+            say(picked_text(result.shown))
 
     @app.command()
     def finish(
@@ -198,7 +199,8 @@ def register(app: typer.Typer) -> None:
         print_written(shown[0], as_json, f"finished ({outcome})")
         if not as_json:
             for parent in shown[1:]:
-                print(f"closed {parent.label}: {parent.item.title} — all its children are settled")
+                title = printable(parent.item.title)
+                say(f"closed {parent.label}: {title} — all its children are settled")
 
     @app.command()
     def split(
@@ -215,6 +217,6 @@ def register(app: typer.Typer) -> None:
             data["children"] = [render.item_json(c) for c in children]
             render.emit_json(data)
             return
-        print(f"split {parent.label}: {parent.item.title}")
+        say(f"split {parent.label}: {printable(parent.item.title)}")
         for child in children:
-            print(f"  {child.label:<10} {child.item.title}")
+            say(f"  {child.label:<10} {printable(child.item.title)}")

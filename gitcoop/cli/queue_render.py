@@ -8,6 +8,7 @@ from datetime import datetime
 from typing import Any
 
 from gitcoop.cli import render
+from gitcoop.cli.terminal import printable
 from gitcoop.domain.records import Evidence
 from gitcoop.errors import CoopError
 from gitcoop.service.pick import Picked
@@ -44,7 +45,7 @@ def queue_line(shown: Shown, labels: dict[str, str], now: datetime) -> str:
         parts.append(f"attempts {shown.item.attempts}")
     if why(shown, labels):
         parts.append(why(shown, labels))
-    return render.printable("  ".join(parts) + render.holder_note(shown.item, now))
+    return printable("  ".join(parts) + render.holder_note(shown.item, now))
 
 
 def judged_json(judged: Judged) -> dict[str, Any]:
@@ -68,7 +69,7 @@ def judged_line(judged: Judged) -> str:
     code = "timed out" if run and run.timed_out else f"exit {run.exit_code if run else '-'}"
     if not judged.written:
         return f"{judged.label} {verdict.verdict}: could not be written back — run it again"
-    return render.printable(f"{judged.label} {verdict.verdict} -> {judged.status}{detail} [{code}]")
+    return printable(f"{judged.label} {verdict.verdict} -> {judged.status}{detail} [{code}]")
 
 
 def judged_summary(judged: list[Judged]) -> str:
@@ -108,8 +109,8 @@ def evidence_text(evidence: Evidence) -> str:
 
 def picked_text(shown: Shown) -> str:
     item = shown.item
-    lines = [f"picked {shown.label}: {render.printable(item.title)}"]
-    lines += [f"  evidence {render.printable(evidence_text(e))}" for e in item.evidence]
+    lines = [f"picked {shown.label}: {printable(item.title)}"]
+    lines += [f"  evidence {printable(evidence_text(e))}" for e in item.evidence]
     if not item.evidence:
         lines.append(
             "  no evidence: find the place in the code first, and record it "
@@ -117,7 +118,7 @@ def picked_text(shown: Shown) -> str:
         )
     lines.append(f"  attempts {item.attempts}")
     if item.last_failure:
-        lines.append(f"  last failure: {render.printable(item.last_failure)}")
+        lines.append(f"  last failure: {printable(item.last_failure)}")
     return "\n".join(lines)
 
 
@@ -157,4 +158,4 @@ def scan_text(report: ScanReport) -> str:
             "warning: five or more findings span fewer than three shapes — "
             "the scan may be repeating one kind of finding"
         )
-    return "\n".join(render.printable(line) for line in lines)
+    return "\n".join(printable(line) for line in lines)

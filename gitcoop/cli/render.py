@@ -6,6 +6,7 @@ import sys
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from gitcoop.cli.terminal import printable
 from gitcoop.domain import jsontext, obligations
 from gitcoop.domain.lifecycle import HELD
 from gitcoop.domain.timefmt import human_age, human_instant
@@ -38,14 +39,6 @@ def holder_note(item: Item, now: datetime) -> str:
     if item.taken_by is None or item.taken_at is None or item.status not in HELD:
         return ""
     return f"  [taken by {item.taken_by}, {human_age(now - item.taken_at)} ago]"
-
-
-_CONTROL = {c: f"\\x{c:02x}" for c in (*range(32), 127)}
-
-
-def printable(text: str) -> str:
-    """Shared ledger text, safe for a terminal: control characters shown escaped."""
-    return text.translate(_CONTROL)
 
 
 def item_line(shown: Shown, now: datetime, viewer: str | None = None) -> str:
@@ -176,7 +169,7 @@ def log_line(entry: LogEntry) -> str:
         value = event.arg(key)
         details.append(f"{key}={'none' if value is None else value}")
     if event.verb == "add":
-        details.append(repr(event.arg("title")))
+        details.append(printable(repr(event.arg("title"))))
     refused = f"  [refused: {entry.refused}]" if entry.refused else ""
     extra = "  " + " ".join(details) if details else ""
     return printable(

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import sys
 from typing import Annotated, Any
 
 import typer
 
 from gitcoop.cli import render
 from gitcoop.cli.options import AsOpt, ExpectOpt, JsonOpt, SessionOpt, make_context
+from gitcoop.cli.terminal import printable, say, warn
 from gitcoop.errors import LostOnMerge, UsageError
 from gitcoop.service import resolution, sync
 from gitcoop.service.sync import SyncReport
@@ -90,9 +90,9 @@ def print_report(report: SyncReport, as_json: bool, verb: str) -> None:
     if report.pushed:
         parts.append("pushed")
     tip = (report.tip or "")[:10]
-    print(f"{verb} {report.remote}: {', '.join(parts) or 'nothing to do'} (ledger at {tip})")
+    say(f"{verb} {report.remote}: {', '.join(parts) or 'nothing to do'} (ledger at {tip})")
     for notice in report.notices:
-        print(f"conflict: {notice.text}")
+        say(f"conflict: {printable(notice.text)}")
 
 
 def register(app: typer.Typer) -> None:
@@ -130,13 +130,13 @@ def register(app: typer.Typer) -> None:
             render.emit_json(data)
             return
         if added:
-            print(f"git fetch {remote} now brings the ledger ({refspec}); share it: git coop sync")
+            say(f"git fetch {remote} now brings the ledger ({refspec}); share it: git coop sync")
         else:
-            print(f"{remote} already fetches the ledger ({refspec})")
+            say(f"{remote} already fetches the ledger ({refspec})")
         if claims is not None:
-            print(claims_line(remote, deciding))
+            say(claims_line(remote, deciding))
         for line in view_lines:
-            print(line, file=sys.stderr)
+            warn(line)
 
     @app.command("sync")
     def sync_(remote: RemoteArg = "origin", actor: AsOpt = None, as_json: JsonOpt = False) -> None:
@@ -188,4 +188,5 @@ def register(app: typer.Typer) -> None:
         if as_json:
             render.emit_json(render.item_json(shown))
         else:
-            print(f"resolved {shown.label} ({decision}): {shown.item.title} [{shown.item.status}]")
+            title = printable(shown.item.title)
+            say(f"resolved {shown.label} ({decision}): {title} [{shown.item.status}]")

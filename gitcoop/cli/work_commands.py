@@ -18,6 +18,7 @@ from gitcoop.cli.ledger_commands import (
     print_written,
 )
 from gitcoop.cli.options import AsOpt, ExpectOpt, JsonOpt, SessionOpt, make_context
+from gitcoop.cli.terminal import printable, say
 from gitcoop.errors import UsageError
 
 if TYPE_CHECKING:
@@ -94,7 +95,6 @@ def register(app: typer.Typer) -> None:
     app.add_typer(dep_app, name="dep")
 
     def link(action: str, first: str, phrase: str, second: str, **flags: Any) -> None:
-        from gitcoop.cli import render
         from gitcoop.service import dependencies
 
         ctx = make_context(flags["actor"], flags["session"], flags["expect"])
@@ -103,7 +103,7 @@ def register(app: typer.Typer) -> None:
             print_written(shown, flags["as_json"], "linked")
             return
         past = "linked" if action == "add" else "unlinked"
-        print(render.printable(f"{past}: {first} {phrase} {second}"))
+        say(printable(f"{past}: {first} {phrase} {second}"))
 
     @dep_app.command("add")
     def dep_add(
@@ -157,15 +157,15 @@ def register(app: typer.Typer) -> None:
             sys.stdout.write(jsontext.array([row.json for row in found.listed]) + "\n")
             return
         for row in found.listed:
-            print(f"P{row.summary.priority}  {_row_line(row, ctx)}")
+            say(f"P{row.summary.priority}  {_row_line(row, ctx)}")
         if not found.listed:
-            print(
+            say(
                 "nothing is ready"
                 + (" — git coop blocked shows what waits" if found.blocked else "")
             )
         elif found.blocked:
             more = f"{found.blocked} more wait{'s' if found.blocked == 1 else ''} on unsettled work"
-            print(f"{more} — git coop blocked shows what on")
+            say(f"{more} — git coop blocked shows what on")
 
     @app.command()
     def blocked(actor: AsOpt = None, as_json: JsonOpt = False) -> None:
@@ -188,19 +188,17 @@ def register(app: typer.Typer) -> None:
             )
             return
         for waiting in found.waiting:
-            print(_row_line(waiting.row, ctx))
+            say(_row_line(waiting.row, ctx))
             for other in waiting.blockers:
-                print(
-                    render.printable(f"    waits on {other.label} ({other.status}) {other.title}")
-                )
+                say(printable(f"    waits on {other.label} ({other.status}) {other.title}"))
         for cycle in found.cycles:
             loop = " → ".join(e.label for e in cycle)
-            print(
+            say(
                 f"conflict: cycle {loop} — each waits on the next; "
                 "break it with git coop dep remove"
             )
         if not found.waiting and not found.cycles:
-            print("nothing is blocked")
+            say("nothing is blocked")
 
 
 def _flags(

@@ -6,6 +6,9 @@ import re
 from collections.abc import Callable, Iterable
 from typing import NewType
 
+from gitcoop.domain import bounds
+from gitcoop.domain.bounds import UNSAFE
+
 ItemId = NewType("ItemId", str)
 EventId = NewType("EventId", str)
 
@@ -21,13 +24,15 @@ ITEM_ID_RE = re.compile(r"^(td|rq|it|cf)-[0-9a-hjkmnp-tv-z]{12}$")
 EVENT_ID_RE = re.compile(r"^ev-[0-9a-hjkmnp-tv-z]{12}$")
 
 # Who acts: written into commit signatures and one-line messages, so no control
-# characters, no angle brackets (git's signature delimiters), and a sane length.
-IDENTITY_RE = re.compile(r"^[^\x00-\x1f\x7f<>]{1,200}$")
+# characters (bounds.UNSAFE), no angle brackets (git's signature delimiters),
+# and a sane length.
+IDENTITY_MAX = 200
 
 
 def identity_problem(who: str) -> str | None:
     """Why `who` cannot name a person in the ledger, or None when it can."""
-    if IDENTITY_RE.match(who) and who == who.strip():
+    sane = 1 <= len(who) <= IDENTITY_MAX and "<" not in who and ">" not in who
+    if sane and who == who.strip() and not UNSAFE.search(who):
         return None
     return (
         f"{who!r} cannot name a person: use one line of at most 200 characters "
@@ -37,9 +42,9 @@ def identity_problem(who: str) -> str | None:
 
 def session_problem(session: str) -> str | None:
     """Why `session` cannot name a session, or None when it can."""
-    if session.strip():
-        return None
-    return "a session needs a name: --session S (or leave it out), not blank space"
+    if not session.strip():
+        return "a session needs a name: --session S (or leave it out), not blank space"
+    return bounds.line_problem(session, "the session (--session, COOP_SESSION)")
 
 
 # A source of random bits: takes a bit count, returns that many random bits.

@@ -104,8 +104,7 @@ def _review(item: Item | None, event: Event, roles: Roles) -> Item:
         )
     _guard_park(item, obligation, event, roles)
     if decision in obligations.DEFERRING:
-        delay = event.arg("delay_seconds")
-        wait = timedelta(seconds=delay) if isinstance(delay, int) else None
+        wait = _delay(event.arg("delay_seconds"))
         owner = roles.is_owner(event.actor)
         moved = obligations.review(
             obligation, decision, event.actor, event.at, wait, event.arg("reason"), owner
@@ -123,6 +122,16 @@ def _review(item: Item | None, event: Event, roles: Roles) -> Item:
     if decision == "abandon":
         return lifecycle.abandon(noted, event, roles, privileged=True)
     return lifecycle.finish(noted, event, roles, "done" if item.kind == "todo" else "close", True)
+
+
+def _delay(seconds: object) -> timedelta | None:
+    """A review's delay, checked before it becomes a timedelta (10**20 seconds is none)."""
+    if seconds is None:
+        return None
+    low, high = obligations.DELAY_MIN.total_seconds(), obligations.DELAY_MAX.total_seconds()
+    if not isinstance(seconds, int) or isinstance(seconds, bool) or not low <= seconds <= high:
+        raise Refused("a review delay must be between 30s and 30d")
+    return timedelta(seconds=seconds)
 
 
 def _guard_park(item: Item, obligation: Obligation, event: Event, roles: Roles) -> None:

@@ -25,7 +25,7 @@ from gitcoop.domain import (
     resolution,
     reviews,
 )
-from gitcoop.domain.records import Conflict, Event, Item, Roles
+from gitcoop.domain.records import Conflict, Event, Item, RecordError, Roles
 from gitcoop.domain.roles import apply_roles
 from gitcoop.domain.settings import SETTINGS, SettingError
 from gitcoop.errors import Refused
@@ -48,7 +48,12 @@ def apply(item: Item | None, event: Event, roles: Roles) -> Item:
         raise Refused(f"unknown verb {event.verb!r} in event {event.id}")
     if item is None and event.verb != "add":
         raise Refused(f"{event.item} does not exist yet; {event.verb} needs an added item")
-    after = queue_verbs.tidy(item, event, obligations.stamped(_dispatch(item, event, roles), event))
+    try:
+        after = queue_verbs.tidy(
+            item, event, obligations.stamped(_dispatch(item, event, roles), event)
+        )
+    except RecordError as bad:  # an argument of the wrong shape: refused like any rule
+        raise Refused(f"event {event.id}: {bad}") from None
     return replace(after, version=(item.version if item else 0) + 1)
 
 

@@ -13,13 +13,13 @@ same settings (`rulebook.fold_ledger`). Only owners change them.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from gitcoop.domain.bounds import UNSAFE
+
 TEXT_MAX = 500
-_ONE_LINE = re.compile(r"^[^\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]*$")
 
 
 class SettingError(ValueError):
@@ -77,7 +77,7 @@ SETTINGS: dict[str, Setting] = {
 
 
 def _text_ok(value: str) -> bool:
-    return len(value) <= TEXT_MAX and bool(_ONE_LINE.match(value))
+    return len(value) <= TEXT_MAX and not UNSAFE.search(value)
 
 
 def checked(settings: Any) -> dict[str, Any]:

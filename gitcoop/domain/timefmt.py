@@ -16,13 +16,22 @@ def format_instant(instant: datetime) -> str:
 
 
 def parse_instant(text: str) -> datetime:
-    """Read an ISO 8601 instant (years 1970..9000); naive is taken as UTC. Raises ValueError."""
+    """Read an ISO 8601 instant (years 1970..9999); naive is taken as UTC. Raises ValueError.
+
+    Events carry instants up to the year 9000 (`domain/bounds.py`); reading
+    goes further, so every due date the rules compute from one reads back.
+    """
     value = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
     if value.tzinfo is None:
         value = value.replace(tzinfo=UTC)
-    if not 1970 <= value.year <= 9000:  # room for every due date the rules compute
-        raise ValueError(f"{text!r} is outside the years 1970 to 9000")
-    return value.astimezone(UTC).replace(microsecond=0)
+    outside = f"{text!r} is outside the years 1970 to 9999"
+    try:
+        utc = value.astimezone(UTC)  # 9999-12-31T23:00-05:00 is past the last instant
+    except OverflowError:
+        raise ValueError(outside) from None
+    if utc.year < 1970:
+        raise ValueError(outside)
+    return utc.replace(microsecond=0)
 
 
 def parse_duration(text: str) -> timedelta:

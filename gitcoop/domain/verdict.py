@@ -12,11 +12,11 @@ line for a reason, a title or a path.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from gitcoop.domain import bounds
 from gitcoop.domain.queue import SETTLED
 from gitcoop.domain.records import Evidence, Item
 
@@ -26,7 +26,6 @@ MAX_SCAN = 256 * 1024  # only the tail of a huge transcript is searched
 TEXT_MAX = 500  # a reason, a title or a path from a verdict: one line of at most this
 EVIDENCE_MAX = 20  # entries one verdict may cite
 QUOTE_MAX = 2000
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 
 _decoder = json.JSONDecoder()
 
@@ -154,7 +153,7 @@ def _text(value: Any) -> str | None:
     """One line of text: whitespace runs squeezed, control characters dropped, capped."""
     if not isinstance(value, str):
         return None
-    line = " ".join(_CONTROL.sub(" ", value).split())[:TEXT_MAX]
+    line = " ".join(bounds.UNSAFE.sub(" ", value).split())[:TEXT_MAX]
     return line or None
 
 
@@ -169,7 +168,7 @@ def _evidence(value: Any) -> tuple[Evidence, ...] | None:
         if line is not None and (not isinstance(line, int) or isinstance(line, bool) or line < 1):
             return None
         quote = entry.get("quote")
-        if quote is not None and (not isinstance(quote, str) or len(quote) > QUOTE_MAX):
+        if quote is not None and (bounds.text_problem(quote, "quote") or len(quote) > QUOTE_MAX):
             return None
         cited.append(Evidence(_text(entry["path"]) or "", line, quote))
     return tuple(cited)

@@ -30,9 +30,10 @@ class Context:
     bits: RandomBits = secrets.randbits
     expect_version: int | None = None
     offline: bool = False  # --offline: a claim is decided here, not by the coop.claims remote
+    git_parameters: str = ""  # GIT_CONFIG_PARAMETERS: what `git -c key=value` set
 
     def repo(self) -> Repo:
-        return open_repo(self.path)
+        return open_repo(self.path, self.git_parameters)
 
     def who(self, repo: Repo) -> str:
         actor = self.actor or repo.config_value("user.email")

@@ -32,7 +32,7 @@ RECENT = 50  # commits whose history is checked without --full
 @dataclass(frozen=True)
 class Breach:
     path: str
-    rule: str  # layout | parse | fold | clock | ids | obligation | history
+    rule: str  # layout | parse | fold | clock | ids | identity | obligation | roles | history
     message: str
 
 
@@ -68,6 +68,7 @@ def fsck(ctx: Context, full: bool = False) -> Report:
         report.add(problem.path, problem.rule, problem.message)
     _check_items(report, found.items, found.events, found.config)
     _check_ids(report, found.items, found.events)
+    _check_identities(report, found.items, found.events, found.config)
     _check_history(report, repo, tip, None if full else RECENT)
     report.items, report.events = len(found.items), sum(len(e) for e in found.events.values())
     return report
@@ -167,6 +168,29 @@ def _check_ids(
             report.add(items[ItemId(same[0])][0], "ids", f"ids collide: {', '.join(sorted(same))}")
 
 
+def _check_identities(
+    report: Report,
+    items: dict[ItemId, tuple[str, Item]],
+    events: dict[ItemId, list[tuple[str, Event]]],
+    config: LedgerConfig | None,
+) -> None:
+    """Every name of a person is one that can sign a commit and be shown on a terminal."""
+    named: list[tuple[str, str | None]] = []
+    for path, event in (pair for pairs in events.values() for pair in pairs):
+        named.append((path, event.actor))
+    for path, item in items.values():
+        holders = (item.obligation, item.previous_obligation)
+        people = (item.created_by, item.taken_by, item.closed_by)
+        named += [(path, who) for who in people]
+        named += [(path, ob.holder) for ob in holders if ob is not None]
+    if config is not None:
+        named += [("coop.yaml", who) for who in (*config.roles.owners, *config.roles.chiefs)]
+    for path, who in named:
+        problem = ids.identity_problem(who) if who is not None else None
+        if problem:
+            report.add(path, "identity", problem)
+
+
 def _check_history(report: Report, repo: Repo, tip: Oid, limit: int | None) -> None:
     clocks: dict[Oid, int | None] = {}
     commits = repo.history(tip, limit)
@@ -176,7 +200,7 @@ def _check_history(report: Report, repo: Repo, tip: Oid, limit: int | None) -> N
         added: set[str] | None = None
         bases: list[Oid | None] = [*parents] if parents else [None]
         for parent in bases:
-            deltas = repo.deltas(parent, commit, EVENTS)
+            deltas = repo.changes(parent, commit, EVENTS)
             for delta in deltas:
                 if delta.status != "added":
                     report.add(

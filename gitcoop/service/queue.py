@@ -175,7 +175,13 @@ def _key_next_to(snapshot: Snapshot, item_id: ItemId, anchor_ref: str, after: bo
     if anchor is None or anchor.order_key is None:
         raise Refused(f"{snapshot.label(anchor_id)} is not a queue item with an order")
     low, high = queue.neighbour_keys(others, anchor, after)
-    return queue.key_between(low, high)
+    try:
+        return queue.key_between(low, high)
+    except ValueError:  # two clones placed items at the same spot: their keys are equal
+        raise Refused(
+            f"{snapshot.label(anchor_id)} shares its place in the queue with its neighbour — "
+            "move one of them elsewhere first"
+        ) from None
 
 
 def split(ctx: Context, ref: str, titles: list[str]) -> tuple[Shown, list[Shown]]:

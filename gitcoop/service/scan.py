@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
 
-from gitcoop.domain import citation, ids, queue, settings, shape
+from gitcoop.domain import bounds, citation, ids, queue, settings, shape
 from gitcoop.domain.records import Evidence, RecordError
 from gitcoop.errors import UsageError
 from gitcoop.service import citations
@@ -86,8 +86,8 @@ def finding(raw: Any, roots: tuple[str, ...] = ()) -> Finding | None:
     if not isinstance(raw, Mapping) or not isinstance(raw.get("title"), str):
         return None
     title = raw["title"].strip()
-    if any(ord(c) < 32 or ord(c) == 127 for c in title):
-        return None  # a title is one line
+    if bounds.line_problem(title, "title"):
+        return None  # a title is one line, whoever found it
     given = raw["evidence"] if isinstance(raw.get("evidence"), list) else []
     usable = [e for e in (_cited(entry, roots) for entry in given) if e is not None]
     tag = raw.get("tag") if isinstance(raw.get("tag"), str) else None

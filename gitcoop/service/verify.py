@@ -1,9 +1,10 @@
 """Verification: an external verifier judges each draft against the code.
 
-The verifier is a command from local git config only (`coop.verifier`; a
-ledger is data from every clone that shares it and never names what runs
-here), run through `sh -c` in the working tree with the prompt on its stdin
-and a time cap (`coop.verifierTimeout`, default 5 minutes). Its exit code is
+The verifier is a command from local git config only (`coop.verifier`, or
+`git -c coop.verifier=... coop verify`; a ledger is data from every clone
+that shares it and never names what runs here: a verifier it suggests is
+only printed), run through `sh -c` in the working tree with the prompt on
+its stdin and a time cap (`coop.verifierTimeout`, default 5 minutes). Its exit code is
 recorded and never decisive: only the verdict parsed out of its output
 counts, and everything untrustworthy is `unclear`.
 
@@ -15,6 +16,7 @@ one `verify` event (the item becomes `verifying` under a lease) and one
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
@@ -89,10 +91,15 @@ def configured(repo: Repo, snapshot: Snapshot | None = None) -> Verifier:
     command = repo.config_value("coop.verifier")
     if command is None or not command.strip():
         suggested = settings.value(snapshot.config.settings, "verifier") if snapshot else None
-        hint = f"; this ledger suggests {suggested!r} (never run from there)" if suggested else ""
+        if isinstance(suggested, str) and suggested.strip():
+            raise Refused(
+                f"no verifier is configured; this ledger suggests {suggested.strip()!r} "
+                "(a ledger's suggestion is never run); to use it: "
+                f"git config coop.verifier {shlex.quote(suggested.strip())}"
+            )
         raise Refused(
             "no verifier is configured — set one with: git config coop.verifier 'COMMAND' "
-            f"(it reads the prompt on stdin and prints a JSON verdict){hint}"
+            "(it reads the prompt on stdin and prints a JSON verdict)"
         )
     return Verifier(command.strip(), time_cap(repo), repo.workdir() or repo.git_dir)
 

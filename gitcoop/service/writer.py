@@ -23,12 +23,12 @@ from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import TYPE_CHECKING, Any
 
-from gitcoop.domain import ids, reconcile, remarks, rulebook
+from gitcoop.domain import admission, ids, reconcile, remarks, rulebook
 from gitcoop.domain.ids import EventId, ItemId
 from gitcoop.domain.queue import settled
 from gitcoop.domain.records import Event, Item, LedgerConfig, Roles
 from gitcoop.domain.roles import LEDGER_ID
-from gitcoop.errors import Ambiguous, ChangedUnderWrite, NotFound, Refused
+from gitcoop.errors import Ambiguous, ChangedUnderWrite, NotFound, Refused, UsageError
 from gitcoop.service.context import Context, claims_remote, fsync_wanted, require_ledger
 from gitcoop.store import transaction
 from gitcoop.store.repository import Oid, Repo
@@ -39,7 +39,8 @@ if TYPE_CHECKING:  # loaded only when coop.claims is set: docs/performance.md, s
     from gitcoop.service.claims import Sharing
 
 SYSTEM = "system"  # the actor of the queue loop's own writes: verification and its verdicts
-ANSWERED = (Refused, NotFound, Ambiguous, ChangedUnderWrite)  # what EACH reports per intent
+# what EACH reports per intent
+ANSWERED = (Refused, NotFound, Ambiguous, ChangedUnderWrite, UsageError)
 NAMED_IN_MESSAGE = 5  # events a commit message names before it counts the rest
 
 
@@ -348,9 +349,11 @@ class _Run:
     ) -> Event:
         """A fresh event, one past the largest clock the ledger holds when it is written.
 
-        Every event of a commit is by the commit's author: the one acting.
+        Every event of a commit is by the commit's author: the one acting. An
+        event out of the bounds every clone checks (`domain/admission.py`) is a
+        usage error here, before anything is written.
         """
-        return Event(
+        event = Event(
             id=EventId(event_id) if event_id else ids.mint_event_id(self.ctx.bits),
             item=item_id,
             clock=self.config.clock + 1,
@@ -360,6 +363,10 @@ class _Run:
             verb=verb,
             args=dict(args),
         )
+        problem = admission.event_problem(event)
+        if problem:
+            raise UsageError(f"{verb}: {problem} — nothing was written")
+        return event
 
     def _session(self) -> str | None:
         return self.ctx.session if self.actor != SYSTEM else None

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from gitcoop.errors import ChangedUnderWrite
+from gitcoop.store import environment
 
 LOCK_NAME = "coop.lock"
 DEFAULT_TIMEOUT = 30.0
@@ -43,6 +44,11 @@ def file_lock(path: str, timeout: float) -> Iterator[None]:
             f"{timeout:g}s — wait for it to finish, or stop it (git config coop.lockTimeout "
             "sets the wait)"
         ) from None
+    except OSError as exc:  # a read-only repository, a full disk (caught after Timeout, one too)
+        failed = environment.failure(exc, f"taking the ledger lock {path}")
+        if failed is None:
+            raise
+        raise failed from None
     try:
         yield
     finally:

@@ -7,11 +7,10 @@
                                    side since the merge base replayed through
                                    the domain's fold, coop.yaml merged
 
-The remote side is checked before anything is used: the layout of every
-changed entry, every changed file parsed, no event of the merge base dropped
-or rewritten, clocks within the remote's own clock, and each changed item
-file equal to the fold of its events. Any breach is a BadLedger naming the
-remote and the path; the local ref does not move.
+The remote side is checked before anything else reads it, by the one module
+that checks what a peer pushed (`store/inbound.py`): every fetched commit
+once, then the tip. Any breach is a BadLedger naming the remote and the path;
+the local ref does not move.
 
 The merged items/ and events/ trees depend only on the set of events: event
 blobs are copied, never re-encoded, and item files are folds.
@@ -24,31 +23,19 @@ from datetime import datetime
 from typing import Any
 
 from gitcoop.domain import reconcile, rulebook
-from gitcoop.domain.ids import ItemId, fanout
-from gitcoop.domain.records import Event, LedgerConfig, Roles
+from gitcoop.domain.ids import ItemId
+from gitcoop.domain.records import LedgerConfig, Roles
 from gitcoop.domain.roles import LEDGER_ID
 from gitcoop.domain.settings import SETTINGS
 from gitcoop.errors import BadLedger, ChangedUnderWrite, Refused
-from gitcoop.store import codec
-from gitcoop.store.layout import (
-    COOP_FILE,
-    EVENTS,
-    FANOUT_RE,
-    ITEM_DIR_RE,
-    ITEM_FILE_RE,
-    ITEMS,
-    MODE_BLOB,
-    MODE_TREE,
-    event_dir,
-    item_path,
-)
+from gitcoop.store import codec, inbound
+from gitcoop.store.inbound import Entries, Reader, changed, entries
+from gitcoop.store.layout import COOP_FILE, MODE_BLOB, MODE_TREE, event_dir, item_path
 from gitcoop.store.lock import writer_lock
 from gitcoop.store.repository import Oid, Repo, enable_fsync
 from gitcoop.store.snapshot import Snapshot
 
 MAX_ATTEMPTS = 5
-
-Entries = dict[str, Any]  # file name -> blob id, inside one item's event folder
 
 
 @dataclass(frozen=True)
@@ -89,8 +76,8 @@ def plan(
     if ours is not None and repo.is_ancestor(theirs, ours):
         return Merged("ahead", ours, ours)
     base = repo.merge_base(ours, theirs) if ours is not None else None
-    reader = Reader(repo)
-    remote_side = reader.check_remote(remote, base, theirs)  # hostile data first: exit 4
+    arrival = inbound.check(repo, remote, ours, base, theirs)  # hostile data first: exit 4
+    remote_side = arrival.touched
     if ours is not None and base is None:
         raise Refused(
             f"this clone's ledger and {remote}'s have no history in common — two separate "
@@ -101,129 +88,15 @@ def plan(
         return Merged("new", None, theirs, tuple(sorted(remote_side)))
     if base == ours:
         return Merged("fast-forward", ours, theirs, tuple(sorted(remote_side)))
-    commit, touched = _merge_commit(reader, remote, base, ours, theirs, actor, at)
+    commit, touched = _merge_commit(arrival.reader, remote, base, ours, theirs, actor, at)
     return Merged("merged", ours, commit, touched)
 
 
 def changed_items(repo: Repo, before: Oid | None, after: Oid | None) -> set[ItemId]:
     """Items whose file or event folder differs between two ledger commits."""
-    return _changed(
+    return changed(
         Snapshot(repo, before) if before else None, Snapshot(repo, after) if after else None, ""
     )
-
-
-# -- reading and checking ---------------------------------------------------
-
-
-class Reader:
-    """Parses each event blob once per merge, whichever side it is read from."""
-
-    def __init__(self, repo: Repo) -> None:
-        self.repo = repo
-        self.events: dict[tuple[ItemId, str, str], Event] = {}
-
-    def event(self, snapshot: Snapshot, item_id: ItemId, entry: Any) -> Event:
-        key = (item_id, entry.name, str(entry.id))
-        if key not in self.events:
-            self.events[key] = snapshot.read_event(item_id, entry)
-        return self.events[key]
-
-    def item_events(self, snapshot: Snapshot, item_id: ItemId) -> list[Event]:
-        tree = snapshot.subtree(event_dir(item_id))
-        return [self.event(snapshot, item_id, e) for e in tree] if tree is not None else []
-
-    def check_remote(self, remote: str, base: Oid | None, theirs: Oid) -> set[ItemId]:
-        """Every item the remote changed since `base`, each checked; BadLedger names the path."""
-        where = f"remote {remote}: "
-        try:
-            side = Snapshot(self.repo, theirs)
-            config = side.config
-            old = Snapshot(self.repo, base) if base else None
-            if old is not None and not reconcile.same_roles(old.config.roles, config.roles):
-                old = None  # other roles change every fold: check every item
-            touched = _changed(old, side, where)
-            for item_id in sorted(touched):
-                self._check_item(old, side, config, item_id, where)
-        except BadLedger as error:
-            text = error.message.removeprefix(where)
-            raise BadLedger(f"{where}{text} — the local ledger is unchanged") from None
-        return touched
-
-    def _check_item(
-        self,
-        old: Snapshot | None,
-        side: Snapshot,
-        config: LedgerConfig,
-        item_id: ItemId,
-        where: str,
-    ) -> None:
-        folder = event_dir(item_id)
-        kept = _entries(side, item_id)
-        for name, blob in (_entries(old, item_id) if old else {}).items():
-            if str(kept.get(name)) != str(blob):
-                raise BadLedger(f"{where}{folder}/{name}: an event was dropped or rewritten")
-        events = self.item_events(side, item_id)
-        for event in events:
-            if not 1 <= event.clock <= config.clock:
-                raise BadLedger(
-                    f"{where}{folder}/{event.clock:012d}-{event.id}.yaml: clock {event.clock} "
-                    f"is outside the ledger's clock (1..{config.clock})"
-                )
-        stored = side.item(item_id)
-        folded = rulebook.fold(events, config.roles)
-        if (stored is None) != (folded is None) or (
-            stored is not None and folded is not None and stored.to_data() != folded.to_data()
-        ):
-            raise BadLedger(f"{where}{item_path(item_id)}: is not the fold of its events")
-
-
-def _entries(snapshot: Snapshot | None, item_id: ItemId) -> Entries:
-    tree = snapshot.subtree(event_dir(item_id)) if snapshot else None
-    return {e.name: e.id for e in tree} if tree is not None else {}
-
-
-def _changed(old: Snapshot | None, new: Snapshot | None, where: str) -> set[ItemId]:
-    """Item ids under items/ or events/ whose entry differs; `new`'s names are checked."""
-    found: set[ItemId] = set()
-    for top in (ITEMS, EVENTS):
-        before = _listing(old.subtree(top) if old else None)
-        after = _listing(new.subtree(top) if new else None)
-        for fan in sorted(before.keys() | after.keys()):
-            if str(before.get(fan)) == str(after.get(fan)):
-                continue
-            inner_before = _listing(_tree(old, before.get(fan)))
-            inner_after = _listing(_tree(new, after.get(fan)), f"{where}{top}/{fan}", top)
-            for name in inner_before.keys() | inner_after.keys():
-                if str(inner_before.get(name)) != str(inner_after.get(name)):
-                    found.add(ItemId(name[:-5] if top == ITEMS else name))
-    return found
-
-
-def _tree(snapshot: Snapshot | None, oid: Any) -> Any:
-    return snapshot.repo.read_tree(oid) if snapshot is not None and oid is not None else None
-
-
-def _listing(tree: Any, path: str | None = None, top: str | None = None) -> dict[str, Any]:
-    """name -> object id of a tree's entries; with `path`, names and modes are checked."""
-    if tree is None:
-        return {}
-    listing = {}
-    for entry in tree:
-        if path is not None:
-            _check_entry(entry, path, top)
-        listing[entry.name] = entry.id
-    return listing
-
-
-def _check_entry(entry: Any, path: str, top: str | None) -> None:
-    name = entry.name
-    fan = path.rsplit("/", 1)[-1]
-    if top == ITEMS:
-        good = ITEM_FILE_RE.match(name) and entry.filemode == MODE_BLOB
-    else:
-        good = ITEM_DIR_RE.match(name) and entry.filemode == MODE_TREE
-    if not good or not FANOUT_RE.match(fan) or fanout(name) != fan:
-        raise BadLedger(f"{path}/{name}: not an allowed name or mode for the ledger layout")
 
 
 # -- writing the merge ----------------------------------------------------------
@@ -243,9 +116,9 @@ def _merge_commit(
     mine, yours = Snapshot(repo, ours), Snapshot(repo, theirs)
     config = _merged_roles(reader, mine, yours, reconcile.merge_config(mine.config, yours.config))
     if all(reconcile.same_roles(config.roles, s.config.roles) for s in (mine, yours)):
-        touched = _changed(old, mine, "") | _changed(old, yours, "")
+        touched = changed(old, mine, "") | changed(old, yours, "")
     else:  # the rules now see other people: every item is replayed
-        touched = _changed(None, mine, "") | _changed(None, yours, "")
+        touched = changed(None, mine, "") | changed(None, yours, "")
     updates: dict[str, tuple[Any, int]] = {
         COOP_FILE: (repo.write_blob(codec.dump(config.to_data())), MODE_BLOB)
     }
@@ -263,7 +136,7 @@ def _merged_roles(
     reader: Reader, mine: Snapshot, yours: Snapshot, config: LedgerConfig
 ) -> LedgerConfig:
     """Roles and settings are the fold of the union of both sides' ledger events (DESIGN.md §6)."""
-    ours = _entries(mine, LEDGER_ID)
+    ours = entries(mine, LEDGER_ID)
     events = reader.item_events(mine, LEDGER_ID)
     events += [reader.event(yours, LEDGER_ID, e) for e in _tree_entries(yours, LEDGER_ID, ours)]
     if not events:
@@ -277,7 +150,7 @@ def _replay(
     reader: Reader, remote: str, mine: Snapshot, yours: Snapshot, item_id: ItemId, roles: Roles
 ) -> tuple[Any, Any]:
     """The united event folder of one item and its folded item blob (None: no item yet)."""
-    ours, theirs = _entries(mine, item_id), _entries(yours, item_id)
+    ours, theirs = entries(mine, item_id), entries(yours, item_id)
     for name in ours.keys() & theirs.keys():
         if str(ours[name]) != str(theirs[name]):
             raise BadLedger(
@@ -291,7 +164,7 @@ def _replay(
         builder.insert(name, blob, MODE_BLOB)
     item = rulebook.fold(events, roles)
     blob = reader.repo.write_blob(codec.dump(item.to_data())) if item is not None else None
-    return builder.write(), blob
+    return reader.repo.write_tree(builder), blob
 
 
 def _tree_entries(snapshot: Snapshot, item_id: ItemId, skip: Entries) -> list[Any]:
@@ -316,4 +189,4 @@ def _rewrite(repo: Repo, tree: Any, updates: dict[str, tuple[Any, int]]) -> Any:
         builder.insert(name, _rewrite(repo, child, nested), MODE_TREE)
     for name, (oid, mode) in here.items():
         builder.insert(name, oid, mode)
-    return builder.write()
+    return repo.write_tree(builder)

@@ -213,7 +213,12 @@ class Snapshot:
             raise NotFound(f"{text!r} is not an id: ids start with td-, rq- or it-")
         if not rest and kind is None:
             raise NotFound("an empty id matches nothing — see git coop list")
-        candidates = self.item_ids(rest[:2] if len(rest) >= 2 else None)
+        if len(rest) < ids.MIN_SHORT:  # short ids are shown with at least this many
+            raise NotFound(
+                f"{text!r} is too short to name an item — give at least {ids.MIN_SHORT} "
+                "characters of its id, as git coop list shows it"
+            )
+        candidates = self.item_ids(rest[:2])
         matches = sorted(i for i in candidates if ids.matches(i, text))
         if not matches:
             raise NotFound(f"no item matches {text!r} — see git coop list")

@@ -211,11 +211,12 @@ def commit_change(repo: Repo, base: Snapshot, change: Change) -> Oid:
         }
         root.insert(top, _merge_tree(repo, base.subtree(top), fans, MODE_TREE), MODE_TREE)
     parents = [base.commit] if base.commit else []
-    return repo.write_commit(root.write(), parents, change.actor, change.at, change.message)
+    tree = repo.write_tree(root)
+    return repo.write_commit(tree, parents, change.actor, change.at, change.message)
 
 
 def _merge_tree(repo: Repo, tree: Any, entries: dict[str, Any], mode: int) -> Any:
     builder = repo.tree_builder(tree)
     for name, oid in entries.items():
         builder.insert(name, oid, mode)
-    return builder.write()
+    return repo.write_tree(builder)

@@ -16,6 +16,7 @@ import subprocess
 from dataclasses import dataclass
 
 from gitcoop.errors import CoopError, UsageError
+from gitcoop.store import environment
 from gitcoop.store.layout import REF, remote_ref
 from gitcoop.store.repository import Oid, Repo
 
@@ -62,7 +63,10 @@ def fetch(repo: Repo, remote: str) -> Oid | None:
     if done.returncode != 0:
         if MISSING_REF in done.stderr:
             return None
-        raise TransportFailed(f"fetching the ledger from {remote} failed: {_first(done.stderr)}")
+        doing = f"fetching the ledger from {remote}"
+        raise environment.said(_first(done.stderr), doing) or TransportFailed(
+            f"{doing} failed: {_first(done.stderr)}"
+        )
     return repo.tip(remote_ref(remote))
 
 
@@ -79,7 +83,10 @@ def _pushed(done: subprocess.CompletedProcess[str], remote: str) -> Pushed:
         return Pushed(True, "")
     if status == "!":  # rejected: not a fast-forward, a stale lease, or the ref moved under it
         return Pushed(False, _porcelain_reason(done.stdout) or _first(done.stderr))
-    raise TransportFailed(f"pushing the ledger to {remote} failed: {_first(done.stderr)}")
+    doing = f"pushing the ledger to {remote}"
+    raise environment.said(_first(done.stderr), doing, wrote_nothing=False) or TransportFailed(
+        f"{doing} failed: {_first(done.stderr)}"
+    )
 
 
 def push_leased(repo: Repo, remote: str, tip: Oid, merged: Oid | None) -> Pushed:

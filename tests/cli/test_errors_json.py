@@ -30,6 +30,7 @@ CODES = {
     "ChangedUnderWrite": ("changed", 3),
     "NoLedger": ("no_ledger", 4),
     "BadLedger": ("bad_ledger", 4),
+    "FetchedLedgerRefused": ("fetched_ledger_refused", 4),
     "NothingToDo": ("nothing_to_do", 5),
     "SomethingDue": ("something_due", 6),
     "RemoteUnreachable": ("remote_unreachable", 7),
@@ -111,8 +112,8 @@ def test_usage_errors_and_misses_are_json_too(
 
 def test_an_ambiguous_prefix_and_a_stale_version_have_their_codes(ledger: Path) -> None:
     first = coop("add", "todo", "a", "--json", env={"COOP_SEED": "1"}).json()["id"]
-    coop("add", "todo", "b", env={"COOP_SEED": "2"})
-    assert error_of(coop("show", "td-", "--json"))["code"] == "ambiguous"
+    coop("add", "request", "b", env={"COOP_SEED": "1"})  # the same random part: td- and rq-
+    assert error_of(coop("show", first[3:10], "--json"))["code"] == "ambiguous"
     stale = coop("take", first, "--expect-version", "7", "--json")
     assert stale.code == 3 and error_of(stale)["code"] == "changed"
 

@@ -141,10 +141,10 @@ def test_ids_by_any_unique_prefix_and_ambiguity_lists_candidates(ledger: Path) -
     assert coop("show", target[3:9], "--json").json()["id"] == target
     assert coop("show", target.upper(), "--json").json()["id"] == target
     same_start = [i for i in ids if i[3] == target[3]]
-    if len(same_start) > 1:
-        ambiguous = coop("show", target[3])
-        assert ambiguous.code == 1 and "matches" in ambiguous.err
-        assert all(coop("show", i, "--json").json()["id"] == i for i in same_start)
+    assert all(coop("show", i, "--json").json()["id"] == i for i in same_start)
+    for short in (target[3], target[3:6], f"td-{target[3:5]}"):  # labels have at least 4
+        refused = coop("show", short)
+        assert refused.code == 1 and "too short to name an item" in refused.err
     missing = coop("show", "zzzzzz")
     assert missing.code == 1 and "no item matches 'zzzzzz'" in missing.err
 

@@ -51,6 +51,7 @@ class Model:
     blocked: bool = False  # the holder's latest report says blocked
     parked_until: datetime | None = None  # a park holds until then
     notices: list[str] = field(default_factory=list)  # previous holders, not acknowledged
+    lost: set[str] = field(default_factory=set)  # whose events lost on a merge, not acknowledged
     summary: str | None = None
     closed_by: str | None = None
     held_at_close: str | None = None
@@ -172,11 +173,12 @@ class LedgerMachine(RuleBasedStateMachine):
     @rule(actor=st.sampled_from(ACTORS), index=st.integers(0, 2))
     def ack(self, actor: str, index: int) -> None:
         m = self.items[self.ids[index]]
-        expect = "written" if actor in m.notices else "unchanged"
+        expect = "written" if actor in m.notices or actor in m.lost else "unchanged"
         assert self.attempt(actor, index, "ack", {}) == expect
         if expect == "written":
             m.version += 1
             m.notices = [holder for holder in m.notices if holder != actor]
+            m.lost.discard(actor)
 
     @rule(actor=st.sampled_from(ACTORS), index=st.integers(0, 2), force=st.booleans())
     def release(self, actor: str, index: int, force: bool) -> None:
@@ -384,6 +386,8 @@ class LedgerMachine(RuleBasedStateMachine):
             m = self.items[item_id]
             if _accepts(m, actor, verb):
                 _apply(m, actor, verb, order[1])
+            else:  # a conflict: the loser sees it until they acknowledge it
+                m.lost.add(actor)
 
     # -- agreement ---------------------------------------------------------------------
 

@@ -1,0 +1,72 @@
+"""The bounds every accepted value lies in, whoever wrote it.
+
+A value enters the ledger from a command line, a git hook, the queue loop, or
+a teammate's push. The same bounds hold for all of them, so that whatever was
+accepted can be read back, shown on a terminal, pasted into a commit message
+and computed with: an instant leaves room for every due date the rules add to
+it, a clock fits the 12 digits of an event file's name, and text holds no
+character that moves a terminal's cursor, changes its state, reverses the
+order it draws in, or starts a new line where a line is expected.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+
+FIRST_YEAR = 1970
+LAST_YEAR = 9000  # an event's instant; the rules add at most 30 days to one
+MAX_CLOCK = 10**12 - 1  # event file names hold 12 digits of clock
+LINE_MAX = 1000  # characters in a one-line field
+TEXT_MAX = 64 * 1024  # characters in a free-text field (a body, a note)
+MAX_INT = 2**53  # what every JSON reader holds exactly
+
+# Besides C0 controls and DEL: C1 controls, the line and paragraph separators,
+# the bidirectional marks, embeddings, overrides and isolates, and lone
+# surrogates (which no UTF-8 output can encode).
+_OTHERS = "\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff"
+UNSAFE = re.compile(f"[\x00-\x1f{_OTHERS}]")
+UNSAFE_IN_TEXT = re.compile(f"[\x00-\x08\x0b-\x1f{_OTHERS}]")  # tabs and line breaks allowed
+
+
+def line_problem(value: object, name: str, longest: int = LINE_MAX) -> str | None:
+    """Why `value` is not one line of text (None when it is)."""
+    if not isinstance(value, str):
+        return f"{name} must be text"
+    if len(value) > longest:
+        return f"{name} is {len(value)} characters long; at most {longest} are allowed"
+    found = UNSAFE.search(value)
+    if found:
+        return f"{name} must be one line without control characters (it holds {_named(found)})"
+    return None
+
+
+def text_problem(value: object, name: str) -> str | None:
+    """Why `value` is not free text (lines and tabs allowed; None when it is)."""
+    if not isinstance(value, str):
+        return f"{name} must be text"
+    if len(value) > TEXT_MAX:
+        return f"{name} is {len(value)} characters long; at most {TEXT_MAX} are allowed"
+    found = UNSAFE_IN_TEXT.search(value)
+    if found:
+        return f"{name} must not hold control characters (it holds {_named(found)})"
+    return None
+
+
+def _named(found: re.Match[str]) -> str:
+    code = ord(found.group())
+    return f"U+{code:04X} at character {found.start() + 1}"
+
+
+def instant_problem(at: datetime, name: str) -> str | None:
+    """Why `at` cannot be an event's instant (None when it can)."""
+    if FIRST_YEAR <= at.year <= LAST_YEAR:
+        return None
+    return f"{name} {at:%Y-%m-%d} is outside the years {FIRST_YEAR} to {LAST_YEAR}"
+
+
+def number_problem(value: object, name: str, low: int, high: int) -> str | None:
+    """Why `value` is not a whole number from `low` to `high` (None when it is)."""
+    if isinstance(value, int) and not isinstance(value, bool) and low <= value <= high:
+        return None
+    return f"{name} must be a whole number from {low} to {high}, not {str(value)[:40]}"

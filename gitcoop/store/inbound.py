@@ -1,0 +1,297 @@
+"""The trust boundary: everything a peer can push is checked here before anything uses it.
+
+A fetched ledger is data written by someone else, possibly hostile, possibly
+buggy. `check` reads each commit the fetch brought that this clone does not
+hold yet, once, and then the tip that would become the local ledger:
+
+    each fetched commit   its root layout and coop.yaml (format, bounded settings);
+                          no event of a parent dropped or rewritten;
+                          the events it adds: names and modes, parsed safely, within
+                          the bounds of domain/admission.py, each by the commit's
+                          author, and none at all in a merge commit;
+                          clocks: each added event above its parents' largest clock
+                          and none above that plus the number of events it adds,
+                          coop.yaml's clock between the two
+    the tip               coop.yaml's roles and settings are the fold of the ledger's
+                          own events; every item that changed since the merge base
+                          (every item, when the roles changed) is the fold of its
+                          events
+
+Any breach is a BadLedger naming the remote and the path (and the commit);
+nothing is written and the local ref does not move. `sync`, `pull`, a
+fast-forward and a first fetch all come through `store/merge.py`, which calls
+`check` before it reads anything else of the remote side.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from gitcoop.domain import admission, rulebook
+from gitcoop.domain.ids import ItemId, fanout
+from gitcoop.domain.records import Event, LedgerConfig
+from gitcoop.domain.roles import LEDGER_ID
+from gitcoop.domain.settings import SETTINGS
+from gitcoop.errors import BadLedger, FetchedLedgerRefused
+from gitcoop.store.layout import (
+    EVENT_FILE_RE,
+    EVENTS,
+    FANOUT_RE,
+    ITEM_DIR_RE,
+    ITEM_FILE_RE,
+    ITEMS,
+    MODE_BLOB,
+    MODE_TREE,
+    event_dir,
+    item_path,
+)
+from gitcoop.store.repository import CommitInfo, Oid, Repo
+from gitcoop.store.snapshot import Snapshot
+
+Entries = dict[str, Any]  # file name -> blob id, inside one item's event folder
+
+
+class Reader:
+    """Parses each event blob once, whichever commit or side it is read from."""
+
+    def __init__(self, repo: Repo) -> None:
+        self.repo = repo
+        self.events: dict[tuple[ItemId, str, str], Event] = {}
+
+    def event(self, snapshot: Snapshot, item_id: ItemId, entry: Any) -> Event:
+        return self.named(snapshot, item_id, entry.name, entry)
+
+    def named(self, snapshot: Snapshot, item_id: ItemId, name: str, entry: Any) -> Event:
+        key = (item_id, name, str(entry.id))
+        if key not in self.events:
+            self.events[key] = snapshot.read_event(item_id, entry)
+        return self.events[key]
+
+    def item_events(self, snapshot: Snapshot, item_id: ItemId) -> list[Event]:
+        tree = snapshot.subtree(event_dir(item_id))
+        return [self.event(snapshot, item_id, e) for e in tree] if tree is not None else []
+
+
+@dataclass(frozen=True)
+class Arrival:
+    """A fetched ledger that passed: the items it changed, and the events already parsed."""
+
+    touched: frozenset[ItemId]
+    reader: Reader
+
+
+def check(repo: Repo, remote: str, ours: Oid | None, base: Oid | None, theirs: Oid) -> Arrival:
+    """Check the commits of `theirs` that `ours` lacks, then its tip; BadLedger names the path."""
+    where = f"remote {remote}: "
+    reader = Reader(repo)
+    try:
+        history = _History(repo, reader)
+        for info in repo.commits_since(theirs, ours):
+            history.check(info)
+        touched = _check_tip(reader, base, theirs, where)
+    except BadLedger as error:
+        text = error.message.removeprefix(where)
+        raise FetchedLedgerRefused(f"{where}{text} — the local ledger is unchanged") from None
+    return Arrival(frozenset(touched), reader)
+
+
+# -- each commit ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Added:
+    item_id: ItemId
+    name: str
+    entry: Any  # what Snapshot.read_event needs: .name, .id, .filemode
+
+
+class _History:
+    """The commit-by-commit checks; each commit's clock is read once."""
+
+    def __init__(self, repo: Repo, reader: Reader) -> None:
+        self.repo = repo
+        self.reader = reader
+        self.clocks: dict[Oid, int] = {}
+
+    def clock(self, commit: Oid) -> int:
+        if commit not in self.clocks:
+            self.clocks[commit] = Snapshot(self.repo, commit).config.clock
+        return self.clocks[commit]
+
+    def check(self, info: CommitInfo) -> None:
+        try:
+            snapshot = Snapshot(self.repo, info.oid)
+            config = snapshot.config
+            added = self._added(info)
+            if added and len(info.parents) > 1:
+                raise BadLedger(f"{_path(added[0])}: a merge commit adds an event of its own")
+            floor = max((self.clock(p) for p in info.parents), default=0)
+            events = [self.reader.named(snapshot, a.item_id, a.name, a.entry) for a in added]
+            for event, new in zip(events, added, strict=True):
+                _check_event(event, new, info, floor, len(added))
+            _check_config_clock(config, floor, events)
+        except BadLedger as error:
+            raise BadLedger(f"commit {info.oid[:12]}: {error.message}") from None
+        self.clocks[info.oid] = config.clock
+
+    def _added(self, info: CommitInfo) -> list[_Added]:
+        """Event files in this commit that no parent has; a dropped or changed one refuses."""
+        bases: list[Oid | None] = list(info.parents) or [None]
+        new_everywhere: dict[str, _Added] | None = None
+        for parent in bases:
+            added: dict[str, _Added] = {}
+            for delta in self.repo.changes(parent, info.oid, EVENTS):
+                if delta.status != "added":
+                    raise BadLedger(f"{delta.path}: an event was dropped or rewritten")
+                added[delta.path] = _event_entry(delta.path, delta.oid, delta.mode)
+            if new_everywhere is None:
+                new_everywhere = added
+            else:
+                new_everywhere = {k: v for k, v in new_everywhere.items() if k in added}
+        return sorted((new_everywhere or {}).values(), key=_path)
+
+
+@dataclass(frozen=True)
+class _Entry:
+    name: str
+    id: str
+    filemode: int
+
+
+def _event_entry(path: str, oid: str, mode: int) -> _Added:
+    """An added path under events/, checked against the layout before it is read."""
+    parts = path.split("/")
+    good = (
+        len(parts) == 4
+        and FANOUT_RE.match(parts[1]) is not None
+        and ITEM_DIR_RE.match(parts[2]) is not None
+        and fanout(parts[2]) == parts[1]
+        and EVENT_FILE_RE.match(parts[3]) is not None
+        and mode == MODE_BLOB
+    )
+    if not good:
+        raise BadLedger(f"{path}: not an allowed name or mode for the ledger layout")
+    return _Added(ItemId(parts[2]), parts[3], _Entry(parts[3], oid, mode))
+
+
+def _path(added: _Added) -> str:
+    return f"{event_dir(added.item_id)}/{added.name}"
+
+
+def _check_event(event: Event, added: _Added, info: CommitInfo, floor: int, count: int) -> None:
+    path = _path(added)
+    problem = admission.event_problem(event)
+    if problem:
+        raise BadLedger(f"{path}: {problem}")
+    if event.actor != info.author:
+        raise BadLedger(
+            f"{path}: an event by {event.actor!r} in a commit authored by {info.author!r} — "
+            "each event is written by the author of the commit that adds it"
+        )
+    if not floor < event.clock <= floor + count:
+        raise BadLedger(
+            f"{path}: clock {event.clock} is outside {floor + 1}..{floor + count} — a clock "
+            "grows by one per event"
+        )
+
+
+def _check_config_clock(config: LedgerConfig, floor: int, events: list[Event]) -> None:
+    low = max([floor, *(e.clock for e in events)])
+    high = floor + len(events)
+    if not low <= config.clock <= high:
+        raise BadLedger(
+            f"coop.yaml: clock {config.clock} is outside {low}..{high} — a clock grows by one "
+            "per event and is never below one of its events"
+        )
+
+
+# -- the tip ------------------------------------------------------------------------
+
+
+def _check_tip(reader: Reader, base: Oid | None, theirs: Oid, where: str) -> set[ItemId]:
+    repo = reader.repo
+    side = Snapshot(repo, theirs)
+    config = side.config
+    _check_ledger_fold(reader, side, config)
+    old = Snapshot(repo, base) if base else None
+    if old is not None and not _same_roles(old.config, config):
+        old = None  # other roles change every fold: check every item
+    touched = changed(old, side, where)
+    for item_id in sorted(touched - {LEDGER_ID}):
+        events = reader.item_events(side, item_id)
+        stored = side.item(item_id)
+        folded = rulebook.fold(events, config.roles)
+        if (stored is None) != (folded is None) or (
+            stored is not None and folded is not None and stored.to_data() != folded.to_data()
+        ):
+            raise BadLedger(f"{item_path(item_id)}: is not the fold of its events")
+    return touched
+
+
+def _check_ledger_fold(reader: Reader, side: Snapshot, config: LedgerConfig) -> None:
+    """coop.yaml's roles and settings are what the ledger's own events fold to."""
+    state, _refused = rulebook.fold_ledger(reader.item_events(side, LEDGER_ID))
+    if not _same_roles(LedgerConfig(roles=state.roles), config):
+        raise BadLedger("coop.yaml: its roles are not the fold of the ledger's role events")
+    known = {k: v for k, v in config.settings.items() if k in SETTINGS}
+    if known != dict(state.settings):
+        raise BadLedger("coop.yaml: its settings are not the fold of the ledger's config events")
+
+
+def _same_roles(a: LedgerConfig, b: LedgerConfig) -> bool:
+    return (set(a.roles.owners), set(a.roles.chiefs)) == (set(b.roles.owners), set(b.roles.chiefs))
+
+
+# -- what differs between two commits ---------------------------------------------------
+
+
+def entries(snapshot: Snapshot | None, item_id: ItemId) -> Entries:
+    tree = snapshot.subtree(event_dir(item_id)) if snapshot else None
+    return {e.name: e.id for e in tree} if tree is not None else {}
+
+
+def changed(old: Snapshot | None, new: Snapshot | None, where: str) -> set[ItemId]:
+    """Item ids under items/ or events/ whose entry differs; `new`'s names are checked."""
+    found: set[ItemId] = set()
+    for top in (ITEMS, EVENTS):
+        before = _listing(old.subtree(top) if old else None)
+        after = _listing(new.subtree(top) if new else None)
+        for fan in sorted(before.keys() | after.keys()):
+            if str(before.get(fan)) == str(after.get(fan)):
+                continue
+            inner_before = _listing(_tree(old, before.get(fan), f"{top}/{fan}"))
+            inner_after = _listing(
+                _tree(new, after.get(fan), f"{where}{top}/{fan}"), f"{where}{top}/{fan}", top
+            )
+            for name in inner_before.keys() | inner_after.keys():
+                if str(inner_before.get(name)) != str(inner_after.get(name)):
+                    found.add(ItemId(name[:-5] if top == ITEMS else name))
+    return found
+
+
+def _tree(snapshot: Snapshot | None, oid: Any, path: str) -> Any:
+    return snapshot.repo.tree(oid, path) if snapshot is not None and oid is not None else None
+
+
+def _listing(tree: Any, path: str | None = None, top: str | None = None) -> dict[str, Any]:
+    """name -> object id of a tree's entries; with `path`, names and modes are checked."""
+    if tree is None:
+        return {}
+    listing = {}
+    for entry in tree:
+        if path is not None:
+            _check_entry(entry, path, top)
+        listing[entry.name] = entry.id
+    return listing
+
+
+def _check_entry(entry: Any, path: str, top: str | None) -> None:
+    name = entry.name
+    fan = path.rsplit("/", 1)[-1]
+    if top == ITEMS:
+        good = ITEM_FILE_RE.match(name) and entry.filemode == MODE_BLOB
+    else:
+        good = ITEM_DIR_RE.match(name) and entry.filemode == MODE_TREE
+    if not good or not FANOUT_RE.match(fan) or fanout(name) != fan:
+        raise BadLedger(f"{path}/{name}: not an allowed name or mode for the ledger layout")

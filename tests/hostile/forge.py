@@ -1,0 +1,270 @@
+"""An attacker's workbench: hostile ledgers made with git plumbing and pushed to the team.
+
+A team shares a bare remote: alice (the owner) made the ledger, mallory
+(a chief, with push access and a clone of her own) attacks, and bob (the
+victim) syncs. The attacker reads the ledger as files, changes what she
+likes, writes blobs with `git hash-object`, trees with `git mktree` and a
+commit with `git commit-tree` under any author she names, and pushes it
+(forcing, if she wants). Contents may be made with gitcoop's own codec and
+fold, so that the one flaw a test plants is the only one there is.
+
+Every hostile text carries a command substitution that would create the
+marker file if anything ever ran it through a shell.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+from collections import defaultdict
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from gitcoop.domain import rulebook
+from gitcoop.domain.records import Event, LedgerConfig
+from gitcoop.store import codec
+from tests.conftest import Clones, Result, coop_in, coop_process, git
+
+REF = "refs/coop/ledger"
+DOCUMENTED = frozenset(range(10))  # exit codes 0-9 (README); 70 is a bug
+ALICE, MALLORY, BOB = "alice@example.com", "mallory@example.com", "bob@example.com"
+LEDGER = "cf-000000000000"  # the ledger's own id: role and setting events
+
+
+@dataclass
+class Team:
+    remote: Path
+    alice: Path
+    mallory: Path
+    victim: Path
+    marker: Path  # created only if something from the ledger is ever executed
+    todo: str  # a todo alice filed and took
+
+    @property
+    def shell(self) -> str:
+        """Text that creates the marker wherever a shell reads it."""
+        return f"$(touch {self.marker}) `touch {self.marker}`; touch {self.marker}"
+
+    def victim_runs(self, *args: str, env: dict[str, str] | None = None) -> Result:
+        """A real `git coop` process in the victim's clone; its exit code is a documented one."""
+        result = coop_process(self.victim, *args, env=env)
+        assert result.code in DOCUMENTED, (args, result.code, result.err)
+        assert "unexpected" not in result.err, result.err
+        assert not self.marker.exists(), f"{args} started a process from the ledger"
+        return result
+
+
+def team(clones: Clones, tmp: Path) -> Team:
+    """alice owns the ledger, mallory is a chief, bob has synced; all three see the same tip."""
+    alice, mallory, victim = (clones.clone(n) for n in ("alice", "mallory", "bob"))
+    assert coop_in(alice, "init").code == 0
+    assert coop_in(alice, "roles", "add", "chief", MALLORY).code == 0
+    todo = coop_in(alice, "add", "todo", "seed", "--json").json()["id"]
+    assert coop_in(alice, "take", todo, "--session", "s1").code == 0
+    for path in (alice, mallory, victim):
+        assert coop_in(path, "sync").code == 0, path
+    return Team(clones.root / "remote.git", alice, mallory, victim, tmp / "MARKER", todo)
+
+
+# -- reading and writing a ledger as files ------------------------------------------------
+
+
+def files(path: Path, ref: str = REF) -> dict[str, bytes]:
+    """Every file of the ledger at `ref`: path -> content."""
+    listing = git(path, "ls-tree", "-r", "-z", ref).split("\0")
+    found: dict[str, bytes] = {}
+    for line in filter(None, listing):
+        meta, name = line.split("\t", 1)
+        blob = meta.split()[2]
+        found[name] = subprocess.run(
+            ["git", "cat-file", "blob", blob], cwd=path, capture_output=True, check=True
+        ).stdout
+    return found
+
+
+def hash_object(path: Path, data: bytes) -> str:
+    done = subprocess.run(
+        ["git", "hash-object", "-w", "--stdin"], cwd=path, input=data, capture_output=True
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout.decode().strip()
+
+
+def mktree(path: Path, entries: list[tuple[str, str, str, str]]) -> str:
+    """A tree from (mode, type, object, name) entries, through `git mktree -z`."""
+    text = "".join(f"{mode} {kind} {oid}\t{name}\0" for mode, kind, oid, name in entries)
+    done = subprocess.run(
+        ["git", "mktree", "-z"], cwd=path, input=text.encode(), capture_output=True
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout.decode().strip()
+
+
+def write_tree(path: Path, content: dict[str, bytes]) -> str:
+    """The root tree holding exactly `content`, folders and all, made with mktree."""
+    here: dict[str, bytes] = {}
+    below: dict[str, dict[str, bytes]] = defaultdict(dict)
+    for name, data in content.items():
+        head, slash, rest = name.partition("/")
+        if slash:
+            below[head][rest] = data
+        else:
+            here[head] = data
+    entries = [("100644", "blob", hash_object(path, data), name) for name, data in here.items()]
+    entries += [("040000", "tree", write_tree(path, sub), name) for name, sub in below.items()]
+    return mktree(path, entries)
+
+
+def commit(
+    path: Path,
+    tree: str,
+    parents: list[str],
+    author: str = MALLORY,
+    message: str = "work",
+) -> str:
+    """`git commit-tree` under whichever author the attacker names."""
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": author,
+        "GIT_AUTHOR_EMAIL": author,
+        "GIT_COMMITTER_NAME": author,
+        "GIT_COMMITTER_EMAIL": author,
+    }
+    args = ["git", "commit-tree", tree, "-m", message]
+    for parent in parents:
+        args += ["-p", parent]
+    done = subprocess.run(args, cwd=path, env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()
+
+
+def push(path: Path, commit_id: str) -> None:
+    """The attacker's push: forced, so even a rewritten history reaches the remote."""
+    git(path, "update-ref", REF, commit_id)
+    git(path, "push", "-q", "-f", "origin", f"{commit_id}:{REF}")
+
+
+def tip(path: Path, ref: str = REF) -> str:
+    return git(path, "rev-parse", ref).strip()
+
+
+def publish(
+    path: Path, content: dict[str, bytes], author: str = MALLORY, parents: list[str] | None = None
+) -> str:
+    """Commit `content` on top of the local tip (or `parents`) and push it; the commit id."""
+    made = commit(
+        path, write_tree(path, content), [tip(path)] if parents is None else parents, author
+    )
+    push(path, made)
+    return made
+
+
+# -- building otherwise-honest changes ------------------------------------------------------
+
+
+def config(content: dict[str, bytes]) -> LedgerConfig:
+    return LedgerConfig.from_data(codec.load(content["coop.yaml"], "coop.yaml"))
+
+
+def with_config(content: dict[str, bytes], data: dict[str, Any]) -> dict[str, bytes]:
+    return {**content, "coop.yaml": codec.dump(data)}
+
+
+def events_of(content: dict[str, bytes], item_id: str) -> list[Event]:
+    folder = f"events/{item_id[3:5]}/{item_id}/"
+    return [
+        Event.from_data(codec.load(data, name))
+        for name, data in content.items()
+        if name.startswith(folder)
+    ]
+
+
+def new_event(
+    content: dict[str, bytes],
+    item_id: str,
+    verb: str,
+    actor: str = MALLORY,
+    at: str = "2026-11-29T11:00:00Z",
+    clock: int | None = None,
+    event_id: str = "ev-mmmmmmmmmmmm",
+    **args: Any,
+) -> dict[str, Any]:
+    """An event one past coop.yaml's clock: the next one an honest writer would make."""
+    return {
+        "id": event_id,
+        "item": item_id,
+        "clock": config(content).clock + 1 if clock is None else clock,
+        "at": at,
+        "actor": actor,
+        "session": None,
+        "verb": verb,
+        **args,
+    }
+
+
+def add_event(
+    content: dict[str, bytes], data: dict[str, Any], refold: bool = True
+) -> dict[str, bytes]:
+    """`data` as a new event file; the item re-folded and coop.yaml's clock moved, as a writer
+    would (without `refold`, only the file is added)."""
+    item_id, clock = data["item"], data["clock"]
+    changed = dict(content)
+    changed[f"events/{item_id[3:5]}/{item_id}/{clock:012d}-{data['id']}.yaml"] = codec.dump(data)
+    if not refold:
+        return changed
+    settings = config(changed)
+    if item_id.startswith("cf-"):
+        state, _ = rulebook.fold_ledger(_events_raw(changed, item_id))
+        settings = replace(settings, roles=state.roles, settings=dict(state.settings))
+    else:
+        item = rulebook.fold(_events_raw(changed, item_id), settings.roles)
+        assert item is not None
+        changed[f"items/{item_id[3:5]}/{item_id}.yaml"] = codec.dump(item.to_data())
+    settings = replace(settings, clock=max(settings.clock, clock))
+    return {**changed, "coop.yaml": codec.dump(settings.to_data())}
+
+
+def _events_raw(content: dict[str, bytes], item_id: str) -> list[Event]:
+    """Events read without the bounds a peer's are checked against (an attacker's view)."""
+    folder = f"events/{item_id[3:5]}/{item_id}/"
+    found = []
+    for name, data in content.items():
+        if name.startswith(folder):
+            raw = codec.load(data, name)
+            event = Event(
+                id=raw["id"],
+                item=raw["item"],
+                clock=raw["clock"],
+                at=_instant(raw["at"]),
+                actor=raw["actor"],
+                session=raw["session"],
+                verb=raw["verb"],
+                args={k: v for k, v in raw.items() if k not in _FIELDS},
+            )
+            found.append(event)
+    return found
+
+
+_FIELDS = ("id", "item", "clock", "at", "actor", "session", "verb")
+
+
+def _instant(text: str) -> datetime:
+    try:
+        return datetime.fromisoformat(text.replace("Z", "+00:00")).astimezone(UTC)
+    except (ValueError, OverflowError):
+        return datetime(2026, 11, 29, tzinfo=UTC)
+
+
+# What could drive a terminal, written out here rather than taken from the code under test:
+# C0 and C1 controls, DEL, line and paragraph separators, bidi controls, lone surrogates.
+TERMINAL_CONTROL = re.compile(
+    "[\x00-\x09\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
+)
+
+
+def unsafe_in(text: str) -> list[str]:
+    """Characters on a terminal line that could drive the terminal (line breaks are layout)."""
+    return TERMINAL_CONTROL.findall(text)

@@ -1,0 +1,79 @@
+"""#3 A peer cannot exhaust the clock: it grows by one per event, on every fetched commit."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import Clones, git
+from tests.hostile.forge import (
+    Team,
+    add_event,
+    config,
+    files,
+    new_event,
+    publish,
+    team,
+    tip,
+    with_config,
+)
+
+
+@pytest.fixture
+def crew(clones: Clones, tmp_path: Path) -> Team:
+    return team(clones, tmp_path)
+
+
+def refused_then_work_goes_on(crew: Team, fragment: str) -> None:
+    before = tip(crew.victim)
+    synced = crew.victim_runs("sync")
+    assert synced.code == 4 and fragment in synced.err, synced.err
+    assert tip(crew.victim) == before
+    assert crew.victim_runs("add", "todo", "later work").code == 0
+    names = git(crew.victim, "ls-tree", "-r", "--name-only", "refs/coop/ledger", "events/")
+    assert all(len(n.rsplit("/", 1)[1].split("-", 1)[0]) == 12 for n in names.split())
+    for command in (["log"], ["fsck"], ["list"]):
+        assert crew.victim_runs(*command).code == 0, command
+
+
+def test_coop_yaml_clock_pushed_to_the_end_is_refused(crew: Team) -> None:
+    content = files(crew.mallory)
+    data = config(content).to_data()
+    data["clock"] = 999_999_999_999
+    publish(crew.mallory, with_config(content, data))
+    refused_then_work_goes_on(crew, "coop.yaml: clock 999999999999 is outside")
+
+
+def test_one_event_at_the_last_clock_is_refused(crew: Team) -> None:
+    content = files(crew.mallory)
+    note = new_event(content, crew.todo, "note", clock=999_999_999_999, text="hi")
+    publish(crew.mallory, add_event(content, note))
+    refused_then_work_goes_on(crew, "clock 999999999999 is outside")
+
+
+def test_an_event_slipped_below_its_parents_clock_is_refused(crew: Team) -> None:
+    """An early clock would sort before events already recorded and change their fold."""
+    content = files(crew.mallory)
+    take = new_event(content, crew.todo, "takeover", clock=2, force=True)
+    publish(crew.mallory, add_event(content, take))
+    refused_then_work_goes_on(crew, "clock 2 is outside")
+
+
+def test_a_clock_grown_in_one_commit_and_hidden_by_the_next_is_refused(crew: Team) -> None:
+    """Every fetched commit is checked, not only the tip."""
+    content = files(crew.mallory)
+    data = config(content).to_data()
+    publish(crew.mallory, with_config(content, {**data, "clock": 10**9}))
+    publish(crew.mallory, content)  # the tip itself looks honest again
+    refused_then_work_goes_on(crew, "is outside")
+
+
+def test_honest_events_from_a_peer_move_the_clock_by_their_number(crew: Team) -> None:
+    content = files(crew.mallory)
+    first = new_event(content, crew.todo, "note", event_id="ev-mmmmmmmmmmm1", text="one")
+    content = add_event(content, first)
+    second = new_event(content, crew.todo, "note", event_id="ev-mmmmmmmmmmm2", text="two")
+    publish(crew.mallory, add_event(content, second))
+    assert crew.victim_runs("sync").code == 0
+    assert crew.victim_runs("fsck").code == 0

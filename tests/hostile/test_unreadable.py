@@ -1,0 +1,93 @@
+"""#2 No accepted value can make the ledger unreadable: bounds are checked where values enter."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import Clones, coop_in
+from tests.hostile.forge import Team, add_event, files, new_event, publish, team, tip
+
+
+@pytest.fixture
+def crew(clones: Clones, tmp_path: Path) -> Team:
+    return team(clones, tmp_path)
+
+
+def refused(crew: Team, *fragments: str) -> None:
+    """The victim's sync refuses (exit 4), its ledger stays readable and its work goes on."""
+    before = tip(crew.victim)
+    synced = crew.victim_runs("sync")
+    assert synced.code == 4, synced.err
+    for fragment in fragments:
+        assert fragment in synced.err
+    assert tip(crew.victim) == before
+    for command in (["list"], ["log"], ["owed", "--all"], ["fsck"]):
+        assert crew.victim_runs(*command).code == 0, command
+    assert crew.victim_runs("add", "todo", "later work").code == 0
+    assert crew.victim_runs("sync").code == 4  # still refused: nothing half-merged
+
+
+def test_the_last_instant_a_command_accepts_still_reads_back(crew: Team) -> None:
+    late = {"COOP_NOW": "9000-12-31T23:00:00Z"}
+    todo = crew.victim_runs("add", "todo", "late", env=late).out.strip()
+    assert crew.victim_runs("take", todo, env=late).code == 0  # due in the year 9001
+    assert crew.victim_runs("list").code == 0
+    assert crew.victim_runs("owed", "--all").code == 0
+    assert crew.victim_runs("sync").code == 0
+    assert coop_in(crew.alice, "sync").code == 0
+    assert coop_in(crew.alice, "list").code == 0 and coop_in(crew.alice, "fsck").code == 0
+    past = crew.victim_runs("take", todo, env={"COOP_NOW": "9001-01-01T00:00:00Z"})
+    assert past.code == 2 and "1970 to 9000" in past.err
+
+
+@pytest.mark.parametrize(
+    ("at", "args", "fragment"),
+    [
+        ("9500-01-01T00:00:00Z", {"decision": "defer"}, "outside the years 1970 to 9000"),
+        ("1969-07-20T20:17:00Z", {"decision": "defer"}, "at is not an ISO 8601 instant"),
+        ("2026-11-29T11:00:00Z", {"decision": "defer", "delay_seconds": 10**20}, "delay_seconds"),
+        ("2026-11-29T11:00:00Z", {"decision": "defer", "delay_seconds": -5}, "delay_seconds"),
+        ("2026-11-29T11:00:00Z", {"decision": 7}, "decision must be text"),
+    ],
+)
+def test_a_peers_review_out_of_bounds_is_refused(
+    crew: Team, at: str, args: dict[str, object], fragment: str
+) -> None:
+    content = files(crew.mallory)
+    publish(
+        crew.mallory, add_event(content, new_event(content, crew.todo, "review", at=at, **args))
+    )
+    refused(crew, fragment)
+
+
+def test_a_peers_review_at_the_last_instant_is_accepted_and_readable(crew: Team) -> None:
+    content = files(crew.mallory)
+    review = new_event(content, crew.todo, "review", at="9000-12-31T23:59:59Z", decision="park")
+    publish(crew.mallory, add_event(content, review))  # due 30 days later: in 9001
+    assert crew.victim_runs("sync").code == 0
+    owed = crew.victim_runs("owed", "--all", "--json")
+    assert owed.code == 0 and '"due": "9001-01-30T23:59:59Z"' in owed.out
+    assert crew.victim_runs("fsck").code == 0
+    assert crew.victim_runs("add", "todo", "later work").code == 0
+    assert crew.victim_runs("sync").code == 0
+
+
+@pytest.mark.parametrize(
+    ("args", "fragment"),
+    [
+        ({"body": ["not", "text"]}, "body must be text"),
+        ({"order_key": "Z!"}, "order_key must be an order key"),
+        ({"evidence": [{"path": "a.py", "line": 10**30}]}, "line must be a whole number"),
+        ({"parent_id": "../../etc"}, "parent_id must be an item id"),
+    ],
+)
+def test_a_peers_value_of_the_wrong_shape_is_refused(
+    crew: Team, args: dict[str, object], fragment: str
+) -> None:
+    content = files(crew.mallory)
+    item = "it-mmmmmmmmmmmm"
+    added = new_event(content, item, "add", kind="item", title="Looks fine", **args)
+    publish(crew.mallory, add_event(content, added))
+    refused(crew, fragment)

@@ -1,0 +1,88 @@
+"""The inbound check, tried as an attacker: crafted commits pushed and fetched by a victim."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import Clones, coop_in, git
+from tests.hostile.forge import (
+    Team,
+    add_event,
+    commit,
+    files,
+    new_event,
+    publish,
+    push,
+    team,
+    tip,
+    write_tree,
+)
+from tests.rawledger import EXEC, GITLINK, LINK, open_raw, put
+
+
+@pytest.fixture
+def crew(clones: Clones, tmp_path: Path) -> Team:
+    return team(clones, tmp_path)
+
+
+def refused(crew: Team, fragment: str) -> None:
+    before = tip(crew.victim)
+    result = coop_in(crew.victim, "sync")
+    assert result.code == 4 and fragment in result.err, result.err
+    assert "the local ledger is unchanged" in result.err
+    assert "unexpected" not in result.err
+    assert tip(crew.victim) == before
+
+
+def test_an_event_dropped_in_one_commit_and_restored_in_the_next_is_refused(crew: Team) -> None:
+    content = files(crew.mallory)
+    name = next(n for n in content if f"/{crew.todo}/" in n)
+    publish(crew.mallory, {k: v for k, v in content.items() if k != name})
+    publish(crew.mallory, content)
+    refused(crew, "an event was dropped or rewritten")
+
+
+def test_an_event_rewritten_in_place_is_refused(crew: Team) -> None:
+    content = files(crew.mallory)
+    name = next(n for n in content if f"/{crew.todo}/" in n)
+    publish(crew.mallory, {**content, name: content[name].replace(b"seed", b"weed")})
+    refused(crew, "an event was dropped or rewritten")
+
+
+@pytest.mark.parametrize(("mode", "label"), [(EXEC, "exec"), (LINK, "link"), (GITLINK, "gitlink")])
+def test_an_event_entry_of_another_mode_is_refused(crew: Team, mode: int, label: str) -> None:
+    raw = open_raw(crew.mallory)
+    folder = ["events", crew.todo[3:5], crew.todo, "000000000099-ev-mmmmmmmmmmmm.yaml"]
+    oid = (
+        raw.create_blob(b"x: 1\n")
+        if mode != GITLINK
+        else raw.revparse_single("refs/coop/ledger").id
+    )
+    put(crew.mallory, folder, mode=mode, oid=oid)
+    push(crew.mallory, tip(crew.mallory))
+    refused(crew, "not an allowed name or mode")
+
+
+def test_honest_history_with_merges_from_a_peer_is_taken_in_whole(crew: Team) -> None:
+    assert coop_in(crew.alice, "note", crew.todo, "alice was here").code == 0
+    assert coop_in(crew.mallory, "add", "todo", "mallory's work").code == 0
+    assert coop_in(crew.alice, "sync").code == 0
+    assert coop_in(crew.mallory, "sync").code == 0  # a merge commit, pushed
+    assert coop_in(crew.victim, "sync").code == 0
+    assert tip(crew.victim) == tip(crew.mallory)
+    assert coop_in(crew.victim, "fsck").code == 0
+
+
+def test_the_events_of_a_commit_are_by_its_author_in_any_side_branch(crew: Team) -> None:
+    """Every fetched commit is checked, also one only reachable through a merge's second parent."""
+    content = files(crew.mallory)
+    forged = add_event(
+        content, new_event(content, crew.todo, "note", actor="alice@example.com", text="x")
+    )
+    side = commit(crew.mallory, write_tree(crew.mallory, forged), [tip(crew.mallory)])
+    merged = commit(crew.mallory, write_tree(crew.mallory, forged), [tip(crew.mallory), side])
+    push(crew.mallory, merged)
+    refused(crew, "in a commit authored by 'mallory@example.com'")
+    git(crew.victim, "fsck", "--no-dangling")

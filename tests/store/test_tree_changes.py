@@ -1,0 +1,68 @@
+"""`Repo.changes` (raw trees, level by level) names what libgit2's tree diff names.
+
+The inbound check compares every fetched commit with its parents; libgit2's
+diff flattens both trees, which made a first sync of a long history several
+times slower (docs/performance.md), so the comparison is written by hand and
+checked here against the library it shadows.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pygit2
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from gitcoop.store.repository import Oid, open_repo
+from tests.conftest import make_repo
+from tests.rawledger import BLOB, EXEC, LINK, TREE, open_raw, write_tree
+
+names = st.sampled_from(["a", "b", "c.yaml", "00", "td-x", "é"])
+leaf = st.tuples(st.sampled_from([BLOB, BLOB, EXEC, LINK]), st.sampled_from([b"1", b"2", b"3"]))
+
+
+def folders(depth: int) -> st.SearchStrategy[dict[str, Any]]:
+    """Trees at most `depth` folders deep (Repo.changes names deeper folders themselves)."""
+    if depth == 0:
+        return st.dictionaries(names, leaf, max_size=4)
+    return st.dictionaries(names, st.one_of(leaf, folders(depth - 1)), max_size=4)
+
+
+trees = folders(5)
+
+
+def build(raw: pygit2.Repository, tree: dict[str, Any]) -> pygit2.Oid:
+    entries: dict[str, tuple[int, pygit2.Oid]] = {}
+    for name, value in tree.items():
+        if isinstance(value, dict):
+            entries[name] = (TREE, build(raw, value))
+        else:
+            entries[name] = (value[0], raw.create_blob(value[1]))
+    return write_tree(raw, entries)
+
+
+def commit(raw: pygit2.Repository, events: dict[str, Any]) -> str:
+    root = write_tree(raw, {"events": (TREE, build(raw, events))})
+    sig = pygit2.Signature("t", "t@example.com", 1_800_000_000, 0)
+    return str(raw.create_commit(None, sig, sig, "t", root, []))
+
+
+@pytest.fixture(scope="module")
+def scratch(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return make_repo(tmp_path_factory.mktemp("trees") / "r")
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(before=trees, after=trees)
+def test_changes_agree_with_libgit2s_diff(
+    scratch: Path, before: dict[str, Any], after: dict[str, Any]
+) -> None:
+    raw = open_raw(scratch)
+    old, new = Oid(commit(raw, before)), Oid(commit(raw, after))
+    repo = open_repo(str(scratch))
+    ours = {(d.status, d.path, d.oid, d.mode) for d in repo.changes(old, new, "events")}
+    theirs = {(d.status, d.path, d.oid, d.mode) for d in repo.deltas(old, new, "events")}
+    assert ours == theirs
