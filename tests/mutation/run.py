@@ -80,6 +80,25 @@ SCOPES = {
             "tests/service/test_sync.py",
             "tests/service/test_offline_order.py",
         ),
+        ("merge", "plan", "_merge_commit", "_merged_roles", "_replay"),
+    ),
+    "inbound": Scope(
+        "gitcoop/store/inbound.py",
+        (
+            "tests/store/test_inbound.py",
+            "tests/hostile/test_clock.py",
+            "tests/hostile/test_roles.py",
+            "tests/store/test_merge.py",
+        ),
+        (
+            "check",
+            "_History.check",
+            "_check_event",
+            "_check_config_clock",
+            "_check_tip",
+            "_check_ledger_fold",
+            "_same_roles",
+        ),
     ),
     "transaction": Scope(
         "gitcoop/store/transaction.py",
