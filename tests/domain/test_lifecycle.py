@@ -14,6 +14,7 @@ from tests.domain.builders import (
     CAROL,
     REQUEST,
     ROLES,
+    T0,
     TODO,
     added,
     event,
@@ -527,3 +528,14 @@ def test_a_picked_queue_item_is_closed_by_close_and_never_by_done() -> None:
         rulebook.apply(picked, event("done", item=item_id, actor=BOB), ROLES)
     closed = run(picked, event("close", item=item_id, actor=BOB, summary="s"))
     assert closed.status == "closed"
+
+
+def test_a_done_at_the_very_instant_of_the_take_needs_no_closing_note() -> None:
+    done = run(taken(), event("done", summary="s"))  # the same instant as the take
+    assert (done.closed_at, done.closed_note) == (T0, None)
+
+
+def test_a_legacy_tag_becomes_the_items_one_tag() -> None:
+    assert rulebook.apply(None, event("add", kind="todo", title="x", tag="ui"), ROLES).tags == (
+        "ui",
+    )
