@@ -123,7 +123,11 @@ SCOPES = {
         ("tests/domain/test_queue_order.py", "tests/domain/test_queue_verbs.py"),
         ("lookup", "cached_at", "invalidated"),
     ),
-    "evidence-history": Scope("gitcoop/store/history.py", ("tests/store/test_queue_history.py",)),
+    "evidence-history": Scope(
+        "gitcoop/store/history.py",
+        ("tests/store/test_queue_history.py",),
+        ("exists", "is_ancestor", "count_touching", "_entry"),
+    ),
     "evidence-pick": Scope(
         "gitcoop/service/pick.py", ("tests/service/test_queue_pick.py",), ("check",)
     ),
