@@ -539,3 +539,12 @@ def test_a_retake_dated_after_now_is_marked_future_though_the_debt_is_older() ->
     retaken = run(taken(), event("take", actor=BOB, session="s1", minutes=300))
     assert retaken.obligation is not None and retaken.obligation.since == T0
     assert "future" in obligations.pressing(retaken, T0 + H, BOB, ROLES)
+
+
+def test_a_disposition_ends_a_park() -> None:
+    ob = taken().obligation
+    assert ob is not None
+    parked = obligations.review(ob, "park", ALICE, T0, by_owner=True)
+    assert parked.parked
+    closed = obligations.resolve(parked, "done")
+    assert (closed.status, closed.parked, closed.due) == ("resolved", False, None)
