@@ -18,6 +18,7 @@ blobs are copied, never re-encoded, and item files are folds.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
@@ -54,6 +55,7 @@ def merge(
     """Merge the commit `theirs` (fetched from `remote`) into refs/coop/ledger by CAS."""
     enable_fsync(fsync)
     with writer_lock(repo.common_dir):
+        repo.clear_stale_ref_lock(time.time())  # a writer killed mid-swap left git's lock
         for _ in range(MAX_ATTEMPTS):
             ours = repo.tip()
             result = plan(repo, remote, ours, theirs, actor, at)

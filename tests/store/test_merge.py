@@ -201,3 +201,20 @@ def test_a_remote_role_change_has_every_item_checked_against_the_new_roles(
     assert coop_in(mallory, "roles", "remove", "owner", "bob@example.com").code == 0
     tamper(mallory, {item: stale})  # the item as the base had it: untouched since then
     refused(victim, f"{item}: is not the fold of its events", diverged=False)
+
+
+def test_a_dead_writers_ref_lock_does_not_stop_a_merge(clones: Clones) -> None:
+    """A writer killed mid-swap leaves refs/coop/ledger.lock: the next merge clears it,
+    like the next write does, instead of failing on it."""
+    other, victim, _ = setup(clones)
+    assert coop_in(other, "add", "todo", "theirs").code == 0
+    assert coop_in(other, "sync").code == 0
+    lock = victim / ".git" / "refs" / "coop" / "ledger.lock"
+    lock.write_text("")
+    os.utime(lock, (1_000, 1_000))
+    result = coop_in(victim, "sync")
+    assert result.code == 0, result.err
+    assert "removed a stale" in result.err and not lock.exists()
+    assert git(victim, "rev-parse", "refs/coop/ledger") == git(
+        other, "rev-parse", "refs/coop/ledger"
+    )
