@@ -64,9 +64,9 @@ def test_a_clock_grown_in_one_commit_and_hidden_by_the_next_is_refused(crew: Tea
     """Every fetched commit is checked, not only the tip."""
     content = files(crew.mallory)
     data = config(content).to_data()
-    publish(crew.mallory, with_config(content, {**data, "clock": 10**9}))
+    grown = publish(crew.mallory, with_config(content, {**data, "clock": 10**9}))
     publish(crew.mallory, content)  # the tip itself looks honest again
-    refused_then_work_goes_on(crew, "is outside")
+    refused_then_work_goes_on(crew, f"commit {grown[:12]}: coop.yaml: clock 1000000000 is outside")
 
 
 def test_honest_events_from_a_peer_move_the_clock_by_their_number(crew: Team) -> None:
