@@ -79,6 +79,8 @@ def two(clones: Clones) -> tuple[Path, Path]:
 def test_new_a_fresh_clone_gets_the_whole_ledger(clones: Clones) -> None:
     a, b = two(clones)
     assert ledger_trees(a) == ledger_trees(b)
+    reflog = git(b, "reflog", "--format=%gs", "refs/coop/ledger").splitlines()
+    assert reflog == ["new origin by bob@example.com"]  # the ref's first move is logged too
     assert tip(b) == tip(clones.root / "remote.git")
     assert [i["title"] for i in coop_in(b, "list", "--json").json()] == ["seed"]
 
