@@ -23,11 +23,11 @@ from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import TYPE_CHECKING, Any
 
-from gitcoop.domain import admission, ids, remarks, rulebook
+from gitcoop.domain import admission, ids, reconcile, remarks, rulebook
 from gitcoop.domain.ids import EventId, ItemId
 from gitcoop.domain.keys import fingerprint
 from gitcoop.domain.queue import settled
-from gitcoop.domain.records import Event, Item, LedgerConfig
+from gitcoop.domain.records import Event, Item, LedgerConfig, Roles
 from gitcoop.domain.roles import LEDGER_ID
 from gitcoop.errors import Ambiguous, ChangedUnderWrite, NotFound, Refused, UsageError
 from gitcoop.service.context import (
@@ -336,6 +336,22 @@ class _Run:
         self.config = replace(
             self.config, roles=after.roles, settings=dict(after.settings), clock=event.clock
         )
+        if not reconcile.same_roles(before.roles, after.roles):
+            self._refold(after.roles)
+
+    def _refold(self, roles: Roles) -> None:
+        """Role checks use the roles the fold is made with, so a role change can make an
+        accepted event refused (or the reverse): every item is folded again, and each
+        item file stays the fold of its events, as fsck and every fetching clone check."""
+        if self.snapshot.commit is None:
+            return
+        for item_id in self.snapshot.item_ids():
+            current = self.current(item_id)
+            written = (e for e in self.events if e.item == item_id)
+            events = [*self.snapshot.events(item_id), *written]
+            folded = rulebook.fold(events, roles)
+            if folded is not None and (current is None or folded.to_data() != current.to_data()):
+                self.items[item_id] = folded
 
     def _ledger_state(self) -> rulebook.LedgerState:
         """Roles and settings as coop.yaml holds them; the keys folded from the ledger's events

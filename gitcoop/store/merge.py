@@ -18,6 +18,7 @@ blobs are copied, never re-encoded, and item files are folds.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -63,6 +64,7 @@ def merge(
     a merge commit is signed with `sign` when given."""
     enable_fsync(fsync)
     with writer_lock(repo.common_dir):
+        repo.clear_stale_ref_lock(time.time())  # a writer killed mid-swap left git's lock
         for _ in range(MAX_ATTEMPTS):
             ours = repo.tip()
             result = plan(repo, remote, ours, theirs, actor, at, sign)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -26,6 +27,13 @@ Oid = NewType("Oid", str)  # a 40-hex object id
 Sign = Callable[[bytes], str]  # a commit's bytes -> its armoured signature
 
 MAX_FILE_BYTES_KEY = "coop.maxFileBytes"
+
+
+STALE_AFTER = 5.0  # seconds; git holds a ref lock for milliseconds
+
+
+def stderr_notice(message: str) -> None:
+    print(f"gitcoop: {message}", file=sys.stderr)
 
 
 class RefLocked(ChangedUnderWrite):
@@ -164,6 +172,25 @@ class Repo:
             return now - os.stat(self.ref_lock_path(ref)).st_mtime
         except FileNotFoundError:
             return None
+
+    def clear_stale_ref_lock(
+        self,
+        now: float,
+        stale_after: float = STALE_AFTER,
+        notice: Callable[[str], None] | None = None,
+    ) -> bool:
+        """Remove the ref's `.lock` a dead writer left (older than `stale_after` seconds),
+        with a one-line notice; True when it was stale. Call only under gitcoop's lock:
+        while it is held, no other gitcoop writer can own git's lock on the ref."""
+        age = self.ref_lock_age(now)
+        if age is None or age < stale_after:
+            return False
+        if self.remove_ref_lock():
+            (notice or stderr_notice)(
+                f"removed a stale {self.ref_lock_path()} ({age:.0f}s old, left by an "
+                "interrupted writer)"
+            )
+        return True
 
     def remove_ref_lock(self, ref: str = REF) -> bool:
         try:

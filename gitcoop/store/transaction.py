@@ -16,7 +16,6 @@ reported by name.
 
 from __future__ import annotations
 
-import sys
 import time
 from collections import defaultdict
 from collections.abc import Callable
@@ -30,16 +29,19 @@ from gitcoop.errors import ChangedUnderWrite
 from gitcoop.store import codec
 from gitcoop.store.layout import COOP_FILE, EVENTS, ITEMS, MODE_BLOB, MODE_TREE, event_name
 from gitcoop.store.lock import DEFAULT_TIMEOUT, writer_lock
-from gitcoop.store.repository import Oid, RefLocked, Repo, Sign, enable_fsync
+from gitcoop.store.repository import (
+    STALE_AFTER,
+    Oid,
+    RefLocked,
+    Repo,
+    Sign,
+    enable_fsync,
+    stderr_notice,
+)
 from gitcoop.store.snapshot import Snapshot
 
 MAX_ATTEMPTS = 5
-STALE_AFTER = 5.0  # seconds; git holds a ref lock for milliseconds
 LOCK_TIMEOUT_KEY = "coop.lockTimeout"
-
-
-def _notice(message: str) -> None:
-    print(f"gitcoop: {message}", file=sys.stderr)
 
 
 @dataclass(frozen=True)
@@ -54,7 +56,7 @@ class Policy:
     first_pause: float = 0.01
     clock: Callable[[], float] = time.time
     sleep: Callable[[float], None] = time.sleep
-    notice: Callable[[str], None] = _notice
+    notice: Callable[[str], None] = stderr_notice
 
     @classmethod
     def for_repo(cls, repo: Repo, fsync: bool = True) -> Policy:
@@ -176,15 +178,7 @@ def _swap(repo: Repo, tip: Oid | None, commit: Oid, message: str, policy: Policy
 
 def clear_stale_ref_lock(repo: Repo, policy: Policy) -> bool:
     """Remove the ref's `.lock` left by a dead writer; call only under gitcoop's lock."""
-    age = repo.ref_lock_age(policy.clock())
-    if age is None or age < policy.stale_after:
-        return False
-    if repo.remove_ref_lock():
-        policy.notice(
-            f"removed a stale {repo.ref_lock_path()} ({age:.0f}s old, left by an "
-            "interrupted writer)"
-        )
-    return True
+    return repo.clear_stale_ref_lock(policy.clock(), policy.stale_after, policy.notice)
 
 
 def commit_change(repo: Repo, base: Snapshot, change: Change) -> Oid:
