@@ -6,8 +6,13 @@ each scenario is rendered once with placeholder ids, instants and clocks, and
 the placeholders are replaced with each item's values: ids, instants and
 clocks are fixed-width plain scalars, so the bytes are exactly what the codec
 writes (checked against `codec.dump` for the first items of each scenario).
-The files go into one commit through `git fast-import`, which writes a pack
-directly instead of 600,000 loose objects.
+The files go in through `git fast-import`, which writes a pack directly
+instead of 600,000 loose objects, in the few commits a fetched ledger must be
+made of to pass `store/inbound.py`: each commit adds only its author's events,
+with clocks just above its parent's. So the clocks run in three phases: the
+first owner's `roles` event and every `add` (alice's commit), then every
+worker event (bob's), then every `dep` (alice's again); each item's own
+events keep their order, and item files come with the last commit.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from pathlib import Path
 
 from gitcoop.domain import ids, rulebook
 from gitcoop.domain.records import Event, LedgerConfig, Roles
+from gitcoop.domain.roles import LEDGER_ID
 from gitcoop.store import codec
 from gitcoop.store.layout import REF, event_path, item_path
 from gitcoop.store.repository import open_repo
@@ -30,6 +36,7 @@ WORKER = "bob@example.com"
 ROLES = Roles(owners=(OWNER,))
 BASE = datetime(2026, 1, 1, tzinfo=UTC)
 EVENTS_PER_ITEM = 5
+FIRST = {"action": "add", "role": "owner", "who": OWNER}  # what `init` records
 
 ITEM_MARK = "td-000000000000"
 OTHER_MARK = "td-zzzzzzzzzzzz"  # the item a linked item waits on
@@ -136,27 +143,41 @@ def _fill(raw: bytes, marks: dict[bytes, bytes]) -> bytes:
     return raw
 
 
-def files(n: int, seed: int = 7, check: int = 3, links: int = 0) -> Iterator[tuple[str, bytes]]:
-    """(path, bytes) of every item and event file of an n-item ledger, then coop.yaml.
+def files(
+    n: int, seed: int = 7, check: int = 3, links: int = 0, unsettled: int | None = None
+) -> Iterator[tuple[int, str, bytes]]:
+    """(commit, path, bytes) of every item and event file of an n-item ledger, then the
+    ledger's own event and coop.yaml: commit 1 holds the adds, 2 the worker's events,
+    3 the links, 0 the item files and coop.yaml (they go with the last commit).
 
     With `links`, that many items (every other one from the second) wait on a
-    random earlier item: a `dep` event and a link in the item file."""
+    random earlier item: a `dep` event and a link in the item file. With
+    `unsettled`, that many items, spread evenly, end open or taken (two to one)
+    and every other item is done: a ledger with a long history."""
     rng = random.Random(seed)
     table = templates()
     names = [name for name, (weight, _) in SCENARIOS.items() for _ in range(weight)]
-    clock = 0
     checked: dict[tuple[str, bool], int] = {}
+    linked_so_far = 0
     made: list[str] = []
     for number in range(n):
         scenario = names[number % len(names)]
+        if unsettled is not None:
+            slot, step = divmod(number * unsettled, n)
+            chosen = step < unsettled  # the first item of each of `unsettled` runs
+            scenario = ("open", "open", "taken")[slot % 3] if chosen else "done"
         linked = number % 2 == 1 and number < 2 * links
         count = EVENTS_PER_ITEM + linked
         item_id = ids.mint_item_id("todo", rng.getrandbits)
         other = made[rng.randrange(len(made))] if linked else None
         made.append(item_id)
         event_ids = [ids.mint_event_id(rng.getrandbits) for _ in range(count)]
-        clocks = [clock + k for k in range(1, count + 1)]
-        clock += count
+        # the ledger's `roles` event is clock 1; then the phases described above
+        worker = n + 2 + (EVENTS_PER_ITEM - 1) * number
+        clocks = [2 + number, *range(worker, worker + EVENTS_PER_ITEM - 1)]
+        if linked:
+            clocks.append(EVENTS_PER_ITEM * n + 2 + linked_so_far)
+            linked_so_far += 1
         at = BASE + timedelta(seconds=number)
         marks = {  # in this order: no mark is part of one replaced after it
             b"events/00/": f"events/{ids.fanout(item_id)}/".encode(),
@@ -180,14 +201,23 @@ def files(n: int, seed: int = 7, check: int = 3, links: int = 0) -> Iterator[tup
             checked[scenario, linked] = checked.get((scenario, linked), 0) + 1
             real = _events(scenario, item_id, event_ids, at, clocks, number, other)
             assert _render(real) == (item_bytes, event_files), f"template drift in {scenario}"
-        yield item_path(item_id), item_bytes
-        yield from event_files
-    config = LedgerConfig(roles=ROLES, clock=clock)
-    yield "coop.yaml", codec.dump(config.to_data())
+        yield 0, item_path(item_id), item_bytes
+        for k, (path, data) in enumerate(event_files):
+            yield (1 if k == 0 else 2 if k < EVENTS_PER_ITEM else 3), path, data
+    first = Event(ids.EventId("ev-000000000001"), LEDGER_ID, 1, BASE, OWNER, None, "roles", FIRST)
+    yield 1, event_path(first), codec.dump(first.to_data())
+    config = LedgerConfig(roles=ROLES, clock=EVENTS_PER_ITEM * n + 1 + linked_so_far)
+    yield 0, "coop.yaml", codec.dump(config.to_data())
 
 
-def build(path: Path, n: int, seed: int = 7, links: int = 0) -> Path:
-    """A fresh repository at `path` whose ledger holds n items, 5n events and `links` links."""
+def last_clocks(n: int, links: int) -> dict[int, int]:
+    """coop.yaml's clock after each commit."""
+    return {1: n + 1, 2: EVENTS_PER_ITEM * n + 1, 3: EVENTS_PER_ITEM * n + 1 + links}
+
+
+def build(path: Path, n: int, seed: int = 7, links: int = 0, unsettled: int | None = None) -> Path:
+    """A fresh repository at `path` whose ledger holds n items, 5n events and `links` links
+    (with `unsettled`: that many not settled, the rest done)."""
     path.mkdir(parents=True, exist_ok=True)
     subprocess.run(["git", "init", "-q", str(path)], check=True)
     for key, value in (("user.email", OWNER), ("user.name", "alice")):
@@ -197,12 +227,24 @@ def build(path: Path, n: int, seed: int = 7, links: int = 0) -> Path:
     )
     assert importer.stdin is not None
     out = importer.stdin
-    message = f"bench ledger of {n} items".encode()
-    out.write(f"commit {REF}\ncommitter alice <{OWNER}> 1767225600 +0000\n".encode())
-    out.write(b"data %d\n%s\n" % (len(message), message))
-    for name, data in files(n, seed, links=links):
-        out.write(b"M 100644 inline %s\ndata %d\n%s\n" % (name.encode(), len(data), data))
-    out.write(b"\n")
+    links = min(links, n // 2)
+    commits = [1, 2, 3] if links else [1, 2]
+    clocks = last_clocks(n, links)
+    for commit in commits:  # one pass over the generated files per commit: little memory
+        who, email = ("bob", WORKER) if commit == 2 else ("alice", OWNER)
+        message = f"bench ledger of {n} items, part {commit}".encode()
+        out.write(f"commit {REF}\nauthor {who} <{email}> 1767225600 +0000\n".encode())
+        out.write(f"committer {who} <{email}> 1767225600 +0000\n".encode())
+        out.write(b"data %d\n%s\n" % (len(message), message))
+        last = commit == commits[-1]
+        for part, name, data in files(n, seed, links=links, unsettled=unsettled):
+            if part == commit or (last and part == 0):
+                out.write(b"M 100644 inline %s\ndata %d\n%s\n" % (name.encode(), len(data), data))
+        if not last:
+            config = LedgerConfig(roles=ROLES, clock=clocks[commit])
+            data = codec.dump(config.to_data())
+            out.write(b"M 100644 inline coop.yaml\ndata %d\n%s\n" % (len(data), data))
+        out.write(b"\n")
     out.close()
     if importer.wait() != 0:
         raise RuntimeError("git fast-import failed")

@@ -1,27 +1,38 @@
 """The benchmark of docs/performance.md, in one command:
 
-    python bench/run.py [--sizes 1000,10000,100000] [--quick] [--workdir DIR]
+    python bench/run.py [--sizes 1000,10000,100000] [--long 1000:1000,100000:1000]
+                        [--sync 10000] [--growth 5000] [--base REV] [--rates]
+                        [--quick] [--workdir DIR]
 
-For each size it builds a ledger (N items, 5N events), then prints medians of
-whole-process `git coop` commands beside the import floors measured in the
-same run, in-process transitions per second beside a raw pygit2 loop doing
-the same object writes with no rules or YAML (fsync on and off), and the
-ledger's size after `git gc`. The machine is shared: compare ratios within
-one run, not absolute times across runs.
+For each ledger shape it builds a ledger (N items, 5N events: `--sizes` as
+items ending open, taken or done; `--long N:U`, a long history of N items of
+which only U are not settled) and prints medians of whole-process `git coop`
+commands beside the import floors measured in the same run. With `--base REV`
+every command is also run by that version of gitcoop (`git archive REV`), on
+its own copy of each ledger, alternating which goes first, so the before and
+after columns come from one run. `--sync N` times a new clone's first
+`git coop sync` of an N-item ledger against a plain `git fetch` of the same
+ref, and the `list` that follows it; `--growth T` makes T transitions on a
+packed 10,000-item ledger and measures how `.git/objects` grew, with no one
+running `git gc`. `--rates` adds the in-process transition rates against a
+raw pygit2 loop. The machine is shared: compare ratios within one run, not
+absolute times across runs.
 """
 
 from __future__ import annotations
 
 import argparse
 import compileall
+import json
 import os
 import random
 import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
-from datetime import UTC, datetime
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -29,11 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import ledger as builder
 import pygit2
 
-from gitcoop.service import ledger as service
-from gitcoop.service.context import Context
-from gitcoop.store.cache import cache_dir
-from gitcoop.store.layout import REF
-
+HERE = Path(__file__).resolve().parent.parent
 FLOOR_ALL = "import pygit2, ruamel.yaml, filelock, typer"
 PROBE = """
 import sys, os
@@ -45,37 +52,72 @@ mods = sorted(n for n, m in list(sys.modules.items())
               and not n.startswith(("gitcoop", "_distutils_hack", "__editable__")))
 sys.stderr.write("MODULES " + " ".join(mods) + "\\n")
 """
+SCRIPT = """#!{python}
+import sys
+sys.path.insert(0, {root!r})
+from gitcoop.cli.main import run
+run()
+"""
+GROW = """
+import sys
+sys.path.insert(0, sys.argv[1])
+from datetime import UTC, datetime
+from gitcoop.service import ledger
+from gitcoop.service.context import Context
+ctx = Context(path=".", actor="bob@example.com", session="s-grow",
+              now=datetime(2026, 11, 29, 10, tzinfo=UTC))
+for item in sys.argv[2:]:
+    ledger.act(ctx, item, "take", {})
+    ledger.act(ctx, item, "done", {"summary": "grown"})
+"""
+NOW = "2026-11-29T10:00:00Z"
 
 
-def env() -> dict[str, str]:
-    bin_dir = str(Path(sys.executable).parent)
+def env(bin_dir: Path | None = None) -> dict[str, str]:
+    """The environment of a `git coop` run: this interpreter's bin dir (or a version's) first."""
+    first = str(bin_dir or Path(sys.executable).parent)
     return {
         **os.environ,
-        "PATH": bin_dir + os.pathsep + os.environ.get("PATH", ""),
+        "PATH": first + os.pathsep + os.environ.get("PATH", ""),
         "COOP_ACTOR": builder.WORKER,
         "COOP_SESSION": "s-bench",
-        "COOP_NOW": "2026-11-29T10:00:00Z",
+        "COOP_NOW": NOW,
     }
 
 
-def timed(cmd: list[str], cwd: Path, before: object = None) -> float:
-    if callable(before):
-        before()
-    os.sync()  # no run pays for the writeback of the one before (a cold list writes ~2 KB/item)
-    start = time.perf_counter()
-    done = subprocess.run(cmd, cwd=cwd, env=env(), capture_output=True, check=False)
-    elapsed = time.perf_counter() - start
-    if done.returncode != 0:
-        raise RuntimeError(f"{' '.join(cmd)} failed: {done.stderr.decode()}")
-    return elapsed
+class Version:
+    """One gitcoop: its source tree, and a `git-coop` script of its own on PATH."""
+
+    def __init__(self, name: str, root: Path, work: Path) -> None:
+        self.name = name
+        self.root = root
+        bin_dir = work / f"bin-{name}"
+        bin_dir.mkdir(parents=True, exist_ok=True)
+        script = bin_dir / "git-coop"
+        script.write_text(SCRIPT.format(python=sys.executable, root=str(root)))
+        script.chmod(0o755)
+        # an install has its bytecode compiled; an editable checkout would compile on every run
+        compileall.compile_dir(root / "gitcoop", quiet=1)
+        self.env = env(bin_dir)
+
+    def timed(self, cmd: list[str], cwd: Path, before: Callable[[], None] | None = None) -> float:
+        if before is not None:
+            before()
+        os.sync()  # no run pays for the writeback of the one before (a cold list writes a lot)
+        start = time.perf_counter()
+        done = subprocess.run(cmd, cwd=cwd, env=self.env, capture_output=True, check=False)
+        elapsed = time.perf_counter() - start
+        if done.returncode != 0:
+            raise RuntimeError(f"{self.name}: {' '.join(cmd)} failed: {done.stderr.decode()}")
+        return elapsed
 
 
 def median_ms(samples: list[float]) -> float:
     return statistics.median(samples) * 1000
 
 
-def floor_of(args: list[str], cwd: Path) -> tuple[str, float]:
-    """The third-party modules a command's process loads, and the time to import just them."""
+def floor_of(args: list[str], cwd: Path) -> tuple[str, str]:
+    """The third-party modules a command's process loads, and code importing just them."""
     done = subprocess.run(
         [sys.executable, "-c", PROBE, *args],
         cwd=cwd,
@@ -91,223 +133,354 @@ def floor_of(args: list[str], cwd: Path) -> tuple[str, float]:
     return ",".join(tops), code
 
 
-def open_ids(path: Path, count: int) -> list[str]:
+def timed(cmd: list[str], cwd: Path) -> float:
+    """A process of this checkout's environment (the import floors)."""
+    os.sync()
+    start = time.perf_counter()
+    subprocess.run(cmd, cwd=cwd, env=env(), capture_output=True, check=True)
+    return time.perf_counter() - start
+
+
+def ids_of(path: Path, status: str) -> list[str]:
     done = subprocess.run(
-        ["git", "coop", "list", "--json", "--status", "open"],
+        ["git", "coop", "list", "--json", "--status", status],
         cwd=path,
         env=env(),
         capture_output=True,
         text=True,
         check=True,
     )
-    import json
-
     found = [entry["id"] for entry in json.loads(done.stdout)]
     random.Random(3).shuffle(found)
-    if len(found) < count:
-        raise RuntimeError(f"only {len(found)} open items, {count} needed")
-    return found[:count]
+    return found
 
 
-def has_command(path: Path, name: str) -> bool:
-    done = subprocess.run(
-        ["git", "coop", name, "--help"], cwd=path, env=env(), capture_output=True, check=False
-    )
-    return done.returncode == 0
+def drop_cache(path: Path) -> Callable[[], None]:
+    return lambda: shutil.rmtree(path / ".git" / "coop-cache", ignore_errors=True)
 
 
-def in_process_seconds(path: Path, items: list[str], fsync: bool) -> float:
-    """take + done through the service layer (every rule, YAML, lock, CAS)."""
-    subprocess.run(
-        ["git", "config", "coop.fsync", "true" if fsync else "false"], cwd=path, check=True
-    )
-    ctx = Context(
-        path=str(path),
-        actor=builder.WORKER,
-        session="s-bench",
-        now=datetime(2026, 11, 29, 10, tzinfo=UTC),
-    )
+# -- one ledger shape -------------------------------------------------------------------
+
+
+def bench_shape(
+    label: str, build: Callable[[Path], None], versions: list[Version], work: Path, repeat: int
+) -> tuple[list[str], dict[str, dict[str, float]]]:
+    """Every command on one shape, by every version; (table lines, {command: {version: ms}})."""
+    built_at = work / f"ledger-{label}"
+    shutil.rmtree(built_at, ignore_errors=True)
     start = time.perf_counter()
-    for item in items:
-        service.act(ctx, item, "take", {})
-        service.act(ctx, item, "done", {"summary": "benchmarked"})
-    return time.perf_counter() - start
-
-
-def raw_seconds(path: Path, items: list[str], fsync: bool) -> float:
-    """The floor this design allows: the same blobs, trees, commit and ref swap, no rules."""
-    pygit2.settings.enable_fsync_gitdir(fsync)
-    repo = pygit2.Repository(str(path / ".git"))
-    signature = pygit2.Signature("bench", builder.WORKER, 1767225600, 0)
-    rng = random.Random(5)
-    start = time.perf_counter()
-    for n in range(2 * len(items)):
-        item = items[n // 2]
-        fan = item[3:5]
-        tip = repo.references[REF].target
-        root = repo[tip].tree
-        # same sizes as gitcoop writes, still valid YAML (a trailing comment makes each new)
-        noise = b"# %d\n" % rng.getrandbits(64)
-        item_blob = repo.create_blob(repo[root[f"items/{fan}/{item}.yaml"].id].data + noise)
-        event_blob = repo.create_blob(noise * 12)  # an event file is ~250 B
-        config_blob = repo.create_blob(repo[root["coop.yaml"].id].data + noise)
-        items_fan = repo.TreeBuilder(root[f"items/{fan}"])
-        items_fan.insert(f"{item}.yaml", item_blob, pygit2.GIT_FILEMODE_BLOB)
-        items_top = repo.TreeBuilder(root["items"])
-        items_top.insert(fan, items_fan.write(), pygit2.GIT_FILEMODE_TREE)
-        folder = repo.TreeBuilder(root[f"events/{fan}/{item}"])
-        folder.insert(f"{n:012d}-ev-bench{n:07d}.yaml", event_blob, pygit2.GIT_FILEMODE_BLOB)
-        events_fan = repo.TreeBuilder(root[f"events/{fan}"])
-        events_fan.insert(item, folder.write(), pygit2.GIT_FILEMODE_TREE)
-        events_top = repo.TreeBuilder(root["events"])
-        events_top.insert(fan, events_fan.write(), pygit2.GIT_FILEMODE_TREE)
-        top = repo.TreeBuilder(root)
-        top.insert("coop.yaml", config_blob, pygit2.GIT_FILEMODE_BLOB)
-        top.insert("items", items_top.write(), pygit2.GIT_FILEMODE_TREE)
-        top.insert("events", events_top.write(), pygit2.GIT_FILEMODE_TREE)
-        commit = repo.create_commit(None, signature, signature, "raw", top.write(), [tip])
-        with repo.transaction() as txn:
-            txn.lock_ref(REF)
-            if repo.references[REF].target != tip:
-                raise RuntimeError("raw loop lost its swap")
-            txn.set_target(REF, commit, message="raw")
-    return time.perf_counter() - start
-
-
-def rates(path: Path, pool: list[str], fsync: bool, rounds: int = 4) -> tuple[float, float]:
-    """Transitions/s of gitcoop and of the raw loop, in alternating rounds after a
-    warm-up of each, so that the page cache and load favour neither."""
-    chunk = len(pool) // (2 * rounds + 2)
-    chunks = [pool[k * chunk : (k + 1) * chunk] for k in range(2 * rounds + 2)]
-    os.sync()
-    in_process_seconds(path, chunks[0], fsync)
-    raw_seconds(path, chunks[1], fsync)
-    mine = theirs = 0.0
-    for k in range(rounds):
-        ours, raw = chunks[2 + 2 * k], chunks[3 + 2 * k]
-        if k % 2:
-            theirs += raw_seconds(path, raw, fsync)
-            mine += in_process_seconds(path, ours, fsync)
-        else:
-            mine += in_process_seconds(path, ours, fsync)
-            theirs += raw_seconds(path, raw, fsync)
-    transitions = 2 * chunk * rounds
-    return transitions / mine, transitions / theirs
-
-
-def size_after_gc(path: Path) -> float:
-    subprocess.run(["git", "gc", "-q"], cwd=path, check=True)
-    total = sum(f.stat().st_size for f in (path / ".git" / "objects").rglob("*") if f.is_file())
-    return total / 1e6
-
-
-def bench_size(n: int, workdir: Path, repeat: int, transitions: int) -> list[str]:
-    path = workdir / f"ledger-{n}"
-    shutil.rmtree(path, ignore_errors=True)
-    start = time.perf_counter()
-    builder.build(path, n)
+    build(built_at)
     built = time.perf_counter() - start
-    lines = [f"## {n:,} items, {builder.EVENTS_PER_ITEM * n:,} events (built in {built:.1f} s)", ""]
-    git_coop = ["git", "coop"]
-    cache = Path(cache_dir(str(path / ".git")))
-
-    def drop_cache() -> None:
-        shutil.rmtree(cache, ignore_errors=True)
-
-    needed = 2 * transitions + 2 * transitions + repeat
-    pool = open_ids(path, needed)
-    take_ids, pool = pool[:repeat], pool[repeat:]
-    subprocess.run(["git", "config", "coop.fsync", "true"], cwd=path, check=True)
-
-    floors: dict[str, tuple[str, str]] = {}
-    rows: list[tuple[str, float, str]] = []
-    samples: dict[str, list[float]] = {}
-    floor_samples: dict[str, list[float]] = {"all": []}
+    subprocess.run(["git", "config", "coop.fsync", "true"], cwd=built_at, check=True)
+    subprocess.run(["git", "config", "gc.auto", "0"], cwd=built_at, check=True)  # no gc mid-run
+    copies = {}
+    for version in versions:
+        copies[version.name] = work / f"ledger-{label}-{version.name}"
+        shutil.rmtree(copies[version.name], ignore_errors=True)
+        shutil.copytree(built_at, copies[version.name], symlinks=True)
+    take_ids = ids_of(built_at, "open")[:repeat]
+    if len(take_ids) < repeat:
+        raise RuntimeError(f"{label}: only {len(take_ids)} open items")
     commands: dict[str, list[list[str]]] = {
-        "take": [[*git_coop, "take", i] for i in take_ids],
-        "done": [[*git_coop, "done", i, "--summary", "s"] for i in take_ids],
-        "list --json (cold)": [[*git_coop, "list", "--json"]] * repeat,
-        "list --json (warm)": [[*git_coop, "list", "--json"]] * repeat,
-        "show": [[*git_coop, "show", i] for i in take_ids],
+        "take": [["git", "coop", "take", i] for i in take_ids],
+        "done": [["git", "coop", "done", i, "--summary", "s"] for i in take_ids],
+        "list --json (cold)": [["git", "coop", "list", "--json"]] * repeat,
+        "list --json (warm)": [["git", "coop", "list", "--json"]] * repeat,
+        "list (warm, text)": [["git", "coop", "list"]] * repeat,
+        "owed": [["git", "coop", "owed"]] * repeat,
+        "ready": [["git", "coop", "ready"]] * repeat,
+        "show": [["git", "coop", "show", i] for i in take_ids],
     }
-    if has_command(path, "owed"):
-        commands["owed"] = [[*git_coop, "owed"]] * repeat
-    else:
-        lines.append("`owed`: not on this branch yet — skipped.")
-    for name, runs in commands.items():
-        floors[name] = floor_of(runs[0][2:], path) if name != "done" else floors["take"]
-    for name in commands:
-        samples[name] = []
-        floor_samples[name] = []
-    # interleave the runs so that load on the shared machine hits every column alike
-    for k in range(repeat):
-        floor_samples["all"].append(timed([sys.executable, "-c", FLOOR_ALL], path))
+    floors = {name: floor_of(runs[0][2:], built_at) for name, runs in commands.items()}
+    floors["done"] = floors["take"]
+    samples: dict[str, dict[str, list[float]]] = {
+        name: {v.name: [] for v in versions} for name in commands
+    }
+    floor_samples: dict[str, list[float]] = {name: [] for name in [*commands, "all"]}
+    for k in range(repeat):  # interleaved, so load on the shared machine hits every column alike
+        floor_samples["all"].append(timed([sys.executable, "-c", FLOOR_ALL], built_at))
         for name, runs in commands.items():
-            before = drop_cache if "cold" in name else None
-            samples[name].append(timed(runs[k], path, before))
-            floor_samples[name].append(timed([sys.executable, "-c", floors[name][1]], path))
-    floor_all = median_ms(floor_samples["all"])
+            for version in versions if k % 2 else list(reversed(versions)):
+                path = copies[version.name]
+                before = drop_cache(path) if "cold" in name else None
+                samples[name][version.name].append(version.timed(runs[k], path, before))
+            floor_samples[name].append(timed([sys.executable, "-c", floors[name][1]], built_at))
+    lines = [f"### {label} (built in {built:.1f} s)", ""]
+    lines += [f"Import floor `{FLOOR_ALL}`: {median_ms(floor_samples['all']):.0f} ms", ""]
+    names = [v.name for v in versions]
+    head = " | ".join(names)
     lines += [
-        f"Import floor `{FLOOR_ALL}`: {floor_all:.0f} ms",
-        "",
-        "| command | median | its import floor | ratio | ratio to full floor | modules |",
-        "|---|---|---|---|---|---|",
+        f"| command | {head} | {'after ÷ before | ' if len(versions) > 1 else ''}its import floor "
+        f"| {' | '.join(f'{n} ÷ floor' for n in names)} | modules |",
+        "|---|" + "---|" * (len(versions) * 2 + (len(versions) > 1) + 2),
     ]
+    medians: dict[str, dict[str, float]] = {}
     for name in commands:
-        cmd_ms = median_ms(samples[name])
-        floor_ms = median_ms(floor_samples[name])
-        rows.append((name, cmd_ms, floors[name][0]))
-        lines.append(
-            f"| `{name}` | {cmd_ms:.0f} ms | {floor_ms:.0f} ms | {cmd_ms / floor_ms:.2f}x "
-            f"| {cmd_ms / floor_all:.2f}x | {floors[name][0]} |"
-        )
-    lines += [
+        medians[name] = {v: median_ms(samples[name][v]) for v in names}
+        floor = median_ms(floor_samples[name])
+        medians[name]["floor"] = floor
+        cells = [f"{medians[name][v]:.0f} ms" for v in names]
+        if len(versions) > 1:
+            cells.append(f"{medians[name][names[-1]] / medians[name][names[0]]:.2f}x")
+        cells.append(f"{floor:.0f} ms")
+        cells += [f"{medians[name][v] / floor:.2f}x" for v in names]
+        lines.append(f"| `{name}` | {' | '.join(cells)} | {floors[name][0]} |")
+    lines.append("")
+    return lines, medians
+
+
+# -- a new clone's first sync -----------------------------------------------------------
+
+
+def bench_sync(
+    n: int, versions: list[Version], work: Path, rounds: int
+) -> tuple[list[str], dict[str, float]]:
+    """A new clone syncs an n-item ledger: against `git fetch` of the same ref."""
+    source = work / f"sync-source-{n}"
+    shutil.rmtree(source, ignore_errors=True)
+    builder.build(source, n, links=n // 100)
+    remote = work / f"sync-remote-{n}.git"
+    shutil.rmtree(remote, ignore_errors=True)
+    subprocess.run(["git", "init", "-q", "--bare", str(remote)], check=True)
+    subprocess.run(["git", "push", "-q", str(remote), f"{builder.REF}:{builder.REF}"], cwd=source)
+    times: dict[str, list[float]] = {"git fetch": []}
+    for version in versions:
+        times[f"sync {version.name}"] = []
+        times[f"list after {version.name}"] = []
+    for k in range(rounds):
+        fetcher = fresh_clone(work / "fetch-only", remote)
+        ref = f"+{builder.REF}:refs/coop/remotes/origin/ledger"
+        times["git fetch"].append(versions[0].timed(["git", "fetch", "-q", "origin", ref], fetcher))
+        for version in versions if k % 2 else list(reversed(versions)):
+            clone = fresh_clone(work / f"sync-{version.name}", remote)
+            subprocess.run(
+                ["git", "coop", "remote", "setup", "origin"],
+                cwd=clone,
+                env=version.env,
+                capture_output=True,
+                check=True,
+            )
+            times[f"sync {version.name}"].append(
+                version.timed(["git", "coop", "sync", "origin"], clone)
+            )
+            times[f"list after {version.name}"].append(
+                version.timed(["git", "coop", "list", "--json"], clone)
+            )
+    fetch = median_ms(times["git fetch"])
+    lines = [
+        f"### A new clone's first sync: {n:,} items, {5 * n + n // 100:,} events, "
+        f"median of {rounds}",
         "",
-        "| in-process, take+done | gitcoop | raw pygit2 loop | ratio |",
+        f"`git fetch` of the same ref into a new clone: {fetch:.0f} ms",
+        "",
+        "| version | `git coop sync` | ÷ `git fetch` | the `list --json` after it |",
         "|---|---|---|---|",
     ]
+    found = {"fetch": fetch}
+    for version in versions:
+        sync = median_ms(times[f"sync {version.name}"])
+        after = median_ms(times[f"list after {version.name}"])
+        found[version.name] = sync
+        lines.append(f"| {version.name} | {sync:.0f} ms | {sync / fetch:.2f}x | {after:.0f} ms |")
+    lines.append("")
+    return lines, found
+
+
+def fresh_clone(path: Path, remote: Path) -> Path:
+    shutil.rmtree(path, ignore_errors=True)
+    subprocess.run(["git", "init", "-q", str(path)], check=True)
+    for args in (
+        ["remote", "add", "origin", str(remote)],
+        ["config", "user.email", builder.WORKER],
+        ["config", "user.name", "bob"],
+    ):
+        subprocess.run(["git", "-C", str(path), *args], check=True)
+    return path
+
+
+# -- growth over many transitions -------------------------------------------------------
+
+
+def bench_growth(
+    transitions: int, versions: list[Version], work: Path
+) -> tuple[list[str], dict[str, float]]:
+    """`transitions` take/done transitions on a packed 10,000-item ledger, no manual gc."""
+    built_at = work / "growth-ledger"
+    shutil.rmtree(built_at, ignore_errors=True)
+    builder.build(built_at, 10_000)
+    subprocess.run(["git", "gc", "-q"], cwd=built_at, check=True)
+    subprocess.run(["git", "config", "coop.fsync", "false"], cwd=built_at, check=True)
+    items = ids_of(built_at, "open")[: transitions // 2]
+    lines = [
+        f"### `.git/objects` over {2 * len(items):,} transitions on a packed 10,000-item ledger",
+        "",
+        "No `git gc` run by hand; git's defaults (gc.auto 6700, gc.autoDetach true).",
+        "",
+        "| version | before | after | growth per transition |",
+        "|---|---|---|---|",
+    ]
+    found = {}
+    for version in versions:
+        path = work / f"growth-{version.name}"
+        shutil.rmtree(path, ignore_errors=True)
+        shutil.copytree(built_at, path, symlinks=True)
+        before = objects_size(path)
+        subprocess.run(
+            [sys.executable, "-c", GROW, str(version.root), *items],
+            cwd=path,
+            env=version.env,
+            check=True,
+        )
+        settle(path)
+        after = objects_size(path)
+        per = (after - before) / (2 * len(items))
+        found[version.name] = per
+        sizes = f"{before / 1e6:.1f} MB | {after / 1e6:.1f} MB"
+        lines.append(f"| {version.name} | {sizes} | {per / 1e3:.1f} KB |")
+    lines.append("")
+    return lines, found
+
+
+def objects_size(path: Path) -> int:
+    return sum(f.stat().st_size for f in (path / ".git" / "objects").rglob("*") if f.is_file())
+
+
+def settle(path: Path, longest: float = 600.0) -> None:
+    """Wait for a detached `git gc --auto` to finish (it holds .git/gc.pid while it runs)."""
+    waited = 0.0
+    quiet = 0
+    while waited < longest and quiet < 3:
+        quiet = 0 if (path / ".git" / "gc.pid").exists() else quiet + 1
+        time.sleep(1.0)
+        waited += 1.0
+
+
+# -- in-process rates (issues 2 and 8) --------------------------------------------------
+
+
+def rates_lines(label: str, work: Path, transitions: int) -> list[str]:
+    """take+done in-process against a raw pygit2 loop of the same object writes."""
+    from raw_loop import in_process_seconds, raw_seconds
+
+    path = work / f"ledger-{label}"
+    pool = ids_of(path, "open")
+    lines = ["| in-process, take+done | gitcoop | raw pygit2 loop | ratio |", "|---|---|---|---|"]
     for fsync in (False, True):
         share, pool = pool[: 2 * transitions], pool[2 * transitions :]
-        rate, raw = rates(path, share, fsync)
+        half = len(share) // 2
+        if half == 0:
+            return [f"(too few open items in {label} for the in-process rates)", ""]
+        os.sync()
+        mine = in_process_seconds(path, share[:half], fsync)
+        theirs = raw_seconds(path, share[half:], fsync)
+        rate, raw = half * 2 / mine, half * 2 / theirs
         lines.append(
             f"| fsync {'on' if fsync else 'off'} | {rate:.0f}/s | {raw:.0f}/s | {rate / raw:.2f}x |"
         )
-    lines += ["", f"Ledger size after `git gc`: {size_after_gc(path):.1f} MB", ""]
-    return lines
+    return [*lines, ""]
+
+
+# -- the targets of issue 21 ------------------------------------------------------------
+
+
+def targets(
+    shapes: dict[str, dict[str, dict[str, float]]],
+    sync: dict[str, float] | None,
+    growth: dict[str, float] | None,
+    name: str,
+) -> list[str]:
+    lines = ["### Targets (issue 21), from the figures above", ""]
+    lines += ["| figure | target | measured | met? |", "|---|---|---|---|"]
+
+    def row(figure: str, target: str, value: float | None, limit: float, unit: str = "x") -> None:
+        if value is None:
+            return
+        shown = f"{value:.2f}{unit}" if unit == "x" else f"{value:.1f} {unit}"
+        lines.append(f"| {figure} | {target} | {shown} | {'yes' if value <= limit else 'no'} |")
+
+    small, large = shapes.get("long-1000"), shapes.get("long-100000")
+    if small and large:
+        for command in ("list (warm, text)", "list --json (warm)", "owed", "ready"):
+            ratio = large[command][name] / small[command][name]
+            row(f"`{command}`, 100k items / 1k unsettled ÷ 1k items", "≤ 1.3x", ratio, 1.3)
+    for label, figures in shapes.items():
+        ratio = figures["list (warm, text)"][name] / figures["list --json (warm)"][name]
+        row(f"text `list` ÷ `list --json`, {label}", "≤ 1.1x", ratio, 1.1)
+    for label in ("long-100000", "100000"):
+        if label in shapes:
+            seconds = shapes[label]["list --json (cold)"][name] / 1000
+            row(f"cold `list --json`, {label}", "≤ 8 s", seconds, 8.0, "s")
+    if sync:
+        row("first `sync` of a new clone ÷ `git fetch`", "≤ 3x", sync[name] / sync["fetch"], 3.0)
+    if growth:
+        row("`.git/objects` per transition", "≤ 5 KB", growth[name] / 1000, 5.0, "KB")
+    for label in ("long-100000", "100000"):
+        if label in shapes:
+            take = shapes[label]["take"]
+            row(f"`take` ÷ its import floor, {label}", "≤ 1.1x", take[name] / take["floor"], 1.1)
+    return [*lines, ""]
 
 
 def machine() -> list[str]:
     nproc = subprocess.run(["nproc"], capture_output=True, text=True).stdout.strip()
     git_version = subprocess.run(["git", "--version"], capture_output=True, text=True).stdout
+    load = os.getloadavg()
     return [
         f"Machine: {nproc} cores; Python {sys.version.split()[0]}; pygit2 {pygit2.__version__} "
-        f"(libgit2 {pygit2.LIBGIT2_VERSION}); {git_version.strip()}",
+        f"(libgit2 {pygit2.LIBGIT2_VERSION}); {git_version.strip()}; load average at the "
+        f"start {load[0]:.1f}",
         "",
     ]
 
 
+def base_version(rev: str, work: Path) -> Version:
+    root = work / "base"
+    shutil.rmtree(root, ignore_errors=True)
+    root.mkdir(parents=True)
+    archive = subprocess.run(["git", "archive", rev], cwd=HERE, capture_output=True, check=True)
+    subprocess.run(["tar", "-x", "-C", str(root)], input=archive.stdout, check=True)
+    return Version(f"before ({rev})", root, work)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sizes", default="1000,10000", help="comma-separated item counts")
-    parser.add_argument("--quick", action="store_true", help="fewer repeats and transitions")
+    parser.add_argument("--sizes", default="1000,10000", help="item counts, today's shape")
+    parser.add_argument("--long", default="", help="N:U shapes: N items, U of them unsettled")
+    parser.add_argument("--sync", type=int, default=0, help="a new clone's first sync of N items")
+    parser.add_argument("--growth", type=int, default=0, help="transitions for the growth test")
+    parser.add_argument("--base", default=None, help="also run this version (a commit)")
+    parser.add_argument("--rates", action="store_true", help="in-process rates, raw pygit2 loop")
+    parser.add_argument("--quick", action="store_true", help="fewer repeats")
     parser.add_argument("--workdir", default=None, help="where to build (default: a temp dir)")
     args = parser.parse_args()
-    repeat, transitions = (3, 40) if args.quick else (7, 80)
-    import tempfile
-
-    # an installed package has its bytecode compiled (pip does it); an editable
-    # checkout under PYTHONDONTWRITEBYTECODE=1 would compile every module on
-    # every run (~35 ms), which no user pays
-    compileall.compile_dir(Path(__file__).resolve().parent.parent / "gitcoop", quiet=1)
-    workdir = Path(args.workdir or tempfile.mkdtemp(prefix="coop-bench-"))
-    workdir.mkdir(parents=True, exist_ok=True)
-    out = machine()
-    print("\n".join(out), flush=True)
-    for n in (int(s) for s in args.sizes.split(",")):
-        lines = bench_size(n, workdir, repeat, transitions)
+    repeat = 3 if args.quick else 7
+    work = Path(args.workdir or tempfile.mkdtemp(prefix="coop-bench-"))
+    work.mkdir(parents=True, exist_ok=True)
+    versions = [base_version(args.base, work)] if args.base else []
+    versions.append(Version("after", HERE, work))
+    print("\n".join(machine()), flush=True)
+    shapes: dict[str, dict[str, dict[str, float]]] = {}
+    plan: list[tuple[str, Callable[[Path], None]]] = []
+    for n in (int(s) for s in args.sizes.split(",") if s):
+        plan.append((str(n), lambda p, n=n: builder.build(p, n) and None))
+    for spec in (s for s in args.long.split(",") if s):
+        n, unsettled = (int(x) for x in spec.split(":"))
+        plan.append((f"long-{n}", lambda p, n=n, u=unsettled: builder.build(p, n, unsettled=u)))
+    for label, build in plan:
+        lines, shapes[label] = bench_shape(label, build, versions, work, repeat)
+        if args.rates and not label.startswith("long-"):
+            lines += rates_lines(label, work, 40 if args.quick else 80)
         print("\n".join(lines), flush=True)
+    sync = growth = None
+    if args.sync:
+        lines, sync = bench_sync(args.sync, versions, work, 3 if args.quick else 5)
+        print("\n".join(lines), flush=True)
+    if args.growth:
+        lines, growth = bench_growth(args.growth, versions, work)
+        print("\n".join(lines), flush=True)
+    print("\n".join(targets(shapes, sync, growth, versions[-1].name)), flush=True)
     if not args.workdir:
-        shutil.rmtree(workdir, ignore_errors=True)
+        shutil.rmtree(work, ignore_errors=True)
     return 0
 
 

@@ -92,10 +92,10 @@ def print_written(shown: Shown, as_json: bool, verb: str) -> None:
         say(f"  {note}")
 
 
-def lost_line(item: Any, label: str, actor: str | None) -> str:
+def lost_line(conflicts: list[dict[str, Any]], label: str, actor: str | None) -> str:
     """Under an item in `list --mine`: which of the actor's events lost, and what to do."""
 
-    verbs = [c.verb for c in item.conflicts if c.actor == actor and not c.acknowledged]
+    verbs = [c["verb"] for c in conflicts if c["actor"] == actor and not c.get("acknowledged")]
     return printable(
         f"    your {', '.join(verbs)} lost on merge: you no longer hold this — "
         f"git coop ack {label} once you have stopped"
@@ -229,9 +229,7 @@ def register(app: typer.Typer) -> None:
         """Open and taken work; settled work is counted on one line."""
         from gitcoop.cli import render
         from gitcoop.domain import jsontext
-        from gitcoop.domain.records import Item
         from gitcoop.service import queries
-        from gitcoop.service.writer import Shown
 
         if kind is not None and kind not in ("todo", "request", "item"):
             raise UsageError(f"unknown kind {kind!r}: use todo, request or item")
@@ -250,11 +248,13 @@ def register(app: typer.Typer) -> None:
                 say("nothing matches these filters")
             else:
                 say("the ledger is empty — add work with: git coop add todo TITLE")
+        lines = []  # from the cached summaries: no item is built for a line
         for row in listing.listed:
-            shown = Shown(Item.from_data(row.data()), row.label)
-            say(render.item_line(shown, ctx.now, listing.viewer))
+            lines.append(render.row_line(row, ctx.now, listing.viewer))
             if row.item_id in where.lost:
-                say(lost_line(shown.item, row.label, listing.viewer))
+                lines.append(lost_line(row.data()["conflicts"], row.label, listing.viewer))
+        if lines:
+            say("\n".join(lines))
         if listing.settled:
             counts = ", ".join(f"{n} {s}" for s, n in sorted(listing.settled.items()))
             say(f"settled: {counts} — git coop list --all shows them")

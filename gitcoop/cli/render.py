@@ -9,13 +9,14 @@ from typing import TYPE_CHECKING, Any
 from gitcoop.cli.terminal import printable
 from gitcoop.domain import jsontext, obligations
 from gitcoop.domain.lifecycle import HELD
-from gitcoop.domain.timefmt import human_age, human_instant
+from gitcoop.domain.timefmt import human_age, human_instant, parse_instant
 
 if TYPE_CHECKING:  # annotations only: `take` and `done` need not load the queries
-    from gitcoop.domain.records import Evidence, Item
+    from gitcoop.domain.records import Evidence, Item, Takeover
     from gitcoop.service.dependencies import Links
     from gitcoop.service.queries import LogEntry, Note
     from gitcoop.service.writer import Shown
+    from gitcoop.store.rows import Row
 
 
 def emit_json(value: Any) -> None:
@@ -45,18 +46,63 @@ def item_line(shown: Shown, now: datetime, viewer: str | None = None) -> str:
     """One item; held work with a blocked report shows as blocked. `viewer` sees the
     takeovers of their work they have not acknowledged."""
     item = shown.item
-    status, marks = item.status, holder_note(item, now)
     ob = item.obligation
+    flags = (False, False, False)
     if ob is not None and ob.pending:
-        if obligations.is_blocked(ob) and item.status in HELD:
-            status = "blocked"
-        marks += "  [parked]" if ob.parked else ""
-        marks += "  [escalated]" if ob.escalated else ""
-    if item.conflicts:
-        marks += f"  [{len(item.conflicts)} conflict{'s' if len(item.conflicts) > 1 else ''}]"
-    for taken in obligations.takeovers_for(item, viewer) if viewer else ():
-        marks += f"  [taken over by {taken.by} at {human_instant(taken.at)}]"
-    return printable(f"{shown.label:<10} {item.kind:<8} {status:<10} {item.title}{marks}")
+        flags = (obligations.is_blocked(ob), ob.parked, ob.escalated)
+    text = _line(
+        f"{shown.label:<10} {item.kind:<8} ",
+        item.status,
+        item.title,
+        holder_note(item, now),
+        (*flags, len(item.conflicts)),
+        obligations.takeovers_for(item, viewer) if viewer else (),
+    )
+    return printable(text)
+
+
+def row_line(row: Row, now: datetime, viewer: str | None = None) -> str:
+    """`item_line` from a cached row's summary: no item is built (one is read only
+    for a viewer with a takeover of their work to see).
+
+    The line is for `say`, which escapes what it prints; only a line break inside
+    a ledger value is escaped here, so that one item stays one line.
+    """
+    s = row.summary
+    held = ""
+    if s.status in HELD and s.taken_by is not None and s.taken_at is not None:
+        held = f"  [taken by {s.taken_by}, {human_age(now - parse_instant(s.taken_at))} ago]"
+    takeovers: tuple[Takeover, ...] = ()
+    if viewer is not None and viewer in s.notified:
+        from gitcoop.domain.records import Takeover
+
+        found = (Takeover.from_data(t) for t in row.data()["takeovers"])
+        takeovers = tuple(t for t in found if t.holder == viewer)
+    marks = (s.reported_blocked, s.parked, s.escalated, s.conflicts)
+    text = _line(f"{row.label:<10} {s.kind:<8} ", s.status, s.title, held, marks, takeovers)
+    return printable(text) if "\n" in text else text
+
+
+def _line(
+    head: str,
+    status: str,
+    title: str,
+    held: str,
+    marks: tuple[bool, bool, bool, int],
+    takeovers: tuple[Takeover, ...],
+) -> str:
+    """The one listing line, not yet escaped: `marks` are (reported blocked, parked,
+    escalated, conflicts)."""
+    blocked, parked, escalated, conflicts = marks
+    if blocked and status in HELD:
+        status = "blocked"
+    held += "  [parked]" if parked else ""
+    held += "  [escalated]" if escalated else ""
+    if conflicts:
+        held += f"  [{conflicts} conflict{'s' if conflicts > 1 else ''}]"
+    for taken in takeovers:
+        held += f"  [taken over by {taken.by} at {human_instant(taken.at)}]"
+    return f"{head}{status:<10} {title}{held}"
 
 
 def item_details(

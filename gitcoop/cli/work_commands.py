@@ -220,9 +220,7 @@ def row_json(row: Any) -> dict[str, Any]:
 
 
 def _row_line(row: Any, ctx: Context) -> str:
+    """A listing line from a cached row's summary, as `list` prints it: no item is built."""
     from gitcoop.cli import render
-    from gitcoop.domain.records import Item
-    from gitcoop.service.writer import Shown
 
-    shown = Shown(Item.from_data(row.data()), row.label)
-    return render.item_line(shown, ctx.now)
+    return render.row_line(row, ctx.now)

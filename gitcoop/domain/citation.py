@@ -12,9 +12,8 @@ from __future__ import annotations
 
 import posixpath
 from collections.abc import Sequence
-from dataclasses import replace
 
-from gitcoop.domain.records import Evidence
+from gitcoop.domain.records import Evidence, replace
 
 QUOTE_NEAR = 5  # lines either side of the cited line where its quote may stand
 

@@ -26,12 +26,12 @@ unsettled item) until someone removes a link.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from gitcoop.domain.ids import ITEM_ID_RE
-from gitcoop.domain.records import Event, Item, Link, Roles
+from gitcoop.domain.records import Event, Item, Link, Roles, replace
 from gitcoop.errors import Refused
 
 BLOCKED_BY, PARENT_OF, DISCOVERED_FROM, RELATED = (
@@ -136,10 +136,20 @@ def node(item: Item) -> Node:
 
 
 class Graph:
-    """Every item's links, both ways; `waits` is what each item waits on."""
+    """Every item's links, both ways; `waits` is what each item waits on.
 
-    def __init__(self, nodes: Iterable[Node]) -> None:
+    `settled_elsewhere(id)` says whether an item that is not among the nodes is
+    one the ledger holds as settled: a reader that builds the graph from the
+    open index (every unsettled item, and every item holding a link) answers
+    it from the ledger's tree. Without it, an item that is not a node counts as
+    missing, hence unsettled.
+    """
+
+    def __init__(
+        self, nodes: Iterable[Node], settled_elsewhere: Callable[[str], bool] | None = None
+    ) -> None:
         self.nodes = {n.id: n for n in nodes}
+        self.settled_elsewhere = settled_elsewhere
         self.waits: dict[str, list[str]] = {}
         self.incoming: dict[str, list[tuple[str, str]]] = {}  # id -> (type, holder)
         for n in self.nodes.values():
@@ -155,12 +165,18 @@ class Graph:
         found = self.nodes.get(item_id)
         return found.status if found is not None else None
 
+    def unsettled(self, item_id: str) -> bool:
+        """Whether waiting on `item_id` holds work back (an item this ledger lacks does)."""
+        found = self.nodes.get(item_id)
+        if found is not None:
+            return not settled(found.status)
+        return self.settled_elsewhere is None or not self.settled_elsewhere(item_id)
+
     def blockers(self, item_id: str) -> list[str]:
         """What `item_id` waits on that is not settled (an item this ledger lacks counts)."""
         found: list[str] = []
         for other in self.waits.get(item_id, ()):
-            status = self.status(other)
-            if (status is None or not settled(status)) and other not in found:
+            if other not in found and self.unsettled(other):
                 found.append(other)
         return found
 

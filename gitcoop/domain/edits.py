@@ -18,12 +18,11 @@ with the previous values, or None when nothing would (the ref does not move).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import replace
 from typing import Any
 
 from gitcoop.domain import fields, lifecycle
 from gitcoop.domain.lifecycle import AMENDABLE
-from gitcoop.domain.records import Event, Item, Roles
+from gitcoop.domain.records import Event, Item, Roles, replace
 from gitcoop.errors import Refused
 
 SHAPED = ("title", "body", "priority")  # set outright; tags change by additions and removals

@@ -48,31 +48,16 @@ def _text(value: Any, newline: str) -> str:
     return "".join(parts)
 
 
+_WORDS = {None: "null", True: "true", False: "false"}
+
+
 def _write(value: Any, newline: str, out: list[str]) -> None:
-    if isinstance(value, str):
+    kind = type(value)
+    if kind is str:
         out.append(encode_basestring(value))
-    elif value is None:
-        out.append("null")
-    elif value is True:
-        out.append("true")
-    elif value is False:
-        out.append("false")
-    elif isinstance(value, int):
-        out.append(int.__repr__(value))
-    elif isinstance(value, dict):
-        if not value:
-            out.append("{}")
-            return
-        if not all(isinstance(key, str) for key in value):
-            raise _Unusual
-        inner = newline + "  "
-        separator = "{" + inner
-        for key in sorted(value):
-            out.append(separator + encode_basestring(key) + ": ")
-            _write(value[key], inner, out)
-            separator = "," + inner
-        out.append(newline + "}")
-    elif isinstance(value, list | tuple):
+    elif kind is dict:
+        _mapping(value, newline, out)
+    elif kind is list or kind is tuple:
         if not value:
             out.append("[]")
             return
@@ -83,5 +68,40 @@ def _write(value: Any, newline: str, out: list[str]) -> None:
             _write(entry, inner, out)
             separator = "," + inner
         out.append(newline + "]")
+    elif value is None or value is True or value is False:
+        out.append(_WORDS[value])
+    elif kind is int:
+        out.append(int.__repr__(value))
+    elif isinstance(value, dict | list | tuple):  # a subclass: the standard writer decides
+        raise _Unusual
     else:  # floats and anything unusual: the standard encoder's own text
         out.append(json.dumps(value, ensure_ascii=False))
+
+
+def _mapping(value: dict[Any, Any], newline: str, out: list[str]) -> None:
+    """A mapping, keys sorted; strings and constants are written in line (most values)."""
+    if not value:
+        out.append("{}")
+        return
+    try:
+        keys = sorted(value)
+    except TypeError:
+        raise _Unusual from None
+    inner = newline + "  "
+    separator = "{" + inner
+    append = out.append
+    for key in keys:
+        if type(key) is not str:
+            raise _Unusual
+        append(separator)
+        append(encode_basestring(key))
+        append(": ")
+        entry = value[key]
+        if type(entry) is str:
+            append(encode_basestring(entry))
+        elif entry is None or entry is True or entry is False:
+            append(_WORDS[entry])
+        else:
+            _write(entry, inner, out)
+        separator = "," + inner
+    append(newline + "}")

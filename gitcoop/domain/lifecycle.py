@@ -13,14 +13,13 @@ The verbs on what a take owes (note, report, ack, review) are in
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
 from gitcoop.domain import fields, obligations, resolution
 from gitcoop.domain.ids import kind_of
 from gitcoop.domain.queue import invalidated
-from gitcoop.domain.records import DEFAULT_PRIORITY, Event, Evidence, Item, Roles, Takeover
+from gitcoop.domain.records import DEFAULT_PRIORITY, Event, Evidence, Item, Roles, Takeover, replace
 from gitcoop.domain.timefmt import format_instant, human_instant
 from gitcoop.errors import Refused
 

@@ -7,11 +7,10 @@ the instant it is asked about).
 
 from __future__ import annotations
 
-from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Any
 
-from gitcoop.domain.records import Event, Item, Obligation, Roles, Takeover
+from gitcoop.domain.records import Event, Item, Obligation, Roles, Takeover, replace
 from gitcoop.domain.timefmt import format_instant
 from gitcoop.errors import Refused
 

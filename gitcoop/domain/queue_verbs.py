@@ -15,13 +15,12 @@ changes state because time passed, and it never touches work that is taken.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import replace
 from datetime import timedelta
 from typing import Any
 
 from gitcoop.domain import obligations
 from gitcoop.domain.queue import EDITABLE_STATES, cached_at, invalidated
-from gitcoop.domain.records import Event, Evidence, Item, Lease, Roles
+from gitcoop.domain.records import Event, Evidence, Item, Lease, Roles, replace
 from gitcoop.domain.timefmt import human_instant
 from gitcoop.errors import Refused
 

@@ -6,10 +6,11 @@ and the --json output hold; field names are the same in both.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from gitcoop.domain.ids import EVENT_ID_RE, ITEM_ID_RE, EventId, ItemId
 from gitcoop.domain.settings import SettingError, checked
@@ -22,6 +23,40 @@ EVENT_FIELDS = ("id", "item", "clock", "at", "actor", "session", "verb")
 
 class RecordError(ValueError):
     """Plain data that does not make a valid record; the message names the field."""
+
+
+Record = TypeVar("Record")
+_FIELD_NAMES: dict[type, frozenset[str]] = {}
+
+
+def replace(record: Record, /, **changes: Any) -> Record:
+    """`dataclasses.replace` for plain records, without running `__init__` again.
+
+    A record's `__init__` only stores its fields; running it for a 38-field item
+    on every event of a fold cost 13 us a time, most of folding an item, against
+    under 2 us for a copy of the fields with the changes applied. Anything that
+    is not such a plain dataclass (`__post_init__`, slots, fields outside
+    `__init__`), or a change naming no field, goes to `dataclasses.replace`.
+    """
+    kind = type(record)
+    names = _FIELD_NAMES.get(kind)
+    if names is None:
+        names = _FIELD_NAMES[kind] = _plain_fields(kind)
+    if not names or not changes.keys() <= names:
+        return dataclasses.replace(record, **changes)  # type: ignore[type-var]
+    copy: Record = object.__new__(kind)
+    state = copy.__dict__
+    state.update(record.__dict__)
+    state.update(changes)
+    return copy
+
+
+def _plain_fields(kind: type) -> frozenset[str]:
+    if not dataclasses.is_dataclass(kind) or hasattr(kind, "__post_init__"):
+        return frozenset()
+    if "__slots__" in vars(kind) or not all(f.init for f in fields(kind)):
+        return frozenset()
+    return frozenset(f.name for f in fields(kind))
 
 
 def _instant(value: Any, name: str) -> datetime:
@@ -448,23 +483,28 @@ class Item:
 
     def to_data(self) -> Data:
         data: Data = {}
-        for f in fields(self):
-            if f.name in QUEUE_FIELDS and self.kind != "item":
+        state = self.__dict__  # the fields, in their order (a frozen record adds nothing else)
+        queue = self.kind == "item"
+        for name in _ITEM_FIELDS:
+            if not queue and name in QUEUE_FIELDS:
                 continue
-            value = getattr(self, f.name)
-            if f.name == "related_commits":
+            value = state[name]
+            kind = type(value)
+            if value is None or kind is str or kind is int or kind is bool:
+                data[name] = value
+            elif name == "related_commits":
                 if value:  # absent when empty: items written before it existed stay the same
-                    data[f.name] = list(value)
-                continue
-            if isinstance(value, datetime):
-                value = format_instant(value)
+                    data[name] = list(value)
+            elif isinstance(value, datetime):
+                data[name] = format_instant(value)
             elif isinstance(value, Obligation | Lease):
-                value = value.to_data()
-            elif f.name == "tags":
-                value = list(value)
+                data[name] = value.to_data()
+            elif name == "tags":
+                data[name] = list(value)
             elif isinstance(value, tuple):
-                value = [entry.to_data() for entry in value]
-            data[f.name] = value
+                data[name] = [entry.to_data() for entry in value]
+            else:  # what a rule stored as it came (the records do not check it)
+                data[name] = value
         return data
 
     @classmethod
@@ -517,6 +557,9 @@ class Item:
             parent_id=_opt_str(data.get("parent_id"), "parent_id"),
             lease=Lease.from_data(data["lease"]) if data.get("lease") is not None else None,
         )
+
+
+_ITEM_FIELDS = tuple(f.name for f in fields(Item))
 
 
 @dataclass(frozen=True)

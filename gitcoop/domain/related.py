@@ -10,9 +10,7 @@ where the commits are known (service/recording.py).
 
 from __future__ import annotations
 
-from dataclasses import replace
-
-from gitcoop.domain.records import Event, Item
+from gitcoop.domain.records import Event, Item, replace
 
 
 def with_related(item: Item, event: Event) -> Item:

@@ -11,10 +11,9 @@ book (`domain/rulebook.py`) does that, so this module needs no other verb.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
-from gitcoop.domain.records import Conflict, Event, Item, Roles
+from gitcoop.domain.records import Conflict, Event, Item, Roles, replace
 from gitcoop.domain.timefmt import format_instant, parse_instant
 from gitcoop.errors import Refused
 

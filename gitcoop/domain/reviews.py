@@ -6,12 +6,11 @@ review that ends the work goes through the lifecycle's own transitions.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from datetime import timedelta
 
 from gitcoop.domain import lifecycle, obligations, related, resolution
 from gitcoop.domain.lifecycle import HELD, Handler
-from gitcoop.domain.records import Event, Item, Obligation, Roles
+from gitcoop.domain.records import Event, Item, Obligation, Roles, replace
 from gitcoop.domain.timefmt import human_instant
 from gitcoop.errors import Refused
 

@@ -6,10 +6,8 @@ merge replays them like item events and every clone derives the same roles.
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from gitcoop.domain.ids import ItemId, identity_problem
-from gitcoop.domain.records import Event, Roles
+from gitcoop.domain.records import Event, Roles, replace
 from gitcoop.errors import Refused
 
 LEDGER_ID = ItemId("cf-000000000000")  # the ledger itself: where role events live

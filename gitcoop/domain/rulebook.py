@@ -13,7 +13,7 @@ disposition an event makes with that event (who, when, its id).
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from gitcoop.domain import (
@@ -26,7 +26,7 @@ from gitcoop.domain import (
     reviews,
 )
 from gitcoop.domain.keys import Keys, apply_keys
-from gitcoop.domain.records import Conflict, Event, Item, RecordError, Roles
+from gitcoop.domain.records import Conflict, Event, Item, RecordError, Roles, replace
 from gitcoop.domain.roles import apply_roles
 from gitcoop.domain.settings import SETTINGS, SettingError
 from gitcoop.errors import Refused

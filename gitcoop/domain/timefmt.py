@@ -20,7 +20,22 @@ def parse_instant(text: str) -> datetime:
 
     Events carry instants up to the year 9000 (`domain/bounds.py`); reading
     goes further, so every due date the rules compute from one reads back.
+    Each instant read is remembered (a ledger repeats its times: an item's
+    events share theirs, its obligations repeat them).
     """
+    found = _read.get(text)
+    if found is None:
+        found = _parse_instant(text)
+        if len(_read) >= 100_000:
+            _read.clear()
+        _read[text] = found
+    return found
+
+
+_read: dict[str, datetime] = {}
+
+
+def _parse_instant(text: str) -> datetime:
     value = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
     if value.tzinfo is None:
         value = value.replace(tzinfo=UTC)

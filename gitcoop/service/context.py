@@ -12,7 +12,6 @@ from datetime import UTC, datetime
 
 from gitcoop.domain.ids import RandomBits, identity_problem
 from gitcoop.errors import NoLedger, UsageError
-from gitcoop.store.cache import ItemCache
 from gitcoop.store.repository import Repo, Sign, open_repo
 from gitcoop.store.snapshot import Snapshot
 
@@ -138,6 +137,8 @@ def require_ledger(snapshot: Snapshot) -> None:
 def read_ledger(ctx: Context) -> Snapshot:
     """The ledger as of the ref's current tip; NoLedger when there is none."""
     repo = ctx.repo()
+    from gitcoop.store.cache import ItemCache  # reads only: a write never loads it
+
     snapshot = Snapshot(repo, repo.tip(), ItemCache(repo.common_dir))
     require_ledger(snapshot)
     snapshot.config  # noqa: B018 — a safe coop.yaml of a known format comes before any read

@@ -1,7 +1,8 @@
 """Links between items, and the answers that need them: dep, ready, blocked, a guarded take.
 
-The graph is built from the read cache's summaries (every item's links,
-status, kind and parent), so `ready` costs about what a warm `list` does.
+The graph is built from the open index (store/cache.py): the summaries of
+every unsettled item and the links of every settled one, so `ready` costs
+about what a warm `list` does, and neither reads a settled item.
 The rules are the domain's (`domain/dependencies.py`, `domain/readiness.py`);
 what needs the whole ledger in view (a cycle, an item's blockers) is asked
 here, on the ledger as read under the writer's lock when it decides a write.
@@ -11,30 +12,59 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
 
 from gitcoop.domain import dependencies, readiness
 from gitcoop.domain.dependencies import WAITING, Graph, Node
-from gitcoop.domain.ids import ItemId
+from gitcoop.domain.ids import ItemId, fanout
 from gitcoop.domain.lifecycle import HELD
 from gitcoop.domain.records import Item
 from gitcoop.errors import UsageError
 from gitcoop.service.context import Context, read_ledger
 from gitcoop.service.writer import Intent, Shown, write
-from gitcoop.store.cache import ItemCache, Row
 from gitcoop.store.snapshot import Snapshot
 
+if TYPE_CHECKING:  # a take loads this module, and never the read cache
+    from gitcoop.store.rows import Row, Summary
 
-def rows(snapshot: Snapshot) -> list[Row]:
-    return snapshot.rows(snapshot.cache or ItemCache(snapshot.repo.common_dir))
+
+@dataclass(frozen=True)
+class Open:
+    """The open index of one ledger state, with the graph of every item's links."""
+
+    snapshot: Snapshot
+    rows: list[Row]  # every unsettled item (and settled ones that need attention)
+    graph: Graph
+
+    def other(self, item_id: str) -> Other:
+        """An item on the other end of a link, as shown; a settled one is read from its file."""
+        row = self.by_id.get(item_id)
+        if row is not None:
+            s = row.summary
+            return Other(item_id, row.label, s.title, s.status)
+        item = self.snapshot.item(ItemId(item_id)) if self.snapshot.has_item(item_id) else None
+        if item is None:
+            return Other(item_id, item_id, "", "missing")
+        return Other(item_id, self.snapshot.label(item.id), item.title, item.status)
+
+    @cached_property
+    def by_id(self) -> dict[str, Row]:
+        return {row.item_id: row for row in self.rows}
 
 
-def graph_of(found: list[Row]) -> Graph:
-    nodes = []
-    for row in found:
-        s = row.summary
-        nodes.append(Node(s.id, s.kind, s.status, s.links, s.parent_id))
-    return Graph(nodes)
+def open_index(snapshot: Snapshot) -> Open:
+    """What the reading verbs need: the open rows and the graph, no settled item read."""
+    from gitcoop.store.cache import ItemCache
+
+    view = snapshot.open_view(snapshot.cache or ItemCache(snapshot.repo.common_dir))
+    nodes = [Node(s.id, s.kind, s.status, s.links, s.parent_id) for s in _summaries(view.rows)]
+    nodes += [Node(n.id, n.kind, n.status, n.links, n.parent_id) for n in view.nodes]
+    return Open(snapshot, view.rows, Graph(nodes, snapshot.has_item))
+
+
+def _summaries(found: list[Row]) -> list[Summary]:
+    return [row.summary for row in found]
 
 
 # -- writes ----------------------------------------------------------------------
@@ -61,10 +91,10 @@ def link(ctx: Context, first: str, phrase: str, second: str, action: str = "add"
 
 
 def _refuse_cycle(snapshot: Snapshot, holder: str, other: str, asked: str) -> None:
-    found = rows(snapshot)
-    cycle = graph_of(found).cycle_closed_by(holder, other)
+    found = open_index(snapshot)
+    cycle = found.graph.cycle_closed_by(holder, other)
     if cycle is not None:
-        labels = {row.item_id: row.label for row in found}
+        labels = {item_id: found.other(item_id).label for item_id in cycle}
         raise dependencies.refuse_cycle(cycle, labels, asked)
 
 
@@ -122,11 +152,10 @@ def ready_in(
     snapshot: Snapshot, kind: str | None = None, tag: str | None = None, limit: int | None = None
 ) -> Ready:
     """`ready` on one state of the ledger (a writer's plan reads it under the lock)."""
-    found = rows(snapshot)
-    graph = graph_of(found)
+    found = open_index(snapshot)
     by_id = {}
     candidates = []
-    for row in found:
+    for row in found.rows:
         s = row.summary
         if not readiness.startable(s.kind, s.status):
             continue
@@ -134,7 +163,7 @@ def ready_in(
             continue
         by_id[s.id] = row
         candidates.append(readiness.Candidate(s.id, s.kind, s.priority, s.created_at, s.order_key))
-    listed = readiness.ready(candidates, graph)
+    listed = readiness.ready(candidates, found.graph)
     held_back = len(candidates) - len(listed)
     if limit is not None:
         listed = listed[:limit]
@@ -167,27 +196,16 @@ class Blocked:
 
 
 def blocked(ctx: Context) -> Blocked:
-    snapshot = read_ledger(ctx)
-    found = rows(snapshot)
-    graph = graph_of(found)
-    by_id = {row.item_id: row for row in found}
+    found = open_index(read_ledger(ctx))
     waiting = []
-    for row in sorted(found, key=lambda r: (r.summary.created_at, r.item_id)):
+    for row in sorted(found.rows, key=lambda r: (r.summary.created_at, r.item_id)):
         if dependencies.settled(row.summary.status):
             continue
-        blockers = graph.blockers(row.item_id)
+        blockers = found.graph.blockers(row.item_id)
         if blockers:
-            waiting.append(Waiting(row, [other(by_id, b) for b in blockers]))
-    cycles = [[other(by_id, i) for i in cycle] for cycle in graph.cycles()]
+            waiting.append(Waiting(row, [found.other(b) for b in blockers]))
+    cycles = [[found.other(i) for i in cycle] for cycle in found.graph.cycles()]
     return Blocked(waiting, cycles)
-
-
-def other(by_id: Mapping[str, Row], item_id: str) -> Other:
-    row = by_id.get(item_id)
-    if row is None:
-        return Other(item_id, item_id, "", "missing")
-    data = row.data()
-    return Other(item_id, row.label, data["title"], data["status"])
 
 
 @dataclass(frozen=True)
@@ -224,19 +242,20 @@ IN_NAMES = {
 
 
 def links(snapshot: Snapshot, item: Item) -> Links:
-    found = rows(snapshot)
-    graph = graph_of(found)
-    by_id = {row.item_id: row for row in found}
+    found = open_index(snapshot)
+    graph = found.graph
     outgoing: dict[str, list[Other]] = {name: [] for name in OUT_NAMES.values()}
     for link_ in item.links:
         if link_.type in OUT_NAMES:  # a type this gitcoop does not know means nothing here
-            outgoing[OUT_NAMES[link_.type]].append(other(by_id, link_.item))
-    outgoing["children"] += [
-        other(by_id, r.item_id) for r in found if r.summary.parent_id == item.id
-    ]
+            outgoing[OUT_NAMES[link_.type]].append(found.other(link_.item))
+    children = sorted(
+        (n.id for n in graph.nodes.values() if n.parent_id == item.id),
+        key=lambda child: (fanout(child), child),
+    )
+    outgoing["children"] += [found.other(child) for child in children]
     incoming: dict[str, list[Other]] = {name: [] for name in IN_NAMES.values()}
     for kind, holder in graph.incoming.get(item.id, ()):
         if kind in IN_NAMES:
-            incoming[IN_NAMES[kind]].append(other(by_id, holder))
-    cycles = [[other(by_id, i) for i in cycle] for cycle in graph.cycles() if item.id in cycle]
+            incoming[IN_NAMES[kind]].append(found.other(holder))
+    cycles = [[found.other(i) for i in cycle] for cycle in graph.cycles() if item.id in cycle]
     return Links(outgoing, incoming, graph.blockers(item.id), cycles)

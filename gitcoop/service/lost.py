@@ -14,33 +14,45 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from gitcoop.domain import reconcile, resolution
+from gitcoop.domain.ids import ItemId
 from gitcoop.domain.reconcile import Notice
 from gitcoop.domain.records import Conflict, Item
 from gitcoop.errors import NotFound
 from gitcoop.service.context import Context, read_ledger
 from gitcoop.service.queries import ListFilter
 from gitcoop.service.writer import Intent, Shown, write
-from gitcoop.store import merge
+from gitcoop.store.cache import ItemCache
 from gitcoop.store.repository import Oid, Repo
 from gitcoop.store.snapshot import Snapshot
 
 
 def merge_notices(repo: Repo, start: Oid | None, tip: Oid | None, actor: str) -> list[Notice]:
-    """The conflicts that appeared between `start` and `tip` and touch `actor`."""
+    """The conflicts that appeared between `start` and `tip` and touch `actor`.
+
+    Every item with a conflict is in the open index, which the merge has just filled,
+    so only those items are read, not every item the merge brought.
+    """
     if tip is None or tip == start:
         return []
-    before = Snapshot(repo, start) if start else None
     after = Snapshot(repo, tip)
+    conflicted = {r.item_id: r for r in after.open_view(ItemCache(repo.common_dir)).rows}
+    conflicted = {i: r for i, r in conflicted.items() if r.summary.conflicts}
+    if not conflicted:
+        return []
+    before = Snapshot(repo, start) if start else None
     found: list[Notice] = []
-    for item_id in sorted(merge.changed_items(repo, start, tip)):
-        item = after.item(item_id)
-        if item is None or not item.conflicts:
-            continue
-        old = before.item(item_id) if before else None
+    for item_id in sorted(conflicted):
+        if before is not None and before.item_blob(ItemId(item_id)) == after.item_blob(
+            ItemId(item_id)
+        ):
+            continue  # the merge left this item's file as it was: nothing new to tell
+        row = conflicted[item_id]
+        item = Item.from_data(row.data())
+        old = before.item(ItemId(item_id)) if before else None
         seen = {c.event for c in old.conflicts} if old else set()
         new = [c for c in item.conflicts if c.event not in seen]
-        if new:  # labels only now: a merge with nothing to tell reads no other item
-            found += reconcile.notices(item, after.label(item_id), new, actor)
+        if new:
+            found += reconcile.notices(item, row.label, new, actor)
     return found
 
 
@@ -59,8 +71,8 @@ def lost_by(ctx: Context, actor: str | None = None) -> list[Lost]:
     assert snapshot.cache is not None
     who = actor or ctx.who(snapshot.repo)
     found: list[Lost] = []
-    for row in snapshot.rows(snapshot.cache):
-        if not row.summary.conflicted:
+    for row in snapshot.open_view(snapshot.cache).rows:  # every item with a conflict is there
+        if not row.summary.conflicts:
             continue
         item = Item.from_data(row.data())
         found += [Lost(item, row.label, c) for c in resolution.unacknowledged(item, who)]

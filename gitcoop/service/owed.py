@@ -72,11 +72,9 @@ def owed(ctx: Context, include_not_due: bool = False, mine: bool = False) -> Owe
     unsettled: list[Unsettled] = []
     taken: list[TakenOver] = []
     lost: list[Lost] = []
-    for row in snapshot.rows(snapshot.cache):
+    for row in snapshot.open_view(snapshot.cache).rows:  # all a settled item could owe is there
         brief = row.summary
-        if not (
-            brief.obligation_status == "pending" or brief.conflicted or actor in brief.notified
-        ):
+        if not (brief.obligation_status == "pending" or brief.conflicts or actor in brief.notified):
             continue
         item = Item.from_data(row.data())
         if owner:

@@ -187,7 +187,7 @@ def pick(
             continue
         if run.seen is None:  # nothing is ready
             snapshot = read_ledger(ctx)
-            if not run.draft_pass(snapshot, list(snapshot.items())):
+            if not run.draft_pass(snapshot, list(snapshot.open_items())):
                 return result
             continue
         top, found = run.seen

@@ -13,8 +13,8 @@ from gitcoop.domain import obligations, readiness
 from gitcoop.domain.lifecycle import HELD
 from gitcoop.domain.records import Item
 from gitcoop.service.context import Context, read_ledger
-from gitcoop.service.dependencies import graph_of, rows
-from gitcoop.store.cache import Row
+from gitcoop.service.dependencies import open_index
+from gitcoop.store.rows import Row
 
 READY_SHOWN = 5
 HELD_SHOWN = 10
@@ -45,13 +45,13 @@ def primer(ctx: Context) -> Primer:
     snapshot = read_ledger(ctx)
     actor = ctx.who(snapshot.repo)
     roles = snapshot.config.roles
-    found = rows(snapshot)
-    graph = graph_of(found)
+    found = open_index(snapshot)
+    graph = found.graph
     held: list[Line] = []
     owed: list[Line] = []
     taken_over: list[Line] = []
     candidates: dict[str, tuple[Row, readiness.Candidate]] = {}
-    for row in found:
+    for row in found.rows:
         s = row.summary
         if readiness.startable(s.kind, s.status):
             candidate = readiness.Candidate(s.id, s.kind, s.priority, s.created_at, s.order_key)

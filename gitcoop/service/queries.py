@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from gitcoop.domain import ids
+from gitcoop.domain.dependencies import SETTLED
 from gitcoop.domain.ids import ItemId
 from gitcoop.domain.lifecycle import HELD, TERMINAL
 from gitcoop.domain.records import Event, Item
@@ -17,12 +18,12 @@ from gitcoop.service import dependencies
 from gitcoop.service.context import Context, read_ledger
 from gitcoop.service.dependencies import Links
 from gitcoop.service.writer import Shown
-from gitcoop.store.cache import ItemCache, Row, Summary
+from gitcoop.store.rows import Row, Summary, Tally
 from gitcoop.store.snapshot import Snapshot
 
 STALE_AFTER = timedelta(hours=2)  # a take this old is shown as stale: only a view, never a change
-_ID, _STATUS, _CREATED_AT, _CONFLICTED, _NOTIFIED = (
-    Summary._fields.index(name) for name in ("id", "status", "created_at", "conflicted", "notified")
+_ID, _STATUS, _CREATED_AT, _CONFLICTS, _NOTIFIED = (
+    Summary._fields.index(name) for name in ("id", "status", "created_at", "conflicts", "notified")
 )
 
 
@@ -79,26 +80,47 @@ def list_rows(ctx: Context, include_settled: bool = False, where: ListFilter | N
 
     Settled items are counted, not listed, unless asked for by `include_settled`
     or by naming a status (or, with `mine`, a takeover of the viewer's work waits on them).
+    Only `include_settled` and a settled status read the settled items' rows; a
+    plain listing reads the open index, where settled items are only counted.
     """
     snapshot = read_ledger(ctx)
+    assert snapshot.cache is not None
     where = where or ListFilter()
     viewer = ctx.who(snapshot.repo) if where.mine else None
     keep = _matcher(where, ctx.now, viewer)
     hide_settled = not include_settled and where.status is None
-    listed: list[tuple[str, str, Row]] = []
     settled: dict[str, int] = defaultdict(int)
-    for row in snapshot.rows(ItemCache(snapshot.repo.common_dir)):
+    if include_settled or where.status in SETTLED:
+        found = snapshot.rows(snapshot.cache)
+    else:
+        view = snapshot.open_view(snapshot.cache)
+        found = view.rows
+        for tally in view.settled if hide_settled else ():
+            if _counts(where, tally):
+                settled[tally.status] += tally.number
+    listed: list[tuple[str, str, Row]] = []
+    for row in found:
         brief = row.brief  # the Summary's plain tuple: no object per row on a plain listing
         if keep is not _everything and not keep(Summary._make(brief)):
             continue
         status = brief[_STATUS]
-        shown_anyway = brief[_CONFLICTED] or (viewer is not None and viewer in brief[_NOTIFIED])
+        shown_anyway = brief[_CONFLICTS] or (viewer is not None and viewer in brief[_NOTIFIED])
         if hide_settled and status in TERMINAL and not shown_anyway:
             settled[status] += 1
             continue
         listed.append((brief[_CREATED_AT], brief[_ID], row))
     listed.sort(key=lambda entry: entry[:2])
     return Rows([row for _, _, row in listed], dict(settled), viewer)
+
+
+def _counts(where: ListFilter, tally: Tally) -> bool:
+    """Whether settled items outside the open index match the filter (they hold nothing,
+    owe nothing and concern nobody: only the kind and tag filters can match them)."""
+    if where.holder is not None or where.owed or where.stale or where.mine:
+        return False
+    if where.kind is not None and tally.kind != where.kind:
+        return False
+    return where.tag is None or where.tag in tally.tags
 
 
 def _matcher(where: ListFilter, now: datetime, viewer: str | None) -> Callable[[Summary], bool]:

@@ -13,7 +13,6 @@ from gitcoop.domain.records import Evidence, Item
 from gitcoop.errors import Refused, UsageError
 from gitcoop.service import citations, dependencies, ledger
 from gitcoop.service.context import Context, commit_named, read_ledger
-from gitcoop.service.queries import labels
 from gitcoop.service.writer import Intent, Shown, write
 from gitcoop.store import history
 from gitcoop.store.snapshot import Snapshot
@@ -90,11 +89,23 @@ class QueueView:
 
 
 def view(ctx: Context, include_settled: bool = False) -> QueueView:
+    """The queue from the open index; settled items are read only with `include_settled`."""
     snapshot = read_ledger(ctx)
-    items = [i for i in snapshot.items() if i.kind == "item"]
-    names = labels(snapshot)  # against every id, as `list` shows them
+    assert snapshot.cache is not None
+    settled: Counter[str] = Counter()
+    if include_settled:
+        found = snapshot.rows(snapshot.cache)
+    else:
+        opened = snapshot.open_view(snapshot.cache)
+        found = opened.rows
+        for tally in opened.settled:
+            if tally.kind == "item" and tally.status in queue.SETTLED:
+                settled[tally.status] += tally.number
+    rows = [row for row in found if row.summary.kind == "item"]
+    items = [Item.from_data(row.data()) for row in rows]
+    names = {row.item_id: row.label for row in rows}  # against every id, as `list` shows them
     ordered = queue.triage(items)
-    settled = Counter(i.status for i in items if queue.settled(i))
+    settled.update(i.status for i in items if queue.settled(i))
     if include_settled:
         ordered += sorted((i for i in items if queue.settled(i)), key=queue.sort_key)
     hint = None

@@ -132,7 +132,7 @@ def scan(ctx: Context, path: str) -> ScanReport:
     roots = citations.roots(ctx.repo())
     taken = {
         (i.evidence[0].path, i.evidence[0].line)
-        for i in snapshot.items()
+        for i in snapshot.open_items()  # every unsettled item is there
         if i.kind == "item"
         and i.evidence
         and i.evidence[0].line is not None

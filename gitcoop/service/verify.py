@@ -172,7 +172,7 @@ def verify_item(
     item, label = started.items[item_id], started.labels[item_id]
     others = [
         i
-        for i in queue.in_order(started.snapshot.items())
+        for i in queue.in_order(started.snapshot.open_items())
         if not queue.settled(i) and i.id != item_id
     ]
     run, verdict = judge(repo, head, verifier, item, others)
@@ -237,7 +237,7 @@ def verify(
     progress = progress or Progress()
     snapshot = read_ledger(ctx)
     verifier = configured(ctx.repo(), snapshot)
-    chosen = waiting(list(snapshot.items()), ctx.now)[:limit]
+    chosen = waiting(list(snapshot.open_items()), ctx.now)[:limit]
     judged: list[Judged] = []
     for number, item in enumerate(chosen, 1):
         progress.starting(snapshot.label(item.id), number, len(chosen))

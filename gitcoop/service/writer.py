@@ -410,7 +410,8 @@ class _Run:
             parent = self.current(ItemId(parent_id))
             if parent is None or parent.status != "split":
                 continue
-            children = {i.id: i for i in self.snapshot.items() if i.parent_id == parent_id}
+            # a child outside the open index is settled: only the unsettled ones are read
+            children = {i.id: i for i in self.snapshot.open_items() if i.parent_id == parent_id}
             children.update({k: v for k, v in self.items.items() if v.parent_id == parent_id})
             if children and all(settled(c) for c in children.values()):
                 args = {"reason": "all children settled"}

@@ -1,276 +1,313 @@
-"""A read cache of parsed item files that cannot go stale.
+"""A read cache of parsed item files that cannot go stale, and the open index in it.
 
 What is cached is keyed by git object ids, which name content: an entry is
-either exactly right or not used. For each fan-out directory (`items/<xx>`)
-a shard holds the tree id it was built from and, for each item file in it,
-a `Row`: the blob id, the item's shortest unique label, the few fields
-`list` filters and sorts on, its validated plain data (the canonical
-`Item.to_data()` form, marshalled and loaded only when asked for) and its
-`--json` text as an element of a listing. A lookup always starts from the
-ref's current tree, so a plain `git fetch` or any other writer moving the ref
-is seen at once:
+either exactly right or not used. A lookup always starts from the ref's
+current tree, so a plain `git fetch` or any other writer moving the ref is
+seen at once. For each fan-out directory (`items/<xx>`) the cache holds the
+tree id it was built from, in three kinds of file (one of each per first
+character of the fan-out: 32 groups, not 1,024 files):
 
-- the fan-out tree id equals the one stored: its rows are used as they are;
-- it differs: rows whose (name, blob id) is unchanged are reused, the others
-  are parsed, and the shard is replaced.
+- `<x>.open`, **the open index**: a `Row` for every item a plain reading
+  verb may show (unsettled, or carrying a conflict, a takeover notice or a
+  pending obligation: `in_view`), a tally of the other, settled, items by
+  (kind, status, tags), and those settled items' links (the dependency graph
+  needs every link). `list`, `owed`, `ready`, `blocked`, `prime`, the queue
+  view and `show` read only these files, so they cost what the open work
+  costs, however long the history.
+- `<x>.settled`: (id, blob id, kind, status, tags, links, parent) of each
+  settled item, read only when a fan-out changed, so that a settled file
+  whose blob id is unchanged is never read again.
+- `<x>.shard`: the rows of the settled items, read only for `--all`, a
+  `--status` naming a settled state, and other whole-ledger reads.
 
-One shard file holds the fan-outs that share a first character (32 files,
-not 1,024): creating a file cost 0.1-0.9 ms on the machines measured, which
-was a fifth of a cold `list` at 10,000 items, and a warm `list` opens 32
-files instead of 1,024. After a write, the one shard holding the changed
-fan-out is rewritten: ~1/32 of the cache (~6 MB at 100,000 items).
+When a fan-out tree id differs from the one stored, rows and entries whose
+(name, blob id) is unchanged are reused and only the other files are parsed.
+A `Row` holds the blob id, the item's shortest unique label, the `Summary`
+(the fields the reading verbs filter, sort and print on), its validated
+canonical data (marshalled, loaded only when asked for) and its `--json` text
+as an element of a listing.
 
-Shards live in the common git dir (all worktrees share them) as marshal data
-behind a magic and a CRC. marshal was chosen by measurement: loading 10,000
-item summaries takes ~15 ms (pickle is similar, JSON ~5x slower, sqlite adds
-a per-row cost and a lock protocol), and unlike pickle it cannot run code
-when loading a tampered file. Keeping each row's data as marshalled bytes and
-its summary as a flat tuple makes loading a shard cost about what reading it
-does: at 100,000 items, 0.2 s instead of 1.5 s for nested dicts.
-
-A shard is written to a temporary file and renamed over the old one, so
-readers see the old or the new shard, never a mix; two processes racing just
-both write a correct shard. An unreadable, corrupt or foreign shard counts as
-missing and is rebuilt. The cache is bounded: at most 32 shards, each holding
-only the fan-outs the ledger has, each as one tree, and a shard over
-MAX_SHARD_BYTES is not written; the shards of an earlier format are removed
-when the current format's directory is first made. A row takes about 2 KB
-(half of it the indented JSON text), so a 100,000-item ledger's cache is
-about 200 MB.
+A large rebuild (a new clone, a deleted cache) is split between two
+processes: a child builds half of the groups and writes their files, the
+parent builds the other half and reads the child's files (anything the child
+did not write, the parent builds itself). Files are written atomically and
+heal themselves (`shardfile.py`). A row takes about 2 KB (half of it the
+indented JSON text).
 """
 
 from __future__ import annotations
 
-import contextlib
-import marshal
 import os
-import shutil
-import zlib
-from collections.abc import Callable
-from typing import Any, NamedTuple
+from collections import Counter
+from collections.abc import Callable, Iterable
+from typing import Any
 
-from gitcoop.domain.ids import shortest_labels
+from gitcoop.domain.ids import fanout, shortest_labels
+from gitcoop.store import twocores
+from gitcoop.store.rows import (
+    Data,
+    Node,
+    OpenView,
+    Row,
+    Summary,
+    Tally,
+    in_view,
+    make_row,
+    summarise,
+)
+from gitcoop.store.shardfile import MAX_FILE_BYTES, ShardFiles, cache_dir
 
-CACHE_DIR = "coop-cache"
-FORMAT = "items-v5"
-MAGIC = b"COOPCACHE5\n"
-MAX_SHARD_BYTES = 256 * 1024 * 1024
-
-Data = dict[str, Any]
+__all__ = ["MAX_FILE_BYTES", "cache_dir"]
 Entry = tuple[str, str]  # item id, blob id
-
-
-class Summary(NamedTuple):
-    """The fields `list` and `owed` filter and sort on, without the whole item."""
-
-    id: str
-    kind: str
-    status: str
-    created_at: str  # instants as their fixed-width text, so they compare as strings
-    taken_by: str | None
-    taken_at: str | None
-    tags: tuple[str, ...]
-    obligation_status: str | None
-    obligation_due: str | None
-    conflicted: bool
-    notified: tuple[str, ...]  # previous holders with a takeover they have not acknowledged
-    priority: int
-    order_key: str | None
-    links: tuple[tuple[str, str], ...]  # (type, other item): what `ready` and `blocked` need
-    parent_id: str | None
-
-
-class Row(NamedTuple):
-    """One cached item file (stored as a plain tuple)."""
-
-    item_id: str
-    blob_id: str
-    label: str
-    brief: tuple[Any, ...]  # a Summary's fields
-    packed: bytes  # marshalled canonical data
-    json: str  # `{**data, "short_id": label}` as a listing's element
-
-    @property
-    def summary(self) -> Summary:
-        return Summary._make(self.brief)
-
-    def data(self) -> Data:
-        data: Data = marshal.loads(self.packed)
-        return data
-
-
-def summarise(data: Data) -> Summary:
-    ob = data.get("obligation") or {}
-    return Summary(
-        data["id"],
-        data["kind"],
-        data["status"],
-        data["created_at"],
-        data.get("taken_by"),
-        data.get("taken_at"),
-        tuple(data.get("tags") or ()),
-        ob.get("status"),
-        ob.get("due"),
-        bool(data.get("conflicts")),
-        tuple(t["holder"] for t in data.get("takeovers") or ()),
-        data.get("priority", 2),
-        data.get("order_key"),
-        tuple((link["type"], link["item"]) for link in data.get("links") or ()),
-        data.get("parent_id"),
-    )
-
-
-def make_row(item_id: str, blob_id: str, label: str, data: Data) -> Row:
-    from gitcoop.domain import jsontext  # only when rows are built; writers never load json
-
-    listed = jsontext.element({**data, "short_id": label})
-    return Row(item_id, blob_id, label, tuple(summarise(data)), marshal.dumps(data), listed)
-
-
-def cache_dir(common_dir: str) -> str:
-    return os.path.join(common_dir, CACHE_DIR, FORMAT)
+Parse = Callable[[str, str], Data]
+Listing = Callable[[str], list[Entry]]
+PARALLEL_FANOUTS = 128  # changed fan-outs from which a rebuild uses a second process
 
 
 class ItemCache:
-    """Shards of parsed item files under the common git dir."""
+    """The cache's files under the common git dir."""
 
     def __init__(self, common_dir: str) -> None:
-        self.root = cache_dir(common_dir)
+        self.files = ShardFiles(cache_dir(common_dir))
+        self.root = self.files.root
         self.hits = 0  # fan-out trees served unchanged (for tests and the benchmark)
-        self.parsed = 0  # item blobs parsed because no shard held them
+        self.parsed = 0  # item blobs parsed because no file held them
+        self.parallel = True  # a large rebuild may use a second process
 
-    def shard_path(self, name: str) -> str:
-        """`<x>.shard` for the fan-outs starting with x, `doc-<path>.doc` for one file."""
-        suffix = ".doc" if name.startswith("doc-") else ".shard"
-        return os.path.join(self.root, f"{name}{suffix}")
-
-    def rows(
-        self,
-        fanouts: list[tuple[str, str]],
-        entries: Callable[[str], list[Entry]],
-        parse: Callable[[str, str], Data],
-    ) -> list[Row]:
-        """The rows of these (fan-out name, tree id)s, in their order.
-
-        `entries(fan)` and `parse(item id, blob id)` run only for fan-out trees
-        no shard holds as they are; a shard is rewritten only if one of its
-        fan-outs changed, and then keeps only the fan-outs given.
-        """
-        found: list[Row] = []
-        for group, members in _groups(fanouts):
-            stored = self.read(group)
-            shard: dict[str, Any] = stored if isinstance(stored, dict) else {}
-            kept: dict[str, tuple[str, list[Any]]] = {}
-            changed = False
-            for fan, tree_id in members:
-                old = shard.get(fan)
-                if old is not None and old[0] == tree_id:
-                    self.hits += 1
-                    kept[fan] = old
-                    found += map(Row._make, old[1])
-                    continue
-                rows = self._rebuild(entries(fan), old[1] if old is not None else [], parse)
-                kept[fan] = (tree_id, [tuple(row) for row in rows])  # marshal takes plain tuples
-                found += rows
-                changed = True
-            if changed or kept.keys() != shard.keys():  # a fan-out rebuilt, or one gone
-                self.write(group, kept)
-        return found
-
-    def _rebuild(
-        self, listed: list[Entry], old: list[Any], parse: Callable[[str, str], Data]
-    ) -> list[Row]:
-        """One fan-out's rows: unchanged files reused, the others parsed."""
-        known = {(row[0], row[1]): Row._make(row) for row in old}
-        names = shortest_labels(item_id for item_id, _ in listed)
-        rows = []
-        for item_id, blob_id in listed:
-            row = known.get((item_id, blob_id))
-            if row is None:
-                row = make_row(item_id, blob_id, names[item_id], parse(item_id, blob_id))
-                self.parsed += 1
-            elif row.label != names[item_id]:  # a new neighbour lengthened the label
-                row = make_row(item_id, blob_id, names[item_id], row.data())
-            rows.append(row)
-        return rows
+    def read(self, name: str) -> Any:
+        return self.files.read(name)
 
     def document(self, path: str, blob_id: str, parse: Callable[[], Data]) -> Data:
         """One parsed ledger file (e.g. coop.yaml) by blob id; `parse` runs on a miss."""
-        name = "doc-" + path.replace("/", "-")
-        old = self.read(name)
+        name = "doc-" + path.replace("/", "-") + ".doc"
+        old = self.files.read(name)
         if isinstance(old, tuple) and old[0] == blob_id and isinstance(old[1], dict):
             return old[1]
         data = parse()
-        self.write(name, (blob_id, data))
+        self.files.write(name, (blob_id, data))
         return data
 
-    # -- files ----------------------------------------------------------------
+    # -- the open index -------------------------------------------------------
 
-    def read(self, name: str) -> Any:
-        """A shard's value ({fan: (tree id, row tuples)}, or a file's (blob id, data)),
-        or None when it is missing or damaged."""
+    def open_view(self, fanouts: list[tuple[str, str]], entries: Listing, parse: Parse) -> OpenView:
+        """The open index of these (fan-out name, tree id)s.
+
+        `entries(fan)` and `parse(item id, blob id)` run only for fan-out trees
+        the index does not hold as they are.
+        """
+        rows: list[Row] = []
+        settled: Counter[tuple[str, str, tuple[str, ...]]] = Counter()
+        nodes: list[Node] = []
+        for _, stored in self._open_fans(fanouts, entries, parse):
+            rows += map(Row._make, stored[1])
+            for kind, status, tags, count in stored[2]:
+                settled[kind, status, tags] += count
+            nodes += map(Node._make, stored[3])
+        tally = [Tally(k, s, t, n) for (k, s, t), n in settled.items()]
+        return OpenView(rows, tally, nodes)
+
+    def _open_fans(
+        self, fanouts: list[tuple[str, str]], entries: Listing, parse: Parse
+    ) -> list[tuple[str, Any]]:
+        """(fan, stored open entry) for every fan-out, rebuilding what changed."""
+        groups = _groups(fanouts)
+        stored = {group: _dict(self.files.read(f"{group}.open")) for group in groups}
+        stale = [g for g, members in groups.items() if _changed(stored[g], members)]
+        self.hits += sum(len(members) for g, members in groups.items() if g not in stale)
+
+        def build(group: str) -> None:
+            stored[group] = self._open_group(group, groups[group], stored[group], entries, parse)
+
+        def reread(group: str) -> bool:
+            stored[group] = _dict(self.files.read(f"{group}.open"))
+            return not _changed(stored[group], groups[group])
+
+        self._build(stale, groups, build, reread)
+        return [(fan, stored[fan[:1]][fan]) for fan, _ in fanouts]
+
+    def _open_group(
+        self,
+        group: str,
+        members: list[tuple[str, str]],
+        stored: dict[str, Any],
+        entries: Listing,
+        parse: Parse,
+    ) -> dict[str, Any]:
+        known = _dict(self.files.read(f"{group}.settled"))
+        kept: dict[str, Any] = {}
+        for fan, tree_id in members:
+            old = stored.get(fan)
+            if old is not None and old[0] == tree_id:
+                self.hits += 1
+                kept[fan] = old
+                continue
+            rows, settled = self._rebuild_open(entries(fan), old, known.get(fan), parse)
+            kept[fan] = (tree_id, rows, _tally(settled), _nodes(settled))
+            known[fan] = (tree_id, settled)
+        self.files.write(f"{group}.open", kept)
+        current = {
+            fan: known[fan] for fan in kept if fan in known and known[fan][0] == kept[fan][0]
+        }
+        self.files.write(f"{group}.settled", current)
+        return kept
+
+    def _rebuild_open(
+        self, listed: list[Entry], old: Any, known: Any, parse: Parse
+    ) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
+        """One fan-out's open rows and settled entries: unchanged files reused, the rest parsed."""
+        rows_by = {(row[0], row[1]): row for row in old[1]} if old is not None else {}
+        settled_by = {(e[0], e[1]): e for e in known[1]} if known is not None else {}
+        names = shortest_labels(item_id for item_id, _ in listed)
+        rows: list[tuple[Any, ...]] = []
+        settled: list[tuple[Any, ...]] = []
+        for item_id, blob_id in listed:
+            stored = rows_by.get((item_id, blob_id))
+            if stored is not None:
+                row = Row._make(stored)
+                if row.label != names[item_id]:  # a new neighbour lengthened the label
+                    row = make_row(item_id, blob_id, names[item_id], row.data(), row.summary)
+                rows.append(tuple(row))
+                continue
+            entry = settled_by.get((item_id, blob_id))
+            if entry is None:
+                data = parse(item_id, blob_id)
+                self.parsed += 1
+                summary = summarise(data)
+                if in_view(summary):
+                    rows.append(tuple(make_row(item_id, blob_id, names[item_id], data, summary)))
+                    continue
+                entry = _settled_entry(blob_id, summary)
+            settled.append(entry)
+        return rows, settled
+
+    # -- every item -----------------------------------------------------------
+
+    def rows(self, fanouts: list[tuple[str, str]], entries: Listing, parse: Parse) -> list[Row]:
+        """Every item's row: the open index's and the settled shards', by fan-out and id."""
+        opened = dict(self._open_fans(fanouts, entries, parse))
+        groups = _groups(fanouts)
+        shards = {group: _dict(self.files.read(f"{group}.shard")) for group in groups}
+        stale = [g for g, members in groups.items() if _changed(shards[g], members)]
+        self.hits += sum(len(members) for g, members in groups.items() if g not in stale)
+
+        def build(group: str) -> None:
+            shards[group] = self._settled_group(
+                group, groups[group], shards[group], opened, entries, parse
+            )
+
+        def reread(group: str) -> bool:
+            shards[group] = _dict(self.files.read(f"{group}.shard"))
+            return not _changed(shards[group], groups[group])
+
+        self._build(stale, groups, build, reread)
+        found: list[Row] = []
+        for fan, _ in fanouts:
+            found += map(Row._make, opened[fan][1])
+            found += map(Row._make, shards[fan[:1]][fan][1])
+        found.sort(key=lambda row: (fanout(row.item_id), row.item_id))
+        return found
+
+    def _settled_group(
+        self,
+        group: str,
+        members: list[tuple[str, str]],
+        stored: dict[str, Any],
+        opened: dict[str, Any],
+        entries: Listing,
+        parse: Parse,
+    ) -> dict[str, Any]:
+        kept: dict[str, Any] = {}
+        for fan, tree_id in members:
+            old = stored.get(fan)
+            if old is not None and old[0] == tree_id:
+                self.hits += 1
+                kept[fan] = old
+                continue
+            listed = entries(fan)
+            in_index = {(row[0], row[1]) for row in opened[fan][1]}
+            reused = {(row[0], row[1]): row for row in old[1]} if old is not None else {}
+            names = shortest_labels(item_id for item_id, _ in listed)
+            rows = []
+            for item_id, blob_id in listed:
+                if (item_id, blob_id) in in_index:
+                    continue
+                row = reused.get((item_id, blob_id))
+                if row is None or row[2] != names[item_id]:
+                    data = Row._make(row).data() if row is not None else parse(item_id, blob_id)
+                    self.parsed += row is None
+                    row = tuple(make_row(item_id, blob_id, names[item_id], data))
+                rows.append(row)
+            kept[fan] = (tree_id, rows)
+        self.files.write(f"{group}.shard", kept)
+        return kept
+
+    # -- building -------------------------------------------------------------
+
+    def _build(
+        self,
+        stale: list[str],
+        groups: dict[str, list[tuple[str, str]]],
+        build: Callable[[str], None],
+        reread: Callable[[str], bool],
+    ) -> None:
+        """Build the stale groups, the second half in a child process when there is a lot."""
+        changed = sum(len(groups[g]) for g in stale)
+        theirs: list[str] = []
+        if self.parallel and changed >= PARALLEL_FANOUTS and len(stale) > 1:
+            theirs = stale[len(stale) // 2 :]
+
+        def build_theirs() -> None:
+            for group in theirs:
+                build(group)
+
+        child = twocores.fork(build_theirs) if theirs else None
+        mine = stale if child is None else stale[: len(stale) // 2]
         try:
-            with open(self.shard_path(name), "rb") as handle:
-                raw = handle.read()
-        except OSError:
-            return None
-        return _decode(raw, name)
-
-    def write(self, name: str, value: Any) -> None:
-        """Replace one shard atomically; failing to write only costs a rebuild later."""
-        payload = marshal.dumps((FORMAT, name, value))
-        if len(payload) > MAX_SHARD_BYTES:
-            return
-        body = MAGIC + zlib.crc32(payload).to_bytes(4, "big") + payload
-        path = self.shard_path(name)
-        temp = f"{path}.{os.getpid()}.{os.urandom(4).hex()}.tmp"
-        try:
-            if not os.path.isdir(self.root):
-                os.makedirs(self.root, exist_ok=True)
-                _drop_other_formats(os.path.dirname(self.root))
-            with open(temp, "wb") as handle:
-                handle.write(body)
-            os.replace(temp, path)
-        except OSError:
-            with contextlib.suppress(OSError):
-                os.unlink(temp)
+            for group in mine:
+                build(group)
+        finally:
+            if child is not None:
+                os.waitpid(child, 0)
+        for group in theirs if child is not None else ():
+            if not reread(group):  # the child failed or could not write: do it here
+                build(group)
 
 
-def _drop_other_formats(parent: str) -> None:
-    """Remove the shards of earlier cache formats, which nothing reads any more
-    (a later format's, kept by a newer gitcoop sharing this repository, stay)."""
-    current = _format_number(FORMAT)
-    for name in os.listdir(parent):
-        number = _format_number(name)
-        if number is not None and current is not None and number < current:
-            shutil.rmtree(os.path.join(parent, name), ignore_errors=True)
+def _settled_entry(blob_id: str, summary: Summary) -> tuple[Any, ...]:
+    return (
+        summary.id,
+        blob_id,
+        summary.kind,
+        summary.status,
+        summary.tags,
+        summary.links,
+        summary.parent_id,
+    )
 
 
-def _format_number(name: str) -> int | None:
-    prefix, _, number = name.partition("-v")
-    return int(number) if prefix == "items" and number.isdigit() else None
+def _tally(settled: Iterable[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+    counts = Counter((e[2], e[3], e[4]) for e in settled)
+    return [(kind, status, tags, n) for (kind, status, tags), n in counts.items()]
 
 
-def _groups(fanouts: list[tuple[str, str]]) -> list[tuple[str, list[tuple[str, str]]]]:
-    """Fan-outs by shard (their first character), in the order given."""
+def _nodes(settled: Iterable[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+    return [(e[0], e[2], e[3], e[5], e[6]) for e in settled if e[5] or e[6] is not None]
+
+
+def _groups(fanouts: list[tuple[str, str]]) -> dict[str, list[tuple[str, str]]]:
+    """Fan-outs by file group (their first character), in the order given."""
     groups: dict[str, list[tuple[str, str]]] = {}
     for fan, tree_id in fanouts:
         groups.setdefault(fan[:1], []).append((fan, tree_id))
-    return list(groups.items())
+    return groups
 
 
-def _decode(raw: bytes, name: str) -> Any:
-    """A shard's value, or None for anything damaged or foreign."""
-    head = len(MAGIC) + 4
-    if len(raw) < head or not raw.startswith(MAGIC):
-        return None
-    payload = raw[head:]
-    if zlib.crc32(payload).to_bytes(4, "big") != raw[len(MAGIC) : head]:
-        return None
-    try:
-        value = marshal.loads(payload)
-    except (ValueError, EOFError, TypeError):
-        return None
-    if not (isinstance(value, tuple) and len(value) == 3 and value[:2] == (FORMAT, name)):
-        return None
-    return value[2]
+def _changed(stored: dict[str, Any], members: list[tuple[str, str]]) -> bool:
+    """Whether a group's file lacks one of these fan-out trees, or holds a fan-out no more."""
+    if len(stored) != len(members):
+        return True
+    return any(stored.get(fan, (None,))[0] != tree_id for fan, tree_id in members)
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}

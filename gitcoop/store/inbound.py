@@ -30,6 +30,7 @@ fast-forward and a first fetch all come through `store/merge.py`, which calls
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -39,7 +40,7 @@ from gitcoop.domain.records import Event, LedgerConfig
 from gitcoop.domain.roles import LEDGER_ID
 from gitcoop.domain.settings import SETTINGS
 from gitcoop.errors import BadLedger, FetchedLedgerRefused
-from gitcoop.store import trust
+from gitcoop.store import trust, twocores
 from gitcoop.store.layout import (
     EVENT_FILE_RE,
     EVENTS,
@@ -53,7 +54,7 @@ from gitcoop.store.layout import (
     item_path,
 )
 from gitcoop.store.repository import CommitInfo, Oid, Repo
-from gitcoop.store.snapshot import Snapshot
+from gitcoop.store.snapshot import Known, Snapshot
 
 Entries = dict[str, Any]  # file name -> blob id, inside one item's event folder
 
@@ -81,32 +82,112 @@ class Reader:
 
 @dataclass(frozen=True)
 class Arrival:
-    """A fetched ledger that passed: the items it changed, and the events already parsed."""
+    """A fetched ledger that passed: the items it changed, the events already parsed, and
+    each checked item file's data by (item id, blob id), which fills the read cache."""
 
     touched: frozenset[ItemId]
     reader: Reader
+    checked: Known
     # events kept out of every fold (docs/hardening.md): what this clone kept out already,
     # and the events of fetched commits that broke the owners' signing policy
     kept_out: frozenset[EventId] = frozenset()
 
 
 def check(repo: Repo, remote: str, ours: Oid | None, base: Oid | None, theirs: Oid) -> Arrival:
-    """Check the commits of `theirs` that `ours` lacks, then its tip; BadLedger names the path."""
+    """Check the commits of `theirs` that `ours` lacks, then its tip; BadLedger names the path.
+
+    A first sync of a large ledger is checked in two halves at once (`store/twocores.py`),
+    each taking the events and items of half of the fan-out directories; the checks are
+    the same, and a breach in either half refuses the whole.
+    """
     where = f"remote {remote}: "
     reader = Reader(repo)
     try:
-        history = _History(repo, reader)
-        for info in repo.commits_since(theirs, ours):
-            history.check(info)
+        commits = list(repo.commits_since(theirs, ours))
+
+        def work(half: int | None) -> tuple[list[str], Known, list[tuple[str, list[str]]]]:
+            part = None if half is None else _half(half)
+            history = _History(repo, reader, part)
+            for info in commits:
+                history.check(info)
+            checked: Known = {}
+            touched = _check_tip(reader, base, theirs, where, checked, part)
+            added = [(str(c.info.oid), sorted(map(str, c.events))) for c in history.candidates]
+            return sorted(touched), checked, added
+
+        if base is None and _items(repo, theirs) >= SPLIT_ITEMS:
+            (touched, first, one), (_, second, two) = twocores.halves(work)
+            checked, added = {**first, **second}, one + two
+        else:
+            touched, checked, added = work(None)
+        config = Snapshot(repo, theirs).config
         trusted = frozenset(Snapshot(repo, ours).config.kept_out) if ours else frozenset()
-        kept_out = history.check_signatures(trusted, Snapshot(repo, theirs).config)
+        kept_out = _signatures(repo, reader, _candidates(commits, added), trusted, config)
         if ours is not None and base == ours:
-            _check_still_kept_out(Snapshot(repo, theirs).config, trusted)
-        touched = _check_tip(reader, base, theirs, where, kept_out)
+            _check_still_kept_out(config, trusted)
     except BadLedger as error:
         text = error.message.removeprefix(where)
         raise FetchedLedgerRefused(f"{where}{text} — the local ledger is unchanged") from None
-    return Arrival(frozenset(touched), reader, kept_out)
+    return Arrival(frozenset(ItemId(i) for i in touched), reader, checked, kept_out)
+
+
+def _candidates(
+    commits: list[CommitInfo], added: list[tuple[str, list[str]]]
+) -> list[trust.Candidate]:
+    """The commits that add events, in history order, each with all it adds (a check in
+    halves finds each commit's events in two parts)."""
+    events: dict[str, set[EventId]] = {}
+    for oid, ids in added:
+        events.setdefault(oid, set()).update(EventId(i) for i in ids)
+    return [
+        trust.Candidate(info, frozenset(events[str(info.oid)]))
+        for info in commits
+        if str(info.oid) in events
+    ]
+
+
+def _signatures(
+    repo: Repo,
+    reader: Reader,
+    candidates: list[trust.Candidate],
+    trusted: frozenset[EventId],
+    theirs: LedgerConfig,
+) -> frozenset[EventId]:
+    """Under the owners' signing policy, the events to keep out: `trusted` (what this
+    clone keeps out already) and those of every fetched commit not signed by its
+    author's registered key. When no covered commit kept the policy, and the fetched
+    tip does not keep them out already, BadLedger: there is nothing good to take. The
+    fetched coop.yaml may keep out only these."""
+    judged = trust.judge(trust.LedgerStates(repo, reader), candidates, trusted)
+    nothing_good = judged.broken and len(judged.broken) == len(judged.covered)
+    if nothing_good and not judged.kept_out <= set(theirs.kept_out):
+        raise BadLedger(judged.broken[0].message)
+    kept_out = trusted | judged.kept_out
+    if not kept_out.issuperset(theirs.kept_out):
+        wrong = sorted(set(theirs.kept_out) - kept_out)[0]
+        raise BadLedger(
+            f"coop.yaml: keeps {wrong} out, though no commit that broke the signing policy added it"
+        )
+    return kept_out
+
+
+SPLIT_ITEMS = 2000  # items in a first sync from which two processes check it
+_FIRST_HALF = frozenset("0123456789abcdef")  # fan-outs start with one of 32 characters
+
+
+def _half(half: int) -> Callable[[str], bool]:
+    """Whether a fan-out folder (and the items in it) is in this half: by its first
+    character, as the read cache groups its files."""
+    return lambda fan: (fan[:1] in _FIRST_HALF) == (half == 0)
+
+
+def _items(repo: Repo, commit: Oid) -> int:
+    """How many item files a commit holds, counted without checking anything (0 if odd)."""
+    try:
+        items = Snapshot(repo, commit).subtree(ITEMS)
+        return sum(len(repo.tree(entry.id, ITEMS)) for entry in items) if items else 0
+    except BadLedger:
+        return 0
 
 
 # -- each commit ----------------------------------------------------------------------
@@ -120,11 +201,18 @@ class _Added:
 
 
 class _History:
-    """The commit-by-commit checks; each commit's clock is read once."""
+    """The commit-by-commit checks; each commit's clock is read once. With `part`, only
+    the events of the items it takes are read (the other half checks the rest)."""
 
-    def __init__(self, repo: Repo, reader: Reader) -> None:
+    def __init__(
+        self, repo: Repo, reader: Reader, part: Callable[[str], bool] | None = None
+    ) -> None:
         self.repo = repo
         self.reader = reader
+        self.part = part
+        # which fan-out folders of events/ to compare: this half's (the other half's are
+        # not read); whatever is not a fan-out name is compared in both, so it refuses
+        self.fans = None if part is None else (lambda name: not FANOUT_RE.match(name) or part(name))
         self.clocks: dict[Oid, int] = {}
         self.candidates: list[trust.Candidate] = []  # what the signing policy may cover
 
@@ -141,10 +229,11 @@ class _History:
             if added and len(info.parents) > 1:
                 raise BadLedger(f"{_path(added[0])}: a merge commit adds an event of its own")
             floor = max((self.clock(p) for p in info.parents), default=0)
-            events = [self.reader.named(snapshot, a.item_id, a.name, a.entry) for a in added]
-            for event, new in zip(events, added, strict=True):
+            mine = [a for a in added if self.part is None or self.part(fanout(a.item_id))]
+            events = [self.reader.named(snapshot, a.item_id, a.name, a.entry) for a in mine]
+            for event, new in zip(events, mine, strict=True):
                 _check_event(event, new, info, floor, len(added))
-            _check_config_clock(config, floor, events)
+            _check_config_clock(config, floor, events, len(added))
         except BadLedger as error:
             raise BadLedger(f"commit {info.oid[:12]}: {error.message}") from None
         self.clocks[info.oid] = config.clock
@@ -152,26 +241,13 @@ class _History:
             ids = frozenset(EventId(e.id) for e in events)
             self.candidates.append(trust.Candidate(info, ids))
 
-    def check_signatures(
-        self, trusted: frozenset[EventId], theirs: LedgerConfig
-    ) -> frozenset[EventId]:
-        """Under the owners' signing policy, the events to keep out: `trusted` (what this
-        clone keeps out already) and those of every fetched commit not signed by its
-        author's registered key. When no covered commit kept the policy, and the fetched
-        tip does not keep them out already, BadLedger: there is nothing good to take."""
-        judged = trust.judge(trust.LedgerStates(self.repo, self.reader), self.candidates, trusted)
-        nothing_good = judged.broken and len(judged.broken) == len(judged.covered)
-        if nothing_good and not judged.kept_out <= set(theirs.kept_out):
-            raise BadLedger(judged.broken[0].message)
-        return trusted | judged.kept_out
-
     def _added(self, info: CommitInfo) -> list[_Added]:
         """Event files in this commit that no parent has; a dropped or changed one refuses."""
         bases: list[Oid | None] = list(info.parents) or [None]
         new_everywhere: dict[str, _Added] | None = None
         for parent in bases:
             added: dict[str, _Added] = {}
-            for delta in self.repo.changes(parent, info.oid, EVENTS):
+            for delta in self.repo.changes(parent, info.oid, EVENTS, self.fans):
                 if delta.status != "added":
                     raise BadLedger(f"{delta.path}: an event was dropped or rewritten")
                 added[delta.path] = _event_entry(delta.path, delta.oid, delta.mode)
@@ -226,9 +302,10 @@ def _check_event(event: Event, added: _Added, info: CommitInfo, floor: int, coun
         )
 
 
-def _check_config_clock(config: LedgerConfig, floor: int, events: list[Event]) -> None:
+def _check_config_clock(config: LedgerConfig, floor: int, events: list[Event], count: int) -> None:
+    """coop.yaml's clock: at least each of `events`' clocks, at most one per added event."""
     low = max([floor, *(e.clock for e in events)])
-    high = floor + len(events)
+    high = floor + count
     if not low <= config.clock <= high:
         raise BadLedger(
             f"coop.yaml: clock {config.clock} is outside {low}..{high} — a clock grows by one "
@@ -240,17 +317,21 @@ def _check_config_clock(config: LedgerConfig, floor: int, events: list[Event]) -
 
 
 def _check_tip(
-    reader: Reader, base: Oid | None, theirs: Oid, where: str, kept_out: frozenset[EventId]
+    reader: Reader,
+    base: Oid | None,
+    theirs: Oid,
+    where: str,
+    checked: Known,
+    part: Callable[[str], bool] | None = None,
 ) -> set[ItemId]:
+    """Each item changed since `base` (of `part`, when given) is the fold of its events,
+    without the events its coop.yaml keeps out; each is read once, and its data kept in
+    `checked` by (item id, blob id) for the cache."""
     repo = reader.repo
     side = Snapshot(repo, theirs)
     config = side.config
-    if not kept_out.issuperset(config.kept_out):
-        wrong = sorted(set(config.kept_out) - kept_out)[0]
-        raise BadLedger(
-            f"coop.yaml: keeps {wrong} out, though no commit that broke the signing policy added it"
-        )
-    _check_ledger_fold(reader, side, config)
+    if part is None or part(fanout(LEDGER_ID)):
+        _check_ledger_fold(reader, side, config)
     old = Snapshot(repo, base) if base else None
     if old is not None and not _same_roles(old.config, config):
         old = None  # other roles change every fold: check every item
@@ -259,13 +340,18 @@ def _check_tip(
         listed = set(config.kept_out) - set(old.config.kept_out)
         touched |= {item for (item, _, _), event in reader.events.items() if event.id in listed}
     for item_id in sorted(touched - {LEDGER_ID}):
-        events = reader.item_events(side, item_id)
-        stored = side.item(item_id)
-        folded = rulebook.fold(events, config.roles, config.kept_out)
-        if (stored is None) != (folded is None) or (
-            stored is not None and folded is not None and stored.to_data() != folded.to_data()
-        ):
+        if part is not None and not part(fanout(item_id)):
+            continue
+        folded = rulebook.fold(reader.item_events(side, item_id), config.roles, config.kept_out)
+        blob = side.item_blob(item_id)
+        if blob is None or folded is None:
+            if (blob is None) != (folded is None):
+                raise BadLedger(f"{item_path(item_id)}: is not the fold of its events")
+            continue
+        stored = side.item_data(item_id, blob)  # validated, in `Item.to_data` form
+        if stored != folded.to_data():
             raise BadLedger(f"{item_path(item_id)}: is not the fold of its events")
+        checked[item_id, str(blob)] = stored
     return touched
 
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
@@ -30,12 +30,13 @@ from gitcoop.domain.records import LedgerConfig
 from gitcoop.domain.roles import LEDGER_ID
 from gitcoop.domain.settings import SETTINGS
 from gitcoop.errors import BadLedger, ChangedUnderWrite, Refused
-from gitcoop.store import codec, inbound
+from gitcoop.store import codec, inbound, upkeep
+from gitcoop.store.cache import ItemCache
 from gitcoop.store.inbound import Entries, Reader, changed, entries
 from gitcoop.store.layout import COOP_FILE, MODE_BLOB, MODE_TREE, event_dir, item_path
 from gitcoop.store.lock import writer_lock
 from gitcoop.store.repository import Oid, Repo, Sign, enable_fsync
-from gitcoop.store.snapshot import Snapshot
+from gitcoop.store.snapshot import Known, Snapshot
 
 MAX_ATTEMPTS = 5
 
@@ -49,6 +50,8 @@ class Merged:
     after: Oid | None
     items: tuple[ItemId, ...] = ()  # items whose file changed locally
     kept_out: tuple[EventId, ...] = ()  # events this merge newly keeps out (unsigned)
+    # item data the merge already read or folded, by (item id, blob id): fills the cache
+    known: Known = field(default_factory=dict, repr=False, compare=False)
 
 
 def merge(
@@ -63,6 +66,17 @@ def merge(
     """Merge the commit `theirs` (fetched from `remote`) into refs/coop/ledger by CAS;
     a merge commit is signed with `sign` when given."""
     enable_fsync(fsync)
+    result = _merge_locked(repo, remote, theirs, actor, at, sign)
+    if result.after != result.before and result.after is not None:
+        # outside the lock: the open index of the new ledger, from what the check read
+        Snapshot(repo, result.after).open_view(ItemCache(repo.common_dir), result.known)
+        upkeep.after_write(repo)
+    return result
+
+
+def _merge_locked(
+    repo: Repo, remote: str, theirs: Oid, actor: str, at: datetime, sign: Sign | None
+) -> Merged:
     with writer_lock(repo.common_dir):
         repo.clear_stale_ref_lock(time.time())  # a writer killed mid-swap left git's lock
         for _ in range(MAX_ATTEMPTS):
@@ -106,19 +120,17 @@ def plan(
     if ours is None or base == ours:
         kind = "new" if ours is None else "fast-forward"
         if keep <= set(Snapshot(repo, theirs).config.kept_out):
-            return Merged(kind, ours, theirs, tuple(sorted(remote_side)), news)
-        commit, touched = _keep_out(arrival.reader, remote, theirs, keep, (actor, at, sign))
+            return Merged(kind, ours, theirs, tuple(sorted(remote_side)), news, arrival.checked)
+        with repo.one_pack():
+            commit, touched = _keep_out(arrival.reader, remote, theirs, keep, (actor, at, sign))
         return Merged(kind, ours, commit, tuple(sorted(remote_side | set(touched))), news)
     sides = (base, ours, theirs)
-    commit, touched = _merge_commit(arrival.reader, remote, sides, keep, (actor, at, sign))
-    return Merged("merged", ours, commit, touched, news)
-
-
-def changed_items(repo: Repo, before: Oid | None, after: Oid | None) -> set[ItemId]:
-    """Items whose file or event folder differs between two ledger commits."""
-    return changed(
-        Snapshot(repo, before) if before else None, Snapshot(repo, after) if after else None, ""
-    )
+    known: Known = {}
+    with repo.one_pack():  # one pack, synced once, instead of an fsync per object
+        commit, touched = _merge_commit(
+            arrival.reader, remote, sides, keep, (actor, at, sign), known
+        )
+    return Merged("merged", ours, commit, touched, news, known)
 
 
 # -- writing the merge ----------------------------------------------------------
@@ -133,6 +145,7 @@ def _merge_commit(
     sides: tuple[Oid | None, Oid, Oid],  # the merge base, ours, theirs
     keep: frozenset[EventId],
     author: Author,
+    known: Known,
 ) -> tuple[Oid, tuple[ItemId, ...]]:
     repo = reader.repo
     actor, at, sign = author
@@ -150,7 +163,7 @@ def _merge_commit(
         COOP_FILE: (repo.write_blob(codec.dump(config.to_data())), MODE_BLOB)
     }
     for item_id in sorted(touched):
-        folder, item = _replay(reader, remote, mine, yours, item_id, config)
+        folder, item = _replay(reader, remote, mine, yours, item_id, config, known)
         updates[event_dir(item_id)] = (folder, MODE_TREE)
         if item is not None:
             updates[item_path(item_id)] = (item, MODE_BLOB)
@@ -181,6 +194,7 @@ def _replay(
     yours: Snapshot,
     item_id: ItemId,
     config: LedgerConfig,
+    known: Known,
 ) -> tuple[Any, Any]:
     """The united event folder of one item and its folded item blob (None: no item yet)."""
     ours, theirs = entries(mine, item_id), entries(yours, item_id)
@@ -196,7 +210,11 @@ def _replay(
     for name, blob in sorted({**ours, **theirs}.items()):
         builder.insert(name, blob, MODE_BLOB)
     item = rulebook.fold(events, config.roles, config.kept_out)
-    blob = reader.repo.write_blob(codec.dump(item.to_data())) if item is not None else None
+    blob = None
+    if item is not None:
+        data = item.to_data()
+        blob = reader.repo.write_blob(codec.dump(data))
+        known[item_id, str(blob)] = data
     return reader.repo.write_tree(builder), blob
 
 

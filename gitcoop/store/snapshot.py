@@ -7,14 +7,13 @@ used, and every blob is size-checked before it is read.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from gitcoop.domain import ids
+from gitcoop.domain import ids, itemdata
 from gitcoop.domain.ids import ItemId
 from gitcoop.domain.records import Event, Item, LedgerConfig, RecordError
 from gitcoop.errors import Ambiguous, BadLedger, NotFound
 from gitcoop.store import codec
-from gitcoop.store.cache import Entry, ItemCache, Row
 from gitcoop.store.layout import (
     COOP_FILE,
     EVENT_FILE_RE,
@@ -30,6 +29,12 @@ from gitcoop.store.layout import (
     item_path,
 )
 from gitcoop.store.repository import Oid, Repo
+
+if TYPE_CHECKING:  # a write never loads the read cache
+    from gitcoop.store.cache import Entry, ItemCache
+    from gitcoop.store.rows import OpenView, Row
+
+Known = dict[tuple[str, str], dict[str, Any]]  # item data by (item id, blob id)
 
 
 class Snapshot:
@@ -90,6 +95,20 @@ class Snapshot:
 
     # -- items ------------------------------------------------------------------
 
+    def item_blob(self, item_id: ItemId) -> Any:
+        """The blob id of an item's file, or None when the ledger has no such file."""
+        entry = self._entry(item_path(item_id))
+        if entry is None:
+            return None
+        if entry.filemode != MODE_BLOB:
+            path = item_path(item_id)
+            raise BadLedger(f"{path}: mode {entry.filemode:o} is not allowed (only 100644)")
+        return entry.id
+
+    def item_data(self, item_id: str, blob_id: Any) -> dict[str, Any]:
+        """An item file's validated data in the form `Item.to_data` writes."""
+        return self._item_data(item_id, blob_id)
+
     def item(self, item_id: ItemId) -> Item | None:
         path = item_path(item_id)
         entry = self._entry(path)
@@ -133,6 +152,27 @@ class Snapshot:
         """
         return cache.rows(list(self._fanout_ids()), self._item_entries, self._item_data)
 
+    def open_view(self, cache: ItemCache, known: Known | None = None) -> OpenView:
+        """The open index: rows of the items a plain read may show, the rest counted.
+
+        A settled item whose file is unchanged since the index last saw it is not read;
+        nor is a file in `known` (data by (item id, blob id), as a fetch check read it).
+        """
+        parse = self._item_data
+        if known:
+
+            def parse(item_id: str, blob_id: Any) -> dict[str, Any]:
+                found = known.get((item_id, str(blob_id)))
+                return found if found is not None else self._item_data(item_id, blob_id)
+
+        return cache.open_view(list(self._fanout_ids()), self._item_entries, parse)
+
+    def has_item(self, item_id: str) -> bool:
+        """Whether the ledger holds an item file for this id (its tree entry; nothing read)."""
+        if not ids.ITEM_ID_RE.match(item_id):
+            return False
+        return self._entry(item_path(ItemId(item_id))) is not None
+
     def _fanout_ids(self) -> Iterator[tuple[str, str]]:
         tree = self.subtree(ITEMS)
         for entry in tree if tree is not None else ():
@@ -150,24 +190,31 @@ class Snapshot:
             found.append((entry.name[:-5], str(entry.id)))
         return found
 
-    def _item_data(self, item_id: str, blob_id: str) -> dict[str, Any]:
-        path = item_path(item_id)
+    def _item_data(self, item_id: str, blob_id: Any) -> dict[str, Any]:
+        """An item file's validated data in the form `Item.to_data` writes."""
+        path = item_path(ItemId(item_id))
         data = codec.load(self.repo.blob_bytes(blob_id, path, self.cap), path, self.cap)
-        item: Item = _record(Item.from_data, data, path)
-        if item.id != item_id:
-            raise BadLedger(f"{path}: holds item {item.id}, not {item_id}")
-        return item.to_data()
+        if not itemdata.canonical(data):  # what gitcoop writes never needs the records
+            data = _record(Item.from_data, data, path).to_data()
+        if data["id"] != item_id:
+            raise BadLedger(f"{path}: holds item {data['id']}, not {item_id}")
+        return data
 
     def items(self) -> Iterator[Item]:
-        """Every item; through the read cache when this snapshot has one."""
-        if self.cache is not None:
-            for row in self.rows(self.cache):
-                yield Item.from_data(row.data())
-            return
-        for item_id in self.item_ids():
-            item = self.item(item_id)
-            if item is not None:
-                yield item
+        """Every item, from the read cache's rows (settled ones too)."""
+        from gitcoop.store.cache import ItemCache
+
+        for row in self.rows(self.cache or ItemCache(self.repo.common_dir)):
+            yield Item.from_data(row.data())
+
+    def open_items(self) -> Iterator[Item]:
+        """The items of the open index: every unsettled one, and the settled ones that
+        carry a conflict, a takeover notice or a pending obligation. No settled item
+        whose file the index has seen before is read."""
+        from gitcoop.store.cache import ItemCache
+
+        for row in self.open_view(self.cache or ItemCache(self.repo.common_dir)).rows:
+            yield Item.from_data(row.data())
 
     # -- events -----------------------------------------------------------------
 

@@ -26,7 +26,7 @@ from typing import Any
 from gitcoop.domain.ids import ItemId, fanout
 from gitcoop.domain.records import Event, Item, LedgerConfig
 from gitcoop.errors import ChangedUnderWrite
-from gitcoop.store import codec
+from gitcoop.store import codec, upkeep
 from gitcoop.store.layout import COOP_FILE, EVENTS, ITEMS, MODE_BLOB, MODE_TREE, event_name
 from gitcoop.store.lock import DEFAULT_TIMEOUT, writer_lock
 from gitcoop.store.repository import (
@@ -102,6 +102,13 @@ def write(
     if lock_timeout is not None:
         policy = replace(policy, lock_timeout=lock_timeout)
     enable_fsync(policy.fsync)
+    outcome = _write_locked(repo, decide, policy)
+    if outcome.change is not None:
+        upkeep.after_write(repo)  # outside the lock: a gc that is not detached is waited for
+    return outcome
+
+
+def _write_locked(repo: Repo, decide: Decide, policy: Policy) -> Outcome:
     with writer_lock(repo.common_dir, policy.lock_timeout):
         repo.ensure_reflog()  # a ledger that came by fetch or clone has none yet
         clear_stale_ref_lock(repo, policy)
@@ -154,7 +161,10 @@ def land(repo: Repo, prepared: Prepared, policy: Policy | None = None) -> bool:
         repo.ensure_reflog()
         clear_stale_ref_lock(repo, policy)
         tip = prepared.snapshot.commit
-        return _swap(repo, tip, prepared.commit, prepared.change.message, policy)
+        landed = _swap(repo, tip, prepared.commit, prepared.change.message, policy)
+    if landed:
+        upkeep.after_write(repo)
+    return landed
 
 
 def _swap(repo: Repo, tip: Oid | None, commit: Oid, message: str, policy: Policy) -> bool:

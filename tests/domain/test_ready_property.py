@@ -101,3 +101,29 @@ def test_ready_never_lists_an_item_with_an_unsettled_blocker(
             assert any(not settled(merged[ItemId(w)].status) for w in waits), item.id
     assert all(x.type in TYPES for i in items for x in i.links)
     target(float(len(live)), label="unsettled items on cycles formed by the merge")
+
+
+@settings(max_examples=100, deadline=None)
+@given(size=st.integers(2, 8), work=operations, missing=st.integers(0, 7))
+def test_the_open_index_s_graph_answers_as_the_whole_ledger_s(
+    size: int, work: list, missing: int
+) -> None:
+    """The reading verbs build the graph from the open index: every unsettled item, the
+    settled ones holding a link, and the ledger's word for the rest. It gives the same
+    blockers, readiness and cycles as the graph of every item."""
+    ids = IDS[:size]
+    base = [event("add", item=i, kind="todo", title="w", clock=n + 1) for n, i in enumerate(ids)]
+    base += clone_work(base, ids, work, ALICE, len(ids) + 1)
+    items = fold_all(base, ids)
+    del items[ids[missing % size]]  # an item another clone has and this ledger lacks
+    whole = Graph(node(i) for i in items.values())
+    kept = [i for i in items.values() if not settled(i.status) or i.links or i.parent_id]
+    index = Graph((node(i) for i in kept), lambda item_id: item_id in items)
+    for item_id in ids:
+        assert index.blockers(item_id) == whole.blockers(item_id)
+        assert index.unsettled(item_id) == whole.unsettled(item_id)
+    assert index.cycles() == whole.cycles()
+    startable = [
+        readiness.candidate(i) for i in items.values() if readiness.startable(i.kind, i.status)
+    ]
+    assert readiness.ready(startable, index) == readiness.ready(startable, whole)

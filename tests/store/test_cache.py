@@ -9,8 +9,9 @@ import sys
 from pathlib import Path
 
 from gitcoop.domain import ids
-from gitcoop.store.cache import ItemCache, cache_dir, summarise
+from gitcoop.store.cache import ItemCache, cache_dir
 from gitcoop.store.repository import open_repo
+from gitcoop.store.rows import summarise
 from gitcoop.store.snapshot import Snapshot
 from tests.conftest import coop, coop_process, git
 
@@ -46,7 +47,7 @@ def test_rows_match_the_item_files_and_a_second_read_parses_nothing(ledger: Path
     snap = snapshot(ledger)
     first = ItemCache(str(ledger / ".git"))
     rows = snap.rows(first)
-    assert first.parsed == 6 and first.hits == 0
+    assert first.parsed == 6
     assert sorted(r[0] for r in rows) == sorted(made)
     for row in rows:
         item = snap.item(ids.ItemId(row.item_id))
@@ -56,7 +57,8 @@ def test_rows_match_the_item_files_and_a_second_read_parses_nothing(ledger: Path
         assert json.loads(row.json) == {**item.to_data(), "short_id": row.label}
     again = ItemCache(str(ledger / ".git"))  # a new process would start like this
     assert snap.rows(again) == rows
-    assert again.parsed == 0 and again.hits == len({ids.fanout(i) for i in made})
+    # each fan-out served unchanged twice: from the open index and from the settled shard
+    assert again.parsed == 0 and again.hits == 2 * len({ids.fanout(i) for i in made})
 
 
 def test_a_write_reparses_only_the_changed_item(ledger: Path) -> None:
@@ -133,14 +135,18 @@ def test_the_cache_stays_bounded_by_the_ledger(ledger: Path) -> None:
     assert coop("list", "--all").code == 0
     fans = {ids.fanout(i) for i in made}
     groups = {fan[0] for fan in fans}
-    expected = sorted([*(f"{group}.shard" for group in groups), "doc-coop.yaml.doc"])
-    assert shard_files(ledger) == expected  # one per group of fan-outs and per parsed file
+    kinds = ("open", "settled", "shard")
+    expected = sorted([*(f"{g}.{k}" for g in groups for k in kinds), "doc-coop.yaml.doc"])
+    assert shard_files(ledger) == expected  # three per group of fan-outs, one per parsed file
     cache = ItemCache(str(ledger / ".git"))
     for group in groups:
-        shard = cache.read(group)  # only the fan-outs the ledger has, each as it is now
-        assert set(shard) == {fan for fan in fans if fan[0] == group}
-        for fan, (_, rows) in shard.items():
+        for kind in kinds:  # only the fan-outs the ledger has, each as it is now
+            stored = cache.read(f"{group}.{kind}")
+            assert set(stored) == {fan for fan in fans if fan[0] == group}
+        for fan, (_, rows) in cache.read(f"{group}.shard").items():  # every item is done
             assert len(rows) == sum(1 for i in made if ids.fanout(i) == fan)
+        for _, rows, _, _ in cache.read(f"{group}.open").values():
+            assert rows == []
 
 
 def test_concurrent_processes_read_and_write_the_cache(ledger: Path) -> None:
@@ -170,7 +176,7 @@ def test_concurrent_processes_read_and_write_the_cache(ledger: Path) -> None:
         assert reader.returncode == 0, err.decode()
     statuses = {e["id"]: e["status"] for e in coop("list", "--all", "--json").json()}
     assert all(statuses[i] == "taken" for i in made[:4])
-    assert all(name.endswith((".shard", ".doc")) for name in os.listdir(root))  # no temp files
+    assert all(name.endswith((".open", ".settled", ".shard", ".doc")) for name in os.listdir(root))
 
 
 def test_list_on_a_warm_cache_loads_no_yaml_and_no_lock(ledger: Path) -> None:
@@ -188,9 +194,13 @@ def test_list_on_a_warm_cache_loads_no_yaml_and_no_lock(ledger: Path) -> None:
     assert "LOADED [] 0" in done.stdout, done.stdout + done.stderr
 
 
+def item_data(item_id: str, status: str = "open") -> dict[str, object]:
+    return {"id": item_id, "kind": "todo", "status": status, "created_at": "x", "title": "t"}
+
+
 def test_a_new_neighbour_relabels_a_kept_row_and_its_json(tmp_path: Path) -> None:
     def parse(item_id: str, blob_id: str) -> dict[str, object]:
-        return {"id": item_id, "kind": "todo", "status": "open", "created_at": "x"}
+        return item_data(item_id)
 
     cache = ItemCache(str(tmp_path))
     one = {"ab": [("td-ab1234567890", "blob-1")]}
@@ -207,7 +217,7 @@ def test_a_new_neighbour_relabels_a_kept_row_and_its_json(tmp_path: Path) -> Non
 
 def test_a_shard_keeps_its_other_fan_outs_when_one_changes(tmp_path: Path) -> None:
     def parse(item_id: str, blob_id: str) -> dict[str, object]:
-        return {"id": item_id, "kind": "todo", "status": blob_id, "created_at": "x"}
+        return item_data(item_id, blob_id)
 
     cache = ItemCache(str(tmp_path))
     files = {"ab": [("td-ab1234567890", "open")], "ac": [("td-ac1234567890", "open")]}
@@ -216,13 +226,15 @@ def test_a_shard_keeps_its_other_fan_outs_when_one_changes(tmp_path: Path) -> No
     again = ItemCache(str(tmp_path))
     rows = again.rows([("ab", "t1"), ("ac", "t3")], files.__getitem__, parse)
     assert [r.summary.status for r in rows] == ["open", "taken"]
-    assert again.hits == 1 and again.parsed == 1
-    assert set(again.read("a")) == {"ab", "ac"}
+    assert again.hits == 2 and again.parsed == 1  # "ab": from the index and from the shard
+    for kind in ("open", "settled", "shard"):
+        assert set(again.read(f"a.{kind}")) == {"ab", "ac"}
     gone = ItemCache(str(tmp_path))
     assert [r.item_id for r in gone.rows([("ac", "t3")], files.__getitem__, parse)] == [
         "td-ac1234567890"
     ]
-    assert set(gone.read("a")) == {"ac"}  # a fan-out the ledger no longer has is dropped
+    for kind in ("open", "settled", "shard"):  # a fan-out the ledger no longer has is dropped
+        assert set(gone.read(f"a.{kind}")) == {"ac"}
 
 
 def test_shards_of_an_earlier_format_are_removed(ledger: Path) -> None:
@@ -231,8 +243,8 @@ def test_shards_of_an_earlier_format_are_removed(ledger: Path) -> None:
     earlier, later = parent / "items-v1", parent / "items-v99"
     for folder in (earlier, later):
         folder.mkdir(parents=True)
-        (folder / "ab.shard").write_bytes(b"another format")
+        (folder / "a.shard").write_bytes(b"another format")
     assert listed_ids()
     assert not earlier.exists()
-    assert (later / "ab.shard").exists()  # a newer gitcoop's, sharing this repository
+    assert (later / "a.shard").exists()  # a newer gitcoop's, sharing this repository
     assert shard_files(ledger)

@@ -149,3 +149,19 @@ def test_every_file_gitcoop_writes_for_todos_and_requests_needs_no_parser(ledger
 )
 def test_anything_else_is_left_to_the_parser(text: str) -> None:
     assert canonical.read(text) is None
+
+
+@settings(max_examples=2000)
+@given(st.text() | st.text(st.characters(codec="ascii")))
+def test_the_quick_check_for_unusual_characters_agrees_with_the_pattern(text: str) -> None:
+    import re
+
+    assert canonical.unusual(text) == bool(re.search(canonical._UNUSUAL_PATTERN, text))
+
+
+def test_lines_are_read_alike_whether_remembered_or_not() -> None:
+    text = codec.dump({"a": {"b": ["x", "y"], "c": "it's: here"}, "d": 1, "e": []}).decode()
+    first = canonical.read(text)
+    canonical._seen.clear()
+    assert canonical.read(text) == first
+    assert canonical.read(text) == first  # every line remembered now

@@ -86,3 +86,23 @@ def test_the_events_of_a_commit_are_by_its_author_in_any_side_branch(crew: Team)
     push(crew.mallory, merged)
     refused(crew, "in a commit authored by 'mallory@example.com'")
     git(crew.victim, "fsck", "--no-dangling")
+
+
+@pytest.mark.parametrize(
+    "first_half", ["", "0123456789abcdefghjkmnpqrstvwxyz"], ids=["child", "here"]
+)
+def test_a_first_sync_checked_in_two_halves_refuses_in_either_half(
+    crew: Team, clones: Clones, monkeypatch: pytest.MonkeyPatch, first_half: str
+) -> None:
+    from gitcoop.store import inbound
+
+    monkeypatch.setattr(inbound, "SPLIT_ITEMS", 1)  # two processes, whatever the size
+    monkeypatch.setattr(inbound, "_FIRST_HALF", frozenset(first_half))  # who checks the item
+    content = files(crew.mallory)
+    path = f"items/{crew.todo[3:5]}/{crew.todo}.yaml"
+    publish(crew.mallory, {**content, path: content[path].replace(b"seed", b"weed")})
+    newcomer = clones.clone("carol")
+    result = coop_in(newcomer, "sync")
+    assert result.code == 4, result.err
+    assert f"{path}: is not the fold of its events" in result.err
+    assert git(newcomer, "rev-parse", "-q", "--verify", "refs/coop/ledger", check=False) == ""

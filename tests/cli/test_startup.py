@@ -1,0 +1,83 @@
+"""Start-up stays lean: a command loads and compiles only what it uses."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import coop
+
+PROBE = """
+import json, sys
+from gitcoop.cli.main import main
+code = main(sys.argv[1:])
+import gitcoop.store.canonical as canonical
+loaded = [m for m in ("filelock", "ruamel.yaml") if m in sys.modules]
+sys.stderr.write("PROBE " + json.dumps([code, loaded, canonical._unusual is not None]) + "\\n")
+"""
+
+
+def probe(cwd: Path, *args: str) -> tuple[int, list[str], bool]:
+    """Run a command in a fresh process: its exit code, which of filelock and ruamel
+    it loaded, and whether it compiled the line reader's large character class."""
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE, *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        check=False,
+        env=None,
+    )
+    lines = [x for x in done.stderr.splitlines() if x.startswith("PROBE ")]
+    assert lines, done.stderr
+    code, loaded, compiled = json.loads(lines[-1][len("PROBE ") :])
+    return code, loaded, compiled
+
+
+@pytest.fixture
+def busy(ledger: Path) -> tuple[Path, str]:
+    made = [coop("add", "todo", f"work {k}", "--json").json()["id"] for k in range(3)]
+    assert coop("take", made[0]).code == 0
+    assert coop("done", made[1]).code == 0
+    assert coop("list", "--all").code == 0  # warm every cache file
+    return ledger, made[0]
+
+
+READS = [
+    ("list",),
+    ("list", "--json"),
+    ("list", "--mine"),
+    ("list", "--all"),
+    ("show", "ITEM"),
+    ("log", "ITEM"),
+    ("log",),
+    ("owed",),
+    ("ready",),
+    ("blocked",),
+    ("prime",),
+    ("queue",),
+    ("config",),
+]
+
+
+@pytest.mark.parametrize("args", READS, ids=lambda a: " ".join(a))
+def test_read_only_commands_load_no_lock(busy: tuple[Path, str], args: tuple[str, ...]) -> None:
+    path, item = busy
+    code, loaded, _ = probe(path, *(item if a == "ITEM" else a for a in args))
+    assert code == 0
+    assert "filelock" not in loaded
+
+
+def test_a_warm_list_compiles_no_large_pattern_and_loads_no_yaml(busy: tuple[Path, str]) -> None:
+    path, _ = busy
+    assert probe(path, "list") == (0, [], False)
+
+
+def test_writes_still_take_the_lock(busy: tuple[Path, str]) -> None:
+    path, item = busy
+    code, loaded, _ = probe(path, "release", item, "--reason", "later")
+    assert code == 0 and "filelock" in loaded

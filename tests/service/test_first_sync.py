@@ -1,0 +1,76 @@
+"""A first sync reads each fetched file once, and leaves the read cache warm."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gitcoop.store.cache import ItemCache
+from gitcoop.store.repository import Repo, open_repo
+from gitcoop.store.snapshot import Snapshot
+from tests.conftest import Clones, coop_in
+
+
+def counted_reads(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
+    """Every blob read from now on, by ledger path."""
+    reads: Counter[str] = Counter()
+    real = Repo.blob_bytes
+
+    def counting(self: Repo, oid: Any, path: str, cap: int) -> bytes:
+        reads[path] += 1
+        return real(self, oid, path, cap)
+
+    monkeypatch.setattr(Repo, "blob_bytes", counting)
+    return reads
+
+
+def shared_ledger(clones: Clones, count: int) -> Path:
+    a = clones.clone("alice")
+    assert coop_in(a, "init").code == 0
+    made = [coop_in(a, "add", "todo", f"work {k}", "--json").json()["id"] for k in range(count)]
+    for item in made[: count // 2]:
+        assert coop_in(a, "done", item).code == 0
+    assert coop_in(a, "take", made[-1]).code == 0
+    assert coop_in(a, "sync").code == 0
+    return a
+
+
+def test_a_first_sync_reads_each_file_once_and_fills_the_cache(
+    clones: Clones, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    a = shared_ledger(clones, 24)
+    b = clones.clone("bob")
+    reads = counted_reads(monkeypatch)
+    assert coop_in(b, "sync").code == 0
+    items = {path: n for path, n in reads.items() if path.startswith("items/")}
+    events = {path: n for path, n in reads.items() if path.startswith("events/")}
+    assert len(items) == 24 and set(items.values()) == {1}
+    assert len(events) >= 24 + 12 + 2 and set(events.values()) == {1}
+    reads.clear()
+    repo = open_repo(str(b))
+    cache = ItemCache(repo.common_dir)
+    Snapshot(repo, repo.tip()).open_view(cache)
+    assert cache.parsed == 0 and cache.hits > 0  # the sync filled the open index
+    answers = {args: coop_in(b, *args).out for args in (("list", "--json"), ("list",))}
+    assert not [path for path in reads if path.startswith("items/")]  # no item file read again
+    for args, answer in answers.items():
+        assert answer == coop_in(a, *args).out, args
+
+
+def test_a_large_first_sync_is_checked_in_two_halves_alike(
+    clones: Clones, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from gitcoop.store import inbound
+
+    a = shared_ledger(clones, 40)
+    monkeypatch.setattr(inbound, "SPLIT_ITEMS", 10)  # two processes even for a small ledger
+    b = clones.clone("bob")
+    assert coop_in(b, "sync").code == 0
+    assert coop_in(b, "list", "--all", "--json").out == coop_in(a, "list", "--all", "--json").out
+    repo = open_repo(str(b))
+    cache = ItemCache(repo.common_dir)
+    Snapshot(repo, repo.tip()).open_view(cache)
+    assert cache.parsed == 0

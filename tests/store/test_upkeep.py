@@ -1,0 +1,143 @@
+"""The repository stays small: ledger writes start `git gc --auto` as git's commands do."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import pygit2
+import pytest
+
+from gitcoop.store import upkeep
+from gitcoop.store.repository import open_repo
+from tests.conftest import Clones, coop, coop_in, git
+
+
+def loose_objects(repo: Path) -> list[Path]:
+    objects = repo / ".git" / "objects"
+    return [p for d in objects.glob("[0-9a-f][0-9a-f]") for p in d.iterdir()]
+
+
+def seed_sample_dir(repo: Path, count: int) -> None:
+    """`count` unreachable loose blobs in objects/17, the directory git estimates from.
+
+    git keeps recent unreachable objects loose, so git's estimate stays over a
+    gc.auto of 1 and every ledger write finds gc due: no test waits on chance
+    landing objects in objects/17.
+    """
+    raw = pygit2.Repository(str(repo))
+    made, n = 0, 0
+    while made < count:
+        content = b"seed %d" % n
+        n += 1
+        if hashlib.sha1(b"blob %d\0" % len(content) + content).hexdigest().startswith("17"):
+            raw.create_blob(content)
+            made += 1
+
+
+def transitions(item: str, rounds: int) -> None:
+    for _ in range(rounds):
+        assert coop("take", item).code == 0
+        assert coop("release", item, "--reason", "again").code == 0
+
+
+def test_loose_objects_stay_bounded_over_many_transitions(ledger: Path) -> None:
+    item = coop("add", "todo", "busy", "--json").json()["id"]
+    git(ledger, "config", "gc.auto", "1")  # git's estimate: more than 1 loose object in 17/
+    git(ledger, "config", "gc.autoDetach", "false")  # so this test need not wait for it
+    seed_sample_dir(ledger, 2)
+    packs_before = len(list((ledger / ".git" / "objects" / "pack").glob("*.pack")))
+    for _ in range(10):
+        transitions(item, 2)
+        assert len(loose_objects(ledger)) <= 2  # only the unreachable seeds stay loose
+    assert len(list((ledger / ".git" / "objects" / "pack").glob("*.pack"))) > packs_before
+    assert coop("show", item).code == 0
+    git(ledger, "fsck", "--no-dangling")
+
+
+def test_between_git_s_gcs_the_ledger_s_loose_objects_are_packed(
+    ledger: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    item = coop("add", "todo", "busy", "--json").json()["id"]
+    git(ledger, "config", "gc.autoDetach", "false")  # git's gc.auto stays 6,700
+    monkeypatch.setattr(upkeep, "PACK_EVERY", 0.0)  # no pause between two packs here
+    seed_sample_dir(ledger, 2)  # over gitcoop's threshold (more than 1), far under git's (27)
+    for _ in range(5):
+        transitions(item, 2)
+        assert len(loose_objects(ledger)) <= 2  # packed by `git repack -d` after each write
+    assert not (ledger / ".git" / "gc.pid").exists()  # git's own gc never ran
+    git(ledger, "fsck", "--no-dangling")
+
+
+def test_loose_objects_are_packed_at_most_once_in_a_few_seconds(
+    ledger: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    item = coop("add", "todo", "busy", "--json").json()["id"]
+    git(ledger, "config", "gc.autoDetach", "false")
+    monkeypatch.setattr(upkeep, "PACK_EVERY", 3600.0)  # however slow this machine is today
+    seed_sample_dir(ledger, 2)
+    transitions(item, 1)
+    after_first = len(loose_objects(ledger))
+    transitions(item, 1)  # within PACK_EVERY: its objects stay loose for now
+    assert len(loose_objects(ledger)) >= after_first + 2 * 8
+    assert (ledger / ".git" / upkeep.STAMP).exists()
+
+
+def test_gc_auto_0_leaves_the_repository_alone(ledger: Path) -> None:
+    item = coop("add", "todo", "busy", "--json").json()["id"]
+    git(ledger, "config", "gc.auto", "0")
+    git(ledger, "config", "gc.autoDetach", "false")
+    seed_sample_dir(ledger, 2)
+    before = len(loose_objects(ledger))
+    transitions(item, 3)
+    assert len(loose_objects(ledger)) >= before + 6 * 8  # every transition's objects stay loose
+    assert not list((ledger / ".git" / "objects" / "pack").glob("*.pack"))
+
+
+def test_the_estimate_is_git_s(tmp_path: Path) -> None:
+    objects = tmp_path / "objects"
+    (objects / "17").mkdir(parents=True)
+    (objects / "pack").mkdir()
+    limits = upkeep.Thresholds(loose=512, packs=2)  # 512 / 256: more than 2 in 17/
+    for n in range(2):
+        (objects / "17" / f"{n:038x}").write_bytes(b"")
+    (objects / "17" / "tmp_obj_abc").write_bytes(b"")  # not an object name: not counted
+    assert not upkeep.due(str(objects), limits)
+    (objects / "17" / f"{2:038x}").write_bytes(b"")
+    assert upkeep.due(str(objects), limits)
+    assert not upkeep.due(str(objects), upkeep.Thresholds(loose=0, packs=2))  # gc.auto 0: off
+    for name in ("a", "b", "c"):
+        (objects / "pack" / f"pack-{name}.pack").write_bytes(b"")
+    quiet = upkeep.Thresholds(loose=6700, packs=2)
+    assert upkeep.due(str(objects), quiet)  # three packs, over gc.autoPackLimit 2
+    (objects / "pack" / "pack-a.keep").write_bytes(b"")
+    assert not upkeep.due(str(objects), quiet)  # a kept pack is not counted, as in git
+
+
+def test_the_thresholds_are_read_as_git_reads_them(ledger: Path) -> None:
+    assert upkeep.Thresholds.of(open_repo(str(ledger))) == upkeep.Thresholds(6700, 50, True)
+    git(ledger, "config", "gc.auto", "7k")
+    git(ledger, "config", "gc.autoPackLimit", "0")
+    git(ledger, "config", "gc.autoDetach", "no")
+    assert upkeep.Thresholds.of(open_repo(str(ledger))) == upkeep.Thresholds(7168, 0, False)
+    git(ledger, "config", "gc.auto", "lots")  # git would refuse it; so the check stays out
+    upkeep.after_write(open_repo(str(ledger)))
+
+
+def test_a_merge_writes_its_objects_into_one_pack(clones: Clones) -> None:
+    a, b = clones.clone("alice"), clones.clone("bob")
+    assert coop_in(a, "init").code == 0
+    assert coop_in(a, "add", "todo", "shared").code == 0
+    assert coop_in(a, "sync").code == 0 and coop_in(b, "sync").code == 0
+    for path, title in ((a, "from alice"), (b, "from bob")):
+        assert coop_in(path, "add", "todo", title).code == 0
+    assert coop_in(a, "sync").code == 0
+    assert coop_in(b, "sync").code == 0  # diverged: bob's sync writes a merge commit
+    tip = git(b, "rev-parse", "refs/coop/ledger").strip()
+    assert len(git(b, "rev-list", "--parents", "-n", "1", tip).split()) == 3
+    written = [tip, *(git(b, "rev-parse", f"{tip}^{{tree}}", f"{tip}:items").split())]
+    for oid in written:  # in the new pack, not loose
+        assert not (b / ".git" / "objects" / oid[:2] / oid[2:]).exists(), oid
+        assert git(b, "cat-file", "-t", oid).strip() in ("commit", "tree")
+    git(b, "fsck", "--no-dangling")
+    assert coop_in(b, "list").code == 0
