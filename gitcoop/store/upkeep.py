@@ -17,7 +17,9 @@ git's gcs, once `objects/17` holds more than one loose object (about 500 in
 all, some 50 transitions), the loose objects are packed with `git repack -d`
 (incremental: only loose objects, each version of a tree stored as a delta of
 another; no pruning, no rewrite of the existing packs), at most once in five
-seconds (a repack of a 100,000-item ledger takes a second or two).
+seconds (a repack of a 100,000-item ledger takes a second or two); also while
+a gc of git's runs (a full repack can take a minute), so that what is written
+meanwhile does not wait for the next one.
 The packs this makes are what `gc.autoPackLimit` then counts. The checks cost
 one or two directory listings.
 """
@@ -91,14 +93,22 @@ def after_write(repo: Repo) -> None:
         limits = Thresholds.of(repo)
     except ValueError:  # a gc setting git itself would refuse: leave it to git
         return
-    if due(objects, limits):
+    now = time.time()
+    if due(objects, limits) and not _gc_running(repo.common_dir, now):
         collect(repo.common_dir, ["gc", "--auto", "--quiet"], limits.detach)
     elif (
-        limits.loose > 0
-        and _loose_sample(objects) > PACK_AFTER
-        and _stamped(repo.common_dir, time.time())
+        limits.loose > 0 and _loose_sample(objects) > PACK_AFTER and _stamped(repo.common_dir, now)
     ):
+        # also while git's gc runs: what is written meanwhile would wait for the next one
         collect(repo.common_dir, ["repack", "-d", "-q"], limits.detach)
+
+
+def _gc_running(common_dir: str, now: float) -> bool:
+    """Whether a `git gc` holds its lock (`gc.pid`; git takes one older than 12 h as stale)."""
+    try:
+        return now - os.stat(os.path.join(common_dir, "gc.pid")).st_mtime < 12 * 3600
+    except OSError:
+        return False
 
 
 def _stamped(common_dir: str, now: float) -> bool:

@@ -69,6 +69,21 @@ def test_between_git_s_gcs_the_ledger_s_loose_objects_are_packed(
     git(ledger, "fsck", "--no-dangling")
 
 
+def test_while_git_s_gc_runs_the_loose_objects_are_still_packed(
+    ledger: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    item = coop("add", "todo", "busy", "--json").json()["id"]
+    git(ledger, "config", "gc.auto", "1")  # git's gc is due...
+    git(ledger, "config", "gc.autoDetach", "false")
+    (ledger / ".git" / "gc.pid").write_text("99999 elsewhere\n")  # ...and another holds it
+    monkeypatch.setattr(upkeep, "PACK_EVERY", 0.0)
+    seed_sample_dir(ledger, 2)
+    for _ in range(3):
+        transitions(item, 1)
+        assert len(loose_objects(ledger)) <= 2  # `git repack -d` went on packing
+    assert (ledger / ".git" / "gc.pid").read_text() == "99999 elsewhere\n"  # no gc started
+
+
 def test_loose_objects_are_packed_at_most_once_in_a_few_seconds(
     ledger: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
