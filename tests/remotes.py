@@ -24,11 +24,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import pytest
-
 from gitcoop.store.repository import open_repo
 from gitcoop.store.snapshot import Snapshot
-from tests.conftest import Clones, git
+from tests.conftest import Clones, git, unavailable
 
 KINDS = ("file", "daemon", "ssh")
 EXEC_PATH = subprocess.run(["git", "--exec-path"], capture_output=True, text=True).stdout.strip()
@@ -106,7 +104,7 @@ def serve(kind: str, root: Path) -> Iterator[Served]:
 @contextmanager
 def _daemon(root: Path, base: Path, bare: Path) -> Iterator[Served]:
     if not (Path(EXEC_PATH) / "git-daemon").exists():
-        pytest.skip(f"this git has no git-daemon in {EXEC_PATH}")
+        unavailable(f"this git has no git-daemon in {EXEC_PATH} (Debian: apt-get install git)")
     port = free_port()
     daemon = subprocess.Popen(
         [
@@ -135,7 +133,7 @@ def _sshd(root: Path, bare: Path) -> Iterator[Served]:
     """sshd on 127.0.0.1 with a throwaway host key; the client's key is the only one let in."""
     sshd = sshd_path()
     if sshd is None or shutil.which("ssh") is None:
-        pytest.skip("sshd or ssh is not installed (Debian: apt-get install openssh-server)")
+        unavailable("sshd or ssh is not installed (Debian: apt-get install openssh-server)")
     if os.geteuid() == 0:
         os.makedirs("/run/sshd", mode=0o755, exist_ok=True)  # sshd's privilege separation
     keys = root / "ssh"
@@ -169,7 +167,7 @@ def _sshd(root: Path, bare: Path) -> Iterator[Served]:
     try:
         failed = await_line(server, "Server listening on 127.0.0.1")
         if failed is not None:  # e.g. not root and this sshd insists on its privsep setup
-            pytest.skip(f"sshd could not start here: {failed}")
+            unavailable(f"sshd could not start here: {failed}")
         url = f"ssh://{user}@127.0.0.1:{port}{bare}"
         yield Served(root, url, "ssh", bare, {"GIT_SSH_COMMAND": command})
     finally:

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from tests import barrier
 from tests.conftest import coop_in, git, make_repo
 from tests.remotes import Served, picks_on, serve
 from tests.service.queue_fixtures import CONFIRM, install
@@ -37,6 +38,7 @@ def coop(*args):  # one command, as the CLI runs it; in-process, so the loop is 
         code = main(list(args))
     return code, out.getvalue(), err.getvalue()
 
+print("ready", flush=True)
 sys.stdin.readline()  # the barrier: every agent starts on the same line from the test
 failures = 0
 while failures < 20:
@@ -102,10 +104,7 @@ def run_agents(paths: list[Path]) -> dict[str, list[dict[str, object]]]:
         )
         for path in paths
     ]
-    for agent in agents:
-        assert agent.stdin is not None
-        agent.stdin.write("go\n")
-        agent.stdin.flush()
+    barrier.release(agents)  # once every agent has imported gitcoop and waits
     reports: dict[str, list[dict[str, object]]] = {}
     for n, agent in enumerate(agents):
         out, err = agent.communicate(timeout=600)

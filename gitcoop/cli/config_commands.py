@@ -32,8 +32,10 @@ def register(app: typer.Typer) -> None:
         The settings travel with the ledger, and every clone shares them:
         max_same_shape (findings of one shape a scan keeps), topup_threshold (the
         queue asks for a top-up below this many live items), topup_size (how many
-        findings a top-up asks for), and verifier (a command the ledger suggests;
-        never run: git config coop.verifier is what runs).
+        findings a top-up asks for), verifier (a command the ledger suggests;
+        never run: git config coop.verifier is what runs), and require_signed
+        (true: every ledger commit is signed by a key the ledger registers to its
+        author; see git coop keys).
         """
         from gitcoop.cli import render
         from gitcoop.service import config as settings
@@ -64,4 +66,6 @@ def setting_line(row: Shown) -> str:
 
 
 def shown_value(value: object) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
     return "(none)" if value is None else str(value)

@@ -34,6 +34,7 @@ COMMAND_MODULES = {
     "hide-ledger": "history_commands",
     "fsck": "fsck_commands",
     "config": "config_commands",
+    "keys": "keys_commands",
     "demo": "demo",
 }
 GLOBAL_FLAGS_WITH_VALUE = ("--as", "--session", "--expect-version")

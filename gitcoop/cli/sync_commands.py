@@ -64,6 +64,7 @@ def report_json(report: SyncReport) -> dict[str, Any]:
             {"item": n.item, "short_id": n.label, "event": n.event, "message": n.text}
             for n in report.lost
         ],
+        "kept_out": report.kept_out,
     }
 
 
@@ -93,6 +94,17 @@ def print_report(report: SyncReport, as_json: bool, verb: str) -> None:
     say(f"{verb} {report.remote}: {', '.join(parts) or 'nothing to do'} (ledger at {tip})")
     for notice in report.notices:
         say(f"conflict: {printable(notice.text)}")
+    if report.kept_out:
+        warn(kept_out_line(report.remote, len(report.kept_out)))
+
+
+def kept_out_line(remote: str, count: int) -> str:
+    events = "1 event" if count == 1 else f"{count} events"
+    return (
+        f"kept {events} from {remote} out: their commits were not signed by their authors' "
+        "registered keys (require_signed); they show as conflicts an owner settles "
+        "(git coop resolve ID EVENT --apply|--dismiss --reason R; fsck lists ledger changes)"
+    )
 
 
 def register(app: typer.Typer) -> None:

@@ -19,12 +19,13 @@ from typing import Any
 
 from gitcoop.domain import bounds
 from gitcoop.domain.ids import EVENT_ID_RE, ITEM_ID_RE, identity_problem
+from gitcoop.domain.keys import key_problem
 from gitcoop.domain.obligations import DELAY_MAX, DELAY_MIN
 from gitcoop.domain.records import Event
 from gitcoop.domain.roles import LEDGER_ID
 from gitcoop.domain.timefmt import parse_instant
 
-LEDGER_VERBS = ("roles", "config")  # what the ledger's own id takes
+LEDGER_VERBS = ("roles", "config", "keys")  # what the ledger's own id takes
 FREE_TEXT = ("body", "text", "quote")  # may hold line breaks and tabs
 ONE_LINE = (  # text the rules copy into an item, or compare with their own words
     *("title", "amended_title", "tag", "source", "kind", "path", "verb", "session"),
@@ -55,7 +56,7 @@ def event_problem(event: Event) -> str | None:
 
 
 def _ledger_verb(event: Event) -> str | None:
-    """The ledger's own id takes role and setting changes, and nothing else does."""
+    """The ledger's own id takes role, setting and key changes, and nothing else does."""
     if (event.item == LEDGER_ID) == (event.verb in LEDGER_VERBS):
         return None
     return f"verb {str(event.verb)[:40]!r} is not one {event.item} takes"
@@ -185,6 +186,7 @@ TYPED: dict[str, Check] = {
     "actor": lambda value, name, depth: _identity(value, name),
     "who": lambda value, name, depth: _identity(value, name),
     "head": _pattern(HEAD_RE, "a full commit sha"),
+    "public_key": lambda value, name, depth: key_problem(value),
     "event": _pattern(EVENT_ID_RE, "an event id"),
     "order_key": _pattern(ORDER_KEY_RE, "an order key (lowercase letters and digits)"),
     "children": _item_ids,

@@ -30,7 +30,8 @@ def same_roles(a: Roles, b: Roles) -> bool:
 
 
 def merge_config(a: LedgerConfig, b: LedgerConfig) -> LedgerConfig:
-    """Roles united, the Lamport clock at the max of both, settings united by key.
+    """Roles united, the Lamport clock at the max of both, settings and kept-out events
+    united.
 
     A setting both sides hold with different values keeps the larger one in its
     canonical JSON form: arbitrary, but the same whichever side merges.
@@ -45,6 +46,7 @@ def merge_config(a: LedgerConfig, b: LedgerConfig) -> LedgerConfig:
         roles=merge_roles(a.roles, b.roles),
         settings={k: settings[k] for k in sorted(settings)},
         clock=max(a.clock, b.clock),
+        kept_out=tuple(sorted({*a.kept_out, *b.kept_out})),
     )
 
 
@@ -68,6 +70,8 @@ def notices(item: Item, label: str, new: list[Conflict], actor: str) -> list[Not
     winner = item.taken_by or item.closed_by
     found = []
     for conflict in new:
+        if conflict.kept_out:
+            continue  # written in someone's name, not by them: told as kept out (sync)
         if conflict.actor == actor:
             found.append(Notice(item.id, conflict.event, _lost(item, label, conflict), True, label))
         elif winner == actor:

@@ -84,6 +84,19 @@ def _str(value: Any, name: str) -> str:
     return value
 
 
+def _event_ids(value: Any, name: str) -> tuple[EventId, ...]:
+    """A sorted list of distinct event ids (None: none)."""
+    if value is None:
+        return ()
+    if not isinstance(value, list) or not all(
+        isinstance(v, str) and EVENT_ID_RE.match(v) for v in value
+    ):
+        raise RecordError(f"{name} must be a list of event ids")
+    if value != sorted(set(value)):
+        raise RecordError(f"{name} must be sorted, each event once")
+    return tuple(EventId(v) for v in value)
+
+
 def _int(value: Any, name: str) -> int:
     if not isinstance(value, int) or isinstance(value, bool) or value < 0:
         raise RecordError(f"{name} must be a non-negative integer")
@@ -305,6 +318,7 @@ class Conflict:
     actor: str
     reason: str
     acknowledged: bool = False  # its actor has said they know it lost (an `ack` event)
+    kept_out: bool = False  # never applied: its commit was not signed by its actor's key
 
     def to_data(self) -> Data:
         data: Data = {
@@ -315,6 +329,8 @@ class Conflict:
         }
         if self.acknowledged:  # written only when true: older item files keep their bytes
             data["acknowledged"] = True
+        if self.kept_out:
+            data["kept_out"] = True
         return data
 
     @classmethod
@@ -327,6 +343,7 @@ class Conflict:
             actor=_str(data.get("actor"), "conflict.actor"),
             reason=_str(data.get("reason"), "conflict.reason"),
             acknowledged=data.get("acknowledged") is True,
+            kept_out=data.get("kept_out") is True,
         )
 
 
@@ -583,14 +600,20 @@ class LedgerConfig:
     settings: Mapping[str, Any] = field(default_factory=dict)
     clock: int = 0
     format: int = FORMAT_VERSION
+    # events a merge kept out of every fold: their commits were not signed by their
+    # actors' registered keys under the owners' require_signed policy (docs/hardening.md)
+    kept_out: tuple[EventId, ...] = ()
 
     def to_data(self) -> Data:
-        return {
+        data: Data = {
             "format": self.format,
             "roles": self.roles.to_data(),
             "settings": dict(self.settings),
             "clock": self.clock,
         }
+        if self.kept_out:  # written only when there are some: older ledgers keep their bytes
+            data["kept_out"] = list(self.kept_out)
+        return data
 
     @classmethod
     def from_data(cls, data: Mapping[str, Any]) -> LedgerConfig:
@@ -608,4 +631,5 @@ class LedgerConfig:
             roles=Roles.from_data(data.get("roles")),
             settings=settings,
             clock=_int(data.get("clock", 0), "clock"),
+            kept_out=_event_ids(data.get("kept_out"), "kept_out"),
         )

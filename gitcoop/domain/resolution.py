@@ -87,7 +87,9 @@ def _original(event: Event) -> Event:
 
 def unacknowledged(item: Item, actor: str) -> tuple[Conflict, ...]:
     """The conflicts of `item` that are `actor`'s own lost events they have not acknowledged."""
-    return tuple(c for c in item.conflicts if c.actor == actor and not c.acknowledged)
+    return tuple(
+        c for c in item.conflicts if c.actor == actor and not c.acknowledged and not c.kept_out
+    )
 
 
 def acknowledge(item: Item, actor: str, target: str | None) -> Item:

@@ -12,7 +12,7 @@ disposition an event makes with that event (who, when, its id).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,12 +25,18 @@ from gitcoop.domain import (
     resolution,
     reviews,
 )
+from gitcoop.domain.keys import Keys, apply_keys
 from gitcoop.domain.records import Conflict, Event, Item, RecordError, Roles, replace
 from gitcoop.domain.roles import apply_roles
 from gitcoop.domain.settings import SETTINGS, SettingError
 from gitcoop.errors import Refused
 
 Handler = Callable[[Item | None, Event, Roles], Item]
+
+
+class _KeptOut(Refused):
+    """An event the fold does not apply: its commit broke the owners' signing policy."""
+
 
 HANDLERS: dict[str, Handler] = {
     **lifecycle.HANDLERS,
@@ -88,15 +94,27 @@ def _dispatch(item: Item | None, event: Event, roles: Roles) -> Item:
     return HANDLERS[original.verb](settled, original, roles)
 
 
-def fold(events: list[Event], roles: Roles) -> Item | None:
-    """Replay events in (clock, at, id) order; refused events become conflicts."""
+def kept_out_reason(event: Event) -> str:
+    """Why an event was kept out of the fold: the same words on every clone."""
+    return (
+        f"kept out: its commit was not signed by a key registered to {event.actor} "
+        "(require_signed) — an owner settles it: resolve --apply or --dismiss"
+    )
+
+
+def fold(events: list[Event], roles: Roles, kept_out: Collection[str] = frozenset()) -> Item | None:
+    """Replay events in (clock, at, id) order; refused events become conflicts, and so do
+    `kept_out` ones (unsigned under the owners' policy), which are never applied."""
     item: Item | None = None
     early: list[Conflict] = []  # refused before the item exists
     for event in sorted(events, key=lambda e: e.order):
         try:
+            if event.id in kept_out:
+                raise _KeptOut(kept_out_reason(event))
             item = apply(item, event, roles)
         except Refused as refusal:
-            conflict = Conflict(event.id, event.verb, event.actor, refusal.message)
+            out = isinstance(refusal, _KeptOut)
+            conflict = Conflict(event.id, event.verb, event.actor, refusal.message, kept_out=out)
             if item is None:
                 early.append(conflict)
             else:  # visible to later events, so a `resolve` can settle it
@@ -108,23 +126,31 @@ def fold(events: list[Event], roles: Roles) -> Item | None:
     return item
 
 
-# -- the ledger's own events: roles and settings ---------------------------------
+# -- the ledger's own events: roles, settings and keys ------------------------------
 
 
 @dataclass(frozen=True)
 class LedgerState:
-    """What the ledger's own events fold to: coop.yaml's roles and settings."""
+    """What the ledger's own events fold to: coop.yaml's roles and settings, and the keys
+    (which coop.yaml does not copy: only signing and its checks read them)."""
 
     roles: Roles = field(default_factory=Roles)
     settings: Mapping[str, Any] = field(default_factory=dict)
+    keys: Keys = field(default_factory=Keys)
+
+    @property
+    def requires_signing(self) -> bool:
+        return self.settings.get("require_signed") is True
 
 
 def apply_ledger(state: LedgerState, event: Event) -> LedgerState:
-    """The roles and settings after one `roles` or `config` event, or Refused."""
+    """The state after one `roles`, `config` or `keys` event, or Refused."""
     if event.verb == "roles":
         return replace(state, roles=apply_roles(state.roles, event))
     if event.verb == "config":
         return replace(state, settings=apply_setting(state.settings, state.roles, event))
+    if event.verb == "keys":
+        return replace(state, keys=apply_keys(state.keys, state.roles, event))
     raise Refused(f"unknown verb {event.verb!r} for the ledger in event {event.id}")
 
 
@@ -148,12 +174,17 @@ def apply_setting(settings: Mapping[str, Any], roles: Roles, event: Event) -> di
     return {k: changed[k] for k in sorted(changed)}
 
 
-def fold_ledger(events: list[Event]) -> tuple[LedgerState, list[tuple[Event, str]]]:
-    """Replay the ledger's own events in order; refused ones are returned with the reason."""
+def fold_ledger(
+    events: list[Event], kept_out: Collection[str] = frozenset()
+) -> tuple[LedgerState, list[tuple[Event, str]]]:
+    """Replay the ledger's own events in order; refused ones (and `kept_out` ones) are
+    returned with the reason."""
     state = LedgerState()
     refused: list[tuple[Event, str]] = []
     for event in sorted(events, key=lambda e: e.order):
         try:
+            if event.id in kept_out:
+                raise _KeptOut(kept_out_reason(event))
             state = apply_ledger(state, event)
         except Refused as refusal:
             refused.append((event, refusal.message))

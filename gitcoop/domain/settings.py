@@ -20,6 +20,7 @@ from typing import Any
 from gitcoop.domain.bounds import UNSAFE
 
 TEXT_MAX = 500
+FLAG_WORDS = {"true": True, "yes": True, "on": True, "false": False, "no": False, "off": False}
 
 
 class SettingError(ValueError):
@@ -30,16 +31,24 @@ class SettingError(ValueError):
 class Setting:
     name: str
     help: str
-    default: int | str | None
+    default: bool | int | str | None
     low: int = 0  # numbers: the bounds, both included
     high: int = 0
+
+    @property
+    def is_flag(self) -> bool:
+        return isinstance(self.default, bool)
 
     @property
     def is_text(self) -> bool:
         return not isinstance(self.default, int)
 
-    def check(self, value: Any) -> int | str | None:
+    def check(self, value: Any) -> bool | int | str | None:
         """The value, or SettingError saying what this setting takes."""
+        if self.is_flag:
+            if isinstance(value, bool):
+                return value
+            raise SettingError(f"settings.{self.name} must be true or false, not {value!r}")
         if self.is_text:
             if value is None or (isinstance(value, str) and _text_ok(value)):
                 return value
@@ -67,6 +76,11 @@ SETTINGS: dict[str, Setting] = {
             100_000,
         ),
         Setting("topup_size", "how many findings a top-up asks for", 10, 1, 10_000),
+        Setting(
+            "require_signed",
+            "every ledger commit must be signed by a key the ledger registers to its author",
+            False,
+        ),
         Setting(
             "verifier",
             "a verifier command this ledger suggests; never run (git config coop.verifier runs)",
@@ -109,13 +123,15 @@ def _scalar(value: Any) -> bool:
     return isinstance(value, int) and -(2**53) <= value <= 2**53
 
 
-def parse(name: str, text: str) -> int | str:
+def parse(name: str, text: str) -> bool | int | str:
     """A value typed on the command line for setting `name`, checked; SettingError if not."""
     setting = SETTINGS.get(name)
     if setting is None:
         raise SettingError(f"unknown setting {name!r}: the settings are {', '.join(SETTINGS)}")
     given: Any = text
-    if not setting.is_text:
+    if setting.is_flag:
+        given = FLAG_WORDS.get(text.strip().lower(), text)
+    elif not setting.is_text:
         stripped = text.strip()
         digits = stripped[1:] if stripped[:1] in "+-" else stripped
         given = int(stripped) if digits.isdigit() and len(digits) <= 12 else text

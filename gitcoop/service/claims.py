@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from gitcoop.errors import ChangedUnderWrite, RemoteUnreachable, UsageError
-from gitcoop.service.context import CLAIMS_KEY, claims_remote
+from gitcoop.service.context import CLAIMS_KEY, claims_remote, merge_sign
 from gitcoop.service.lost import merge_notices
 from gitcoop.store import merge, transport
 from gitcoop.store.layout import remote_ref
@@ -194,7 +194,15 @@ def _merge(share: Sharing, theirs: Oid | None) -> Oid | None:
     """Merge the fetched remote tip into the local ledger, telling the actor what lost."""
     if theirs is None:
         return None
-    merged = merge.merge(share.repo, share.remote, theirs, share.actor, share.now, share.fsync)
+    sign = merge_sign(share.repo, share.actor)
+    merged = merge.merge(
+        share.repo, share.remote, theirs, share.actor, share.now, share.fsync, sign
+    )
+    if merged.kept_out:
+        share.tries.notice(
+            f"kept {len(merged.kept_out)} unsigned events from {share.remote} out "
+            "(require_signed): an owner settles them"
+        )
     for notice in merge_notices(share.repo, merged.before, merged.after, share.actor):
         if notice.mine:
             share.tries.notice(f"{notice.text} (git coop ack {notice.label} once you have stopped)")
@@ -209,7 +217,8 @@ def _landed(
     """The remote holds `commit`: bring the local ledger to it (a merge if it moved here),
     and to the remote's tip when that has more (a cut-off push found landed later)."""
     if not land():
-        merge.merge(share.repo, share.remote, commit, share.actor, share.now, share.fsync)
+        sign = merge_sign(share.repo, share.actor)
+        merge.merge(share.repo, share.remote, commit, share.actor, share.now, share.fsync, sign)
     if remote_tip is not None and remote_tip != commit:
         _merge(share, remote_tip)
 

@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 
 from gitcoop.domain.ids import RandomBits, identity_problem
 from gitcoop.errors import NoLedger, UsageError
-from gitcoop.store.repository import Repo, open_repo
+from gitcoop.store.repository import Repo, Sign, open_repo
 from gitcoop.store.snapshot import Snapshot
 
 
@@ -62,6 +62,48 @@ def fsync_wanted(repo: Repo) -> bool:
     """Durable by default; `git config coop.fsync false` trades that away."""
     value = repo.config_value("coop.fsync")
     return value is None or value.lower() not in ("false", "no", "off", "0")
+
+
+SIGN_KEY = "coop.sign"
+TRUE_WORDS = ("true", "yes", "on", "1")
+FALSE_WORDS = ("false", "no", "off", "0")
+
+
+def sign_setting(repo: Repo) -> bool | None:
+    """`git config coop.sign`: True, False, or None when unset (or unreadable)."""
+    value = (repo.config_value(SIGN_KEY) or "").strip().lower()
+    return True if value in TRUE_WORDS else False if value in FALSE_WORDS else None
+
+
+def signing_wanted(repo: Repo) -> bool:
+    """Whether local git config asks for signed ledger commits: `coop.sign true`, or git's
+    own `commit.gpgSign true` with `gpg.format ssh` (coop.sign, when set, decides).
+
+    Config reads only, so a write that does not sign never loads the signing code.
+    """
+    own = sign_setting(repo)
+    if own is not None:
+        return own
+    gpg_sign = (repo.config_value("commit.gpgSign") or "").strip().lower() in TRUE_WORDS
+    return gpg_sign and (repo.config_value("gpg.format") or "").strip().lower() == "ssh"
+
+
+def merge_sign(repo: Repo, actor: str) -> Sign | None:
+    """How a merge commit `actor` writes is signed: as for any write (`signing_wanted`, or
+    the ledger's require_signed). The signer is looked up only when a merge commit is
+    written, so a fast-forward needs no key."""
+    tip = repo.tip()
+    ledger = Snapshot(repo, tip)
+    required = tip is not None and ledger.config.settings.get("require_signed") is True
+    if not (signing_wanted(repo) or required):
+        return None
+
+    def sign(payload: bytes) -> str:
+        from gitcoop.service import signing
+
+        return signing.commit_signer(repo, actor, ledger, required)(payload)
+
+    return sign
 
 
 CLAIMS_KEY = "coop.claims"

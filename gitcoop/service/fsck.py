@@ -15,12 +15,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gitcoop.domain import ids, lifecycle, rulebook
-from gitcoop.domain.ids import ItemId
+from gitcoop.domain.ids import EventId, ItemId
 from gitcoop.domain.records import Event, Item, LedgerConfig, Roles
 from gitcoop.domain.roles import LEDGER_ID
 from gitcoop.domain.settings import SETTINGS
 from gitcoop.errors import BadLedger, CoopError, NoLedger
 from gitcoop.service.context import Context
+from gitcoop.store import inbound, trust
 from gitcoop.store.layout import EVENT_FILE_RE, EVENTS, REF
 from gitcoop.store.repository import Oid, Repo
 from gitcoop.store.snapshot import Snapshot
@@ -33,6 +34,7 @@ RECENT = 50  # commits whose history is checked without --full
 class Breach:
     path: str
     rule: str  # layout | parse | fold | clock | ids | identity | obligation | roles | history
+    # | signature
     message: str
 
 
@@ -70,6 +72,9 @@ def fsck(ctx: Context, full: bool = False) -> Report:
     _check_ids(report, found.items, found.events)
     _check_identities(report, found.items, found.events, found.config)
     _check_history(report, repo, tip, None if full else RECENT)
+    if full:
+        kept_out = frozenset(found.config.kept_out) if found.config else frozenset()
+        _check_signatures(report, repo, tip, kept_out)
     report.items, report.events = len(found.items), sum(len(e) for e in found.events.values())
     return report
 
@@ -82,19 +87,22 @@ def _check_items(
 ) -> None:
     roles = config.roles if config else Roles()
     clock = config.clock if config else None
+    kept_out = frozenset(config.kept_out) if config else frozenset()
     for item_id in sorted(set(items) | set(events)):
         item_events = [event for _, event in events.get(item_id, [])]
         if item_id == LEDGER_ID:
             _check_roles(report, item_events, config)
             continue
         if item_id not in items:
-            report.add(f"{EVENTS}/{ids.fanout(item_id)}/{item_id}", "fold", "events of no item")
+            if not {e.id for e in item_events} <= kept_out:  # a kept-out add makes no item
+                where = f"{EVENTS}/{ids.fanout(item_id)}/{item_id}"
+                report.add(where, "fold", "events of no item")
             continue
         path, item = items[item_id]
         if not item_events:
             report.add(path, "fold", "an item file with no events")
             continue
-        _check_fold(report, path, item, item_events, roles)
+        _check_fold(report, path, item, item_events, (roles, kept_out))
         _check_obligation(report, path, item)
         if clock is not None:
             for event_path, event in events[item_id]:
@@ -106,7 +114,7 @@ def _check_items(
 
 def _check_roles(report: Report, events: list[Event], config: LedgerConfig | None) -> None:
     """coop.yaml's roles and settings are the fold of the ledger's own events."""
-    folded, refused = rulebook.fold_ledger(events)
+    folded, refused = rulebook.fold_ledger(events, config.kept_out if config else ())
     roles = config.roles if config else Roles()
     if (set(folded.roles.owners), set(folded.roles.chiefs)) != (
         set(roles.owners),
@@ -125,8 +133,14 @@ def _known(settings: Mapping[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in settings.items() if k in SETTINGS}
 
 
-def _check_fold(report: Report, path: str, item: Item, events: list[Event], roles: Roles) -> None:
-    folded = rulebook.fold(events, roles)
+def _check_fold(
+    report: Report,
+    path: str,
+    item: Item,
+    events: list[Event],
+    rules: tuple[Roles, frozenset[EventId]],  # the roles, and the events kept out
+) -> None:
+    folded = rulebook.fold(events, *rules)
     if folded is None:
         report.add(path, "fold", "its events fold to no item (no accepted add)")
         return
@@ -235,6 +249,32 @@ def _check_new_clocks(
             report.add(path, "clock", f"added in {commit} with clock {value}, not above {floor}")
         elif after is not None and value > after:
             report.add(path, "clock", f"added in {commit} with clock {value} above coop.yaml's")
+
+
+def _check_signatures(report: Report, repo: Repo, tip: Oid, kept_out: frozenset[str]) -> None:
+    """Since the owners required signed commits, each commit that adds events is signed by a
+    key registered to its author (at its parent), or its events are all kept out: the first
+    that is neither is reported."""
+    states = trust.LedgerStates(repo, inbound.Reader(repo))
+    judged = trust.judge(states, candidates(repo, tip))
+    found = [b for b in judged.broken if not (b.commit.events and b.commit.events <= kept_out)]
+    if found:
+        more = f" ({len(found)} such commits in all)" if len(found) > 1 else ""
+        report.add(REF, "signature", found[0].message + more)
+
+
+def candidates(repo: Repo, tip: Oid) -> list[trust.Candidate]:
+    """The commits of the ledger's history, parents first, that add events to one parent."""
+    found: list[trust.Candidate] = []
+    for info in repo.commits_since(tip, None):
+        if len(info.parents) != 1:
+            continue  # a root holds no policy yet; a merge adds no events
+        added = [d for d in repo.changes(info.parents[0], info.oid, EVENTS) if d.status == "added"]
+        names = (EVENT_FILE_RE.match(d.path.rsplit("/", 1)[-1]) for d in added)
+        events = frozenset(EventId(m.group(2)) for m in names if m is not None)
+        if added:  # a file of no event's name still needs a signature (the survey names it)
+            found.append(trust.Candidate(info, events))
+    return found
 
 
 def _clock(repo: Repo, commit: Oid, clocks: dict[Oid, int | None]) -> int | None:

@@ -10,7 +10,13 @@ from dataclasses import dataclass, field
 
 from gitcoop.domain.reconcile import Notice
 from gitcoop.errors import ChangedUnderWrite, NoLedger, Refused
-from gitcoop.service.context import CLAIMS_KEY, Context, claims_remote, fsync_wanted
+from gitcoop.service.context import (
+    CLAIMS_KEY,
+    Context,
+    claims_remote,
+    fsync_wanted,
+    merge_sign,
+)
 from gitcoop.service.lost import merge_notices
 from gitcoop.store import merge, transport
 from gitcoop.store.repository import Oid, Repo
@@ -28,6 +34,7 @@ class SyncReport:
     attempts: int = 0
     tip: Oid | None = None
     notices: list[Notice] = field(default_factory=list)
+    kept_out: list[str] = field(default_factory=list)  # events newly kept out (unsigned)
 
     @property
     def lost(self) -> list[Notice]:
@@ -108,10 +115,12 @@ def _fetch_and_merge(ctx: Context, repo: Repo, actor: str, report: SyncReport) -
     if theirs is None:
         report.tip = repo.tip()
         return None
-    merged = merge.merge(repo, report.remote, theirs, actor, ctx.now, fsync_wanted(repo))
+    sign = merge_sign(repo, actor)
+    merged = merge.merge(repo, report.remote, theirs, actor, ctx.now, fsync_wanted(repo), sign)
     if report.merged in ("none", "up-to-date", "ahead") or merged.kind == "merged":
         report.merged = merged.kind
     report.tip = merged.after
+    report.kept_out += [e for e in merged.kept_out if e not in report.kept_out]
     return theirs
 
 

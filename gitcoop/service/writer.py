@@ -23,15 +23,22 @@ from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import TYPE_CHECKING, Any
 
-from gitcoop.domain import admission, ids, remarks, rulebook
+from gitcoop.domain import admission, ids, reconcile, remarks, rulebook
 from gitcoop.domain.ids import EventId, ItemId
+from gitcoop.domain.keys import fingerprint
 from gitcoop.domain.queue import settled
-from gitcoop.domain.records import Event, Item, LedgerConfig
+from gitcoop.domain.records import Event, Item, LedgerConfig, Roles
 from gitcoop.domain.roles import LEDGER_ID
 from gitcoop.errors import Ambiguous, ChangedUnderWrite, NotFound, Refused, UsageError
-from gitcoop.service.context import Context, claims_remote, fsync_wanted, require_ledger
+from gitcoop.service.context import (
+    Context,
+    claims_remote,
+    fsync_wanted,
+    require_ledger,
+    signing_wanted,
+)
 from gitcoop.store import transaction
-from gitcoop.store.repository import Oid, Repo
+from gitcoop.store.repository import Oid, Repo, Sign
 from gitcoop.store.snapshot import Snapshot
 from gitcoop.store.transaction import Change
 
@@ -41,6 +48,7 @@ if TYPE_CHECKING:  # loaded only when coop.claims is set: docs/performance.md, s
 SYSTEM = "system"  # the actor of the queue loop's own writes: verification and its verdicts
 # what EACH reports per intent
 ANSWERED = (Refused, NotFound, Ambiguous, ChangedUnderWrite, UsageError)
+REQUIRE_SIGNED = "require_signed"  # the owners' policy (domain/settings.py)
 NAMED_IN_MESSAGE = 5  # events a commit message names before it counts the rest
 
 
@@ -128,6 +136,7 @@ def write(
     repo = ctx.repo()
     who = actor or ctx.who(repo)
     fsync = fsync_wanted(repo)
+    signs = signing_wanted(repo)
     share = _sharing(ctx, repo, who, fsync) if shared and not create else None
     route = _Route(share, ctx.offline)
     runs: list[_Run | None] = []  # the last attempt's run; None when `create` found a ledger
@@ -142,7 +151,7 @@ def write(
         asked = intents(snapshot) if callable(intents) else intents
         if route.must_ask_remote(asked):
             raise _NeedsRemote
-        run = _Run(ctx, snapshot, who, policy)
+        run = _Run(ctx, snapshot, who, policy, signs)
         runs.append(run)
         for intent in asked:
             run.take(intent)
@@ -246,12 +255,16 @@ def _claims_in(change: Change | None) -> bool:
 class _Run:
     """One attempt at a write, on the ledger as read under the lock."""
 
-    def __init__(self, ctx: Context, snapshot: Snapshot, actor: str, policy: Policy) -> None:
+    def __init__(
+        self, ctx: Context, snapshot: Snapshot, actor: str, policy: Policy, signs: bool = False
+    ) -> None:
         self.ctx = ctx
         self.snapshot = snapshot
         self.actor = actor
         self.policy = policy
+        self.signs = signs  # local git config asks for signed commits
         self.config = snapshot.config if snapshot.commit is not None else LedgerConfig()
+        self.ledger: rulebook.LedgerState | None = None  # the ledger's own fold, once needed
         self.items: dict[ItemId, Item] = {}
         self.events: list[Event] = []
         self.steps: list[tuple[Intent, ItemId | None, str | None]] = []  # id, or the refusal
@@ -314,14 +327,42 @@ class _Run:
     def _record_ledger(self, intent: Intent) -> None:
         """A change of the ledger's roles or settings: coop.yaml is their fold."""
         event = self._event(LEDGER_ID, intent.verb, intent.args)
-        before = rulebook.LedgerState(self.config.roles, self.config.settings)
+        before = self._ledger_state()
         after = rulebook.apply_ledger(before, event)
         if after == before:
             return
         self.events.append(event)
+        self.ledger = after
         self.config = replace(
             self.config, roles=after.roles, settings=dict(after.settings), clock=event.clock
         )
+        if not reconcile.same_roles(before.roles, after.roles):
+            self._refold(after.roles)
+
+    def _refold(self, roles: Roles) -> None:
+        """Role checks use the roles the fold is made with, so a role change can make an
+        accepted event refused (or the reverse): every item is folded again, and each
+        item file stays the fold of its events, as fsck and every fetching clone check."""
+        if self.snapshot.commit is None:
+            return
+        for item_id in self.snapshot.item_ids():
+            current = self.current(item_id)
+            written = (e for e in self.events if e.item == item_id)
+            events = [*self.snapshot.events(item_id), *written]
+            folded = rulebook.fold(events, roles)
+            if folded is not None and (current is None or folded.to_data() != current.to_data()):
+                self.items[item_id] = folded
+
+    def _ledger_state(self) -> rulebook.LedgerState:
+        """Roles and settings as coop.yaml holds them; the keys folded from the ledger's events
+        (coop.yaml does not copy them)."""
+        if self.ledger is None:
+            keys = rulebook.LedgerState().keys
+            if self.snapshot.commit is not None:
+                kept_out = self.snapshot.config.kept_out
+                keys = rulebook.fold_ledger(self.snapshot.events(LEDGER_ID), kept_out)[0].keys
+            self.ledger = rulebook.LedgerState(self.config.roles, self.config.settings, keys)
+        return self.ledger
 
     def _holds(self, item_id: ItemId, verb: str, args: dict[str, Any]) -> bool:
         """Whether the item already has an event asking exactly this."""
@@ -389,7 +430,19 @@ class _Run:
             items=dict(self.items),
             events=list(self.events),
             config=self.config,
+            sign=self._sign(),
         )
+
+    def _sign(self) -> Sign | None:
+        """How this commit is signed: as local git config asks, and always under the owners'
+        policy (in force before this write, or turned on by it)."""
+        before = self.snapshot.config.settings if self.snapshot.commit is not None else {}
+        required = any(s.get(REQUIRE_SIGNED) is True for s in (before, self.config.settings))
+        if not (self.signs or required):
+            return None
+        from gitcoop.service import signing  # loaded only by a write that signs
+
+        return signing.commit_signer(self.snapshot.repo, self.actor, self.snapshot, required)
 
     def _message(self, create: bool) -> str:
         """One line: `take td-7k2m by alice@example.com`, every event of the commit named."""
@@ -401,6 +454,10 @@ class _Run:
             if event.item == LEDGER_ID and event.verb == "roles":
                 args = event.args
                 done.append(f"roles {args['action']} {args['role']} {args['who']}")
+            elif event.item == LEDGER_ID and event.verb == "keys":
+                args = event.args
+                print_ = fingerprint(str(args["public_key"]))
+                done.append(f"keys {args['action']} {args['who']} {print_}")
             elif event.item == LEDGER_ID:
                 done.append(f"config {event.arg('key')}")
             else:

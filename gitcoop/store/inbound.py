@@ -12,10 +12,15 @@ hold yet, once, and then the tip that would become the local ledger:
                           clocks: each added event above its parents' largest clock
                           and none above that plus the number of events it adds,
                           coop.yaml's clock between the two
+    the fetched commits   under the owners' require_signed, each that adds events is
+                          signed by its author's registered key (store/trust.py):
+                          none good is a refusal; good and bad mixed keeps the bad
+                          ones' events out
     the tip               coop.yaml's roles and settings are the fold of the ledger's
-                          own events; every item that changed since the merge base
-                          (every item, when the roles changed) is the fold of its
-                          events
+                          own events; what it keeps out, unsigned commits added (and
+                          on a fast-forward, all this clone keeps out); every item
+                          that changed since the merge base (every item, when the
+                          roles changed) is the fold of its events
 
 Any breach is a BadLedger naming the remote and the path (and the commit);
 nothing is written and the local ref does not move. `sync`, `pull`, a
@@ -30,12 +35,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from gitcoop.domain import admission, rulebook
-from gitcoop.domain.ids import ItemId, fanout
+from gitcoop.domain.ids import EventId, ItemId, fanout
 from gitcoop.domain.records import Event, LedgerConfig
 from gitcoop.domain.roles import LEDGER_ID
 from gitcoop.domain.settings import SETTINGS
 from gitcoop.errors import BadLedger, FetchedLedgerRefused
-from gitcoop.store import twocores
+from gitcoop.store import trust, twocores
 from gitcoop.store.layout import (
     EVENT_FILE_RE,
     EVENTS,
@@ -83,6 +88,9 @@ class Arrival:
     touched: frozenset[ItemId]
     reader: Reader
     checked: Known
+    # events kept out of every fold (docs/hardening.md): what this clone kept out already,
+    # and the events of fetched commits that broke the owners' signing policy
+    kept_out: frozenset[EventId] = frozenset()
 
 
 def check(repo: Repo, remote: str, ours: Oid | None, base: Oid | None, theirs: Oid) -> Arrival:
@@ -97,24 +105,70 @@ def check(repo: Repo, remote: str, ours: Oid | None, base: Oid | None, theirs: O
     try:
         commits = list(repo.commits_since(theirs, ours))
 
-        def work(half: int | None) -> tuple[list[str], Known]:
+        def work(half: int | None) -> tuple[list[str], Known, list[tuple[str, list[str]]]]:
             part = None if half is None else _half(half)
             history = _History(repo, reader, part)
             for info in commits:
                 history.check(info)
             checked: Known = {}
             touched = _check_tip(reader, base, theirs, where, checked, part)
-            return sorted(touched), checked
+            added = [(str(c.info.oid), sorted(map(str, c.events))) for c in history.candidates]
+            return sorted(touched), checked, added
 
         if base is None and _items(repo, theirs) >= SPLIT_ITEMS:
-            (touched, first), (_, second) = twocores.halves(work)
-            checked = {**first, **second}
+            (touched, first, one), (_, second, two) = twocores.halves(work)
+            checked, added = {**first, **second}, one + two
         else:
-            touched, checked = work(None)
+            touched, checked, added = work(None)
+        config = Snapshot(repo, theirs).config
+        trusted = frozenset(Snapshot(repo, ours).config.kept_out) if ours else frozenset()
+        kept_out = _signatures(repo, reader, _candidates(commits, added), trusted, config)
+        if ours is not None and base == ours:
+            _check_still_kept_out(config, trusted)
     except BadLedger as error:
         text = error.message.removeprefix(where)
         raise FetchedLedgerRefused(f"{where}{text} — the local ledger is unchanged") from None
-    return Arrival(frozenset(ItemId(i) for i in touched), reader, checked)
+    return Arrival(frozenset(ItemId(i) for i in touched), reader, checked, kept_out)
+
+
+def _candidates(
+    commits: list[CommitInfo], added: list[tuple[str, list[str]]]
+) -> list[trust.Candidate]:
+    """The commits that add events, in history order, each with all it adds (a check in
+    halves finds each commit's events in two parts)."""
+    events: dict[str, set[EventId]] = {}
+    for oid, ids in added:
+        events.setdefault(oid, set()).update(EventId(i) for i in ids)
+    return [
+        trust.Candidate(info, frozenset(events[str(info.oid)]))
+        for info in commits
+        if str(info.oid) in events
+    ]
+
+
+def _signatures(
+    repo: Repo,
+    reader: Reader,
+    candidates: list[trust.Candidate],
+    trusted: frozenset[EventId],
+    theirs: LedgerConfig,
+) -> frozenset[EventId]:
+    """Under the owners' signing policy, the events to keep out: `trusted` (what this
+    clone keeps out already) and those of every fetched commit not signed by its
+    author's registered key. When no covered commit kept the policy, and the fetched
+    tip does not keep them out already, BadLedger: there is nothing good to take. The
+    fetched coop.yaml may keep out only these."""
+    judged = trust.judge(trust.LedgerStates(repo, reader), candidates, trusted)
+    nothing_good = judged.broken and len(judged.broken) == len(judged.covered)
+    if nothing_good and not judged.kept_out <= set(theirs.kept_out):
+        raise BadLedger(judged.broken[0].message)
+    kept_out = trusted | judged.kept_out
+    if not kept_out.issuperset(theirs.kept_out):
+        wrong = sorted(set(theirs.kept_out) - kept_out)[0]
+        raise BadLedger(
+            f"coop.yaml: keeps {wrong} out, though no commit that broke the signing policy added it"
+        )
+    return kept_out
 
 
 SPLIT_ITEMS = 2000  # items in a first sync from which two processes check it
@@ -160,6 +214,7 @@ class _History:
         # not read); whatever is not a fan-out name is compared in both, so it refuses
         self.fans = None if part is None else (lambda name: not FANOUT_RE.match(name) or part(name))
         self.clocks: dict[Oid, int] = {}
+        self.candidates: list[trust.Candidate] = []  # what the signing policy may cover
 
     def clock(self, commit: Oid) -> int:
         if commit not in self.clocks:
@@ -182,6 +237,9 @@ class _History:
         except BadLedger as error:
             raise BadLedger(f"commit {info.oid[:12]}: {error.message}") from None
         self.clocks[info.oid] = config.clock
+        if added and info.parents:
+            ids = frozenset(EventId(e.id) for e in events)
+            self.candidates.append(trust.Candidate(info, ids))
 
     def _added(self, info: CommitInfo) -> list[_Added]:
         """Event files in this commit that no parent has; a dropped or changed one refuses."""
@@ -266,8 +324,9 @@ def _check_tip(
     checked: Known,
     part: Callable[[str], bool] | None = None,
 ) -> set[ItemId]:
-    """Each item changed since `base` (of `part`, when given) is the fold of its events;
-    each is read once, and its data kept in `checked` by (item id, blob id) for the cache."""
+    """Each item changed since `base` (of `part`, when given) is the fold of its events,
+    without the events its coop.yaml keeps out; each is read once, and its data kept in
+    `checked` by (item id, blob id) for the cache."""
     repo = reader.repo
     side = Snapshot(repo, theirs)
     config = side.config
@@ -277,10 +336,13 @@ def _check_tip(
     if old is not None and not _same_roles(old.config, config):
         old = None  # other roles change every fold: check every item
     touched = changed(old, side, where)
+    if old is not None:  # an event newly kept out changes its item's fold
+        listed = set(config.kept_out) - set(old.config.kept_out)
+        touched |= {item for (item, _, _), event in reader.events.items() if event.id in listed}
     for item_id in sorted(touched - {LEDGER_ID}):
         if part is not None and not part(fanout(item_id)):
             continue
-        folded = rulebook.fold(reader.item_events(side, item_id), config.roles)
+        folded = rulebook.fold(reader.item_events(side, item_id), config.roles, config.kept_out)
         blob = side.item_blob(item_id)
         if blob is None or folded is None:
             if (blob is None) != (folded is None):
@@ -293,9 +355,19 @@ def _check_tip(
     return touched
 
 
+def _check_still_kept_out(config: LedgerConfig, trusted: frozenset[EventId]) -> None:
+    """A ledger built on this one keeps out what this one keeps out: the list only grows."""
+    dropped = sorted(trusted - set(config.kept_out))
+    if dropped:
+        raise BadLedger(
+            f"coop.yaml: no longer keeps {dropped[0]} out, though the ledger it was built "
+            "on did — what a merge keeps out stays out"
+        )
+
+
 def _check_ledger_fold(reader: Reader, side: Snapshot, config: LedgerConfig) -> None:
     """coop.yaml's roles and settings are what the ledger's own events fold to."""
-    state, _refused = rulebook.fold_ledger(reader.item_events(side, LEDGER_ID))
+    state, _refused = rulebook.fold_ledger(reader.item_events(side, LEDGER_ID), config.kept_out)
     if not _same_roles(LedgerConfig(roles=state.roles), config):
         raise BadLedger("coop.yaml: its roles are not the fold of the ledger's role events")
     known = {k: v for k, v in config.settings.items() if k in SETTINGS}

@@ -18,13 +18,15 @@ blobs are copied, never re-encoded, and item files are folds.
 
 from __future__ import annotations
 
+import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
 from gitcoop.domain import reconcile, rulebook
-from gitcoop.domain.ids import ItemId
-from gitcoop.domain.records import LedgerConfig, Roles
+from gitcoop.domain.ids import EventId, ItemId
+from gitcoop.domain.records import LedgerConfig
 from gitcoop.domain.roles import LEDGER_ID
 from gitcoop.domain.settings import SETTINGS
 from gitcoop.errors import BadLedger, ChangedUnderWrite, Refused
@@ -33,7 +35,7 @@ from gitcoop.store.cache import ItemCache
 from gitcoop.store.inbound import Entries, Reader, changed, entries
 from gitcoop.store.layout import COOP_FILE, MODE_BLOB, MODE_TREE, event_dir, item_path
 from gitcoop.store.lock import writer_lock
-from gitcoop.store.repository import Oid, Repo, enable_fsync
+from gitcoop.store.repository import Oid, Repo, Sign, enable_fsync
 from gitcoop.store.snapshot import Known, Snapshot
 
 MAX_ATTEMPTS = 5
@@ -47,16 +49,24 @@ class Merged:
     before: Oid | None
     after: Oid | None
     items: tuple[ItemId, ...] = ()  # items whose file changed locally
+    kept_out: tuple[EventId, ...] = ()  # events this merge newly keeps out (unsigned)
     # item data the merge already read or folded, by (item id, blob id): fills the cache
     known: Known = field(default_factory=dict, repr=False, compare=False)
 
 
 def merge(
-    repo: Repo, remote: str, theirs: Oid, actor: str, at: datetime, fsync: bool = True
+    repo: Repo,
+    remote: str,
+    theirs: Oid,
+    actor: str,
+    at: datetime,
+    fsync: bool = True,
+    sign: Sign | None = None,
 ) -> Merged:
-    """Merge the commit `theirs` (fetched from `remote`) into refs/coop/ledger by CAS."""
+    """Merge the commit `theirs` (fetched from `remote`) into refs/coop/ledger by CAS;
+    a merge commit is signed with `sign` when given."""
     enable_fsync(fsync)
-    result = _merge_locked(repo, remote, theirs, actor, at)
+    result = _merge_locked(repo, remote, theirs, actor, at, sign)
     if result.after != result.before and result.after is not None:
         # outside the lock: the open index of the new ledger, from what the check read
         Snapshot(repo, result.after).open_view(ItemCache(repo.common_dir), result.known)
@@ -64,11 +74,14 @@ def merge(
     return result
 
 
-def _merge_locked(repo: Repo, remote: str, theirs: Oid, actor: str, at: datetime) -> Merged:
+def _merge_locked(
+    repo: Repo, remote: str, theirs: Oid, actor: str, at: datetime, sign: Sign | None
+) -> Merged:
     with writer_lock(repo.common_dir):
+        repo.clear_stale_ref_lock(time.time())  # a writer killed mid-swap left git's lock
         for _ in range(MAX_ATTEMPTS):
             ours = repo.tip()
-            result = plan(repo, remote, ours, theirs, actor, at)
+            result = plan(repo, remote, ours, theirs, actor, at, sign)
             if result.after == ours:
                 return result
             assert result.after is not None
@@ -80,7 +93,13 @@ def _merge_locked(repo: Repo, remote: str, theirs: Oid, actor: str, at: datetime
 
 
 def plan(
-    repo: Repo, remote: str, ours: Oid | None, theirs: Oid, actor: str, at: datetime
+    repo: Repo,
+    remote: str,
+    ours: Oid | None,
+    theirs: Oid,
+    actor: str,
+    at: datetime,
+    sign: Sign | None = None,
 ) -> Merged:
     """The commit the ledger should move to; writes objects, never moves a ref."""
     if ours == theirs:
@@ -96,35 +115,46 @@ def plan(
             f"`git coop init`s. Keep {remote}'s: git update-ref -d refs/coop/ledger, then "
             f"git coop sync {remote} (events recorded only here are then lost)"
         )
-    if ours is None:
-        return Merged("new", None, theirs, tuple(sorted(remote_side)), arrival.checked)
-    if base == ours:
-        return Merged("fast-forward", ours, theirs, tuple(sorted(remote_side)), arrival.checked)
+    keep = arrival.kept_out
+    news = tuple(sorted(keep - set(Snapshot(repo, ours).config.kept_out if ours else ())))
+    if ours is None or base == ours:
+        kind = "new" if ours is None else "fast-forward"
+        if keep <= set(Snapshot(repo, theirs).config.kept_out):
+            return Merged(kind, ours, theirs, tuple(sorted(remote_side)), news, arrival.checked)
+        with repo.one_pack():
+            commit, touched = _keep_out(arrival.reader, remote, theirs, keep, (actor, at, sign))
+        return Merged(kind, ours, commit, tuple(sorted(remote_side | set(touched))), news)
+    sides = (base, ours, theirs)
     known: Known = {}
     with repo.one_pack():  # one pack, synced once, instead of an fsync per object
         commit, touched = _merge_commit(
-            arrival.reader, remote, base, ours, theirs, actor, at, known
+            arrival.reader, remote, sides, keep, (actor, at, sign), known
         )
-    return Merged("merged", ours, commit, touched, known)
+    return Merged("merged", ours, commit, touched, news, known)
 
 
 # -- writing the merge ----------------------------------------------------------
 
 
+Author = tuple[str, datetime, Sign | None]  # who writes a commit, when, and how it is signed
+
+
 def _merge_commit(
     reader: Reader,
     remote: str,
-    base: Oid | None,
-    ours: Oid,
-    theirs: Oid,
-    actor: str,
-    at: datetime,
+    sides: tuple[Oid | None, Oid, Oid],  # the merge base, ours, theirs
+    keep: frozenset[EventId],
+    author: Author,
     known: Known,
 ) -> tuple[Oid, tuple[ItemId, ...]]:
     repo = reader.repo
+    actor, at, sign = author
+    base, ours, theirs = sides
     old = Snapshot(repo, base) if base else None
     mine, yours = Snapshot(repo, ours), Snapshot(repo, theirs)
-    config = _merged_roles(reader, mine, yours, reconcile.merge_config(mine.config, yours.config))
+    config = reconcile.merge_config(mine.config, yours.config)
+    config = replace(config, kept_out=tuple(sorted({*config.kept_out, *keep})))
+    config = _merged_roles(reader, mine, yours, config)
     if all(reconcile.same_roles(config.roles, s.config.roles) for s in (mine, yours)):
         touched = changed(old, mine, "") | changed(old, yours, "")
     else:  # the rules now see other people: every item is replayed
@@ -133,13 +163,14 @@ def _merge_commit(
         COOP_FILE: (repo.write_blob(codec.dump(config.to_data())), MODE_BLOB)
     }
     for item_id in sorted(touched):
-        folder, item = _replay(reader, remote, mine, yours, item_id, config.roles, known)
+        folder, item = _replay(reader, remote, mine, yours, item_id, config, known)
         updates[event_dir(item_id)] = (folder, MODE_TREE)
         if item is not None:
             updates[item_path(item_id)] = (item, MODE_BLOB)
     tree = _rewrite(repo, mine.tree, updates)
     message = f"merge {remote} by {actor}"
-    return repo.write_commit(tree, [ours, theirs], actor, at, message), tuple(sorted(touched))
+    commit = repo.write_commit(tree, [ours, theirs], actor, at, message, sign)
+    return commit, tuple(sorted(touched))
 
 
 def _merged_roles(
@@ -151,7 +182,7 @@ def _merged_roles(
     events += [reader.event(yours, LEDGER_ID, e) for e in _tree_entries(yours, LEDGER_ID, ours)]
     if not events:
         return config
-    state, _refused = rulebook.fold_ledger(events)
+    state, _refused = rulebook.fold_ledger(events, config.kept_out)
     newer = {k: v for k, v in config.settings.items() if k not in SETTINGS}
     return replace(config, roles=state.roles, settings={**newer, **state.settings})
 
@@ -162,7 +193,7 @@ def _replay(
     mine: Snapshot,
     yours: Snapshot,
     item_id: ItemId,
-    roles: Roles,
+    config: LedgerConfig,
     known: Known,
 ) -> tuple[Any, Any]:
     """The united event folder of one item and its folded item blob (None: no item yet)."""
@@ -178,7 +209,7 @@ def _replay(
     builder = reader.repo.tree_builder()
     for name, blob in sorted({**ours, **theirs}.items()):
         builder.insert(name, blob, MODE_BLOB)
-    item = rulebook.fold(events, roles)
+    item = rulebook.fold(events, config.roles, config.kept_out)
     blob = None
     if item is not None:
         data = item.to_data()
@@ -187,15 +218,47 @@ def _replay(
     return reader.repo.write_tree(builder), blob
 
 
+def _keep_out(
+    reader: Reader, remote: str, theirs: Oid, keep: frozenset[EventId], author: Author
+) -> tuple[Oid, tuple[ItemId, ...]]:
+    """A commit on top of `theirs` that keeps `keep` out of every fold: coop.yaml lists them,
+    and the items that hold them (every item, when the roles change) are folded again. It
+    adds no events, so it is what a fast-forward becomes when the remote kept too little out.
+    """
+    repo = reader.repo
+    actor, at, sign = author
+    side = Snapshot(repo, theirs)
+    kept_out = tuple(sorted({*side.config.kept_out, *keep}))
+    config = replace(side.config, kept_out=kept_out)
+    config = _merged_roles(reader, side, side, config)
+    if reconcile.same_roles(config.roles, side.config.roles):
+        fresh = keep - set(side.config.kept_out)
+        touched = {item for (item, _, _), event in reader.events.items() if event.id in fresh}
+    else:
+        touched = changed(None, side, "")
+    updates: dict[str, tuple[Any, int] | None] = {
+        COOP_FILE: (repo.write_blob(codec.dump(config.to_data())), MODE_BLOB)
+    }
+    for item_id in sorted(touched - {LEDGER_ID}):
+        item = rulebook.fold(reader.item_events(side, item_id), config.roles, config.kept_out)
+        blob = repo.write_blob(codec.dump(item.to_data())) if item is not None else None
+        updates[item_path(item_id)] = (blob, MODE_BLOB) if blob is not None else None
+    tree = _rewrite(repo, side.tree, updates)
+    message = f"keep unsigned events from {remote} out, by {actor}"
+    commit = repo.write_commit(tree, [theirs], actor, at, message, sign)
+    return commit, tuple(sorted(touched - {LEDGER_ID}))
+
+
 def _tree_entries(snapshot: Snapshot, item_id: ItemId, skip: Entries) -> list[Any]:
     tree = snapshot.subtree(event_dir(item_id))
     return [e for e in tree if e.name not in skip] if tree is not None else []
 
 
-def _rewrite(repo: Repo, tree: Any, updates: dict[str, tuple[Any, int]]) -> Any:
-    """A copy of `tree` with each path set to (object id, mode); parents are rebuilt."""
-    here: dict[str, tuple[Any, int]] = {}
-    below: dict[str, dict[str, tuple[Any, int]]] = {}
+def _rewrite(repo: Repo, tree: Any, updates: Mapping[str, tuple[Any, int] | None]) -> Any:
+    """A copy of `tree` with each path set to (object id, mode), or removed (None); parents
+    are rebuilt."""
+    here: dict[str, tuple[Any, int] | None] = {}
+    below: dict[str, dict[str, tuple[Any, int] | None]] = {}
     for path, value in updates.items():
         head, _, rest = path.partition("/")
         if rest:
@@ -207,6 +270,9 @@ def _rewrite(repo: Repo, tree: Any, updates: dict[str, tuple[Any, int]]) -> Any:
         existing = builder.get(name) if tree is not None else None
         child = repo.read_tree(existing.id) if existing is not None else None
         builder.insert(name, _rewrite(repo, child, nested), MODE_TREE)
-    for name, (oid, mode) in here.items():
-        builder.insert(name, oid, mode)
+    for name, value in here.items():
+        if value is not None:
+            builder.insert(name, *value)
+        elif builder.get(name) is not None:
+            builder.remove(name)
     return repo.write_tree(builder)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -25,8 +26,16 @@ from gitcoop.store.codec import MAX_BYTES
 from gitcoop.store.layout import REF
 
 Oid = NewType("Oid", str)  # a 40-hex object id
+Sign = Callable[[bytes], str]  # a commit's bytes -> its armoured signature
 
 MAX_FILE_BYTES_KEY = "coop.maxFileBytes"
+
+
+STALE_AFTER = 5.0  # seconds; git holds a ref lock for milliseconds
+
+
+def stderr_notice(message: str) -> None:
+    print(f"gitcoop: {message}", file=sys.stderr)
 
 
 class RefLocked(ChangedUnderWrite):
@@ -166,6 +175,25 @@ class Repo:
             return now - os.stat(self.ref_lock_path(ref)).st_mtime
         except FileNotFoundError:
             return None
+
+    def clear_stale_ref_lock(
+        self,
+        now: float,
+        stale_after: float = STALE_AFTER,
+        notice: Callable[[str], None] | None = None,
+    ) -> bool:
+        """Remove the ref's `.lock` a dead writer left (older than `stale_after` seconds),
+        with a one-line notice; True when it was stale. Call only under gitcoop's lock:
+        while it is held, no other gitcoop writer can own git's lock on the ref."""
+        age = self.ref_lock_age(now)
+        if age is None or age < stale_after:
+            return False
+        if self.remove_ref_lock():
+            (notice or stderr_notice)(
+                f"removed a stale {self.ref_lock_path()} ({age:.0f}s old, left by an "
+                "interrupted writer)"
+            )
+        return True
 
     def remove_ref_lock(self, ref: str = REF) -> bool:
         try:
@@ -400,14 +428,31 @@ class Repo:
         return self._writing(builder.write)
 
     def write_commit(
-        self, tree: Any, parents: Sequence[Oid], actor: str, when: datetime, message: str
+        self,
+        tree: Any,
+        parents: Sequence[Oid],
+        actor: str,
+        when: datetime,
+        message: str,
+        sign: Sign | None = None,
     ) -> Oid:
+        """A commit object by `actor`; with `sign`, signed in git's own format (gpgsig).
+
+        The signature is made before anything is written, so a failure to sign
+        leaves no commit behind.
+        """
         signature = pygit2.Signature(actor, actor, int(when.timestamp()), 0)
-        oid = self._writing(
-            lambda: self.raw.create_commit(
-                None, signature, signature, message, tree, [pygit2.Oid(hex=p) for p in parents]
+        parent_ids = [pygit2.Oid(hex=p) for p in parents]
+        if sign is None:
+            oid = self._writing(
+                lambda: self.raw.create_commit(
+                    None, signature, signature, message, tree, parent_ids
+                )
             )
-        )
+            return Oid(str(oid))
+        content = self.raw.create_commit_string(signature, signature, message, tree, parent_ids)
+        armoured = sign(content.encode("utf-8"))
+        oid = self._writing(lambda: self.raw.create_commit_with_signature(content, armoured))
         return Oid(str(oid))
 
     @contextmanager

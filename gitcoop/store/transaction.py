@@ -16,7 +16,6 @@ reported by name.
 
 from __future__ import annotations
 
-import sys
 import time
 from collections import defaultdict
 from collections.abc import Callable
@@ -30,16 +29,19 @@ from gitcoop.errors import ChangedUnderWrite
 from gitcoop.store import codec, upkeep
 from gitcoop.store.layout import COOP_FILE, EVENTS, ITEMS, MODE_BLOB, MODE_TREE, event_name
 from gitcoop.store.lock import DEFAULT_TIMEOUT, writer_lock
-from gitcoop.store.repository import Oid, RefLocked, Repo, enable_fsync
+from gitcoop.store.repository import (
+    STALE_AFTER,
+    Oid,
+    RefLocked,
+    Repo,
+    Sign,
+    enable_fsync,
+    stderr_notice,
+)
 from gitcoop.store.snapshot import Snapshot
 
 MAX_ATTEMPTS = 5
-STALE_AFTER = 5.0  # seconds; git holds a ref lock for milliseconds
 LOCK_TIMEOUT_KEY = "coop.lockTimeout"
-
-
-def _notice(message: str) -> None:
-    print(f"gitcoop: {message}", file=sys.stderr)
 
 
 @dataclass(frozen=True)
@@ -54,7 +56,7 @@ class Policy:
     first_pause: float = 0.01
     clock: Callable[[], float] = time.time
     sleep: Callable[[float], None] = time.sleep
-    notice: Callable[[str], None] = _notice
+    notice: Callable[[str], None] = stderr_notice
 
     @classmethod
     def for_repo(cls, repo: Repo, fsync: bool = True) -> Policy:
@@ -72,6 +74,7 @@ class Change:
     items: dict[ItemId, Item] = field(default_factory=dict)
     events: list[Event] = field(default_factory=list)
     config: LedgerConfig | None = None
+    sign: Sign | None = None  # signs the commit (store/signing.py); None: unsigned
 
 
 Decide = Callable[[Snapshot], Change | None]
@@ -185,15 +188,7 @@ def _swap(repo: Repo, tip: Oid | None, commit: Oid, message: str, policy: Policy
 
 def clear_stale_ref_lock(repo: Repo, policy: Policy) -> bool:
     """Remove the ref's `.lock` left by a dead writer; call only under gitcoop's lock."""
-    age = repo.ref_lock_age(policy.clock())
-    if age is None or age < policy.stale_after:
-        return False
-    if repo.remove_ref_lock():
-        policy.notice(
-            f"removed a stale {repo.ref_lock_path()} ({age:.0f}s old, left by an "
-            "interrupted writer)"
-        )
-    return True
+    return repo.clear_stale_ref_lock(policy.clock(), policy.stale_after, policy.notice)
 
 
 def commit_change(repo: Repo, base: Snapshot, change: Change) -> Oid:
@@ -222,7 +217,7 @@ def commit_change(repo: Repo, base: Snapshot, change: Change) -> Oid:
         root.insert(top, _merge_tree(repo, base.subtree(top), fans, MODE_TREE), MODE_TREE)
     parents = [base.commit] if base.commit else []
     tree = repo.write_tree(root)
-    return repo.write_commit(tree, parents, change.actor, change.at, change.message)
+    return repo.write_commit(tree, parents, change.actor, change.at, change.message, change.sign)
 
 
 def _merge_tree(repo: Repo, tree: Any, entries: dict[str, Any], mode: int) -> Any:

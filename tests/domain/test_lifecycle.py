@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from gitcoop.domain import lifecycle, remarks, rulebook
+from gitcoop.domain.ids import ItemId
 from gitcoop.domain.records import Item
 from gitcoop.errors import Refused
 from tests.domain.builders import (
@@ -13,6 +14,7 @@ from tests.domain.builders import (
     CAROL,
     REQUEST,
     ROLES,
+    T0,
     TODO,
     added,
     event,
@@ -27,7 +29,7 @@ def test_add_makes_an_open_todo_at_version_one() -> None:
 
 
 def test_add_refuses_a_kind_that_does_not_match_the_id() -> None:
-    with pytest.raises(Refused):
+    with pytest.raises(Refused, match="add needs a kind matching the id"):
         rulebook.apply(None, event("add", item=TODO, kind="request", title="x"), ROLES)
 
 
@@ -66,10 +68,18 @@ def test_retake_by_the_holder_refreshes_taken_at_only() -> None:
     assert again.obligation == item.obligation
 
 
-@pytest.mark.parametrize("verb", ["take", "done", "abandon", "release"])
-def test_terminal_rows_are_never_retaken_or_reopened(verb: str) -> None:
+@pytest.mark.parametrize(
+    ("verb", "refusal"),
+    [
+        ("take", "is done — terminal rows are never re-taken"),
+        ("done", "is already done by alice@example.com — the first close is the record"),
+        ("abandon", "is already done by alice@example.com — cannot abandon it"),
+        ("release", "is done, not taken — nothing to release"),
+    ],
+)
+def test_terminal_rows_are_never_retaken_or_reopened(verb: str, refusal: str) -> None:
     done = run(added(), event("done"))
-    with pytest.raises(Refused):
+    with pytest.raises(Refused, match=refusal):
         rulebook.apply(done, event(verb, actor=BOB, reason="r", force=True), ROLES)
 
 
@@ -132,7 +142,7 @@ def test_releasing_anothers_take_needs_force_and_a_role() -> None:
 def test_abandon_is_terminal_and_needs_a_reason() -> None:
     item = run(added(), event("abandon", reason="obsolete"))
     assert item.status == "abandoned"
-    with pytest.raises(Refused):
+    with pytest.raises(Refused, match="is abandoned — terminal rows are never re-taken"):
         rulebook.apply(item, event("take"), ROLES)
 
 
@@ -371,3 +381,161 @@ def test_whitespace_only_session_names_are_refused() -> None:
     for blank in ("", " ", "\t\n"):
         problem = session_problem(blank)
         assert problem is not None and "session" in problem
+
+
+# -- what plan records for a request (killed mutants: docs/testing.md) ----------------
+
+
+def taken(actor: str = ALICE, session: str | None = None) -> Item:
+    return run(added(), event("take", actor=actor, session=session))
+
+
+def test_a_repeated_take_in_the_same_session_plans_nothing_and_a_new_session_is_recorded() -> None:
+    item = taken(session="s1")
+    assert lifecycle.plan(item, "take", {}, ALICE, ROLES, "s1") is None
+    assert lifecycle.plan(item, "take", {}, ALICE, ROLES, "s2") == ("take", {})
+    assert run(item, event("take", session="s2")).session == "s2"
+
+
+def test_the_holders_own_done_is_planned_as_asked() -> None:
+    item = taken()
+    assert lifecycle.plan(item, "done", {"summary": "s"}, ALICE, ROLES) == (
+        "done",
+        {"summary": "s"},
+    )
+
+
+def test_only_a_close_of_abandoned_work_carries_the_previous_status() -> None:
+    abandoned = run(added(), event("abandon", reason="r"))
+    assert lifecycle.plan(abandoned, "take", {}, BOB, ROLES) == ("take", {})
+    assert lifecycle.plan(taken(), "done", {}, ALICE, ROLES) == ("done", {})
+
+
+def two_lost_takes() -> Item:
+    """Bob holds it; carol's and alice's offline takes on the same clock lost on replay."""
+    events = [
+        event("add", kind="todo", title="Fix it", clock=1),
+        event("take", actor=BOB, clock=5),
+        event("take", actor=CAROL, clock=5, minutes=1),
+        event("take", actor=ALICE, clock=5, minutes=2),
+    ]
+    folded = rulebook.fold(events, ROLES)
+    assert folded is not None and [c.actor for c in folded.conflicts] == [CAROL, ALICE]
+    return folded
+
+
+def test_an_ack_of_one_lost_event_waits_only_for_that_event() -> None:
+    item = two_lost_takes()
+    alices, carols = item.conflicts[1].event, item.conflicts[0].event
+    assert lifecycle.plan(item, "ack", {"event": alices}, ALICE, ROLES) == (
+        "ack",
+        {"event": alices},
+    )
+    assert lifecycle.plan(item, "ack", {"event": "ev-nothere"}, ALICE, ROLES) is None
+    acked = run(item, event("ack", event=alices))
+    assert lifecycle.plan(acked, "ack", {"event": alices}, ALICE, ROLES) is None  # done already
+    # someone else's lost event, acknowledged or not, is for the handler to refuse
+    carol_acked = run(item, event("ack", actor=CAROL, event=carols))
+    assert lifecycle.plan(carol_acked, "ack", {"event": carols}, BOB, ROLES) == (
+        "ack",
+        {"event": carols},
+    )
+
+
+def test_a_report_is_planned_as_a_report_unless_it_amends_a_close() -> None:
+    item = taken()
+    asked = {"status": "done"}
+    assert lifecycle.plan(item, "report", asked, ALICE, ROLES) == ("report", asked)
+    blocked = {"status": "blocked", "reason": "waits"}
+    closed = run(item, event("done", summary="first"))
+    assert lifecycle.plan(closed, "report", blocked, ALICE, ROLES) == ("report", blocked)
+
+
+def test_unblocked_on_work_that_is_not_blocked_writes_nothing_but_ends_a_block() -> None:
+    item = taken()
+    unblocked = {"status": "unblocked"}
+    assert lifecycle.plan(item, "report", unblocked, ALICE, ROLES) is None
+    assert lifecycle.plan(item, "report", unblocked, BOB, ROLES) == ("report", unblocked)
+    blocked = run(item, event("report", status="blocked", reason="waits"))
+    assert lifecycle.plan(blocked, "report", unblocked, ALICE, ROLES) == ("report", unblocked)
+    assert lifecycle.plan(added(), "report", unblocked, ALICE, ROLES) == ("report", unblocked)
+
+
+# -- what the handlers do (killed mutants) ----------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("args", "refusal"),
+    [
+        ({"tags": ["no spaces"]}, "tag"),
+        ({"priority": 9}, "a priority is 0 \\(highest\\) to 4 \\(lowest\\), not 9"),
+    ],
+)
+def test_add_refuses_bad_tags_and_priorities(args: dict[str, object], refusal: str) -> None:
+    with pytest.raises(Refused, match=refusal):
+        rulebook.apply(None, event("add", kind="todo", title="x", **args), ROLES)
+
+
+def test_add_defaults_the_priority_and_keeps_one_given() -> None:
+    assert added().priority == 2
+    given = rulebook.apply(None, event("add", kind="todo", title="x", priority=0), ROLES)
+    assert given.priority == 0
+
+
+def test_only_queue_items_keep_a_source_an_order_key_and_a_parent() -> None:
+    queue_args = {"source": "scan", "order_key": "k", "parent_id": "it-bbbbbbbbbbbb"}
+    todo = rulebook.apply(None, event("add", kind="todo", title="x", **queue_args), ROLES)
+    assert (todo.source, todo.order_key, todo.parent_id) == (None, None, None)
+    queued = rulebook.apply(
+        None,
+        event("add", item=ItemId("it-aaaaaaaaaaaa"), kind="item", title="x", **queue_args),
+        ROLES,
+    )
+    assert (queued.source, queued.order_key, queued.parent_id) == ("scan", "k", "it-bbbbbbbbbbbb")
+
+
+def test_a_legacy_empty_tag_is_no_tag() -> None:
+    assert rulebook.apply(None, event("add", kind="todo", title="x", tag=""), ROLES).tags == ()
+
+
+def test_done_after_a_release_binds_the_closer_and_keeps_the_released_obligation() -> None:
+    released = run(taken(), event("release", reason="later"))
+    done = run(released, event("done", actor=BOB, summary="s"))
+    assert (done.status, done.taken_by, done.closed_by) == ("done", BOB, BOB)
+    assert done.obligation is not None and done.obligation.disposition == "done"
+    assert done.previous_obligation is not None
+    assert done.previous_obligation.disposition == "released"
+
+
+def test_a_picked_queue_item_is_closed_by_close_and_never_by_done() -> None:
+    item_id = ItemId("it-aaaaaaaaaaaa")
+    steps = [
+        event("add", item=item_id, kind="item", title="x", evidence=[{"path": "a.py", "line": 1}]),
+        event("verify", item=item_id, actor="system"),
+        event(
+            "verdict",
+            item=item_id,
+            actor="system",
+            verdict="confirmed",
+            evidence=[{"path": "a.py", "line": 1, "quote": "x"}],
+            head="h1",
+        ),
+        event("pick", item=item_id, actor=BOB, session="s1"),
+    ]
+    picked = run(None, *steps)
+    assert picked.status == "in_progress"
+    with pytest.raises(Refused, match="is a queue item \\(in_progress\\)"):
+        rulebook.apply(picked, event("done", item=item_id, actor=BOB), ROLES)
+    closed = run(picked, event("close", item=item_id, actor=BOB, summary="s"))
+    assert closed.status == "closed"
+
+
+def test_a_done_at_the_very_instant_of_the_take_needs_no_closing_note() -> None:
+    done = run(taken(), event("done", summary="s"))  # the same instant as the take
+    assert (done.closed_at, done.closed_note) == (T0, None)
+
+
+def test_a_legacy_tag_becomes_the_items_one_tag() -> None:
+    assert rulebook.apply(None, event("add", kind="todo", title="x", tag="ui"), ROLES).tags == (
+        "ui",
+    )

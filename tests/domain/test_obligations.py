@@ -434,3 +434,117 @@ def test_everything_that_moves_an_obligation_counts_a_version() -> None:
         after = rulebook.apply(item, step, ROLES)
         assert after.version == item.version + 1, step.verb
         item = after
+
+
+# -- killed mutants: each rule of the review table and of `owed`, at its edges ---------
+
+
+@pytest.mark.parametrize(
+    ("delay", "allowed"),
+    [
+        (timedelta(seconds=29), False),
+        (timedelta(seconds=30), True),
+        (timedelta(days=30), True),
+        (timedelta(days=30, seconds=1), False),
+    ],
+)
+def test_a_review_delay_is_thirty_seconds_to_thirty_days_both_included(
+    delay: timedelta, allowed: bool
+) -> None:
+    if allowed:
+        obligations.check_delay(delay)
+        return
+    with pytest.raises(Refused, match="a review delay must be between 30s and 30d"):
+        obligations.check_delay(delay)
+
+
+def test_the_fast_path_without_a_session_owes_and_resolves_a_legacy_review() -> None:
+    done = run(added(), event("done", actor=BOB, summary="s"))
+    assert done.obligation is not None
+    assert (done.obligation.kind, done.obligation.status) == ("legacy_binding", "resolved")
+
+
+def test_a_retake_without_a_session_leaves_the_sessions_as_they_were() -> None:
+    ob = taken().obligation
+    assert ob is not None
+    assert obligations.new_session(ob, None) == ob
+    assert obligations.new_session(ob, "s1") == ob
+    assert obligations.new_session(ob, "s2").sessions == ("s1", "s2")
+
+
+def test_a_disposition_keeps_the_stamp_of_the_event_that_made_it() -> None:
+    done = run(taken(), event("done", actor=BOB, summary="first"))
+    assert done.obligation is not None
+    stamp = (done.obligation.resolved_by, done.obligation.resolved_event)
+    later = run(done, event("note", actor=ALICE, text="later"), event("edit", summary="second"))
+    assert later.obligation is not None
+    assert (later.obligation.resolved_by, later.obligation.resolved_event) == stamp
+
+
+def test_a_blocked_report_ends_a_park_for_the_owners_but_keeps_an_escalation() -> None:
+    ob = taken().obligation
+    assert ob is not None
+    escalated = obligations.review(ob, "escalate", CAROL, T0, timedelta(hours=1))
+    parked = obligations.review(ob, "park", CAROL, T0)
+    still = obligations.report_blocked(escalated, BOB, "waits", T0 + H)
+    assert still.for_owners is not None and still.for_owners["decision"] == "escalate"
+    assert obligations.report_blocked(parked, BOB, "waits", T0 + H).for_owners is None
+
+
+def test_a_chiefs_review_keeps_what_waits_for_the_owners_and_an_owners_clears_it() -> None:
+    ob = taken().obligation
+    assert ob is not None
+    escalated = obligations.review(ob, "escalate", CAROL, T0, timedelta(hours=1))
+    deferred = obligations.review(escalated, "defer", CAROL, T0 + H)  # not said to be an owner
+    assert deferred.escalated and deferred.for_owners == escalated.for_owners
+    owners = obligations.review(escalated, "defer", ALICE, T0 + H, by_owner=True)
+    assert (owners.escalated, owners.for_owners) == (False, None)
+
+
+def test_a_disposing_review_clears_the_escalation() -> None:
+    ob = taken().obligation
+    assert ob is not None
+    escalated = obligations.review(ob, "escalate", CAROL, T0, timedelta(hours=1))
+    closing = obligations.reviewed(escalated, "close", ALICE, T0 + H)
+    assert (closing.escalated, closing.for_owners) == (False, None)
+
+
+@pytest.mark.parametrize(
+    ("decision", "delay", "note"),
+    [
+        ("defer", 7 * 3600, "defer capped to 6h: "),
+        ("escalate", 7 * 3600, "escalate capped to 6h: "),
+        ("defer", 6 * 3600, None),  # six hours is the cap itself: nothing capped
+        ("defer", None, None),  # the default, five minutes
+        ("park", None, "the park comes due in 6h, not 30d: "),
+        ("failed", None, None),
+    ],
+)
+def test_the_blocked_cap_is_said_only_when_it_changed_the_decision(
+    decision: str, delay: int | None, note: str | None
+) -> None:
+    blocked = run(taken(), event("report", actor=BOB, status="blocked", reason="waits"))
+    assert blocked.obligation is not None
+    said = obligations.cap_note(blocked.obligation, decision, delay)
+    assert (said[: len(note)] if said and note else said) == note
+    ob = taken().obligation
+    assert ob is not None and obligations.cap_note(ob, decision, delay) is None  # not blocked
+
+
+def test_owed_marks_nothing_on_work_that_owes_nothing() -> None:
+    assert obligations.pressing(added(), T0 + 10 * H, ALICE, ROLES) == ()
+
+
+def test_a_retake_dated_after_now_is_marked_future_though_the_debt_is_older() -> None:
+    retaken = run(taken(), event("take", actor=BOB, session="s1", minutes=300))
+    assert retaken.obligation is not None and retaken.obligation.since == T0
+    assert "future" in obligations.pressing(retaken, T0 + H, BOB, ROLES)
+
+
+def test_a_disposition_ends_a_park() -> None:
+    ob = taken().obligation
+    assert ob is not None
+    parked = obligations.review(ob, "park", ALICE, T0, by_owner=True)
+    assert parked.parked
+    closed = obligations.resolve(parked, "done")
+    assert (closed.status, closed.parked, closed.due) == ("resolved", False, None)

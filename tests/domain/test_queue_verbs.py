@@ -73,7 +73,7 @@ def test_discarding_verdicts(word: str, extra: dict[str, Any], status: str) -> N
 
 
 def test_a_verdict_on_an_item_no_longer_verifying_is_refused() -> None:
-    with pytest.raises(Refused):
+    with pytest.raises(Refused, match="is ready, no longer being verified"):
         run(*ready(), event("verdict", verdict="stale"))
 
 
@@ -183,7 +183,7 @@ def test_a_change_while_verifying_ends_the_lease_and_a_lease_never_touches_taken
     assert rulebook.apply(edited, at(1, "verify"), ROLES).lease is not None
     picked = run(*ready(), event("pick"))
     assert picked.lease is None and picked.status == "in_progress"
-    with pytest.raises(Refused):
+    with pytest.raises(Refused, match="is in_progress — only draft or ready items are verified"):
         rulebook.apply(picked, at(10_000, "verify"), ROLES)  # never reaped, however late
     assert run(*ready()).lease is None
 

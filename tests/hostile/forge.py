@@ -124,8 +124,10 @@ def commit(
     parents: list[str],
     author: str = MALLORY,
     message: str = "work",
+    key: Path | None = None,
 ) -> str:
-    """`git commit-tree` under whichever author the attacker names."""
+    """`git commit-tree` under whichever author the attacker names, signed with the private
+    `key` when given (git's own SSH signing: whatever key the attacker holds)."""
     env = {
         **os.environ,
         "GIT_AUTHOR_NAME": author,
@@ -133,7 +135,8 @@ def commit(
         "GIT_COMMITTER_NAME": author,
         "GIT_COMMITTER_EMAIL": author,
     }
-    args = ["git", "commit-tree", tree, "-m", message]
+    signing = ["-c", "gpg.format=ssh", "-c", f"user.signingKey={key}"] if key else []
+    args = ["git", *signing, "commit-tree", *(["-S"] if key else []), tree, "-m", message]
     for parent in parents:
         args += ["-p", parent]
     done = subprocess.run(args, cwd=path, env=env, capture_output=True, text=True)
@@ -152,11 +155,19 @@ def tip(path: Path, ref: str = REF) -> str:
 
 
 def publish(
-    path: Path, content: dict[str, bytes], author: str = MALLORY, parents: list[str] | None = None
+    path: Path,
+    content: dict[str, bytes],
+    author: str = MALLORY,
+    parents: list[str] | None = None,
+    key: Path | None = None,
 ) -> str:
     """Commit `content` on top of the local tip (or `parents`) and push it; the commit id."""
     made = commit(
-        path, write_tree(path, content), [tip(path)] if parents is None else parents, author
+        path,
+        write_tree(path, content),
+        [tip(path)] if parents is None else parents,
+        author,
+        key=key,
     )
     push(path, made)
     return made

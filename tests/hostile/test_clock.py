@@ -64,9 +64,9 @@ def test_a_clock_grown_in_one_commit_and_hidden_by_the_next_is_refused(crew: Tea
     """Every fetched commit is checked, not only the tip."""
     content = files(crew.mallory)
     data = config(content).to_data()
-    publish(crew.mallory, with_config(content, {**data, "clock": 10**9}))
+    grown = publish(crew.mallory, with_config(content, {**data, "clock": 10**9}))
     publish(crew.mallory, content)  # the tip itself looks honest again
-    refused_then_work_goes_on(crew, "is outside")
+    refused_then_work_goes_on(crew, f"commit {grown[:12]}: coop.yaml: clock 1000000000 is outside")
 
 
 def test_honest_events_from_a_peer_move_the_clock_by_their_number(crew: Team) -> None:
@@ -77,3 +77,14 @@ def test_honest_events_from_a_peer_move_the_clock_by_their_number(crew: Team) ->
     publish(crew.mallory, add_event(content, second))
     assert crew.victim_runs("sync").code == 0
     assert crew.victim_runs("fsck").code == 0
+
+
+@pytest.mark.parametrize("past", [0, 2], ids=["at-the-parents-clock", "one-past-the-bound"])
+def test_a_clock_one_outside_the_bound_is_refused(crew: Team, past: int) -> None:
+    """The bound is exact: one event moves the clock by exactly one (floor+1), so
+    floor (no growth) and floor+2 (one too many) are both refused."""
+    content = files(crew.mallory)
+    floor = config(content).clock
+    note = new_event(content, crew.todo, "note", clock=floor + past, text="hi")
+    publish(crew.mallory, add_event(content, note))
+    refused_then_work_goes_on(crew, f"clock {floor + past} is outside")

@@ -9,24 +9,19 @@ import pytest
 
 from tests.conftest import Clones, coop_in, git
 from tests.service.hook_helpers import commit, with_gitcoop_on_path
-
-LATER = {"COOP_NOW": "2026-11-29T11:00:00Z"}
+from tests.service.test_sync import offline_takes
 
 
 def raced(clones: Clones) -> tuple[Path, Path, str]:
-    """Alice and bob took one todo offline; after syncing, (loser, winner, todo)."""
+    """Alice and bob took one todo offline, alice first; after syncing, (loser, winner, todo)."""
     a, b = clones.clone("alice"), clones.clone("bob")
     assert coop_in(a, "init").code == 0
     todo = coop_in(a, "add", "todo", "contested", "--json").json()["id"]
     assert coop_in(a, "sync").code == 0 and coop_in(b, "sync").code == 0
-    assert coop_in(a, "take", todo).code == 0
-    assert coop_in(b, "take", todo, env=LATER).code == 0
-    codes = {path: coop_in(path, "sync").code for path in (a, b)}
-    codes[a] = max(codes[a], coop_in(a, "sync").code)
-    loser = next(path for path, code in codes.items() if code == 8)
-    winner = b if loser == a else a
-    assert codes[winner] == 0
-    return loser, winner, todo
+    offline_takes(a, b, todo)
+    codes = [coop_in(path, "sync").code for path in (a, b, a)]
+    assert codes == [0, 8, 0]  # bob's later take lost: his sync says so, alice's do not
+    return b, a, todo
 
 
 def test_the_loser_sees_the_loss_in_list_and_owed_mine_until_they_acknowledge_it(

@@ -155,10 +155,10 @@ def test_history_is_spot_checked_by_default_and_fully_with_full(ledger: Path) ->
 
 
 def test_no_ledger_and_an_unreadable_tip_are_errors_not_breaches(repo: Path) -> None:
-    with pytest.raises(NoLedger):
+    with pytest.raises(NoLedger, match="no ledger"):
         check()
     assert coop("init").code == 0
     blob = git(repo, "hash-object", "-w", "--stdin").strip()
     git(repo, "update-ref", "refs/coop/ledger", blob)
-    with pytest.raises(BadLedger):
+    with pytest.raises(BadLedger, match="refs/coop/ledger"):
         check()

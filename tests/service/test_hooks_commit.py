@@ -135,7 +135,8 @@ def test_a_failing_foreign_prepare_commit_msg_still_stops_the_commit(hooked: Pat
     (hooked / "f").write_text("y")
     git(hooked, "add", "f")
     refused = subprocess.run(["git", "commit", "-qm", "no"], cwd=hooked, capture_output=True)
-    assert refused.returncode != 0
+    assert refused.returncode == 1  # git's answer to a failing prepare-commit-msg
+    assert git(hooked, "log", "-1", "--format=%s") != "no"  # nothing was committed
 
 
 def test_a_commit_with_path_emptied_is_recorded_by_the_installed_interpreter(
@@ -189,8 +190,13 @@ def test_core_hooks_path_hooks_run(ledger: Path, monkeypatch: pytest.MonkeyPatch
 
 
 def edit_commit(repo: Path, *args: str) -> str:
-    """Commit through an editor that saves what it was shown; returns that text."""
+    """Commit through an editor that saves what it was shown; returns that text.
+
+    Fails when no editor ran: an empty answer would let a check that something
+    is absent from it pass without a commit ever being made.
+    """
     seen = repo.parent / "seen.txt"
+    seen.unlink(missing_ok=True)
     editor = f'f() {{ cp "$1" {seen}; printf \'Subject\\n\' > "$1"; }}; f'
     (repo / "edited.txt").write_text(str(len(args)) + os.urandom(4).hex())
     git(repo, "add", "edited.txt")
@@ -198,7 +204,10 @@ def edit_commit(repo: Path, *args: str) -> str:
     subprocess.run(
         ["git", "commit", "-q", *args], cwd=repo, env=env, check=True, capture_output=True
     )
-    return seen.read_text() if seen.exists() else ""
+    assert seen.exists(), "git commit never started the editor"
+    shown = seen.read_text()
+    assert shown.startswith("\n") or "# Please enter the commit message" in shown, shown
+    return shown
 
 
 def test_the_editor_suggests_the_one_held_item_commented(hooked: Path) -> None:

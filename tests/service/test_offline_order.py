@@ -2,19 +2,8 @@
 
 from __future__ import annotations
 
-import random
-
-from gitcoop.domain.ids import mint_event_id
 from tests.conftest import Clones, coop_in
-from tests.service.test_sync import race_syncs, two
-
-
-def seeds_with_ids_against_time() -> tuple[str, str]:
-    """COOP_SEEDs whose take event ids sort the wrong way round: the later take has
-    the smaller id, so only the wall-clock time can pick the earlier one."""
-    minted = {seed: mint_event_id(random.Random(seed).getrandbits) for seed in map(str, range(50))}
-    ordered = sorted(minted, key=minted.__getitem__)
-    return ordered[0], ordered[-1]  # (the later take's seed, the earlier take's seed)
+from tests.service.test_sync import race_syncs, seeds_with_ids_against_time, two
 
 
 def test_equal_clocks_go_to_the_take_made_first_on_every_clone(clones: Clones) -> None:

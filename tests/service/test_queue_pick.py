@@ -95,6 +95,22 @@ def test_a_cached_head_that_no_longer_exists_reverifies(code: Code) -> None:
     assert git(code.path, "cat-file", "-t", cached, check=False).strip() != "commit"
     result = pick(code.ctx())
     assert result.checks[0].action == "verify"
+    assert (
+        result.checks[0].why == f"the HEAD its evidence was cached at ({cached[:12]}) is not here"
+    )
+    assert code.calls() == [item_id, item_id]
+
+
+def test_a_cached_head_off_the_current_history_reverifies_and_names_it(code: Code) -> None:
+    item_id = ready_item(code)
+    cached = git(code.path, "rev-parse", "HEAD").strip()
+    git(code.path, "checkout", "-q", "--orphan", "elsewhere")
+    code.commit("src/app.py", "another history\n")
+    result = pick(code.ctx())
+    assert result.checks[0].action == "verify"
+    assert result.checks[0].why.startswith(
+        f"the HEAD its evidence was cached at ({cached[:12]}) is not an ancestor of HEAD"
+    )
     assert code.calls() == [item_id, item_id]
 
 

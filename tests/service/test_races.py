@@ -19,41 +19,18 @@ import pytest
 
 from gitcoop.service.context import Context
 from gitcoop.service.fsck import fsck
+from tests import barrier
 from tests.conftest import coop, git
-
-RACER = """
-import sys
-from gitcoop.cli.main import main
-print("ready", flush=True)
-sys.stdin.read(1)
-sys.exit(main(sys.argv[1:]))
-"""
 
 
 def race(path: Path, commands: list[list[str]]) -> list[subprocess.CompletedProcess[str]]:
     """Start one process per command, wait until all are ready, then release them at once."""
-    racers = [
-        subprocess.Popen(
-            [sys.executable, "-c", RACER, *command],
-            cwd=path,
-            text=True,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-        )
-        for command in commands
+    racers = [barrier.start(barrier.RUN_CLI, command, path) for command in commands]
+    barrier.release(racers)
+    return [
+        subprocess.CompletedProcess(command, code, out, err)
+        for command, (code, out, err) in zip(commands, barrier.finish(racers), strict=True)
     ]
-    for racer in racers:  # the barrier: every racer has imported gitcoop and waits
-        assert racer.stdout is not None and racer.stdout.readline() == "ready\n"
-    for racer in racers:
-        assert racer.stdin is not None
-        racer.stdin.write("g")
-        racer.stdin.flush()
-    done = []
-    for racer, command in zip(racers, commands, strict=True):
-        out, err = racer.communicate(timeout=120)
-        done.append(subprocess.CompletedProcess(command, racer.returncode, out, err))
-    return done
 
 
 @contextmanager

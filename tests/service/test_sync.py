@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-import subprocess
+import random
 import sys
 from pathlib import Path
 
+from gitcoop.domain.ids import mint_event_id
+from tests import barrier
 from tests.conftest import Clones, coop_in, coop_process, git
 
 LATER = {"COOP_NOW": "2026-11-29T11:00:00Z"}
@@ -42,6 +44,28 @@ def race_syncs(a: Path, b: Path) -> None:
     assert sorted(codes) == [0, 0, 8], codes
 
 
+def seeds_with_ids_against_time() -> tuple[str, str]:
+    """COOP_SEEDs whose take event ids sort the wrong way round: the later take has
+    the smaller id, so only the wall-clock time can pick the earlier one."""
+    minted = {seed: mint_event_id(random.Random(seed).getrandbits) for seed in map(str, range(50))}
+    ordered = sorted(minted, key=minted.__getitem__)
+    return ordered[0], ordered[-1]  # (the later take's seed, the earlier take's seed)
+
+
+def offline_takes(a: Path, b: Path, todo: str) -> None:
+    """Alice takes at 10:00, bob at 11:00, offline, on one clock: by the ordering rule
+    (clock, time, id) alice wins, though bob's event id is the smaller one."""
+    later_seed, earlier_seed = seeds_with_ids_against_time()
+    assert coop_in(a, "take", todo, env={"COOP_SEED": earlier_seed}).code == 0
+    assert coop_in(b, "take", todo, env={**LATER, "COOP_SEED": later_seed}).code == 0
+    takes = {
+        path: next(e for e in coop_in(path, "log", todo, "--json").json() if e["verb"] == "take")
+        for path in (a, b)
+    }
+    assert takes[a]["clock"] == takes[b]["clock"]  # a tie of clocks, broken by time
+    assert takes[b]["id"] < takes[a]["id"]  # ids alone would name bob
+
+
 def two(clones: Clones) -> tuple[Path, Path]:
     """Alice's clone with a ledger on the remote, and Bob's clone that has fetched it."""
     a, b = clones.clone("alice"), clones.clone("bob")
@@ -55,6 +79,8 @@ def two(clones: Clones) -> tuple[Path, Path]:
 def test_new_a_fresh_clone_gets_the_whole_ledger(clones: Clones) -> None:
     a, b = two(clones)
     assert ledger_trees(a) == ledger_trees(b)
+    reflog = git(b, "reflog", "--format=%gs", "refs/coop/ledger").splitlines()
+    assert reflog == ["new origin by bob@example.com"]  # the ref's first move is logged too
     assert tip(b) == tip(clones.root / "remote.git")
     assert [i["title"] for i in coop_in(b, "list", "--json").json()] == ["seed"]
 
@@ -100,20 +126,24 @@ def test_diverged_clones_merge_to_equal_trees(clones: Clones) -> None:
 def test_offline_takes_resolve_to_the_same_winner_on_both_clones(clones: Clones) -> None:
     a, b = two(clones)
     todo = coop_in(a, "list", "--json").json()[0]["id"]
-    assert coop_in(a, "take", todo).code == 0
-    assert coop_in(b, "take", todo, env=LATER).code == 0
+    offline_takes(a, b, todo)
     race_syncs(a, b)
     assert ledger_trees(a) == ledger_trees(b)
     shown_a = coop_in(a, "show", todo, "--json").json()
     assert shown_a == coop_in(b, "show", todo, "--json").json()
-    winner = shown_a["taken_by"]
-    loser = "alice@example.com" if winner == "bob@example.com" else "bob@example.com"
+    winner, loser = "alice@example.com", "bob@example.com"  # the earlier take
+    assert shown_a["taken_by"] == winner
     assert len(shown_a["conflicts"]) == 1 and shown_a["conflicts"][0]["actor"] == loser
     for path in (a, b):
         line = coop_in(path, "list").out
         assert "[1 conflict]" in line and f"taken by {winner}" in line
     log = coop_in(a, "log", todo, "--json").json()
-    assert [e["result"].startswith("refused") for e in log].count(True) == 1
+    assert [
+        (e["actor"], e["result"].startswith("refused")) for e in log if e["verb"] == "take"
+    ] == [
+        (winner, False),
+        (loser, True),
+    ]
     # the owners see it among what is owed; others do not
     owed = coop_in(a, "owed", "--json").json()
     conflicts = [o for o in owed if o["kind"] == "conflict"]
@@ -126,31 +156,28 @@ def test_offline_takes_resolve_to_the_same_winner_on_both_clones(clones: Clones)
 def test_the_loser_is_told_on_sync(clones: Clones) -> None:
     a, b = two(clones)
     todo = coop_in(a, "list", "--json").json()[0]["id"]
-    coop_in(a, "take", todo)
-    coop_in(b, "take", todo, env=LATER)
-    coop_in(a, "sync")
-    told_b = coop_in(b, "sync", "--json")
+    offline_takes(a, b, todo)
     told_a = coop_in(a, "sync", "--json")
-    winner = coop_in(a, "show", todo, "--json").json()["taken_by"]
-    loser, other = (told_b, told_a) if winner == "alice@example.com" else (told_a, told_b)
-    assert (loser.code, other.code) == (8, 0)
-    assert "lost on merge" in loser.err and "git coop ack" in loser.err
-    report = loser.json()
+    told_b = coop_in(b, "sync", "--json")  # bob's take lost to alice's earlier one
+    assert (told_a.code, told_b.code) == (0, 8)
+    assert "lost on merge" in told_b.err and "git coop ack" in told_b.err
+    report = told_b.json()
     assert [lost["item"] for lost in report["lost"]] == [todo]
     assert report["lost"][0]["message"].startswith("your take of td-")
-    assert f"lost to {winner}, who took it at 2026-11-29" in report["lost"][0]["message"]
-    assert other.json()["lost"] == []
+    expected = "lost to alice@example.com, who took it at 2026-11-29 10:00"
+    assert expected in report["lost"][0]["message"]
+    again = coop_in(a, "sync", "--json")
+    assert again.code == 0 and again.json()["lost"] == []
 
 
 def test_an_owner_resolves_a_conflict_and_every_clone_agrees(clones: Clones) -> None:
     a, b = two(clones)
     todo = coop_in(a, "list", "--json").json()[0]["id"]
-    coop_in(a, "take", todo)
-    coop_in(b, "take", todo, env=LATER)
+    offline_takes(a, b, todo)
     race_syncs(a, b)
     shown = coop_in(a, "show", todo, "--json").json()
     refused = shown["conflicts"][0]
-    loser = refused["actor"]
+    assert refused["actor"] == "bob@example.com"
     denied = coop_in(b, "resolve", todo, refused["event"], "--dismiss", "--reason", "x")
     assert denied.code == 1 and "only an owner" in denied.err
     done = coop_in(a, "resolve", todo, refused["event"][:7], "--apply", "--reason", "fair")
@@ -158,7 +185,7 @@ def test_an_owner_resolves_a_conflict_and_every_clone_agrees(clones: Clones) -> 
     sync(a), sync(b)
     for path in (a, b):
         item = coop_in(path, "show", todo, "--json").json()
-        assert (item["taken_by"], item["conflicts"]) == (loser, [])
+        assert (item["taken_by"], item["conflicts"]) == ("bob@example.com", [])
         assert "conflict" not in coop_in(path, "list").out
     assert ledger_trees(a) == ledger_trees(b)
 
@@ -255,19 +282,10 @@ def test_two_clones_syncing_at_the_same_moment_both_land(clones: Clones) -> None
     a, b = two(clones)
     add(a, "alice's")
     add(b, "bob's")
-    procs = [
-        subprocess.Popen(
-            [sys.executable, "-c", "from gitcoop.cli.main import run; run()", "sync"],
-            cwd=path,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        for path in (a, b)
-    ]
-    for proc in procs:
-        _, err = proc.communicate(timeout=60)
-        assert proc.returncode == 0, err
+    syncs = [barrier.start(barrier.RUN_CLI, ["sync"], path) for path in (a, b)]
+    barrier.release(syncs)
+    for code, _, err in barrier.finish(syncs, timeout=60):
+        assert code == 0, err
     sync(a), sync(b)
     assert ledger_trees(a) == ledger_trees(b)
     on_remote = coop_process(a, "list", "--json").json()
@@ -298,10 +316,10 @@ def test_role_changes_merge_as_events_so_a_removal_is_not_undone(clones: Clones)
 def test_log_tells_how_a_settled_conflict_was_settled(clones: Clones) -> None:
     a, b = two(clones)
     todo = coop_in(a, "list", "--json").json()[0]["id"]
-    assert coop_in(a, "take", todo).code == 0
-    assert coop_in(b, "take", todo, env=LATER).code == 0
+    offline_takes(a, b, todo)
     race_syncs(a, b)
     conflict = coop_in(a, "show", todo, "--json").json()["conflicts"][0]
+    assert conflict["actor"] == "bob@example.com"
     settled = coop_in(a, "resolve", todo, conflict["event"], "--dismiss", "--reason", "dup")
     assert settled.code == 0, settled.err
     entry = next(
@@ -323,3 +341,30 @@ def test_a_fresh_clone_is_pointed_at_sync_and_unrelated_ledgers_are_not_merged(
     refused = coop_in(fresh, "sync")
     assert refused.code == 1 and "no history in common" in refused.err
     assert tip(fresh) == before and tip(clones.root / "remote.git") == tip(a)
+
+
+def test_removing_an_owner_refolds_what_their_role_allowed_and_every_clone_accepts_it(
+    clones: Clones,
+) -> None:
+    """Role checks read the roles the fold is made with: once bob is no owner, his
+    amendment of carol's close is refused on replay. The role change itself re-folds
+    every item, so the ledger it writes passes fsck and every clone's check on fetch."""
+    a, b = two(clones)
+    todo = coop_in(a, "list", "--json").json()[0]["id"]
+    assert coop_in(a, "roles", "add", "owner", "bob@example.com").code == 0
+    assert coop_in(a, "done", todo, "--summary", "first", "--as", "carol@example.com").code == 0
+    amended = coop_in(a, "done", todo, "--summary", "bob's", "--as", "bob@example.com")
+    assert amended.code == 0, amended.err
+    sync(a), sync(b)
+    assert coop_in(a, "roles", "remove", "owner", "bob@example.com").code == 0
+    shown = coop_in(a, "show", todo, "--json").json()
+    assert shown["result_summary"] == "first"
+    assert [(c["actor"], c["verb"]) for c in shown["conflicts"]] == [("bob@example.com", "edit")]
+    checked = coop_in(a, "fsck")
+    assert checked.code == 0, checked.err
+    sync(a)
+    told = coop_in(b, "sync")  # bob's clone: accepted, and bob is told
+    assert told.code == 8, told.err  # not 4, a ledger refused for breaking its own rules
+    assert "lost on merge" in told.err
+    assert tip(b) == tip(a)
+    assert coop_in(b, "show", todo, "--json").json() == shown

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from tests import barrier
 from tests.conftest import coop_in, git
 from tests.remotes import Served, serve
 
@@ -48,14 +47,10 @@ def test_simultaneous_syncs_through_git_daemon_both_land(served: Served) -> None
     coop_in(b, "sync")
     coop_in(a, "add", "todo", "alice's")
     coop_in(b, "add", "todo", "bob's")
-    runner = [sys.executable, "-c", "from gitcoop.cli.main import run; run()", "sync"]
-    procs = [
-        subprocess.Popen(runner, cwd=p, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        for p in (a, b)
-    ]
-    for proc in procs:
-        _, err = proc.communicate(timeout=60)
-        assert proc.returncode == 0, err
+    syncs = [barrier.start(barrier.RUN_CLI, ["sync"], p, served.env) for p in (a, b)]
+    barrier.release(syncs)
+    for code, _, err in barrier.finish(syncs, timeout=60):
+        assert code == 0, err
     coop_in(a, "sync"), coop_in(b, "sync")
     assert trees(a) == trees(b)
     fresh = served.clone("carol")

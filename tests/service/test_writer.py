@@ -78,7 +78,7 @@ def test_an_expected_version_is_checked_before_anything_is_planned(code: Code) -
     a = new_todo("a")
     with pytest.raises(ChangedUnderWrite, match="is at version 1, not 7"):
         write(code.ctx(), [Intent(a, "take", expect=7)])
-    with pytest.raises(NotFound):
+    with pytest.raises(NotFound, match="no item matches 'td-zzzz'"):
         write(code.ctx(), [Intent("td-zzzz", "take")])
 
 

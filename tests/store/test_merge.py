@@ -159,3 +159,62 @@ def _now():  # type: ignore[no-untyped-def]
     from datetime import UTC, datetime
 
     return datetime(2026, 11, 29, 12, tzinfo=UTC)
+
+
+def test_a_remote_event_named_like_a_local_one_with_other_bytes_is_refused(
+    clones: Clones,
+) -> None:
+    """Events are never rewritten: a fetched event file whose name (clock and id) is one
+    of this clone's own unpushed events, but whose bytes differ, must not replace it."""
+    mallory, victim, todo = setup(clones)
+    same = {"COOP_SEED": "7"}  # one seed, one tip: the same event id and clock on both sides
+    assert coop_in(victim, "take", todo, env=same).code == 0
+    assert coop_in(mallory, "note", todo, "mine now", env=same).code == 0
+    names = event_files(victim, todo)
+    assert names == event_files(mallory, todo)  # the same file names...
+    show = f"refs/coop/ledger:{names[-1]}"
+    assert git(victim, "show", show) != git(mallory, "show", show)  # ...other bytes
+    assert coop_in(mallory, "sync").code == 0
+    before = git(victim, "rev-parse", "refs/coop/ledger").strip()
+    result = coop_in(victim, "sync")
+    assert result.code == 4, result.out + result.err
+    assert "differs from the local event of the same name" in result.err
+    assert git(victim, "rev-parse", "refs/coop/ledger").strip() == before
+    assert coop_in(victim, "show", todo, "--json").json()["taken_by"] == "victim@example.com"
+
+
+def test_a_remote_role_change_has_every_item_checked_against_the_new_roles(
+    clones: Clones,
+) -> None:
+    """Other roles change what every fold accepts: a remote that removes an owner but
+    keeps an item file that owner's role made (unchanged since the merge base, so not
+    among what the remote touched) is refused, not taken as the fold it no longer is."""
+    mallory, victim, todo = setup(clones)
+    assert coop_in(mallory, "roles", "add", "owner", "bob@example.com").code == 0
+    closed = coop_in(mallory, "done", todo, "--summary", "first", "--as", "carol@example.com")
+    assert closed.code == 0, closed.err
+    amended = coop_in(mallory, "done", todo, "--summary", "bob's", "--as", "bob@example.com")
+    assert amended.code == 0, amended.err
+    assert coop_in(mallory, "sync").code == 0 and coop_in(victim, "sync").code == 0
+    item = f"items/{todo[3:5]}/{todo}.yaml"
+    stale = git(mallory, "show", f"refs/coop/ledger:{item}").encode()  # bob's amendment in it
+    assert coop_in(mallory, "roles", "remove", "owner", "bob@example.com").code == 0
+    tamper(mallory, {item: stale})  # the item as the base had it: untouched since then
+    refused(victim, f"{item}: is not the fold of its events", diverged=False)
+
+
+def test_a_dead_writers_ref_lock_does_not_stop_a_merge(clones: Clones) -> None:
+    """A writer killed mid-swap leaves refs/coop/ledger.lock: the next merge clears it,
+    like the next write does, instead of failing on it."""
+    other, victim, _ = setup(clones)
+    assert coop_in(other, "add", "todo", "theirs").code == 0
+    assert coop_in(other, "sync").code == 0
+    lock = victim / ".git" / "refs" / "coop" / "ledger.lock"
+    lock.write_text("")
+    os.utime(lock, (1_000, 1_000))
+    result = coop_in(victim, "sync")
+    assert result.code == 0, result.err
+    assert "removed a stale" in result.err and not lock.exists()
+    assert git(victim, "rev-parse", "refs/coop/ledger") == git(
+        other, "rev-parse", "refs/coop/ledger"
+    )

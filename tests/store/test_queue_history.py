@@ -78,3 +78,16 @@ def test_ancestry_backwards_sideways_and_missing(tmp_path: Path) -> None:
     assert not is_ancestor(repo, second, first)  # backwards
     assert not is_ancestor(repo, second, third)  # sideways
     assert not is_ancestor(repo, "0" * 40, third)  # missing
+
+
+def test_an_evidence_path_deleted_or_created_since_counts_as_touched(tmp_path: Path) -> None:
+    path = make_repo(tmp_path / "r")
+    start = commit(path, "src/app.py", "v0\n")
+    git(path, "rm", "-q", "src/app.py")
+    git(path, "commit", "-q", "-m", "delete it")
+    commit(path, "src/new.py", "n\n")  # not there at the cached HEAD, nor at its parent
+    repo = open_repo(str(path))
+    head = current_head(repo)
+    assert head is not None
+    assert count_touching(repo, start, head, ["src/app.py"], limit=20) == 1
+    assert count_touching(repo, start, head, ["src/new.py"], limit=20) == 1

@@ -17,7 +17,7 @@ from gitcoop.store.lock import LockBusy, lock_path
 from gitcoop.store.repository import Backoff, RefLocked, open_repo
 from gitcoop.store.snapshot import Snapshot
 from gitcoop.store.transaction import Change, Policy
-from tests.conftest import coop, coop_process, git
+from tests.conftest import coop, coop_process, git, unavailable
 
 
 class FakeClock:
@@ -74,6 +74,8 @@ def test_a_ledger_without_a_reflog_gets_one_at_its_next_write(ledger: Path) -> N
 
 
 def _fsync_calls(repo: Path, *args: str) -> int:
+    if shutil.which("strace") is None:
+        unavailable("strace is not installed (Debian: apt-get install strace)")
     trace = repo.parent / "trace.txt"
     exe = str(Path(sys.executable).parent / "git-coop")
     done = subprocess.run(
@@ -84,12 +86,11 @@ def _fsync_calls(repo: Path, *args: str) -> int:
         check=False,
     )
     if done.returncode != 0 and "ptrace" in done.stderr:
-        pytest.skip("strace cannot trace here")
+        unavailable(f"strace cannot trace here: {done.stderr.strip()}")
     assert done.returncode == 0, done.stderr
     return sum("fsync(" in line for line in trace.read_text().splitlines())
 
 
-@pytest.mark.skipif(shutil.which("strace") is None, reason="needs strace")
 def test_writes_fsync_by_default_and_coop_fsync_false_trades_it_away(ledger: Path) -> None:
     assert _fsync_calls(ledger, "add", "todo", "durable") > 0
     git(ledger, "config", "coop.fsync", "false")
@@ -147,8 +148,73 @@ def test_a_ref_lock_that_ages_while_waiting_is_then_cleared(ledger: Path) -> Non
     notices: list[str] = []
     policy = Policy(clock=clock, sleep=clock.sleep, notice=notices.append)
     transaction.write(repo, add_todo_change("eventually"), policy=policy)
-    assert not lock.exists() and len(notices) == 1
-    assert policy.stale_after <= clock.now - start < policy.ref_lock_wait
+    assert not lock.exists() and len(notices) == 1 and "(5s old" in notices[0]
+    assert 5.0 <= clock.now - start < 5.5  # stale after five seconds, to the pause
+    assert clock.slept[:4] == [0.01, 0.02, 0.04, 0.08]  # the pauses double from 10 ms...
+    assert max(clock.slept) == 0.5  # ...up to half a second
+
+
+def test_a_ref_lock_exactly_five_seconds_old_is_stale_at_once(ledger: Path) -> None:
+    repo = open_repo(str(ledger))
+    lock = Path(repo.ref_lock_path())
+    lock.write_text("")
+    clock = FakeClock(os.stat(lock).st_mtime + 5.0)
+    notices: list[str] = []
+    policy = Policy(clock=clock, sleep=clock.sleep, notice=notices.append)
+    transaction.write(repo, add_todo_change("at once"), policy=policy)
+    assert clock.slept == [] and len(notices) == 1 and not lock.exists()
+
+
+class LiveGit(FakeClock):
+    """A live git that holds the ref lock, touching it, for as long as anyone waits."""
+
+    def __init__(self, lock: Path) -> None:
+        super().__init__(os.stat(lock).st_mtime)
+        self.lock = lock
+
+    def sleep(self, seconds: float) -> None:
+        super().sleep(seconds)
+        os.utime(self.lock, (self.now, self.now))
+
+
+def test_a_live_git_holding_the_ref_lock_is_waited_for_seven_seconds_then_named(
+    ledger: Path,
+) -> None:
+    repo = open_repo(str(ledger))
+    lock = Path(repo.ref_lock_path())
+    lock.write_text("")
+    live = LiveGit(lock)
+    before = tip(ledger)
+    with pytest.raises(RefLocked, match="stayed locked for 7"):
+        transaction.write(
+            repo, add_todo_change("blocked"), policy=Policy(clock=live, sleep=live.sleep)
+        )
+    assert 7.0 <= sum(live.slept) < 7.5  # the stale age and two seconds more, to the pause
+    assert lock.exists() and tip(ledger) == before
+
+
+def test_a_dead_writers_ref_lock_found_at_the_swap_is_cleared_and_the_swap_made_at_once(
+    ledger: Path,
+) -> None:
+    """The lock appears after the write began (so the first clearing missed it)."""
+    repo = open_repo(str(ledger))
+    lock = Path(repo.ref_lock_path())
+    clock = FakeClock(1_000_000_000.0)
+    calls: list[str | None] = []
+    inner = add_todo_change("cleared")
+
+    def decide(snapshot: Snapshot) -> Change:
+        calls.append(snapshot.commit)
+        lock.write_text("")
+        os.utime(lock, (1_000, 1_000))  # long dead
+        return inner(snapshot)
+
+    notices: list[str] = []
+    policy = Policy(clock=clock, sleep=clock.sleep, notice=notices.append)
+    transaction.write(repo, decide, policy=policy)
+    assert len(calls) == 1 and clock.slept == []  # no second decision, no pause
+    assert len(notices) == 1 and not lock.exists()
+    assert git(ledger, "log", "-1", "--format=%s", REF).strip() == "cleared"
 
 
 # -- lost swaps ----------------------------------------------------------------
@@ -190,8 +256,9 @@ def test_losing_every_swap_ends_in_exit_3_after_bounded_retries(ledger: Path) ->
 
     with pytest.raises(ChangedUnderWrite) as caught:
         transaction.write(repo, decide)
-    assert len(calls) == transaction.MAX_ATTEMPTS
+    assert len(calls) == 5  # five attempts, each on a fresh read
     assert caught.value.exit_code == 3
+    assert "the ledger moved 5 times" in caught.value.message
     assert "changed under this write" in caught.value.message
     assert "re-read and retry" in caught.value.message
     assert git(ledger, "log", "-1", "--format=%s", REF).strip() == "someone else"
@@ -214,6 +281,7 @@ def test_an_unreadable_ref_is_retried_then_named_never_called_missing(ledger: Pa
     with pytest.raises(BadLedger) as caught:
         repo.tip()
     assert REF in caught.value.message and "after 3 attempts" in caught.value.message
+    assert "corrupted loose reference file" in caught.value.message  # libgit2's own words
     assert pauses == [0.02, 0.04]
     result = coop("list")
     assert result.code == 4 and "no ledger" not in result.err and REF in result.err

@@ -111,3 +111,53 @@ def test_ledger_writes_never_touch_head_index_or_worktree(ledger: Path) -> None:
     raw = pygit2.Repository(str(ledger))
     assert raw.head_is_unborn
     git(ledger, "fsck", "--strict", "--no-dangling")  # raises on any error
+
+
+def test_prepare_writes_the_commit_and_moves_no_ref_until_it_lands(ledger: Path) -> None:
+    """A claim decided by a remote: committed as objects, landed only once it was taken."""
+    repo = open_repo(str(ledger))
+    before = repo.tip()
+    prepared = transaction.prepare(repo, bump)
+    assert prepared.commit is not None and prepared.change is not None
+    assert repo.tip() == before  # nobody here sees the claim yet
+    assert repo.commit_parents(prepared.commit) == [before]
+    assert transaction.land(repo, prepared)
+    assert repo.tip() == prepared.commit
+
+
+def test_prepare_with_nothing_to_change_commits_nothing(ledger: Path) -> None:
+    repo = open_repo(str(ledger))
+    prepared = transaction.prepare(repo, lambda snapshot: None)
+    assert (prepared.commit, prepared.change) == (None, None)
+    assert prepared.snapshot.commit == repo.tip()
+
+
+def test_a_prepared_commit_does_not_land_on_a_ledger_that_moved(ledger: Path) -> None:
+    repo = open_repo(str(ledger))
+    prepared = transaction.prepare(repo, bump)
+    moved = transaction.write(repo, bump).snapshot.commit
+    assert not transaction.land(repo, prepared)
+    assert repo.tip() == moved
+
+
+def test_a_change_writes_each_item_and_event_at_its_path_and_keeps_the_rest(ledger: Path) -> None:
+    from gitcoop.domain.lifecycle import HANDLERS
+    from gitcoop.store.layout import event_path, item_path
+    from tests.domain.builders import ROLES, TODO, event
+
+    repo = open_repo(str(ledger))
+    before = Snapshot(repo, repo.tip())
+    added = event("add", kind="todo", title="laid out", clock=before.config.clock + 1)
+    note = event("note", text="only an event", item=TODO, clock=before.config.clock + 2)
+    item = HANDLERS["add"](None, added, ROLES)
+
+    def decide(snapshot: Snapshot) -> Change:
+        return Change("add", "alice@example.com", T0, items={TODO: item}, events=[added])
+
+    transaction.write(repo, decide)
+    transaction.write(repo, lambda s: Change("note", "alice@example.com", T0, events=[note]))
+    after = Snapshot(repo, repo.tip())
+    for path in (event_path(added), event_path(note), item_path(TODO)):
+        assert git(ledger, "cat-file", "-t", f"refs/coop/ledger:{path}").strip() == "blob", path
+    assert after.config == before.config  # coop.yaml kept
+    assert {e.id for e in before.all_events()} <= {e.id for e in after.all_events()}

@@ -1,0 +1,62 @@
+"""Whether a ledger commit is signed, and with what: local git config and the owners' policy.
+
+A commit is signed when local git config asks for it (`coop.sign true`, or
+git's own `commit.gpgSign true` with `gpg.format ssh`), or when the ledger's
+owners require it (`git coop config require_signed true`). Under the policy
+the key that signed must be one the ledger registers to the one acting (the
+keys as of the commit's parent, as every clone checks it on sync), or the
+write is refused: a commit peers would refuse is never made.
+
+This module is loaded only when a write may sign (`service/context.py`
+decides that from config alone), so an unsigned ledger never imports it.
+"""
+
+from __future__ import annotations
+
+from gitcoop.domain import rulebook
+from gitcoop.domain.keys import Keys, fingerprint
+from gitcoop.domain.roles import LEDGER_ID
+from gitcoop.errors import Refused, UsageError
+from gitcoop.service.context import SIGN_KEY, sign_setting
+from gitcoop.store import signing
+from gitcoop.store.repository import Repo, Sign
+from gitcoop.store.snapshot import Snapshot
+
+
+def commit_signer(repo: Repo, actor: str, ledger: Snapshot | None, required: bool) -> Sign:
+    """A `Sign` for `actor`'s commit on top of `ledger`; under the policy (`required`), its key
+    must be registered to `actor` there. Errors name what to set; nothing is written."""
+    if required and sign_setting(repo) is False:
+        raise Refused(
+            f"this ledger requires signed commits (require_signed), and git config {SIGN_KEY} "
+            f"is false — run: git config {SIGN_KEY} true"
+        )
+    try:
+        signer = signing.signer(repo)
+    except UsageError as missing:
+        if not required:
+            raise
+        raise Refused(
+            "this ledger requires signed commits (require_signed): "
+            f"{missing.message.removesuffix(' — nothing was written')}, and an owner "
+            "registers its public key: git coop keys add EMAIL KEY"
+        ) from None
+    keys = keys_at(ledger) if required and ledger is not None else None
+
+    def sign(payload: bytes) -> str:
+        signed = signer.sign(payload)
+        if keys is not None and signed.key not in keys.of(actor):
+            raise Refused(
+                f"the key that signs ({fingerprint(signed.key)}) is not registered to {actor} — "
+                f"an owner registers it: git coop keys add {actor} KEY (nothing was written)"
+            )
+        return signed.signature
+
+    return sign
+
+
+def keys_at(ledger: Snapshot) -> Keys:
+    """The keys the ledger registers at `ledger`: the fold of its own events."""
+    if ledger.commit is None:
+        return Keys()
+    return rulebook.fold_ledger(ledger.events(LEDGER_ID), ledger.config.kept_out)[0].keys

@@ -1,0 +1,148 @@
+"""The owners' signing policy over a run of commits: which it covers, and which broke it.
+
+Part of the boundary (`store/inbound.py` calls it for every fetch; `fsck
+--full` for the whole history). A commit is covered when it adds events and
+the ledger at its parent requires signed commits (`require_signed`); it
+keeps the policy when git finds it signed by a key the ledger registered to
+its author at that parent. The ledger at a parent is the fold of its own
+events less those already kept out, so a forged key or setting change
+cannot vouch for the commits after it.
+
+Signatures are checked by git in one batch (`store/signatures.py`, loaded
+only when some commit may be covered).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from gitcoop.domain import rulebook
+from gitcoop.domain.ids import EventId
+from gitcoop.domain.keys import Keys
+from gitcoop.domain.roles import LEDGER_ID
+from gitcoop.store.layout import event_dir
+from gitcoop.store.repository import CommitInfo, Oid, Repo
+from gitcoop.store.snapshot import Snapshot
+
+if TYPE_CHECKING:
+    from gitcoop.store.inbound import Reader
+    from gitcoop.store.signatures import Checked
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A commit that adds events on top of one parent: the policy may cover it."""
+
+    info: CommitInfo
+    events: frozenset[EventId]  # the events it adds
+
+
+@dataclass(frozen=True)
+class Broken:
+    """A covered commit that broke the policy, and why (one line naming the commit)."""
+
+    commit: Candidate
+    message: str
+
+
+@dataclass
+class Judgement:
+    covered: list[Candidate] = field(default_factory=list)  # the commits the policy covers
+    broken: list[Broken] = field(default_factory=list)
+
+    @property
+    def kept_out(self) -> frozenset[EventId]:
+        """The events of the commits that broke the policy."""
+        return frozenset(e for b in self.broken for e in b.commit.events)
+
+
+class LedgerStates:
+    """The ledger's own fold (roles, settings, keys) at a commit, less the events kept out;
+    folded once per version of the ledger's event folder."""
+
+    def __init__(self, repo: Repo, reader: Reader) -> None:
+        self.repo = repo
+        self.reader = reader
+        self.folded: dict[tuple[str, frozenset[EventId]], rulebook.LedgerState] = {}
+
+    def at(self, commit: Oid, kept_out: frozenset[EventId] = frozenset()) -> rulebook.LedgerState:
+        snapshot = Snapshot(self.repo, commit)
+        folder = snapshot.subtree(event_dir(LEDGER_ID))
+        key = (str(folder.id) if folder is not None else "", kept_out)
+        if key not in self.folded:
+            events = self.reader.item_events(snapshot, LEDGER_ID) if key[0] else []
+            self.folded[key] = rulebook.fold_ledger(events, kept_out)[0]
+        return self.folded[key]
+
+
+def judge(
+    states: LedgerStates, candidates: list[Candidate], trusted: Collection[EventId] = ()
+) -> Judgement:
+    """Walk `candidates` (parents first): each covered one is judged with the ledger as it
+    stands once every earlier breaker's events (and `trusted`, already kept out) are out."""
+    first = [c for c in candidates if states.at(_parent(c)).requires_signing]
+    if not first:
+        return Judgement()
+    verdicts = _Verdicts(states.repo, candidates, states)
+    verdicts.fetch(first)
+    kept = frozenset(trusted)
+    found = Judgement()
+    for candidate in candidates:
+        state = states.at(_parent(candidate), kept)
+        if not state.requires_signing:
+            continue
+        found.covered.append(candidate)
+        why = _problem(verdicts.of(candidate), candidate.info.author, state.keys)
+        if why is not None:
+            found.broken.append(Broken(candidate, _message(candidate, why)))
+            kept = kept | candidate.events
+    return found
+
+
+class _Verdicts:
+    """git's verdicts, fetched in batches: first for the commits the policy may cover, and
+    for the rest of the run if a kept-out change turns the policy back on."""
+
+    def __init__(self, repo: Repo, candidates: list[Candidate], states: LedgerStates) -> None:
+        self.repo = repo
+        self.candidates = candidates
+        self.found: dict[Oid, Checked] = {}
+        parents = {_parent(c) for c in candidates}
+        self.keys = frozenset(k for p in parents for k in states.at(p).keys.every_key())
+
+    def fetch(self, wanted: list[Candidate]) -> None:
+        from gitcoop.store import signatures
+
+        oids = [c.info.oid for c in wanted if c.info.oid not in self.found]
+        self.found.update(signatures.check(self.repo, oids, self.keys))
+
+    def of(self, candidate: Candidate) -> Checked:
+        if candidate.info.oid not in self.found:
+            at = self.candidates.index(candidate)
+            self.fetch(self.candidates[at:])
+        return self.found[candidate.info.oid]
+
+
+def _parent(candidate: Candidate) -> Oid:
+    return candidate.info.parents[0]
+
+
+def _problem(checked: Checked, author: str, keys: Keys) -> str | None:
+    from gitcoop.store.signatures import GOOD, UNKNOWN_KEY
+
+    if checked.status == GOOD and checked.fingerprint in keys.fingerprints(author):
+        return None
+    if checked.status in (GOOD, UNKNOWN_KEY):
+        holder = keys.signer(checked.fingerprint)
+        whose = f" (it is {holder}'s)" if holder else ""
+        return f"signed by {checked.fingerprint}{whose}, not by a key registered to {author}"
+    return f"{checked.meaning}, where a key registered to {author} must sign"
+
+
+def _message(candidate: Candidate, why: str) -> str:
+    return (
+        f"commit {candidate.info.oid[:12]}: {why} — the ledger requires signed commits "
+        "(require_signed): every commit that adds events is signed by its author's key"
+    )
