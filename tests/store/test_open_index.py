@@ -15,6 +15,8 @@ import re
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from gitcoop.domain import ids
 from gitcoop.domain.lifecycle import TERMINAL
 from gitcoop.store.cache import ItemCache
@@ -233,3 +235,21 @@ def test_a_settled_file_needing_nothing_is_counted_unread_and_refused_when_shown
     assert plain.code == 0 and "settled: 1 done" in plain.out
     every = coop("list", "--all")
     assert every.code == 4 and path in every.err
+
+
+def test_text_listings_build_no_item(ledger: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`list`, `ready` and `blocked` print their lines from the cached summaries."""
+    from gitcoop.domain.records import Item
+
+    made = [add(f"work {k}") for k in range(4)]
+    assert coop("take", made[0]).code == 0
+    assert coop("dep", "add", made[1], "blocks", made[2]).code == 0
+    expected = {args: coop(*args).out for args in (("list",), ("ready",), ("blocked",))}
+    built: list[object] = []
+    real = Item.from_data.__func__  # type: ignore[attr-defined]
+    monkeypatch.setattr(
+        Item, "from_data", classmethod(lambda cls, d: built.append(d) or real(cls, d))
+    )
+    for args, out in expected.items():
+        assert coop(*args).out == out, args
+    assert built == []
