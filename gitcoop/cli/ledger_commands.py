@@ -21,9 +21,10 @@ from gitcoop.cli.options import (
     make_context,
 )
 from gitcoop.cli.terminal import printable, say, warn
-from gitcoop.errors import UsageError
+from gitcoop.errors import CoopError, UsageError
 
 if TYPE_CHECKING:
+    from gitcoop.service.context import Context
     from gitcoop.service.writer import Shown
 
 IdArg = Annotated[str, typer.Argument(metavar="ID", help="An item id or any unique prefix.")]
@@ -100,6 +101,18 @@ def lost_line(conflicts: list[dict[str, Any]], label: str, actor: str | None) ->
         f"    your {', '.join(verbs)} lost on merge: you no longer hold this — "
         f"git coop ack {label} once you have stopped"
     )
+
+
+def _hinted(ctx: Context) -> bool:
+    """Whether the hooks install hint was given in this clone already (its marker file)."""
+    import os
+
+    from gitcoop.store.layout import HOOKS_HINTED
+
+    try:
+        return os.path.exists(os.path.join(ctx.repo().common_dir, HOOKS_HINTED))
+    except CoopError:
+        return False
 
 
 def register(app: typer.Typer) -> None:
@@ -309,7 +322,7 @@ def register(app: typer.Typer) -> None:
         ctx = make_context(actor, session, expect, offline)
         shown = ledger.act(ctx, item, verb, {k: v for k, v in args.items() if v})
         print_written(shown, as_json, past)
-        if verb == "take":
+        if verb == "take" and not _hinted(ctx):  # said once: later takes load nothing for it
             from gitcoop.cli.hooks_commands import hint_on_take
 
             hint_on_take(ctx)

@@ -23,12 +23,12 @@ from importlib import resources
 from gitcoop.errors import Refused
 from gitcoop.service.context import Context
 from gitcoop.store import worktree
+from gitcoop.store.layout import HOOKS_HINTED
 
 HOOK_NAMES = ("post-commit", "post-rewrite", "prepare-commit-msg")
 MARKER = b"gitcoop-hook"
 LEGACY_SUFFIX = ".legacy"
 SLOTS = ("python", "entry")  # the shim's lines `python=''` and `entry=''`
-HINTED = "coop-hooks-hinted"  # in the common git dir: the install hint was given once
 PRE_COMMIT_CONFIG = ".pre-commit-config.yaml"
 
 
@@ -135,7 +135,7 @@ def installed(ctx: Context) -> bool:
 
 def hint_once(ctx: Context) -> bool:
     """True the first time it is asked in a clone without the hooks; never again after."""
-    marker = os.path.join(ctx.repo().common_dir, HINTED)
+    marker = os.path.join(ctx.repo().common_dir, HOOKS_HINTED)
     if os.path.exists(marker) or installed(ctx):
         return False
     try:

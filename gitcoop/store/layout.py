@@ -8,6 +8,8 @@ from gitcoop.domain.ids import fanout
 from gitcoop.domain.records import Event
 
 REF = "refs/coop/ledger"
+# in the common git dir: the hooks install hint was given once (service/hooks.py)
+HOOKS_HINTED = "coop-hooks-hinted"
 COOP_FILE = "coop.yaml"
 ITEMS = "items"
 EVENTS = "events"

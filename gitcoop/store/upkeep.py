@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from gitcoop.store.repository import Repo
 
@@ -41,8 +41,7 @@ HEX = frozenset("0123456789abcdef")
 PLACE = frozenset(("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_PREFIX", "GIT_COMMON_DIR"))
 
 
-@dataclass(frozen=True)
-class Thresholds:
+class Thresholds(NamedTuple):  # not a dataclass: every write loads this module
     """git's `gc.auto`, `gc.autoPackLimit` and `gc.autoDetach`, as git reads them."""
 
     loose: int = 6700
@@ -52,9 +51,9 @@ class Thresholds:
     @classmethod
     def of(cls, repo: Repo) -> Thresholds:
         return cls(
-            repo.config_int("gc.auto", cls.loose),
-            repo.config_int("gc.autoPackLimit", cls.packs),
-            repo.config_bool("gc.autoDetach", cls.detach),
+            repo.config_int("gc.auto", 6700),
+            repo.config_int("gc.autoPackLimit", 50),
+            repo.config_bool("gc.autoDetach", True),
         )
 
 
