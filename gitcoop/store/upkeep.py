@@ -16,7 +16,7 @@ git's threshold counts objects, and a ledger's are large: 6,700 of them are
 git's gcs, once `objects/17` holds more than one loose object (about 500 in
 all, some 50 transitions), the loose objects are packed with `git repack -d`
 (incremental: only loose objects, each version of a tree stored as a delta of
-another; no pruning, no rewrite of the existing packs), at most once in five
+another; no pruning, no rewrite of the existing packs), at most once in two
 seconds (a repack of a 100,000-item ledger takes a second or two); also while
 a gc of git's runs (a full repack can take a minute), so that what is written
 meanwhile does not wait for the next one.
@@ -35,7 +35,7 @@ from gitcoop.store.repository import Repo
 LOOSE_SAMPLE = "17"  # the fan-out directory git counts to estimate all loose objects
 PACK_AFTER = 1  # loose objects in objects/17 (about 256 each in all) from which they are packed
 STAMP = "coop-repack"  # in the common git dir: when the last pack of loose objects started
-PACK_EVERY = 5.0  # seconds: at most one pack of loose objects started in that time
+PACK_EVERY = 2.0  # seconds: at most one pack of loose objects started in that time
 HEX = frozenset("0123456789abcdef")
 # where a hook's git says the repository is; gc is pointed at the common git dir instead
 PLACE = frozenset(("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_PREFIX", "GIT_COMMON_DIR"))
