@@ -102,6 +102,8 @@ def template() -> Iterator[Path]:
     for path in (alice, victim):
         git(path, "remote", "add", "origin", (root / "remote.git").as_uri())
         git(path, "config", "coop.fsync", "false")
+        # a template is copied while tests run: no packing may start in it in the background
+        git(path, "config", "gc.auto", "0")
     for args in (["init"], ["roles", "add", "chief", MALLORY]):
         assert coop_in(alice, *args).code == 0, args
     todo = coop_in(alice, "add", "todo", "seed").out.strip()

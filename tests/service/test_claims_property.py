@@ -58,6 +58,8 @@ def template(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
         git(root, "clone", "-q", "-b", "main", (root / "remote.git").as_uri(), str(path))
         git(path, "config", "user.email", f"{name}@example.com")
         git(path, "config", "coop.fsync", "false")  # durability is not under test here
+        # a template is copied while tests run: no packing may start in it in the background
+        git(path, "config", "gc.auto", "0")
         assert coop_in(path, "remote", "setup", "origin", "--claims").code == 0
         assert coop_in(path, "sync").code == 0
     yield root

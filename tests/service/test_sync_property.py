@@ -71,6 +71,8 @@ def template(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
         path = make_repo(root / name, f"{name}@example.com")
         git(path, "remote", "add", "origin", (root / "remote.git").as_uri())
         git(path, "config", "coop.fsync", "false")  # durability is not under test here
+        # a template is copied while tests run: no packing may start in it in the background
+        git(path, "config", "gc.auto", "0")
     assert coop_in(root / "ann", "init").code == 0
     for n in range(ITEMS):
         assert coop_in(root / "ann", "add", "todo", f"shared {n}").code == 0
