@@ -6,9 +6,12 @@ import sys
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from gitcoop.cli.terminal import printable
+from gitcoop.cli import wording
+from gitcoop.cli.table import Cell, Row, lay_out
+from gitcoop.cli.terminal import Styled, join, paint, printable
+from gitcoop.cli.wording import count
 from gitcoop.domain import jsontext, obligations
-from gitcoop.domain.lifecycle import HELD
+from gitcoop.domain.lifecycle import HELD, TERMINAL
 from gitcoop.domain.timefmt import human_age, human_instant
 
 if TYPE_CHECKING:  # annotations only: `take` and `done` need not load the queries
@@ -41,34 +44,68 @@ def holder_note(item: Item, now: datetime) -> str:
     return f"  [taken by {item.taken_by}, {human_age(now - item.taken_at)} ago]"
 
 
-def item_line(shown: Shown, now: datetime, viewer: str | None = None) -> str:
-    """One item; held work with a blocked report shows as blocked. `viewer` sees the
-    takeovers of their work they have not acknowledged."""
+STATUS_ROLES = {
+    "open": "good",
+    "ready": "good",
+    "taken": "busy",
+    "in_progress": "busy",
+    "blocked": "bad",
+    "draft": "waiting",
+    "verifying": "waiting",
+    **dict.fromkeys(TERMINAL, "settled"),
+}
+
+
+def status_role(status: str) -> str | None:
+    """The colour of a status word (`terminal.PALETTE`)."""
+    return STATUS_ROLES.get(status)
+
+
+def holder_mark(item: Item, now: datetime) -> Styled | None:
+    """`[taken by X, 5h ago]`, the holder in colour."""
+    if item.taken_by is None or item.taken_at is None or item.status not in HELD:
+        return None
+    age = human_age(now - item.taken_at)
+    return join("[taken by ", paint(item.taken_by, "holder"), f", {age} ago]")
+
+
+def item_row(shown: Shown, now: datetime, viewer: str | None = None) -> Row:
+    """One item as a table row; held work with a blocked report shows as blocked. `viewer`
+    sees the takeovers of their work they have not acknowledged."""
     item = shown.item
-    status, marks = item.status, holder_note(item, now)
+    status = item.status
+    marks = [mark for mark in (holder_mark(item, now),) if mark is not None]
     ob = item.obligation
     if ob is not None and ob.pending:
         if obligations.is_blocked(ob) and item.status in HELD:
             status = "blocked"
-        marks += "  [parked]" if ob.parked else ""
-        marks += "  [escalated]" if ob.escalated else ""
+        marks += [paint("[parked]", "waiting")] if ob.parked else []
+        marks += [paint("[escalated]", "bad")] if ob.escalated else []
     if item.conflicts:
-        marks += f"  [{len(item.conflicts)} conflict{'s' if len(item.conflicts) > 1 else ''}]"
+        marks.append(paint(f"[{count(len(item.conflicts), 'conflict')}]", "conflict"))
     for taken in obligations.takeovers_for(item, viewer) if viewer else ():
-        marks += f"  [taken over by {taken.by} at {human_instant(taken.at)}]"
-    return printable(f"{shown.label:<10} {item.kind:<8} {status:<10} {item.title}{marks}")
+        marks.append(
+            join("[taken over by ", paint(taken.by, "holder"), f" at {human_instant(taken.at)}]")
+        )
+    cells = [Cell(shown.label, "id"), Cell(item.kind), Cell(status, status_role(status))]
+    return Row(cells, item.title, marks)
+
+
+def item_line(shown: Shown, now: datetime, viewer: str | None = None) -> str:
+    """One item on one line, as a listing of it alone lays it out."""
+    return lay_out([item_row(shown, now, viewer)])[0]
 
 
 def item_details(
     shown: Shown, now: datetime, notes: list[Note] | None = None, links: Links | None = None
-) -> str:
+) -> Styled:
     """Everything about one item: its fields, what it owes, its links and notes, its body."""
     item = shown.item
     rows: list[tuple[str, Any]] = [
         ("id", f"{item.id} ({shown.label})"),
         ("kind", item.kind),
         ("title", item.title),
-        ("status", item.status + holder_note(item, now)),
+        ("status", join(paint(item.status, status_role(item.status)), holder_note(item, now))),
         ("priority", item.priority),
         ("version", item.version),
         ("created", f"{human_instant(item.created_at)} by {item.created_by}"),
@@ -102,7 +139,8 @@ def item_details(
         parked = ", parked" if ob.parked else ""
         escalated = ", escalated to owners" if ob.escalated else ""
         end = f" ({ob.disposition})" if ob.disposition else ""
-        rows.append(("owes", f"{ob.kind} {ob.status}{end}{due}{parked}{escalated}"))
+        owes = f"{wording.obligation(ob.kind)}, {ob.status}{end}{due}{parked}{escalated}"
+        rows.append(("owes", owes))
         if ob.latest_report:
             said = ob.latest_report.get("reason") or ob.latest_report.get("note")
             rows.append(("report", f"{ob.latest_report.get('status')}: {said}"))
@@ -117,17 +155,25 @@ def item_details(
         rows.append(
             (
                 "conflict",
-                f"{conflict.verb} by {conflict.actor} ({conflict.event}): {conflict.reason}",
+                paint(
+                    f"{conflict.verb} by {conflict.actor} ({conflict.event}): "
+                    f"{wording.plain(conflict.reason)}",
+                    "conflict",
+                ),
             )
         )
     rows += _link_rows(links) if links is not None else []
     for note in notes or ():
         rows.append(("note", f"{human_instant(note.at)} {note.actor}: {note.text}"))
     width = max(len(k) for k, _ in rows)
-    lines = [f"{k:<{width}}  {printable(str(v))}" for k, v in rows]
+    lines: list[str] = [join(paint(f"{k:<{width}}", "heading"), "  ", _value(v)) for k, v in rows]
     if item.body:
         lines += ["", *(printable(line) for line in item.body.splitlines())]
-    return "\n".join(lines)
+    return Styled("\n".join(lines))
+
+
+def _value(value: Any) -> Styled:
+    return value if isinstance(value, Styled) else Styled(printable(str(value)))
 
 
 def _link_rows(links: Links) -> list[tuple[str, Any]]:
@@ -170,7 +216,7 @@ def log_line(entry: LogEntry) -> str:
         details.append(f"{key}={'none' if value is None else value}")
     if event.verb == "add":
         details.append(printable(repr(event.arg("title"))))
-    refused = f"  [refused: {entry.refused}]" if entry.refused else ""
+    refused = f"  [refused: {wording.plain(entry.refused)}]" if entry.refused else ""
     extra = "  " + " ".join(details) if details else ""
     return printable(
         f"{human_instant(event.at)}  {entry.label:<10} {event.verb:<9} {event.actor}"

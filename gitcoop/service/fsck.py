@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from gitcoop.domain import ids, lifecycle, rulebook
+from gitcoop.domain import ids, lifecycle, progress, rulebook
 from gitcoop.domain.ids import ItemId
 from gitcoop.domain.records import Event, Item, LedgerConfig, Roles
 from gitcoop.domain.roles import LEDGER_ID
@@ -195,7 +195,9 @@ def _check_history(report: Report, repo: Repo, tip: Oid, limit: int | None) -> N
     clocks: dict[Oid, int | None] = {}
     commits = repo.history(tip, limit)
     report.commits = len(commits)
-    for commit in commits:
+    shown = progress.reporter()
+    for done, commit in enumerate(commits):
+        shown.step("checking the ledger's history", done, len(commits))
         parents = repo.commit_parents(commit)
         added: set[str] | None = None
         bases: list[Oid | None] = [*parents] if parents else [None]
@@ -211,6 +213,7 @@ def _check_history(report: Report, repo: Repo, tip: Oid, limit: int | None) -> N
             new = {d.path for d in deltas if d.status == "added"}
             added = new if added is None else added & new
         _check_new_clocks(report, repo, commit, parents, sorted(added or ()), clocks)
+    shown.step("checking the ledger's history", len(commits), len(commits))
 
 
 def _check_new_clocks(

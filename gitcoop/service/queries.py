@@ -44,6 +44,8 @@ class ListFilter:
     stale: bool = False  # held for longer than STALE_AFTER
     mine: bool = False  # held by the acting person, or a takeover of their work to acknowledge,
     lost: frozenset[str] = frozenset()  # ...or where their event lost unacknowledged (service/lost)
+    grep: str | None = None  # in the title, body or notes, case-folded (service/search)
+    since: str | None = None  # changed at or after this instant (its fixed-width text)
 
 
 @dataclass(frozen=True)
@@ -84,12 +86,20 @@ def list_rows(ctx: Context, include_settled: bool = False, where: ListFilter | N
     where = where or ListFilter()
     viewer = ctx.who(snapshot.repo) if where.mine else None
     keep = _matcher(where, ctx.now, viewer)
+    rows = snapshot.rows(ItemCache(snapshot.repo.common_dir))
+    narrow = None
+    if where.grep is not None or where.since is not None:
+        from gitcoop.service import search  # its index is read only for a search
+
+        narrow = search.narrowing(snapshot, where.grep, where.since, rows)
     hide_settled = not include_settled and where.status is None
     listed: list[tuple[str, str, Row]] = []
     settled: dict[str, int] = defaultdict(int)
-    for row in snapshot.rows(ItemCache(snapshot.repo.common_dir)):
+    for row in rows:
         brief = row.brief  # the Summary's plain tuple: no object per row on a plain listing
         if keep is not _everything and not keep(Summary._make(brief)):
+            continue
+        if narrow is not None and not narrow(row):
             continue
         status = brief[_STATUS]
         shown_anyway = brief[_CONFLICTED] or (viewer is not None and viewer in brief[_NOTIFIED])
@@ -110,8 +120,11 @@ def _matcher(where: ListFilter, now: datetime, viewer: str | None) -> Callable[[
         checks.append(lambda s: s.kind == where.kind)
     if where.status is not None:
         checks.append(lambda s: s.status == where.status)
-    if where.holder is not None:
-        checks.append(lambda s: s.status in HELD and s.taken_by == where.holder)
+    if where.holder is not None:  # a prefix of who holds it: --holder bob
+        holder = where.holder.casefold()
+        checks.append(
+            lambda s: s.status in HELD and (s.taken_by or "").casefold().startswith(holder)
+        )
     if where.tag is not None:
         checks.append(lambda s: where.tag in s.tags)
     if where.owed:

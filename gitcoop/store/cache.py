@@ -49,12 +49,14 @@ import zlib
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
+from gitcoop.domain import progress
 from gitcoop.domain.ids import shortest_labels
 
 CACHE_DIR = "coop-cache"
 FORMAT = "items-v5"
 MAGIC = b"COOPCACHE5\n"
 MAX_SHARD_BYTES = 256 * 1024 * 1024
+READING = "reading items into the read cache"
 
 Data = dict[str, Any]
 Entry = tuple[str, str]  # item id, blob id
@@ -157,24 +159,30 @@ class ItemCache:
         fan-outs changed, and then keeps only the fan-outs given.
         """
         found: list[Row] = []
+        shown, at, rebuilt = progress.reporter(), 0, False  # how far, in fan-out directories
         for group, members in _groups(fanouts):
             stored = self.read(group)
             shard: dict[str, Any] = stored if isinstance(stored, dict) else {}
             kept: dict[str, tuple[str, list[Any]]] = {}
             changed = False
             for fan, tree_id in members:
+                at += 1
                 old = shard.get(fan)
                 if old is not None and old[0] == tree_id:
                     self.hits += 1
                     kept[fan] = old
                     found += map(Row._make, old[1])
                     continue
+                shown.step(READING, at - 1, len(fanouts))
                 rows = self._rebuild(entries(fan), old[1] if old is not None else [], parse)
+                rebuilt = True
                 kept[fan] = (tree_id, [tuple(row) for row in rows])  # marshal takes plain tuples
                 found += rows
                 changed = True
             if changed or kept.keys() != shard.keys():  # a fan-out rebuilt, or one gone
                 self.write(group, kept)
+        if rebuilt:
+            shown.step(READING, len(fanouts), len(fanouts))
         return found
 
     def _rebuild(

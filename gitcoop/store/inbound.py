@@ -28,7 +28,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from gitcoop.domain import admission, rulebook
+from gitcoop.domain import admission, progress, rulebook
 from gitcoop.domain.ids import ItemId, fanout
 from gitcoop.domain.records import Event, LedgerConfig
 from gitcoop.domain.roles import LEDGER_ID
@@ -87,8 +87,12 @@ def check(repo: Repo, remote: str, ours: Oid | None, base: Oid | None, theirs: O
     reader = Reader(repo)
     try:
         history = _History(repo, reader)
-        for info in repo.commits_since(theirs, ours):
+        arrived = repo.commits_since(theirs, ours)
+        shown = progress.reporter()
+        for done, info in enumerate(arrived):
+            shown.step(f"checking what arrived from {remote}", done, len(arrived))
             history.check(info)
+        shown.step(f"checking what arrived from {remote}", len(arrived), len(arrived))
         touched = _check_tip(reader, base, theirs, where)
     except BadLedger as error:
         text = error.message.removeprefix(where)

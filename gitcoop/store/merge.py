@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
-from gitcoop.domain import reconcile, rulebook
+from gitcoop.domain import progress, reconcile, rulebook
 from gitcoop.domain.ids import ItemId
 from gitcoop.domain.records import LedgerConfig, Roles
 from gitcoop.domain.roles import LEDGER_ID
@@ -122,11 +122,14 @@ def _merge_commit(
     updates: dict[str, tuple[Any, int]] = {
         COOP_FILE: (repo.write_blob(codec.dump(config.to_data())), MODE_BLOB)
     }
-    for item_id in sorted(touched):
+    shown = progress.reporter()
+    for done, item_id in enumerate(sorted(touched)):
+        shown.step(f"merging the ledger of {remote}", done, len(touched))
         folder, item = _replay(reader, remote, mine, yours, item_id, config.roles)
         updates[event_dir(item_id)] = (folder, MODE_TREE)
         if item is not None:
             updates[item_path(item_id)] = (item, MODE_BLOB)
+    shown.step(f"merging the ledger of {remote}", len(touched), len(touched))
     tree = _rewrite(repo, mine.tree, updates)
     message = f"merge {remote} by {actor}"
     return repo.write_commit(tree, [ours, theirs], actor, at, message), tuple(sorted(touched))
