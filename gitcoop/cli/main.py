@@ -125,7 +125,7 @@ def main(argv: list[str] | None = None) -> int:
     from gitcoop.cli import terminal
     from gitcoop.domain import progress
 
-    args = global_options_last(sys.argv[1:] if argv is None else argv)
+    args = sys.argv[1:] if argv is None else argv
     undecodable = next((n for n, arg in enumerate(args, 1) if _surrogate(arg)), None)
     if undecodable is not None:  # bytes that are not UTF-8: nothing can store or show them
         warn(
@@ -142,6 +142,7 @@ def main(argv: list[str] | None = None) -> int:
     except UsageError as error:
         warn(f"gitcoop: {error.message}")
         return error.exit_code
+    args = global_options_last(args)
     terminal.configure(colour)
     meter = terminal.meter()
     with progress.shown_by(meter):
@@ -255,18 +256,24 @@ def _unknown_command(word: str, args: list[str]) -> int:
 
 
 def colour_options(args: list[str]) -> tuple[list[str], str]:
-    """`--color[=WHEN]` and `--no-color`, wherever they stand (before `--`), taken out."""
-    mode, kept = "auto", list[str]()
-    for at, arg in enumerate(args):
+    """`--color[=]WHEN`, a bare `--color` and `--no-color`, wherever they stand (before
+    `--`), taken out; as git takes them, a bare `--color` means always."""
+    modes = ("auto", "always", "never")
+    mode, kept, at = "auto", list[str](), 0
+    while at < len(args):
+        arg = args[at]
+        at += 1
         if arg == "--":
-            return [*kept, *args[at:]], mode
+            return [*kept, *args[at - 1 :]], mode
         if arg == "--no-color":
             mode = "never"
         elif arg == "--color":
-            mode = "always"  # as git: a bare --color means always
+            mode = "always"
+            if at < len(args) and args[at] in modes:
+                mode, at = args[at], at + 1
         elif arg.startswith("--color="):
             mode = arg.partition("=")[2]
-            if mode not in ("auto", "always", "never"):
+            if mode not in modes:
                 raise UsageError(f"--color={mode}: use --color=auto, always or never")
         else:
             kept.append(arg)

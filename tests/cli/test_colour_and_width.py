@@ -124,3 +124,21 @@ def test_progress_shows_on_a_terminal_only(ledger: Path, work: dict[str, str]) -
     assert "checking the ledger's history: 100%" in checked.err
     piped = coop_process(ledger, "fsck", "--full", env=quick)
     assert piped.err == "" and piped.code == 0
+
+
+@pytest.mark.parametrize(
+    ("args", "mode"),
+    [
+        (["--color", "list"], "always"),
+        (["--color", "never", "list"], "never"),
+        (["list", "--color=auto"], "auto"),
+        (["--no-color", "list", "--json"], "never"),
+        (["add", "todo", "--", "--color"], "auto"),
+    ],
+)
+def test_colour_flags_are_taken_wherever_they_stand(args: list[str], mode: str) -> None:
+    from gitcoop.cli.main import colour_options
+
+    kept, found = colour_options(args)
+    assert found == mode
+    assert "--no-color" not in kept and ("--color" not in kept or "--" in kept)
