@@ -349,7 +349,7 @@ def register(app: typer.Typer) -> None:
             say(f"settled: {counts} — git coop list --all shows them")
 
     @app.command()
-    def show(item: IdArg, actor: AsOpt = None, as_json: JsonOpt = False) -> None:
+    def show(item: IdArg, as_json: JsonOpt = False) -> None:
         """Everything the ledger holds about one item.
 
         Its fields, body, tags and priority, what it owes, its links both ways (and any
@@ -357,7 +357,7 @@ def register(app: typer.Typer) -> None:
         from gitcoop.cli import render
         from gitcoop.service import queries
 
-        ctx = make_context(actor)
+        ctx = make_context()
         found = queries.detail(ctx, item)
         if as_json:
             data = render.item_json(found.shown)
@@ -372,14 +372,13 @@ def register(app: typer.Typer) -> None:
         item: Annotated[
             str | None, typer.Argument(metavar="[ID]", help="One item (default: every item).")
         ] = None,
-        actor: AsOpt = None,
         as_json: JsonOpt = False,
     ) -> None:
         """The event log, oldest first: of one item, or of the whole ledger."""
         from gitcoop.cli import render
         from gitcoop.service import queries
 
-        entries = queries.log(make_context(actor), item)
+        entries = queries.log(make_context(), item)
         if as_json:
             render.emit_json([render.event_json(e) for e in entries])
         else:

@@ -45,11 +45,10 @@ def register(app: typer.Typer) -> None:
     @app.command("queue")
     def queue_(
         include_all: Annotated[bool, typer.Option("--all", help="Include settled items.")] = False,
-        actor: AsOpt = None,
         as_json: JsonOpt = False,
     ) -> None:
         """The queue in triage order: ready, in progress, verifying, draft, blocked, split."""
-        ctx = make_context(actor)
+        ctx = make_context()
         shown = queue.view(ctx, include_all)
         if as_json:
             render.emit_json([render.item_json(s) for s in shown.shown])

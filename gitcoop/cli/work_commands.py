@@ -163,7 +163,6 @@ def register(app: typer.Typer) -> None:
         ] = None,
         limit: LimitOpt = None,
         wide: WideOpt = False,
-        actor: AsOpt = None,
         as_json: JsonOpt = False,
     ) -> None:
         """What can be started now, best first.
@@ -175,7 +174,7 @@ def register(app: typer.Typer) -> None:
 
         if limit is not None and limit < 0:
             raise UsageError("-n must be 0 or more")
-        ctx = make_context(actor)
+        ctx = make_context()
         found = dependencies.ready(ctx, kind, tag, limit)
         if as_json:
             sys.stdout.write(jsontext.array([row.json for row in found.listed]) + "\n")
@@ -192,7 +191,7 @@ def register(app: typer.Typer) -> None:
             say(f"{more} — git coop blocked shows what on")
 
     @app.command()
-    def blocked(actor: AsOpt = None, as_json: JsonOpt = False) -> None:
+    def blocked(as_json: JsonOpt = False) -> None:
         """What waits on what, and any cycle of links.
 
         Every unsettled item with an unsettled blocker, and each cycle of links (each
@@ -200,7 +199,7 @@ def register(app: typer.Typer) -> None:
         from gitcoop.cli import render
         from gitcoop.service import dependencies
 
-        ctx = make_context(actor)
+        ctx = make_context()
         found = dependencies.blocked(ctx)
         if as_json:
             render.emit_json(

@@ -82,7 +82,10 @@ def _check_items(
 ) -> None:
     roles = config.roles if config else Roles()
     clock = config.clock if config else None
-    for item_id in sorted(set(items) | set(events)):
+    every = sorted(set(items) | set(events))
+    shown = progress.reporter()
+    for done, item_id in enumerate(every):
+        shown.step("checking every item against its events", done, len(every))
         item_events = [event for _, event in events.get(item_id, [])]
         if item_id == LEDGER_ID:
             _check_roles(report, item_events, config)
@@ -102,6 +105,7 @@ def _check_items(
                     report.add(
                         event_path, "clock", f"clock {event.clock} is above coop.yaml's {clock}"
                     )
+    shown.step("checking every item against its events", len(every), len(every))
 
 
 def _check_roles(report: Report, events: list[Event], config: LedgerConfig | None) -> None:

@@ -125,3 +125,8 @@ def test_version_flag_and_command(repo: Path) -> None:
     assert coop("version").out == flag.out
     assert coop("version", "--json").json()["version"] == __version__
     assert coop("--version").code == 0  # no ledger needed, nor a repository
+
+
+@pytest.mark.parametrize("word", ["show", "log", "queue", "ready", "blocked", "version"])
+def test_reads_that_do_not_ask_who_is_acting_take_no_as(repo: Path, word: str) -> None:
+    assert "--as" not in coop(word, "-h").out
