@@ -8,6 +8,8 @@ from typing import Annotated
 import click
 import typer
 
+from gitcoop.cli.options import JsonOpt
+
 SHELLS = ("bash", "zsh", "fish")
 
 
@@ -20,6 +22,7 @@ def register(app: typer.Typer) -> None:
                 metavar="SHELL", click_type=click.Choice(SHELLS), help="bash, zsh or fish."
             ),
         ],
+        as_json: JsonOpt = False,
     ) -> None:
         """Print the completion script for a shell; `git coop` then completes under git too.
 
@@ -32,4 +35,10 @@ def register(app: typer.Typer) -> None:
         """
         from gitcoop.cli.completion import script
 
-        sys.stdout.write(script(shell))
+        text = script(shell)
+        if as_json:
+            from gitcoop.cli import render
+
+            render.emit_json({"shell": shell, "script": text})
+        else:
+            sys.stdout.write(text)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from datetime import datetime
 from typing import Annotated, Any
 
@@ -172,7 +171,7 @@ def owed_lines(
     entries += [takeover_row(t) for t in found.takeovers]
     entries += [lost_row(lost) for lost in found.lost]
     entries += [owed_row(entry, now) for entry in found.obligations]
-    lines = lay_out([replace(row, indent=indent) for row, _ in entries], wide)
+    lines = lay_out([row._replace(indent=indent) for row, _ in entries], wide)
     out: list[Styled] = []
     for line, (_, hints) in zip(lines, entries, strict=True):
         out.append(line)

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from gitcoop.cli import wording
 from gitcoop.cli.table import Cell, Row, lay_out
-from gitcoop.cli.terminal import Styled, join, paint, printable
+from gitcoop.cli.terminal import Styled, colour, join, paint, printable
 from gitcoop.cli.wording import count
 from gitcoop.domain import jsontext, obligations
 from gitcoop.domain.lifecycle import HELD, TERMINAL
@@ -66,6 +66,8 @@ def holder_mark(item: Item, now: datetime) -> Styled | None:
     if item.taken_by is None or item.taken_at is None or item.status not in HELD:
         return None
     age = human_age(now - item.taken_at)
+    if not colour():  # one escaped string (the most common case, and a listing has many)
+        return Styled(printable(f"[taken by {item.taken_by}, {age} ago]"))
     return join("[taken by ", paint(item.taken_by, "holder"), f", {age} ago]")
 
 
@@ -74,7 +76,8 @@ def item_row(shown: Shown, now: datetime, viewer: str | None = None) -> Row:
     sees the takeovers of their work they have not acknowledged."""
     item = shown.item
     status = item.status
-    marks = [mark for mark in (holder_mark(item, now),) if mark is not None]
+    held = holder_mark(item, now)
+    marks = [held] if held is not None else []
     ob = item.obligation
     if ob is not None and ob.pending:
         if obligations.is_blocked(ob) and item.status in HELD:
@@ -87,7 +90,7 @@ def item_row(shown: Shown, now: datetime, viewer: str | None = None) -> Row:
         marks.append(
             join("[taken over by ", paint(taken.by, "holder"), f" at {human_instant(taken.at)}]")
         )
-    cells = [Cell(shown.label, "id"), Cell(item.kind), Cell(status, status_role(status))]
+    cells = (Cell(shown.label, "id"), Cell(item.kind), Cell(status, STATUS_ROLES.get(status)))
     return Row(cells, item.title, marks)
 
 

@@ -12,7 +12,7 @@ before they are measured and coloured after, by `terminal.paint`.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from gitcoop.cli import terminal
 from gitcoop.cli.terminal import Styled
@@ -21,61 +21,75 @@ GAP = "  "
 MIN_TITLE = 10  # a title keeps this much; the marks after it are cut instead
 
 
-@dataclass(frozen=True)
-class Cell:
+class Cell(NamedTuple):
     text: str  # as stored; escaped when laid out (Styled text is kept as it is)
     role: str | None = None  # its colour (terminal.PALETTE)
 
 
-@dataclass(frozen=True)
-class Row:
+class Row(NamedTuple):
     cells: Sequence[Cell]
     title: str = ""
-    marks: Sequence[Styled] = field(default_factory=tuple)  # already painted
+    marks: Sequence[Styled] = ()  # already painted
     indent: str = ""
 
 
 def lay_out(rows: Sequence[Row], wide: bool = False) -> list[Styled]:
     """Each row as one line, columns aligned, fitted to the terminal unless `wide`."""
     shown = [[_escaped(cell) for cell in row.cells] for row in rows]
+    sizes = [[terminal.columns(text) for text in cells] for cells in shown]
     widths: list[int] = []
-    for cells in shown:
-        for at, text in enumerate(cells):
-            size = terminal.columns(text)
+    for measured in sizes:
+        for at, size in enumerate(measured):
             if at == len(widths):
                 widths.append(size)
             elif size > widths[at]:
                 widths[at] = size
-    room_total = None if wide else terminal.width()
-    lines = []
-    for row, cells in zip(rows, shown, strict=True):
-        lines.append(_line(row, cells, widths, room_total))
-    return lines
+    layout = _Layout(widths, None if wide else terminal.width(), terminal.colour())
+    return [
+        layout.line(row, cells, measured)
+        for row, cells, measured in zip(rows, shown, sizes, strict=True)
+    ]
 
 
 def _escaped(cell: Cell) -> str:
     return cell.text if isinstance(cell.text, Styled) else terminal.printable(cell.text)
 
 
-def _line(row: Row, cells: list[str], widths: list[int], room_total: int | None) -> Styled:
-    parts: list[str] = [row.indent]
-    used = terminal.columns(row.indent)
-    for at, (text, cell) in enumerate(zip(cells, row.cells, strict=True)):
-        last = at == len(cells) - 1 and not row.title and not row.marks
-        pad = "" if last else " " * (widths[at] - terminal.columns(text)) + GAP
-        parts += [terminal.paint(Styled(text), cell.role), pad]
-        used += widths[at] + len(GAP)
-    marks = terminal.join(*row.marks, sep=GAP) if row.marks else Styled("")
-    title = terminal.printable(row.title)
-    if room_total is not None:
+class _Layout:
+    """What every row of one table shares: its column widths, the room, colour or not."""
+
+    def __init__(self, widths: list[int], room: int | None, colour: bool) -> None:
+        self.widths = widths
+        self.room = room
+        self.colour = colour
+        self.used = sum(widths) + len(GAP) * len(widths)  # where the title starts
+        self.pads = [" " * n + GAP for n in range(max(widths, default=0) + 1)]
+
+    def line(self, row: Row, cells: list[str], sizes: list[int]) -> Styled:
+        parts: list[str] = [row.indent]
+        last = len(cells) - 1 if not row.title and not row.marks else -1
+        for at, text in enumerate(cells):
+            role = row.cells[at].role
+            parts.append(terminal.paint(Styled(text), role) if self.colour and role else text)
+            if at != last:
+                parts.append(self.pads[self.widths[at] - sizes[at]])
+        marks = terminal.join(*row.marks, sep=GAP) if row.marks else ""
+        title = terminal.printable(row.title)
+        if self.room is not None:
+            title, marks = self._fitted(row, title, marks)
+        parts.append(title)
+        if row.marks:
+            parts += [GAP if row.title else "", marks]
+        return Styled("".join(parts).rstrip())
+
+    def _fitted(self, row: Row, title: str, marks: str) -> tuple[str, str]:
+        """The title cut to the room left; on a narrow terminal, the marks cut too."""
+        assert self.room is not None
+        used = self.used + terminal.columns(row.indent)
         marks_room = terminal.columns(marks) + len(GAP) if row.marks else 0
-        room = room_total - used - marks_room
-        if room < MIN_TITLE and row.marks:  # a narrow terminal: the marks give way too
+        room = self.room - used - marks_room
+        if room < MIN_TITLE and row.marks:
             room = min(MIN_TITLE, terminal.columns(title))
             plain = terminal.SGR.sub("", marks)
-            marks = Styled(terminal.cut_escaped(plain, max(room_total - used - room - 2, 1)))
-        title = terminal.cut(row.title, max(room, 1))
-    parts.append(Styled(title))
-    if row.marks:
-        parts += [GAP if row.title else "", marks]
-    return Styled("".join(parts).rstrip())
+            marks = terminal.cut_escaped(plain, max(self.room - used - room - 2, 1))
+        return terminal.cut_escaped(title, max(room, 1)), marks

@@ -27,13 +27,11 @@ stderr is a terminal, only once the work has run for DELAY seconds
 
 from __future__ import annotations
 
+import _thread
 import os
 import re
-import shutil
 import sys
-import threading
 import time
-import unicodedata
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from re import Match
@@ -71,6 +69,8 @@ def _escaped(found: Match[str]) -> str:
 
 def printable(text: str, lines: bool = False) -> str:
     """`text` with every unsafe character escaped; with `lines`, line breaks are kept."""
+    if text.isascii() and text.isprintable():  # no control, no DEL: nothing to escape
+        return text
     if lines and "\n" in text:
         return "\n".join(UNSAFE.sub(_escaped, part) for part in text.split("\n"))
     return UNSAFE.sub(_escaped, text)
@@ -121,7 +121,10 @@ def width() -> int | None:
     """The terminal's columns when stdout is one; None (nothing is cut) otherwise."""
     if not _is_terminal(sys.stdout):
         return None
-    return shutil.get_terminal_size().columns
+    try:
+        return os.get_terminal_size(sys.stdout.fileno()).columns or None
+    except (OSError, ValueError, AttributeError):
+        return None
 
 
 def paint(text: str, role: str | None) -> Styled:
@@ -151,6 +154,8 @@ def columns(text: str) -> int:
 
 
 def _char_columns(char: str) -> int:
+    import unicodedata  # only text beyond ASCII is measured character by character
+
     if unicodedata.combining(char):
         return 0
     return 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1
@@ -200,7 +205,7 @@ class Meter(Progress):
         self.started = 0.0
         self.drawn = 0.0
         self.showing = False
-        self.lock = threading.Lock()
+        self.lock = _thread.allocate_lock()  # with a timer's thread (waiting) drawing too
 
     def step(self, what: str, done: int, total: int | None = None, detail: str = "") -> None:
         now = time.monotonic()
@@ -227,6 +232,8 @@ class Meter(Progress):
         with self.lock:
             self._erase()
             self.what = what
+        import threading  # only work that waits on another program starts a timer
+
         timer = threading.Timer(self.delay, self._draw_waiting, (what,))
         timer.daemon = True
         if self.enabled:

@@ -28,7 +28,7 @@ from gitcoop.cli.options import (
     WideOpt,
     make_context,
 )
-from gitcoop.cli.terminal import printable, say
+from gitcoop.cli.terminal import Styled, printable, say
 from gitcoop.errors import UsageError
 
 if TYPE_CHECKING:
@@ -179,8 +179,8 @@ def register(app: typer.Typer) -> None:
         if as_json:
             sys.stdout.write(jsontext.array([row.json for row in found.listed]) + "\n")
             return
-        for row in found.listed:
-            say(f"P{row.summary.priority}  {_row_line(row, ctx)}")
+        for line in _lines(found.listed, ctx, wide, priority=True):
+            say(line)
         if not found.listed:
             say(
                 "nothing is ready"
@@ -191,7 +191,7 @@ def register(app: typer.Typer) -> None:
             say(f"{more} — git coop blocked shows what on")
 
     @app.command()
-    def blocked(as_json: JsonOpt = False) -> None:
+    def blocked(wide: WideOpt = False, as_json: JsonOpt = False) -> None:
         """What waits on what, and any cycle of links.
 
         Every unsettled item with an unsettled blocker, and each cycle of links (each
@@ -212,8 +212,9 @@ def register(app: typer.Typer) -> None:
                 }
             )
             return
-        for waiting in found.waiting:
-            say(_row_line(waiting.row, ctx))
+        lines = _lines([waiting.row for waiting in found.waiting], ctx, wide)
+        for line, waiting in zip(lines, found.waiting, strict=True):
+            say(line)
             for other in waiting.blockers:
                 say(printable(f"    waits on {other.label} ({other.status}) {other.title}"))
         for cycle in found.cycles:
@@ -242,10 +243,17 @@ def row_json(row: Any) -> dict[str, Any]:
     return {**row.data(), "short_id": row.label}
 
 
-def _row_line(row: Any, ctx: Context) -> str:
+def _lines(rows: list[Any], ctx: Context, wide: bool, priority: bool = False) -> list[Styled]:
+    """Cached rows as one table (with their priority first, for `ready`)."""
     from gitcoop.cli import render
+    from gitcoop.cli.table import Cell, lay_out
     from gitcoop.domain.records import Item
     from gitcoop.service.writer import Shown
 
-    shown = Shown(Item.from_data(row.data()), row.label)
-    return render.item_line(shown, ctx.now)
+    table = []
+    for row in rows:
+        line = render.item_row(Shown(Item.from_data(row.data()), row.label), ctx.now)
+        if priority:
+            line = line._replace(cells=(Cell(f"P{row.summary.priority}"), *line.cells))
+        table.append(line)
+    return lay_out(table, wide)

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.cli.terminals import on_terminal
-from tests.conftest import coop, coop_process
+from tests.conftest import Clones, coop, coop_in, coop_process
 from tests.service.queue_fixtures import CONFIRM, install
 
 LONG = "Fix the flaky queue test that fails on every third run of the whole suite under load"
@@ -142,3 +142,48 @@ def test_colour_flags_are_taken_wherever_they_stand(args: list[str], mode: str) 
     kept, found = colour_options(args)
     assert found == mode
     assert "--no-color" not in kept and ("--color" not in kept or "--" in kept)
+
+
+def test_colour_is_never_escaped_twice(ledger: Path, work: dict[str, str]) -> None:
+    """Every text command under --color=always: gitcoop's own codes stay codes."""
+    later = {"COOP_NOW": "2026-11-29T14:00:00Z"}
+    for args in (
+        ["list"],
+        ["list", "--mine", "--as", "bob@example.com"],
+        ["ready"],
+        ["blocked"],
+        ["show", work["todo"]],
+        ["owed", "--all"],
+        ["status"],
+        ["status", "--as", "bob@example.com"],
+        ["queue"],
+        ["log", work["todo"]],
+    ):
+        result = coop_process(ledger, "--color=always", *args, env=later)
+        assert result.code == 0, (args, result.err)
+        assert "\\x1b" not in result.out, args
+    assert "\x1b[" in coop_process(ledger, "--color=always", "status", env=later).out
+
+
+def test_a_sync_and_a_scan_show_how_far_they_are_on_a_terminal(
+    clones: Clones, tmp_path: Path
+) -> None:
+    quick = {"COOP_PROGRESS_DELAY": "0"}
+    first, second = clones.clone("first"), clones.clone("second")
+    assert coop_in(first, "init").code == 0
+    coop_in(first, "remote", "setup", "origin")
+    for n in range(3):
+        coop_in(first, "add", "todo", f"work {n}")
+    assert coop_in(first, "sync").code == 0
+    coop_in(second, "remote", "setup", "origin")
+    synced = on_terminal(second, "sync", env=quick, stderr_terminal=True)
+    assert synced.code == 0, synced.err
+    assert "checking what arrived from origin: 100% (" in synced.err
+    assert "sync origin: fetched the ledger" in synced.out
+    findings = tmp_path / "findings.json"
+    findings.write_text(json.dumps([{"title": "Fix it", "evidence": [{"path": "a.py"}]}]))
+    scanned = on_terminal(second, "scan", "--from", str(findings), env=quick, stderr_terminal=True)
+    assert scanned.code == 0, scanned.err
+    assert "reading the findings: 100% (1/1), done." in scanned.err.replace("\x1b[K", "")
+    piped = coop_process(second, "sync", env=quick)
+    assert piped.code == 0 and piped.err == ""

@@ -130,3 +130,10 @@ def test_version_flag_and_command(repo: Path) -> None:
 @pytest.mark.parametrize("word", ["show", "log", "queue", "ready", "blocked", "version"])
 def test_reads_that_do_not_ask_who_is_acting_take_no_as(repo: Path, word: str) -> None:
     assert "--as" not in coop(word, "-h").out
+
+
+@pytest.mark.parametrize("words", COMMANDS, ids=" ".join)
+def test_every_command_takes_json(repo: Path, words: list[str]) -> None:
+    if words == ["mcp"]:  # it speaks JSON-RPC on stdio: --json would mean nothing more
+        return
+    assert "--json" in coop(*words, "-h").out
