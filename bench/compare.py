@@ -6,9 +6,10 @@ REV (a commit, branch or tag) is checked out into a temporary worktree and
 compared with this checkout. Both run with the same interpreter and the same
 installed libraries, each through a `git-coop` script of its own on PATH (so
 the hooks call their own version too), with compiled bytecode as an install
-has it. Each round times `take`, `done` and a commit whose `Coop-Done`
-trailer the post-commit hook records, on a fresh open todo each time, and
-the two versions alternate which goes first. On a shared machine the ratio
+has it. Each round times `take`, `show`, a text `list` and `list --json`
+(warm but for the one item the take changed), `done` and a commit whose
+`Coop-Done` trailer the post-commit hook records, on a fresh open todo each
+time, and the two versions alternate which goes first. On a shared machine the ratio
 of the medians is the figure to read, not the times.
 """
 
@@ -31,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import ledger as builder
 
 HERE = Path(__file__).resolve().parent.parent
-CASES = ("take", "done", "Coop-Done commit")
+CASES = ("take", "show", "list", "list --json", "done", "Coop-Done commit")
 SCRIPT = """#!{python}
 import sys
 sys.path.insert(0, {root!r})
@@ -84,6 +85,9 @@ class Side:
 
     def round(self, take: str, trailer: str, n: int) -> None:
         self.run("coop", "take", take, case="take")
+        self.run("coop", "show", take, case="show")
+        self.run("coop", "list", case="list")
+        self.run("coop", "list", "--json", case="list --json")
         self.run("coop", "done", take, "--summary", "s", case="done")
         (self.repo / "work.txt").write_text(f"{n}\n")
         self.run("add", "work.txt")

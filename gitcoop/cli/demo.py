@@ -91,10 +91,6 @@ def walkthrough(run: Callable[[list[str]], int], keep: bool, as_json: bool = Fal
         )
         step(ALICE, "2026-11-29T14:12:00Z", ["log", todo])
         step(ALICE, "2026-11-29T14:12:00Z", ["list"])
-        step.say(
-            "\nEvery step above is one commit on refs/coop/ledger: try "
-            "`git log --oneline refs/coop/ledger` in the repository."
-        )
     finally:
         os.chdir(saved_cwd)
         for key, value in saved_env.items():
@@ -107,9 +103,13 @@ def walkthrough(run: Callable[[list[str]], int], keep: bool, as_json: bool = Fal
     if as_json:
         print(json.dumps({"repository": folder, "kept": keep, "steps": step.record}, indent=2))
     elif keep:
-        terminal.say(f"The repository is kept at {folder}.")
+        terminal.say(f"\nEvery step above is one commit on refs/coop/ledger, kept at {folder}:")
+        terminal.say(f"  cd {shlex.quote(folder)} && git log --oneline refs/coop/ledger")
     else:
-        terminal.say("The throwaway repository was removed (use --keep to explore it).")
+        terminal.say(
+            "\nEvery step above was one commit on refs/coop/ledger, in a repository now "
+            "removed; git coop demo --keep keeps it to explore."
+        )
 
 
 def register(app: typer.Typer, run: Callable[[list[str]], int]) -> None:

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from gitcoop.cli import render
+from gitcoop.cli.helptext import CoopGroup
 from gitcoop.cli.options import AsOpt, JsonOpt, SessionOpt, make_context
 from gitcoop.cli.terminal import printable, say, warn
 from gitcoop.errors import CoopError
@@ -37,11 +38,16 @@ INSTALL_HINT = (
 
 def register(app: typer.Typer) -> None:
     hooks_app = typer.Typer(
+        cls=CoopGroup,
+        suggest_commands=False,
         help="Install the git hooks that record Coop-Done/Coop-Close/Coop-Refs trailers.",
         no_args_is_help=True,
     )
     hook_app = typer.Typer(
-        help="What the hooks could not record: replay it, or dismiss it.", no_args_is_help=True
+        cls=CoopGroup,
+        suggest_commands=False,
+        help="What the hooks could not record: replay it, or dismiss it.",
+        no_args_is_help=True,
     )
     app.add_typer(hooks_app, name="hooks")
     app.add_typer(hook_app, name="hook")
@@ -317,15 +323,15 @@ def _register_journal(hook_app: typer.Typer) -> None:
     def dismiss(
         entry: Annotated[str, typer.Argument(metavar="ENTRY", help="The entry's id (a prefix).")],
         reason: Annotated[
-            str | None, typer.Option("--reason", help="Why it is not to be recorded.")
-        ] = None,
+            str, typer.Option("--reason", metavar="TEXT", help="Why it is not to be recorded.")
+        ],
         actor: AsOpt = None,
         as_json: JsonOpt = False,
     ) -> None:
         """Drop one journal entry for good, with a reason (kept in coop-journal.dismissed)."""
         from gitcoop.service import replay
 
-        dropped = replay.dismiss(make_context(actor), entry, reason or "")
+        dropped = replay.dismiss(make_context(actor), entry, reason)
         if as_json:
             render.emit_json(dropped)
         else:

@@ -7,8 +7,10 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from gitcoop.cli.helptext import CoopGroup
 from gitcoop.cli.options import AsOpt, JsonOpt, make_context
 from gitcoop.cli.terminal import printable, say
+from gitcoop.errors import UsageError
 
 if TYPE_CHECKING:
     from gitcoop.service.keys import KeyRow
@@ -25,6 +27,8 @@ KeyArg = Annotated[
 
 def register(app: typer.Typer) -> None:
     keys_app = typer.Typer(
+        cls=CoopGroup,
+        suggest_commands=False,
         help="The SSH keys that sign ledger commits: add, remove, list, export.",
         no_args_is_help=True,
     )
@@ -64,8 +68,9 @@ def register(app: typer.Typer) -> None:
 
     @keys_app.command("list")
     def listing(
-        who: Annotated[str | None, typer.Argument(metavar="[EMAIL]", help="Only this person.")]
-        | None = None,
+        who: Annotated[
+            str | None, typer.Argument(metavar="[EMAIL]", help="Only this person.")
+        ] = None,
         as_json: JsonOpt = False,
     ) -> None:
         """The registered and proposed keys, by person, with their fingerprints."""
@@ -88,20 +93,31 @@ def register(app: typer.Typer) -> None:
         output: Annotated[
             str | None, typer.Option("--output", "-o", help="Write to this file, not stdout.")
         ] = None,
+        as_json: JsonOpt = False,
     ) -> None:
         """Print an allowed-signers file of every registered key.
 
         For git itself: git config gpg.ssh.allowedSignersFile FILE, then
         git verify-commit (or git log --show-signature refs/coop/ledger).
+        With --json, the file's text is the value of "allowed_signers".
         """
+        import sys
+
         from gitcoop.service import keys
 
         text = keys.export(make_context())
-        if output is None:
-            typer.echo(text, nl=False)
-            return
-        with open(os.path.expanduser(output), "w", encoding="utf-8") as handle:
-            handle.write(text)
+        if output is not None:
+            try:
+                with open(os.path.expanduser(output), "w", encoding="utf-8") as handle:
+                    handle.write(text)
+            except OSError as error:
+                raise UsageError(f"cannot write {output}: {error.strerror}") from None
+        if as_json:
+            from gitcoop.cli import render
+
+            render.emit_json({"allowed_signers": text, "output": output})
+        elif output is None:
+            sys.stdout.write(printable(text, lines=True))  # as all ledger text
 
 
 def _print_change(row: KeyRow, as_json: bool) -> None:

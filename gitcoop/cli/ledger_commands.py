@@ -7,21 +7,29 @@ loads only what it runs (reads never load the writer's lock or YAML dumper).
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from typing import TYPE_CHECKING, Annotated, Any
 
+import click
 import typer
 
 from gitcoop.cli.options import (
+    KINDS,
     AsOpt,
     ExpectOpt,
     ForceOpt,
     JsonOpt,
+    KindOpt,
+    LimitOpt,
     OfflineOpt,
     SessionOpt,
+    WideOpt,
     make_context,
 )
-from gitcoop.cli.terminal import printable, say, warn
+from gitcoop.cli.terminal import Styled, printable, say, warn
+from gitcoop.domain.lifecycle import STATUSES
 from gitcoop.errors import CoopError, UsageError
+from gitcoop.service.search import SORTS
 
 if TYPE_CHECKING:
     from gitcoop.service.context import Context
@@ -37,9 +45,17 @@ EvidenceOpt = Annotated[
     typer.Option("--evidence", metavar="PATH:LINE[:QUOTE]", help="Where the code shows it."),
 ]
 SourceOpt = Annotated[
-    str | None, typer.Option("--source", help="Queue items: scan, human (default), loop, undo.")
+    str | None,
+    typer.Option(
+        "--source",
+        metavar="SOURCE",
+        click_type=click.Choice(("scan", "human", "loop", "undo")),
+        help="Queue items: scan, human (default), loop or undo.",
+        show_default=False,
+    ),
 ]
-ReasonOpt = Annotated[str | None, typer.Option("--reason", help="Why.")]
+ReasonOpt = Annotated[str | None, typer.Option("--reason", metavar="TEXT", help="Why.")]
+NeededReasonOpt = Annotated[str, typer.Option("--reason", metavar="TEXT", help="Why.")]
 TagsOpt = Annotated[
     list[str] | None,
     typer.Option("--tag", metavar="TAG", help="A tag; repeat for several (--tag a --tag b)."),
@@ -123,11 +139,21 @@ def register(app: typer.Typer) -> None:
             bool,
             typer.Option("--hooks", help="Also install the git hooks (git coop hooks install)."),
         ] = False,
+        new: Annotated[
+            bool,
+            typer.Option(
+                "--new",
+                help="Start a ledger here even though a remote has one, or cannot be asked "
+                "(otherwise refused: two ledgers started apart never merge).",
+            ),
+        ] = False,
         as_json: JsonOpt = False,
     ) -> None:
         """Create the ledger on refs/coop/ledger (idempotent); you become an owner.
 
         Also keeps ledger commits out of git log views (undo: git coop hide-ledger --undo).
+        In a clone, a remote's ledger is shared instead (git coop remote setup origin &&
+        git coop sync): init refuses when a remote has one, unless --new.
         """
         from gitcoop.cli import render
         from gitcoop.cli.history_commands import hide_after_setup
@@ -135,6 +161,8 @@ def register(app: typer.Typer) -> None:
         from gitcoop.service import ledger
 
         ctx = make_context(actor)
+        if not new:
+            ledger.refuse_if_shared(ctx)
         created, config = ledger.init(ctx)
         hooked, hook_lines = install_or_hint(ctx, with_hooks)
         views, view_lines = hide_after_setup(ctx)
@@ -153,8 +181,13 @@ def register(app: typer.Typer) -> None:
 
     @app.command()
     def add(
-        kind: Annotated[str, typer.Argument(metavar="KIND", help="todo, request or item.")],
-        title: Annotated[str, typer.Argument(help="A one-line title.")],
+        kind: Annotated[
+            str,
+            typer.Argument(
+                metavar="KIND", click_type=click.Choice(KINDS), help="todo|request|item."
+            ),
+        ],
+        title: Annotated[str, typer.Argument(metavar="TITLE", help="A one-line title.")],
         body: BodyOpt = None,
         body_file: BodyFileOpt = None,
         tag: TagsOpt = None,
@@ -168,7 +201,6 @@ def register(app: typer.Typer) -> None:
         evidence: EvidenceOpt = None,
         source: SourceOpt = None,
         actor: AsOpt = None,
-        session: SessionOpt = None,
         as_json: JsonOpt = False,
     ) -> None:
         """File a new todo, request or queue item; prints its id."""
@@ -176,12 +208,10 @@ def register(app: typer.Typer) -> None:
         from gitcoop.cli import render
         from gitcoop.service import ledger, queue
 
-        if kind not in ("todo", "request", "item"):
-            raise UsageError(f"unknown kind {kind!r}: use todo, request or item")
         text = bodies.from_options(body, body_file)
         checked_shape(title, tag, priority, text)
         tags = tuple(dict.fromkeys(tag or ()))
-        ctx = make_context(actor, session)
+        ctx = make_context(actor)
         if kind == "item":
             cited = tuple(queue.parse_evidence(spec) for spec in evidence or [])
             cited, warnings = queue.check_evidence(ctx, cited)
@@ -217,14 +247,45 @@ def register(app: typer.Typer) -> None:
     @app.command("list")
     def list_(
         include_all: Annotated[bool, typer.Option("--all", help="Include settled work.")] = False,
-        kind: Annotated[str | None, typer.Option("--kind", help="todo, request or item.")] = None,
+        kind: KindOpt = None,
         status: Annotated[
-            str | None, typer.Option("--status", help="Only this status (settled ones too).")
+            str | None,
+            typer.Option(
+                "--status",
+                metavar="STATUS",
+                click_type=click.Choice(STATUSES),
+                help=f"Only this status (settled ones too): {', '.join(STATUSES)}.",
+                show_default=False,
+            ),
         ] = None,
         holder: Annotated[
-            str | None, typer.Option("--holder", help="Only work this person holds now.")
+            str | None,
+            typer.Option(
+                "--holder",
+                metavar="WHO",
+                help="Only work held now by someone whose identity starts with WHO (bob).",
+            ),
         ] = None,
-        tag: Annotated[str | None, typer.Option("--tag", help="Only this tag.")] = None,
+        tag: Annotated[
+            str | None, typer.Option("--tag", metavar="TAG", help="Only this tag.")
+        ] = None,
+        grep: Annotated[
+            str | None,
+            typer.Option(
+                "--grep",
+                metavar="TEXT",
+                help="Only items whose title, body or notes contain TEXT (any case).",
+            ),
+        ] = None,
+        since: Annotated[
+            str | None,
+            typer.Option(
+                "--since",
+                metavar="WHEN",
+                help="Only items changed since WHEN: a duration back from now (2d, 12h) or "
+                "a date (2026-11-01).",
+            ),
+        ] = None,
         owed: Annotated[
             bool, typer.Option("--owed", help="Only items whose obligation is due.")
         ] = False,
@@ -236,50 +297,80 @@ def register(app: typer.Typer) -> None:
                 help="Only what you hold, takeovers of your work and your events lost on a merge.",
             ),
         ] = False,
+        sort: Annotated[
+            str,
+            typer.Option(
+                "--sort",
+                metavar="KEY",
+                click_type=click.Choice(SORTS),
+                help="created (oldest first), updated (latest change first), priority "
+                "(0 first) or due (soonest first).",
+            ),
+        ] = "created",
+        limit: LimitOpt = None,
+        wide: WideOpt = False,
         actor: AsOpt = None,
         as_json: JsonOpt = False,
     ) -> None:
-        """Open and taken work; settled work is counted on one line."""
+        """Open and taken work; settled work is counted on one line.
+
+        Filters combine (each narrows the list); the list is served from the read cache.
+        """
         from gitcoop.cli import render
+        from gitcoop.cli.table import lay_out
         from gitcoop.domain import jsontext
         from gitcoop.service import queries
 
-        if kind is not None and kind not in ("todo", "request", "item"):
-            raise UsageError(f"unknown kind {kind!r}: use todo, request or item")
+        if limit is not None and limit < 0:
+            raise UsageError("-n must be 0 or more")
         ctx = make_context(actor)
+        since_at = None
+        if since is not None:
+            from gitcoop.service.search import since_instant
+
+            since_at = since_instant(since, ctx.now)
         where = queries.ListFilter(kind, status, holder, tag, owed, stale, mine)
+        where = replace(where, grep=grep or None, since=since_at)
         if mine:
             from gitcoop.service import lost
 
             where = lost.mine(ctx, where)
-        listing = queries.list_rows(ctx, include_all, where)
+        if sort != "created" or limit is not None:
+            from gitcoop.service.search import listing
+
+            found = listing(ctx, include_all, where, sort, limit)
+        else:
+            found = queries.list_rows(ctx, include_all, where)
         if as_json:  # the cache keeps each item's --json text
-            sys.stdout.write(jsontext.array([row.json for row in listing.listed]) + "\n")
+            sys.stdout.write(jsontext.array([row.json for row in found.listed]) + "\n")
             return
-        if not listing.listed and not listing.settled:
+        if not found.listed and not found.settled:
             if where != queries.ListFilter():
                 say("nothing matches these filters")
             else:
                 say("the ledger is empty — add work with: git coop add todo TITLE")
-        lines = []  # from the cached summaries: no item is built for a line
-        for row in listing.listed:
-            lines.append(render.row_line(row, ctx.now, listing.viewer))
+        table = [render.summary_row(row, ctx.now, found.viewer) for row in found.listed]
+        lines: list[str] = []  # from the cached summaries: no item is built for a line
+        for line, row in zip(lay_out(table, wide), found.listed, strict=True):
+            lines.append(line)
             if row.item_id in where.lost:
-                lines.append(lost_line(row.data()["conflicts"], row.label, listing.viewer))
+                lines.append(lost_line(row.data()["conflicts"], row.label, found.viewer))
         if lines:
-            say("\n".join(lines))
-        if listing.settled:
-            counts = ", ".join(f"{n} {s}" for s, n in sorted(listing.settled.items()))
+            say(Styled("\n".join(lines)))
+        if found.settled:
+            counts = ", ".join(f"{n} {s}" for s, n in sorted(found.settled.items()))
             say(f"settled: {counts} — git coop list --all shows them")
 
     @app.command()
-    def show(item: IdArg, actor: AsOpt = None, as_json: JsonOpt = False) -> None:
-        """Everything the ledger holds about one item: its body, tags, priority, what it
-        owes, its links both ways (and any cycle they form), and its notes."""
+    def show(item: IdArg, as_json: JsonOpt = False) -> None:
+        """Everything the ledger holds about one item.
+
+        Its fields, body, tags and priority, what it owes, its links both ways (and any
+        cycle they form), and its notes."""
         from gitcoop.cli import render
         from gitcoop.service import queries
 
-        ctx = make_context(actor)
+        ctx = make_context()
         found = queries.detail(ctx, item)
         if as_json:
             data = render.item_json(found.shown)
@@ -291,15 +382,16 @@ def register(app: typer.Typer) -> None:
 
     @app.command()
     def log(
-        item: Annotated[str | None, typer.Argument(metavar="[ID]", help="One item.")] = None,
-        actor: AsOpt = None,
+        item: Annotated[
+            str | None, typer.Argument(metavar="[ID]", help="One item (default: every item).")
+        ] = None,
         as_json: JsonOpt = False,
     ) -> None:
         """The event log, oldest first: of one item, or of the whole ledger."""
         from gitcoop.cli import render
         from gitcoop.service import queries
 
-        entries = queries.log(make_context(actor), item)
+        entries = queries.log(make_context(), item)
         if as_json:
             render.emit_json([render.event_json(e) for e in entries])
         else:
@@ -349,18 +441,19 @@ def register(app: typer.Typer) -> None:
     @app.command()
     def release(
         item: IdArg,
-        reason: ReasonOpt = None,
+        reason: NeededReasonOpt,
         force: ForceOpt = False,
         actor: AsOpt = None,
-        session: SessionOpt = None,
         expect: ExpectOpt = None,
         as_json: JsonOpt = False,
     ) -> None:
-        """Give a taken item back (needs --reason). Another's take: owner/chief + --force."""
-        if not reason:
-            raise UsageError("release needs --reason: say why the work goes back")
+        """Give a taken item back, saying why.
+
+        Releasing someone else's take needs the owner or chief role and --force."""
+        if not reason.strip():
+            raise UsageError("release needs a --reason: say why the work goes back")
         args = {"reason": reason, "force": force}
-        transition("release", "released", item, args, actor, session, expect, as_json)
+        transition("release", "released", item, args, actor, None, expect, as_json)
 
     @app.command()
     def done(
@@ -396,15 +489,14 @@ def register(app: typer.Typer) -> None:
     @app.command()
     def abandon(
         item: IdArg,
-        reason: ReasonOpt = None,
+        reason: NeededReasonOpt,
         force: ForceOpt = False,
         actor: AsOpt = None,
-        session: SessionOpt = None,
         expect: ExpectOpt = None,
         as_json: JsonOpt = False,
     ) -> None:
         """Give up on a todo for good (needs --reason)."""
-        if not reason:
-            raise UsageError("abandon needs --reason: say why the work is dropped")
+        if not reason.strip():
+            raise UsageError("abandon needs a --reason: say why the work is dropped")
         args = {"reason": reason, "force": force}
-        transition("abandon", "abandoned", item, args, actor, session, expect, as_json)
+        transition("abandon", "abandoned", item, args, actor, None, expect, as_json)

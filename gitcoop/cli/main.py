@@ -36,8 +36,13 @@ COMMAND_MODULES = {
     "config": "config_commands",
     "keys": "keys_commands",
     "demo": "demo",
+    "status": "status_commands",
+    "version": "version_commands",
+    "completion": "completion_commands",
 }
+GROUPS = ("remote", "hooks", "hook", "dep")
 GLOBAL_FLAGS_WITH_VALUE = ("--as", "--session", "--expect-version")
+COMPLETE = "__complete"  # what the completion scripts call for item ids (cli/completion.py)
 
 
 def invoked_command(argv: list[str]) -> str | None:
@@ -67,20 +72,20 @@ def build_app(argv: list[str] | None = None) -> object:
 
     import typer
 
+    from gitcoop.cli.helptext import CoopGroup, add_callback
+
     app = typer.Typer(
         name="git coop",
-        help="A work ledger kept in this git repository, on refs/coop/ledger.",
-        add_completion=False,
+        cls=CoopGroup,
+        add_completion=False,  # `git coop completion SHELL` instead: nothing on every run
         no_args_is_help=True,
         pretty_exceptions_enable=False,
         rich_markup_mode=None,
+        suggest_commands=False,  # click suggests already; typer would say it a second time
         context_settings={"help_option_names": ["-h", "--help"]},
     )
 
-    @app.callback()
-    def ledger() -> None:
-        """A work ledger kept in this git repository, on refs/coop/ledger."""
-
+    add_callback(app)
     # (the callback keeps typer a group of commands even when one module has one)
     word = invoked_command(argv) if argv is not None else None
     wanted = COMMAND_MODULES.get(word or "")
@@ -118,7 +123,10 @@ def only_command(app: Any, word: str | None, argv: list[str] | None = None) -> N
 
 def main(argv: list[str] | None = None) -> int:
     """Run one command; return (and, as a script, exit with) its exit code."""
-    args = global_options_last(sys.argv[1:] if argv is None else argv)
+    from gitcoop.cli import terminal
+    from gitcoop.domain import progress
+
+    args = sys.argv[1:] if argv is None else argv
     undecodable = next((n for n, arg in enumerate(args, 1) if _surrogate(arg)), None)
     if undecodable is not None:  # bytes that are not UTF-8: nothing can store or show them
         warn(
@@ -126,21 +134,43 @@ def main(argv: list[str] | None = None) -> int:
             "text — give it as UTF-8"
         )
         return UsageError.exit_code
+    if args[:1] == [COMPLETE]:  # a completion script asking for item ids: no typer at all
+        from gitcoop.cli.completion import complete
+
+        return complete(args[1:])
+    try:
+        args, colour = colour_options(args)
+    except UsageError as error:
+        warn(f"gitcoop: {error.message}")
+        return error.exit_code
+    args = global_options_last(args)
+    terminal.configure(colour)
+    meter = terminal.meter()
+    with progress.shown_by(meter):
+        try:
+            return _run(args)
+        finally:
+            meter.clear()  # a line of work that did not finish is not left on the screen
+
+
+def _run(args: list[str]) -> int:
+    word = invoked_command(args)
+    if word is None and "--version" in _options(args):
+        from gitcoop.cli.version_commands import print_version
+
+        print_version(as_json="--json" in _options(args))
+        return 0
+    if word is not None and word not in COMMAND_MODULES:
+        return _unknown_command(word, args)
     app = build_app(args)
     try:
         from gitcoop.cli.journal_replay import replay_journal
 
         replay_journal(args)  # what hooks could not record: docs/hooks.md
-        app(args=args, prog_name="git coop", standalone_mode=False)  # type: ignore[operator]
+        command = _click_command(app, args)
+        command.main(args=args, prog_name="git coop", standalone_mode=False)
     except CoopError as error:
-        hint = ""
-        local = isinstance(error, BadLedger) and not isinstance(error, FetchedLedgerRefused)
-        if local and invoked_command(args) != "fsck":
-            hint = " (git coop fsck lists every breach)"
-        if wants_json(args) and not error.printed:
-            _emit_error(error.to_data())
-        warn(f"gitcoop: {error.message}{hint}")
-        return error.exit_code
+        return _refused(error, args)
     except KeyboardInterrupt:
         warn("gitcoop: interrupted")
         return 130
@@ -149,33 +179,115 @@ def main(argv: list[str] | None = None) -> int:
     except SystemExit as stop:  # click's answer to a reader that went away: exit 1, quietly
         return stop.code if isinstance(stop.code, int) else 1
     except Exception as error:  # the boundary: a bug, never a user mistake
-        if hasattr(error, "exit_code") and hasattr(error, "show"):  # click's usage errors
-            if wants_json(args):
-                message = error.format_message() if hasattr(error, "format_message") else ""
-                _emit_error({"code": "usage", "exit": int(error.exit_code), "message": message})
-            error.show()
-            return int(error.exit_code)
-        refused = _environment(error)
-        if refused is not None:  # the machine said no where no layer below expected it
-            warn(f"gitcoop: {refused.message}")
-            return refused.exit_code
-        if os.environ.get("COOP_DEBUG"):
-            traceback.print_exc()
-        message = (
-            f"unexpected error ({type(error).__name__}: {error}) — this is a bug; "
-            "rerun with COOP_DEBUG=1 for the traceback and report it"
-        )
-        if wants_json(args):
-            _emit_error({"code": "bug", "exit": EXIT_BUG, "message": message})
-        warn(f"gitcoop: {message}")
-        return EXIT_BUG
+        return _unexpected(error, args)
     return 0
+
+
+def _click_command(app: Any, args: list[str]) -> Any:
+    """typer's click command for `app`; argument help restored when help may be shown."""
+    import typer.main
+
+    command = typer.main.get_command(app)
+    options = _options(args)
+    if not args or "-h" in options or "--help" in options or args[-1] in GROUPS:
+        from gitcoop.cli.helptext import restore_argument_help
+
+        restore_argument_help(command)
+    return command
+
+
+def _refused(error: CoopError, args: list[str]) -> int:
+    from gitcoop.cli.wording import plain
+
+    hint = ""
+    local = isinstance(error, BadLedger) and not isinstance(error, FetchedLedgerRefused)
+    if local and invoked_command(args) != "fsck":
+        hint = " (git coop fsck lists every breach)"
+    if wants_json(args) and not error.printed:
+        _emit_error(error.to_data())
+    warn(f"gitcoop: {plain(error.message)}{hint}")
+    return error.exit_code
+
+
+def _unexpected(error: Exception, args: list[str]) -> int:
+    import click
+
+    help_shown = getattr(click.exceptions, "NoArgsIsHelpError", ())  # click 8.2+: help, exit 2
+    if isinstance(error, click.UsageError) and not isinstance(error, help_shown):
+        return _usage(error, args)
+    if hasattr(error, "exit_code") and hasattr(error, "show"):  # click's other errors
+        error.show()
+        return int(error.exit_code)
+    refused = _environment(error)
+    if refused is not None:  # the machine said no where no layer below expected it
+        warn(f"gitcoop: {refused.message}")
+        return refused.exit_code
+    if os.environ.get("COOP_DEBUG"):
+        traceback.print_exc()
+    message = (
+        f"unexpected error ({type(error).__name__}: {error}) — this is a bug; "
+        "rerun with COOP_DEBUG=1 for the traceback and report it"
+    )
+    if wants_json(args):
+        _emit_error({"code": "bug", "exit": EXIT_BUG, "message": message})
+    warn(f"gitcoop: {message}")
+    return EXIT_BUG
+
+
+def _usage(error: Any, args: list[str]) -> int:
+    """A usage mistake: the usage line, `Try 'git coop ... -h'`, and what was wrong (exit 2)."""
+    from gitcoop.cli.helptext import usage_text
+
+    usage, message = usage_text(error)
+    if wants_json(args):
+        _emit_error({"code": "usage", "exit": UsageError.exit_code, "message": message})
+    warn(f"{usage}\n\nError: {message}")
+    return UsageError.exit_code
+
+
+def _unknown_command(word: str, args: list[str]) -> int:
+    """An unknown command word, told without building every command to say so."""
+    from gitcoop.cli.helptext import TOP_USAGE, suggestion
+
+    message = f"No such command {word!r}.{suggestion(word, list(COMMAND_MODULES))}"
+    if wants_json(args):
+        _emit_error({"code": "usage", "exit": UsageError.exit_code, "message": message})
+    warn(f"{TOP_USAGE}\nTry 'git coop -h' for help.\n\nError: {message}")
+    return UsageError.exit_code
+
+
+def colour_options(args: list[str]) -> tuple[list[str], str]:
+    """`--color[=]WHEN`, a bare `--color` and `--no-color`, wherever they stand (before
+    `--`), taken out; as git takes them, a bare `--color` means always."""
+    modes = ("auto", "always", "never")
+    mode, kept, at = "auto", list[str](), 0
+    while at < len(args):
+        arg = args[at]
+        at += 1
+        if arg == "--":
+            return [*kept, *args[at - 1 :]], mode
+        if arg == "--no-color":
+            mode = "never"
+        elif arg == "--color":
+            mode = "always"
+            if at < len(args) and args[at] in modes:
+                mode, at = args[at], at + 1
+        elif arg.startswith("--color="):
+            mode = arg.partition("=")[2]
+            if mode not in modes:
+                raise UsageError(f"--color={mode}: use --color=auto, always or never")
+        else:
+            kept.append(arg)
+    return kept, mode
+
+
+def _options(args: list[str]) -> list[str]:
+    return args[: args.index("--")] if "--" in args else args
 
 
 def wants_json(args: list[str]) -> bool:
     """Whether --json was given as an option (not as an argument after `--`)."""
-    options = args[: args.index("--")] if "--" in args else args
-    return "--json" in options
+    return "--json" in _options(args)
 
 
 def _emit_error(error: dict[str, object]) -> None:

@@ -10,10 +10,11 @@ from gitcoop.errors import EnvironmentFailed
 def register(app: typer.Typer) -> None:
     @app.command()
     def mcp() -> None:
-        """Serve this repository's ledger over MCP (stdio): ready, show, list, take, pick,
-        note, report, finish, done, add, dep, owed, sync. Each tool answers with the same
-        JSON as the command, and a refusal as an error with the same code and message.
-        Needs the extra: pip install 'gitcoop[mcp]'."""
+        """Serve this repository's ledger to an agent over MCP (stdio).
+
+        Tools: ready, show, list, take, pick, note, report, finish, done, add, dep, owed,
+        sync. Each tool answers with the same JSON as the command, and a refusal as an
+        error with the same code and message. Needs the extra: pip install 'gitcoop[mcp]'."""
         try:
             from gitcoop.cli import mcp_server
         except ImportError as missing:

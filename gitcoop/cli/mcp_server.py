@@ -17,9 +17,10 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import threading
-from collections.abc import Sequence
-from contextlib import redirect_stderr, redirect_stdout
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager, redirect_stderr, redirect_stdout
 from typing import Any
 
 from mcp.server.mcpserver import MCPServer
@@ -39,14 +40,21 @@ errors carry {"error": {"code", "exit", "message", "holder"}}."""
 
 
 def run(
-    words: Sequence[str], options: Sequence[str] = (), args: Sequence[str] = ()
+    words: Sequence[str],
+    options: Sequence[str] = (),
+    args: Sequence[str] = (),
+    session: str | None = None,
 ) -> CallToolResult:
-    """`git coop WORDS OPTIONS --json -- ARGS` in this process, as a tool's answer."""
+    """`git coop WORDS OPTIONS --json -- ARGS` in this process, as a tool's answer.
+
+    `session`: for a command without --session (only the commands where a session
+    changes the item have it), recorded on the event through COOP_SESSION, as a shell
+    would."""
     from gitcoop.cli.main import main
 
     out, err = io.StringIO(), io.StringIO()
     argv = [*words, *options, "--json", *(["--", *args] if args else [])]
-    with _ONE_AT_A_TIME, redirect_stdout(out), redirect_stderr(err):
+    with _ONE_AT_A_TIME, redirect_stdout(out), redirect_stderr(err), _session(session):
         code = main(argv)
     text = out.getvalue().strip()
     if not text:  # every command prints JSON under --json; say what it said instead
@@ -60,6 +68,22 @@ def run(
         structured_content=structured,
         is_error=code != 0,
     )
+
+
+@contextmanager
+def _session(session: str | None) -> Iterator[None]:
+    if session is None:
+        yield
+        return
+    saved = os.environ.get("COOP_SESSION")
+    os.environ["COOP_SESSION"] = session
+    try:
+        yield
+    finally:
+        if saved is None:
+            os.environ.pop("COOP_SESSION", None)
+        else:
+            os.environ["COOP_SESSION"] = saved
 
 
 def flag(name: str, value: Any) -> list[str]:
@@ -141,7 +165,7 @@ def note(
     id: str, text: str, session: str | None = None, expect_version: int | None = None
 ) -> CallToolResult:
     """Record what you found on an item; the holder's note pulls its review forward."""
-    return run(["note"], flags(session=session, expect_version=expect_version), [id, text])
+    return run(["note"], flags(expect_version=expect_version), [id, text], session)
 
 
 def report(
@@ -160,10 +184,9 @@ def report(
         summary=summary,
         commit=commit,
         note=note,
-        session=session,
         expect_version=expect_version,
     )
-    return run(["report"], options, [id, status])
+    return run(["report"], options, [id, status], session)
 
 
 def finish(
@@ -183,10 +206,9 @@ def finish(
         reason=reason,
         failure=failure,
         force=force,
-        session=session,
         expect_version=expect_version,
     )
-    return run(["finish"], options, [id, outcome])
+    return run(["finish"], options, [id, outcome], session)
 
 
 def done(
@@ -222,9 +244,8 @@ def add(
         priority=priority,
         discovered_from=discovered_from,
         evidence=evidence,
-        session=session,
     )
-    return run(["add"], options, [kind, title])
+    return run(["add"], options, [kind, title], session)
 
 
 def dep(

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
+import click
 import typer
 
 from gitcoop.cli import render
 from gitcoop.cli.ledger_commands import CommitOpt, IdArg, ReasonOpt, SummaryOpt, print_written
-from gitcoop.cli.options import AsOpt, ExpectOpt, JsonOpt, SessionOpt, make_context
+from gitcoop.cli.options import AsOpt, ExpectOpt, JsonOpt, make_context
 from gitcoop.cli.terminal import say
 from gitcoop.domain import obligations
 from gitcoop.domain.timefmt import parse_duration
@@ -16,7 +17,10 @@ from gitcoop.errors import UsageError
 from gitcoop.service import ledger
 
 REPORTS = ("done", "released", "abandoned", "blocked", "unblocked")
-NoteOpt = Annotated[str | None, typer.Option("--note", help="unblocked: what cleared the blocker.")]
+NoteOpt = Annotated[
+    str | None,
+    typer.Option("--note", metavar="TEXT", help="unblocked: what cleared the blocker."),
+]
 
 
 def register(app: typer.Typer) -> None:
@@ -25,21 +29,23 @@ def register(app: typer.Typer) -> None:
         item: IdArg,
         text: Annotated[str, typer.Argument(help="The note: what happened, what you found.")],
         actor: AsOpt = None,
-        session: SessionOpt = None,
         expect: ExpectOpt = None,
         as_json: JsonOpt = False,
     ) -> None:
         """Record worker evidence; the holder's note pulls its review forward."""
         if not text.strip():
             raise UsageError("a note needs some text")
-        shown = ledger.act(make_context(actor, session, expect), item, "note", {"text": text})
+        shown = ledger.act(make_context(actor, None, expect), item, "note", {"text": text})
         print_written(shown, as_json, "noted")
 
     @app.command()
     def report(
         item: IdArg,
         status: Annotated[
-            str, typer.Argument(metavar="STATUS", help="done|released|abandoned|blocked|unblocked")
+            str,
+            typer.Argument(
+                metavar="STATUS", click_type=click.Choice(REPORTS), help="|".join(REPORTS) + "."
+            ),
         ],
         reason: ReasonOpt = None,
         summary: SummaryOpt = None,
@@ -47,14 +53,13 @@ def register(app: typer.Typer) -> None:
         note: NoteOpt = None,
         force: Annotated[bool, typer.Option("--force", hidden=True)] = False,
         actor: AsOpt = None,
-        session: SessionOpt = None,
         expect: ExpectOpt = None,
         as_json: JsonOpt = False,
     ) -> None:
-        """The holder's report (only theirs, --force or not): a disposition resolves what is
-        owed; blocked does not, and unblocked ends a blocked state."""
-        if status not in REPORTS:
-            raise UsageError(f"unknown report {status!r}: use {', '.join(REPORTS)}")
+        """Report on work you hold: done, released, abandoned, blocked or unblocked.
+
+        Only the holder reports (--force or not). A disposition resolves what is owed;
+        blocked does not, and unblocked ends a blocked state."""
         if status in ("released", "abandoned", "blocked") and not reason:
             raise UsageError(f"a {status} report needs --reason")
         if status == "unblocked" and reason:
@@ -69,7 +74,7 @@ def register(app: typer.Typer) -> None:
             "note": note,
             "force": force,
         }
-        ctx = make_context(actor, session, expect)
+        ctx = make_context(actor, None, expect)
         shown = ledger.act(ctx, item, "report", {k: v for k, v in args.items() if v})
         print_written(shown, as_json, f"reported {status} on")
 
@@ -77,27 +82,31 @@ def register(app: typer.Typer) -> None:
     def review(
         item: IdArg,
         decision: Annotated[
-            str, typer.Argument(metavar="DECISION", help=", ".join(obligations.DECISIONS))
+            str,
+            typer.Argument(
+                metavar="DECISION",
+                click_type=click.Choice(obligations.DECISIONS),
+                help="|".join(obligations.DECISIONS) + ".",
+            ),
         ],
         after: Annotated[
             str | None,
-            typer.Option("--after", help="Delay for defer/escalate: 30s..30d (default 5m)."),
+            typer.Option(
+                "--after", metavar="DELAY", help="Delay for defer/escalate: 30s..30d (default 5m)."
+            ),
         ] = None,
         reason: ReasonOpt = None,
         summary: SummaryOpt = None,
         commit: CommitOpt = None,
         actor: AsOpt = None,
-        session: SessionOpt = None,
         expect: ExpectOpt = None,
         as_json: JsonOpt = False,
     ) -> None:
-        """An owner's or chief's decision on what an item owes (a park is left to owners).
+        """An owner's or chief's decision on what an item owes.
+
+        A park is left to owners.
 
         Loops pass the version they read: --expect-version N refuses (exit 3) if it moved."""
-        if decision not in obligations.DECISIONS:
-            raise UsageError(
-                f"unknown decision {decision!r}: use {', '.join(obligations.DECISIONS)}"
-            )
         if decision in ("release", "abandon") and not reason:
             raise UsageError(f"review {decision} needs --reason: say why")
         if (summary is not None or commit is not None) and decision != "close":
@@ -118,7 +127,7 @@ def register(app: typer.Typer) -> None:
             if not obligations.DELAY_MIN <= delay <= obligations.DELAY_MAX:
                 raise UsageError("--after must be between 30s and 30d")
             args["delay_seconds"] = int(delay.total_seconds())
-        ctx = make_context(actor, session, expect)
+        ctx = make_context(actor, None, expect)
         shown = ledger.act(ctx, item, "review", {k: v for k, v in args.items() if v})
         print_written(shown, as_json, f"reviewed ({decision})")
 
@@ -132,22 +141,36 @@ def register(app: typer.Typer) -> None:
             ),
         ] = None,
         actor: AsOpt = None,
-        session: SessionOpt = None,
         expect: ExpectOpt = None,
         as_json: JsonOpt = False,
     ) -> None:
-        """Acknowledge that your take was taken over, or that your event lost on a merge:
+        """Acknowledge a takeover of your work, or your event that lost on a merge.
+
         owed and list --mine stop showing it (the conflict stays for the owners)."""
         from gitcoop.service import lost
 
-        shown = lost.acknowledge(make_context(actor, session, expect), item, event)
+        shown = lost.acknowledge(make_context(actor, None, expect), item, event)
         print_written(shown, as_json, "acknowledged")
 
     @app.command()
     def roles(
-        action: Annotated[str | None, typer.Argument(metavar="[add|remove]")] = None,
-        role: Annotated[str | None, typer.Argument(metavar="[owner|chief]")] = None,
-        who: Annotated[str | None, typer.Argument(metavar="[EMAIL]")] = None,
+        action: Annotated[
+            str | None,
+            typer.Argument(
+                metavar="[ACTION]",
+                click_type=click.Choice(("add", "remove")),
+                help="add|remove (default: show the roles).",
+            ),
+        ] = None,
+        role: Annotated[
+            str | None,
+            typer.Argument(
+                metavar="[ROLE]", click_type=click.Choice(("owner", "chief")), help="owner|chief."
+            ),
+        ] = None,
+        who: Annotated[
+            str | None, typer.Argument(metavar="[EMAIL]", help="The person, by e-mail address.")
+        ] = None,
         actor: AsOpt = None,
         as_json: JsonOpt = False,
     ) -> None:

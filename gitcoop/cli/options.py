@@ -1,19 +1,17 @@
-"""Options every command shares, and the one place the environment is read."""
+"""Options every command shares (the environment is read in cli/invocation.py)."""
 
 from __future__ import annotations
 
-import os
-import random
-from datetime import datetime
 from typing import Annotated
 
+import click
 import typer
 
-from gitcoop.domain import bounds
-from gitcoop.domain.ids import session_problem
-from gitcoop.domain.timefmt import parse_instant
-from gitcoop.errors import UsageError
-from gitcoop.service.context import Context
+from gitcoop.cli.invocation import make_context
+
+__all__ = ["make_context"]
+
+KINDS = ("todo", "request", "item")
 
 AsOpt = Annotated[
     str | None,
@@ -56,46 +54,21 @@ OfflineOpt = Annotated[
 ]
 
 
-def make_context(
-    actor: str | None = None,
-    session: str | None = None,
-    expect_version: int | None = None,
-    offline: bool = False,
-) -> Context:
-    """A Context from the flags, falling back to COOP_ACTOR, COOP_SESSION, COOP_NOW."""
-    env = os.environ
-    if actor is not None and not actor.strip():
-        raise UsageError("--as needs a name: --as ACTOR (or leave it out)")
-    named = session if session is not None else env.get("COOP_SESSION") or None
-    problem = session_problem(named) if named is not None else None
-    if problem:  # an empty COOP_SESSION is unset, as shells mean it; blank space is not a name
-        raise UsageError(problem if session is not None else f"COOP_SESSION: {problem}")
-    fields: dict[str, object] = {
-        "path": env.get("GIT_DIR") or ".",  # `git --git-dir=X coop` exports GIT_DIR
-        "actor": actor or env.get("COOP_ACTOR") or None,
-        "session": named,
-        "expect_version": expect_version,
-        "offline": offline,
-        # `git -c key=value coop ...`: git passes its -c values on in this variable
-        "git_parameters": env.get("GIT_CONFIG_PARAMETERS", ""),
-    }
-    if env.get("COOP_NOW"):
-        fields["now"] = _now(env["COOP_NOW"])
-    if env.get("COOP_SEED"):
-        fields["bits"] = random.Random(env["COOP_SEED"]).getrandbits
-    return Context(**fields)  # type: ignore[arg-type]
-
-
-def _now(text: str) -> datetime:
-    """COOP_NOW: an instant an event may carry (so every due date computed from it reads back)."""
-    try:
-        now = parse_instant(text)
-        problem = bounds.instant_problem(now, "COOP_NOW")
-    except ValueError as exc:
-        problem = str(exc)
-    if problem:
-        raise UsageError(
-            f"COOP_NOW={text!r} is not a usable ISO 8601 instant ({problem}); "
-            "use e.g. 2026-11-29T10:00:00Z"
-        )
-    return now
+KindOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--kind",
+        metavar="KIND",
+        click_type=click.Choice(KINDS),
+        help="Only this kind: todo, request or item.",
+        show_default=False,
+    ),
+]
+LimitOpt = Annotated[
+    int | None,
+    typer.Option("-n", "--limit", metavar="N", help="At most N items.", show_default=False),
+]
+WideOpt = Annotated[
+    bool,
+    typer.Option("--wide", help="Show whole titles; on a terminal they are cut to fit its width."),
+]

@@ -8,12 +8,15 @@ from typing import Annotated, Any
 import typer
 
 from gitcoop.cli import render
-from gitcoop.cli.options import AsOpt, JsonOpt, make_context
-from gitcoop.cli.terminal import printable, say
+from gitcoop.cli.options import AsOpt, JsonOpt, WideOpt, make_context
+from gitcoop.cli.table import Cell, Row, lay_out
+from gitcoop.cli.terminal import Styled, join, paint, say
+from gitcoop.cli.wording import count, obligation, plain
 from gitcoop.domain.timefmt import format_instant, human_age, human_instant
 from gitcoop.errors import SomethingDue
 from gitcoop.service.lost import Lost
 from gitcoop.service.owed import Owed, OwedList, TakenOver, Unsettled, owed
+from gitcoop.service.writer import Shown
 
 
 def _about(entry: Owed | Unsettled | TakenOver | Lost, data: dict[str, Any]) -> dict[str, Any]:
@@ -46,43 +49,71 @@ def lost_json(entry: Lost) -> dict[str, Any]:
     return _about(entry, {**data, "acknowledged": entry.conflict.acknowledged})
 
 
-def conflict_line(entry: Unsettled) -> str:
+def conflict_row(entry: Unsettled) -> tuple[Row, list[str]]:
     c = entry.conflict
-    return printable(
-        f"{entry.label:<10} {'conflict':<15} {c.verb} by {c.actor} refused: {c.reason} — "
-        f"git coop resolve {entry.label} {c.event} --apply|--dismiss --reason R"
-    )
+    cells = [
+        Cell(entry.label, "id"),
+        Cell("conflict", "conflict"),
+        Cell(""),
+        Cell(c.actor, "holder"),
+    ]
+    hints = [
+        f"{c.verb} by {c.actor} refused: {plain(c.reason)}",
+        f"settle it: git coop resolve {entry.label} {c.event} --apply|--dismiss --reason R",
+    ]
+    return Row(cells, entry.item.title), hints
 
 
-def takeover_line(entry: TakenOver) -> str:
+def takeover_row(entry: TakenOver) -> tuple[Row, list[str]]:
     t = entry.takeover
-    return printable(
-        f"{entry.label:<10} {'takeover':<15} your take was taken over by {t.by} at "
-        f"{human_instant(t.at)}  {entry.item.title} — once seen: git coop ack {entry.label}"
-    )
+    cells = [Cell(entry.label, "id"), Cell("takeover", "bad"), Cell(human_instant(t.at))]
+    cells.append(Cell(t.by, "holder"))
+    hints = [
+        f"your take was taken over by {t.by} at {human_instant(t.at)}",
+        f"once seen: git coop ack {entry.label}",
+    ]
+    return Row(cells, entry.item.title), hints
 
 
-def lost_line(entry: Lost) -> str:
+def lost_row(entry: Lost) -> tuple[Row, list[str]]:
     c = entry.conflict
-    return printable(
-        f"{entry.label:<10} {'lost':<15} your {c.verb} lost on merge: {c.reason} — you no "
-        f"longer hold it; once you have stopped: git coop ack {entry.label}"
-    )
+    cells = [Cell(entry.label, "id"), Cell("lost on merge", "conflict"), Cell("")]
+    cells.append(Cell(c.actor, "holder"))
+    hints = [
+        f"your {c.verb} lost: {plain(c.reason)}",
+        f"you no longer hold it; once you have stopped: git coop ack {entry.label}",
+    ]
+    return Row(cells, entry.item.title), hints
 
 
-def owed_line(entry: Owed, now: datetime) -> str:
+def owed_row(entry: Owed, now: datetime) -> tuple[Row, list[str]]:
     ob = entry.obligation
-    if ob.due is None:
-        when = "not due"
-    elif ob.due <= now:
-        when = f"due {human_age(now - ob.due)} ago"
+    cells = [Cell(entry.label, "id"), Cell(obligation(ob.kind)), due_cell(ob.due, now)]
+    cells.append(Cell(ob.holder, "holder"))
+    cells.append(Cell(f"owed {human_age(now - ob.since)}"))
+    session = [f"session {ob.session}"] if ob.session else []
+    return Row(cells, entry.item.title), [*_marks(entry), *session]
+
+
+def due_cell(due: datetime | None, now: datetime) -> Cell:
+    if due is None:
+        return Cell("not due")
+    if due <= now:
+        return Cell(f"due {human_age(now - due)} ago", "overdue")
+    return Cell(f"due in {human_age(due - now)}", "due")
+
+
+def held_row(shown: Shown, now: datetime) -> Row:
+    """An item the viewer holds, with what it owes and when (for `status`)."""
+    item = shown.item
+    cells = [Cell(shown.label, "id"), Cell(item.kind)]
+    cells.append(Cell(item.status, render.status_role(item.status)))
+    ob = item.obligation
+    if ob is not None and ob.pending:
+        cells += [Cell(obligation(ob.kind)), due_cell(ob.due, now)]
     else:
-        when = f"due in {human_age(ob.due - now)}"
-    extra = f"  [{'; '.join(_marks(entry))}]" if _marks(entry) else ""
-    return printable(
-        f"{entry.label:<10} {ob.kind:<15} {when:<16} {ob.holder}  session {ob.session or '-'}  "
-        f"owed for {human_age(now - ob.since)}  {entry.item.title}{extra}"
-    )
+        cells += [Cell(""), Cell("")]
+    return Row(cells, item.title, indent="  ")
 
 
 def _marks(entry: Owed) -> list[str]:
@@ -106,21 +137,32 @@ def _marks(entry: Owed) -> list[str]:
         when = entry.item.taken_at or ob.since
         marks.append(f"taken in the future, at {format_instant(when)}: check that clone's clock")
     if entry.item.conflicts:
-        marks.append(f"{len(entry.item.conflicts)} conflicts")
+        conflicts = count(len(entry.item.conflicts), "conflict")
+        marks.append(f"{conflicts} on this item: git coop show {entry.label}")
     return marks
 
 
-def print_owed(found: OwedList, now: datetime) -> None:
-    for unsettled in found.conflicts:
-        say(conflict_line(unsettled))
-    for taken in found.takeovers:
-        say(takeover_line(taken))
-    for lost in found.lost:
-        say(lost_line(lost))
+def owed_lines(
+    found: OwedList, now: datetime, wide: bool = False, indent: str = ""
+) -> list[Styled]:
+    """Each entry as a table row, then its hints, one per line, indented beneath it."""
+    entries = [conflict_row(c) for c in found.conflicts]
+    entries += [takeover_row(t) for t in found.takeovers]
+    entries += [lost_row(lost) for lost in found.lost]
+    entries += [owed_row(entry, now) for entry in found.obligations]
+    lines = lay_out([row._replace(indent=indent) for row, _ in entries], wide)
+    out: list[Styled] = []
+    for line, (_, hints) in zip(lines, entries, strict=True):
+        out.append(line)
+        out += [join(indent + "    ", paint(hint, "hint")) for hint in hints]
+    return out
+
+
+def print_owed(found: OwedList, now: datetime, wide: bool = False) -> None:
     if not (found.obligations or found.conflicts or found.takeovers or found.lost):
         say(f"nothing owed is due at {human_instant(now)}")
-    for entry in found.obligations:
-        say(owed_line(entry, now))
+    for line in owed_lines(found, now, wide):
+        say(line)
 
 
 def register(app: typer.Typer) -> None:
@@ -143,12 +185,15 @@ def register(app: typer.Typer) -> None:
                 "--check", help="Exit 6 when something needs attention now (for loops, prompts)."
             ),
         ] = False,
+        wide: WideOpt = False,
         actor: AsOpt = None,
         as_json: JsonOpt = False,
     ) -> None:
-        """What needs attention now: due obligations (oldest due first), escalations and
-        parks (owners see them at once), takeovers of your work and your events that lost
-        on a merge (until you ack them), and conflicts (owners)."""
+        """What needs attention now, oldest due first, each hint on its own line.
+
+        Due obligations, escalations and parks (owners see them at once), takeovers of
+        your work and your events that lost on a merge (until you ack them), and
+        conflicts (owners)."""
         ctx = make_context(actor)
         found = owed(ctx, include_all, mine)
         if as_json:
@@ -157,10 +202,11 @@ def register(app: typer.Typer) -> None:
             rows += [takeover_json(t) for t in found.takeovers]
             render.emit_json(rows + [lost_json(lost) for lost in found.lost])
         else:
-            print_owed(found, ctx.now)
+            print_owed(found, ctx.now, wide)
         if check and found.pressing:
+            needs = "needs" if found.pressing == 1 else "need"
             raise SomethingDue(
-                f"{found.pressing} owed item(s) need attention now — see git coop owed",
+                f"{count(found.pressing, 'owed item')} {needs} attention now — see git coop owed",
                 printed=as_json,  # the listing is the answer; exit 6 says something is due
             )
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated
 
+import click
 import typer
 
 from gitcoop.cli.options import AsOpt, JsonOpt, SessionOpt, make_context
@@ -92,16 +93,19 @@ def register(app: typer.Typer) -> None:
             typer.Option(
                 "--hook",
                 metavar="AGENT",
+                click_type=click.Choice(tuple(HOOKS)),
                 help="claude, codex or generic: print the "
                 "snippet that runs prime when that agent's session starts.",
+                show_default=False,
             ),
         ] = None,
         actor: AsOpt = None,
         session: SessionOpt = None,
         as_json: JsonOpt = False,
     ) -> None:
-        """Markdown for an agent's context: who you are, what you hold and owe, what is
-        ready for you, and the loop contract with its exit codes."""
+        """Markdown for an agent's context: who it is, what it holds, owes and may start.
+
+        Ends with the loop contract and its exit codes."""
         from gitcoop.cli import render
 
         if hook is not None:

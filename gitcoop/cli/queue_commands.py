@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 from typing import Annotated
 
+import click
 import typer
 
 from gitcoop.cli import render
@@ -44,11 +45,10 @@ def register(app: typer.Typer) -> None:
     @app.command("queue")
     def queue_(
         include_all: Annotated[bool, typer.Option("--all", help="Include settled items.")] = False,
-        actor: AsOpt = None,
         as_json: JsonOpt = False,
     ) -> None:
         """The queue in triage order: ready, in progress, verifying, draft, blocked, split."""
-        ctx = make_context(actor)
+        ctx = make_context()
         shown = queue.view(ctx, include_all)
         if as_json:
             render.emit_json([render.item_json(s) for s in shown.shown])
@@ -170,32 +170,36 @@ def register(app: typer.Typer) -> None:
     def finish(
         item: IdArg,
         outcome: Annotated[
-            str, typer.Argument(metavar="OUTCOME", help="done|closed|blocked|ready")
+            str,
+            typer.Argument(
+                metavar="OUTCOME", click_type=click.Choice(OUTCOMES), help="|".join(OUTCOMES) + "."
+            ),
         ],
-        commit: Annotated[str | None, typer.Option("--commit", help="done: the sha.")] = None,
+        commit: Annotated[
+            str | None, typer.Option("--commit", metavar="SHA", help="done: the commit's sha.")
+        ] = None,
         reason: ReasonOpt = None,
         failure: Annotated[
-            str | None, typer.Option("--failure", help="ready: what went wrong.")
+            str | None, typer.Option("--failure", metavar="TEXT", help="ready: what went wrong.")
         ] = None,
         force: ForceOpt = False,
         actor: AsOpt = None,
-        session: SessionOpt = None,
         expect: ExpectOpt = None,
         as_json: JsonOpt = False,
     ) -> None:
-        """End a round: done --commit | closed --reason | blocked --reason | ready --failure.
+        """End a round of work on a queue item you picked.
+
+        done --commit SHA | closed --reason R | blocked --reason R | ready --failure TEXT.
 
         An identical repeat (the item already records this outcome) writes nothing.
         """
-        if outcome not in OUTCOMES:
-            raise UsageError(f"unknown outcome {outcome!r}: use done, closed, blocked or ready")
         needed = {"done": ("--commit", commit), "closed": ("--reason", reason)}
         needed |= {"blocked": ("--reason", reason), "ready": ("--failure", failure)}
         flag, value = needed[outcome]
         if not value:
             raise UsageError(f"finish {outcome} needs {flag}")
         args = {"commit": commit, "reason": reason, "failure": failure, "force": force}
-        shown = queue.finish(make_context(actor, session, expect), item, outcome, **args)
+        shown = queue.finish(make_context(actor, None, expect), item, outcome, **args)
         print_written(shown[0], as_json, f"finished ({outcome})")
         if not as_json:
             for parent in shown[1:]:
@@ -205,7 +209,10 @@ def register(app: typer.Typer) -> None:
     @app.command()
     def split(
         item: IdArg,
-        into: Annotated[list[str], typer.Option("--into", metavar="TITLE", help="A child.")],
+        into: Annotated[
+            list[str],
+            typer.Option("--into", metavar="TITLE", help="A child's title; repeat for each child."),
+        ],
         actor: AsOpt = None,
         expect: ExpectOpt = None,
         as_json: JsonOpt = False,

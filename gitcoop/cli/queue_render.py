@@ -8,7 +8,8 @@ from datetime import datetime
 from typing import Any
 
 from gitcoop.cli import render
-from gitcoop.cli.terminal import printable
+from gitcoop.cli.terminal import printable, say
+from gitcoop.domain import progress
 from gitcoop.domain.records import Evidence
 from gitcoop.errors import CoopError
 from gitcoop.service.pick import Picked
@@ -79,27 +80,23 @@ def judged_summary(judged: list[Judged]) -> str:
 
 
 class Printer(Progress):
-    """Each verdict printed as it lands; a progress line while one runs, on a terminal only."""
+    """Each verdict printed as it lands; how far verification is, on a terminal only."""
 
     def __init__(self, lines: bool, prefix: str = "") -> None:
         self.lines = lines  # text output: one line per verdict on stdout
         self.prefix = prefix
-        self.terminal = sys.stderr.isatty()
-        self.showing = False
+        self.number = self.total = 0
 
     def starting(self, label: str, number: int, total: int) -> None:
-        if self.terminal:
-            sys.stderr.write(f"\rverifying {label} ({number}/{total})…\x1b[K")
-            sys.stderr.flush()
-            self.showing = True
+        self.number, self.total = number, total
+        progress.reporter().step("verifying", number - 1, total or None, label)
 
     def landed(self, judged: Judged) -> None:
-        if self.showing:
-            sys.stderr.write("\r\x1b[K")
-            sys.stderr.flush()
-            self.showing = False
         if self.lines:
-            print(self.prefix + judged_line(judged), flush=True)
+            say(self.prefix + judged_line(judged))
+            sys.stdout.flush()
+        if self.total and self.number >= self.total:
+            progress.reporter().step("verifying", self.total, self.total)
 
 
 def evidence_text(evidence: Evidence) -> str:

@@ -6,9 +6,12 @@ import sys
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from gitcoop.cli.terminal import printable
+from gitcoop.cli import wording
+from gitcoop.cli.table import Cell, Row, lay_out
+from gitcoop.cli.terminal import Styled, colour, join, paint, printable
+from gitcoop.cli.wording import count
 from gitcoop.domain import jsontext, obligations
-from gitcoop.domain.lifecycle import HELD
+from gitcoop.domain.lifecycle import HELD, TERMINAL
 from gitcoop.domain.timefmt import human_age, human_instant, parse_instant
 
 if TYPE_CHECKING:  # annotations only: `take` and `done` need not load the queries
@@ -16,7 +19,7 @@ if TYPE_CHECKING:  # annotations only: `take` and `done` need not load the queri
     from gitcoop.service.dependencies import Links
     from gitcoop.service.queries import LogEntry, Note
     from gitcoop.service.writer import Shown
-    from gitcoop.store.rows import Row
+    from gitcoop.store.rows import Row as CachedRow
 
 
 def emit_json(value: Any) -> None:
@@ -42,36 +45,65 @@ def holder_note(item: Item, now: datetime) -> str:
     return f"  [taken by {item.taken_by}, {human_age(now - item.taken_at)} ago]"
 
 
-def item_line(shown: Shown, now: datetime, viewer: str | None = None) -> str:
-    """One item; held work with a blocked report shows as blocked. `viewer` sees the
-    takeovers of their work they have not acknowledged."""
+STATUS_ROLES = {
+    "open": "good",
+    "ready": "good",
+    "taken": "busy",
+    "in_progress": "busy",
+    "blocked": "bad",
+    "draft": "waiting",
+    "verifying": "waiting",
+    **dict.fromkeys(TERMINAL, "settled"),
+}
+
+
+def status_role(status: str) -> str | None:
+    """The colour of a status word (`terminal.PALETTE`)."""
+    return STATUS_ROLES.get(status)
+
+
+def holder_mark(item: Item, now: datetime) -> Styled | None:
+    """`[taken by X, 5h ago]`, the holder in colour."""
+    if item.status not in HELD:
+        return None
+    return _holder(item.taken_by, item.taken_at, now)
+
+
+def _holder(taken_by: str | None, taken_at: datetime | None, now: datetime) -> Styled | None:
+    if taken_by is None or taken_at is None:
+        return None
+    age = human_age(now - taken_at)
+    if not colour():  # one escaped string (the most common case, and a listing has many)
+        return Styled(printable(f"[taken by {taken_by}, {age} ago]"))
+    return join("[taken by ", paint(taken_by, "holder"), f", {age} ago]")
+
+
+def item_row(shown: Shown, now: datetime, viewer: str | None = None) -> Row:
+    """One item as a table row; held work with a blocked report shows as blocked. `viewer`
+    sees the takeovers of their work they have not acknowledged."""
     item = shown.item
     ob = item.obligation
     flags = (False, False, False)
     if ob is not None and ob.pending:
         flags = (obligations.is_blocked(ob), ob.parked, ob.escalated)
-    text = _line(
-        f"{shown.label:<10} {item.kind:<8} ",
+    held = holder_mark(item, now)
+    return _row(
+        (Cell(shown.label, "id"), Cell(item.kind)),
         item.status,
         item.title,
-        holder_note(item, now),
+        held,
         (*flags, len(item.conflicts)),
         obligations.takeovers_for(item, viewer) if viewer else (),
     )
-    return printable(text)
 
 
-def row_line(row: Row, now: datetime, viewer: str | None = None) -> str:
-    """`item_line` from a cached row's summary: no item is built (one is read only
-    for a viewer with a takeover of their work to see).
-
-    The line is for `say`, which escapes what it prints; only a line break inside
-    a ledger value is escaped here, so that one item stays one line.
-    """
+def summary_row(row: CachedRow, now: datetime, viewer: str | None = None) -> Row:
+    """`item_row` from a cached row's summary: no item is built (one is read only for a
+    viewer with a takeover of their work to see)."""
     s = row.summary
-    held = ""
-    if s.status in HELD and s.taken_by is not None and s.taken_at is not None:
-        held = f"  [taken by {s.taken_by}, {human_age(now - parse_instant(s.taken_at))} ago]"
+    held = None
+    if s.status in HELD and s.taken_at is not None:
+        held = _holder(s.taken_by, parse_instant(s.taken_at), now)
     takeovers: tuple[Takeover, ...] = ()
     if viewer is not None and viewer in s.notified:
         from gitcoop.domain.records import Takeover
@@ -79,42 +111,48 @@ def row_line(row: Row, now: datetime, viewer: str | None = None) -> str:
         found = (Takeover.from_data(t) for t in row.data()["takeovers"])
         takeovers = tuple(t for t in found if t.holder == viewer)
     marks = (s.reported_blocked, s.parked, s.escalated, s.conflicts)
-    text = _line(f"{row.label:<10} {s.kind:<8} ", s.status, s.title, held, marks, takeovers)
-    return printable(text) if "\n" in text else text
+    return _row((Cell(row.label, "id"), Cell(s.kind)), s.status, s.title, held, marks, takeovers)
 
 
-def _line(
-    head: str,
+def _row(
+    cells: tuple[Cell, ...],
     status: str,
     title: str,
-    held: str,
-    marks: tuple[bool, bool, bool, int],
+    held: Styled | None,
+    flags: tuple[bool, bool, bool, int],
     takeovers: tuple[Takeover, ...],
-) -> str:
-    """The one listing line, not yet escaped: `marks` are (reported blocked, parked,
-    escalated, conflicts)."""
-    blocked, parked, escalated, conflicts = marks
+) -> Row:
+    """The one listing row: `flags` are (reported blocked, parked, escalated, conflicts)."""
+    blocked, parked, escalated, conflicts = flags
     if blocked and status in HELD:
         status = "blocked"
-    held += "  [parked]" if parked else ""
-    held += "  [escalated]" if escalated else ""
+    marks = [held] if held is not None else []
+    marks += [paint("[parked]", "waiting")] if parked else []
+    marks += [paint("[escalated]", "bad")] if escalated else []
     if conflicts:
-        held += f"  [{conflicts} conflict{'s' if conflicts > 1 else ''}]"
+        marks.append(paint(f"[{count(conflicts, 'conflict')}]", "conflict"))
     for taken in takeovers:
-        held += f"  [taken over by {taken.by} at {human_instant(taken.at)}]"
-    return f"{head}{status:<10} {title}{held}"
+        marks.append(
+            join("[taken over by ", paint(taken.by, "holder"), f" at {human_instant(taken.at)}]")
+        )
+    return Row((*cells, Cell(status, STATUS_ROLES.get(status))), title, marks)
+
+
+def item_line(shown: Shown, now: datetime, viewer: str | None = None) -> str:
+    """One item on one line, as a listing of it alone lays it out."""
+    return lay_out([item_row(shown, now, viewer)])[0]
 
 
 def item_details(
     shown: Shown, now: datetime, notes: list[Note] | None = None, links: Links | None = None
-) -> str:
+) -> Styled:
     """Everything about one item: its fields, what it owes, its links and notes, its body."""
     item = shown.item
     rows: list[tuple[str, Any]] = [
         ("id", f"{item.id} ({shown.label})"),
         ("kind", item.kind),
         ("title", item.title),
-        ("status", item.status + holder_note(item, now)),
+        ("status", join(paint(item.status, status_role(item.status)), holder_note(item, now))),
         ("priority", item.priority),
         ("version", item.version),
         ("created", f"{human_instant(item.created_at)} by {item.created_by}"),
@@ -148,7 +186,8 @@ def item_details(
         parked = ", parked" if ob.parked else ""
         escalated = ", escalated to owners" if ob.escalated else ""
         end = f" ({ob.disposition})" if ob.disposition else ""
-        rows.append(("owes", f"{ob.kind} {ob.status}{end}{due}{parked}{escalated}"))
+        owes = f"{wording.obligation(ob.kind)}, {ob.status}{end}{due}{parked}{escalated}"
+        rows.append(("owes", owes))
         if ob.latest_report:
             said = ob.latest_report.get("reason") or ob.latest_report.get("note")
             rows.append(("report", f"{ob.latest_report.get('status')}: {said}"))
@@ -163,17 +202,25 @@ def item_details(
         rows.append(
             (
                 "conflict",
-                f"{conflict.verb} by {conflict.actor} ({conflict.event}): {conflict.reason}",
+                paint(
+                    f"{conflict.verb} by {conflict.actor} ({conflict.event}): "
+                    f"{wording.plain(conflict.reason)}",
+                    "conflict",
+                ),
             )
         )
     rows += _link_rows(links) if links is not None else []
     for note in notes or ():
         rows.append(("note", f"{human_instant(note.at)} {note.actor}: {note.text}"))
     width = max(len(k) for k, _ in rows)
-    lines = [f"{k:<{width}}  {printable(str(v))}" for k, v in rows]
+    lines: list[str] = [join(paint(f"{k:<{width}}", "heading"), "  ", _value(v)) for k, v in rows]
     if item.body:
         lines += ["", *(printable(line) for line in item.body.splitlines())]
-    return "\n".join(lines)
+    return Styled("\n".join(lines))
+
+
+def _value(value: Any) -> Styled:
+    return value if isinstance(value, Styled) else Styled(printable(str(value)))
 
 
 def _link_rows(links: Links) -> list[tuple[str, Any]]:
@@ -216,7 +263,7 @@ def log_line(entry: LogEntry) -> str:
         details.append(f"{key}={'none' if value is None else value}")
     if event.verb == "add":
         details.append(printable(repr(event.arg("title"))))
-    refused = f"  [refused: {entry.refused}]" if entry.refused else ""
+    refused = f"  [refused: {wording.plain(entry.refused)}]" if entry.refused else ""
     extra = "  " + " ".join(details) if details else ""
     return printable(
         f"{human_instant(event.at)}  {entry.label:<10} {event.verb:<9} {event.actor}"

@@ -7,14 +7,18 @@ from typing import Annotated, Any
 import typer
 
 from gitcoop.cli import render
-from gitcoop.cli.options import AsOpt, ExpectOpt, JsonOpt, SessionOpt, make_context
+from gitcoop.cli.helptext import CoopGroup
+from gitcoop.cli.options import AsOpt, ExpectOpt, JsonOpt, make_context
 from gitcoop.cli.terminal import printable, say, warn
 from gitcoop.errors import LostOnMerge, UsageError
 from gitcoop.service import resolution, sync
 from gitcoop.service.sync import SyncReport
 
 RemoteArg = Annotated[
-    str, typer.Argument(metavar="[REMOTE]", help="A configured git remote (default: origin).")
+    str,
+    typer.Argument(
+        metavar="[REMOTE]", help="A configured git remote (default: origin).", show_default=False
+    ),
 ]
 
 ClaimsOpt = Annotated[
@@ -108,7 +112,12 @@ def kept_out_line(remote: str, count: int) -> str:
 
 
 def register(app: typer.Typer) -> None:
-    remote_app = typer.Typer(help="Connect git remotes to the ledger.", no_args_is_help=True)
+    remote_app = typer.Typer(
+        cls=CoopGroup,
+        suggest_commands=False,
+        help="Connect git remotes to the ledger.",
+        no_args_is_help=True,
+    )
     app.add_typer(remote_app, name="remote")
 
     @remote_app.command("setup")
@@ -181,20 +190,21 @@ def register(app: typer.Typer) -> None:
     def resolve(
         item: Annotated[str, typer.Argument(metavar="ID", help="The item with the conflict.")],
         event: Annotated[str, typer.Argument(metavar="EVENT", help="The refused event's id.")],
+        reason: Annotated[
+            str, typer.Option("--reason", metavar="TEXT", help="Why it is settled this way.")
+        ],
         apply: Annotated[bool, typer.Option("--apply", help="Re-apply it with force.")] = False,
         dismiss: Annotated[bool, typer.Option("--dismiss", help="Let it stay refused.")] = False,
-        reason: Annotated[str | None, typer.Option("--reason", help="Why (required).")] = None,
         actor: AsOpt = None,
-        session: SessionOpt = None,
         expect: ExpectOpt = None,
         as_json: JsonOpt = False,
     ) -> None:
         """Settle a merge conflict (owners): re-apply the refused event, or dismiss it."""
         if apply == dismiss:
             raise UsageError("resolve needs exactly one of --apply or --dismiss")
-        if not reason or not reason.strip():
+        if not reason.strip():
             raise UsageError("resolve needs --reason: say why the conflict is settled this way")
-        ctx = make_context(actor, session, expect)
+        ctx = make_context(actor, None, expect)
         decision = "apply" if apply else "dismiss"
         shown = resolution.resolve(ctx, item, event, decision, reason.strip())
         if as_json:

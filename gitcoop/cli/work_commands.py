@@ -5,8 +5,10 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING, Annotated, Any
 
+import click
 import typer
 
+from gitcoop.cli.helptext import CoopGroup
 from gitcoop.cli.ledger_commands import (
     BodyFileOpt,
     BodyOpt,
@@ -17,22 +19,35 @@ from gitcoop.cli.ledger_commands import (
     checked_shape,
     print_written,
 )
-from gitcoop.cli.options import AsOpt, ExpectOpt, JsonOpt, SessionOpt, make_context
-from gitcoop.cli.terminal import printable, say
+from gitcoop.cli.options import (
+    AsOpt,
+    ExpectOpt,
+    JsonOpt,
+    KindOpt,
+    LimitOpt,
+    WideOpt,
+    make_context,
+)
+from gitcoop.cli.terminal import Styled, printable, say
 from gitcoop.errors import UsageError
 
 if TYPE_CHECKING:
     from gitcoop.service.context import Context
 
-KINDS = ("todo", "request", "item")
+LINKS = ("blocks", "blocked-by", "parent-of", "child-of", "discovered-from", "related")
 PHRASES = "blocks, blocked-by, parent-of, child-of, discovered-from or related"
+LinkArg = Annotated[
+    str, typer.Argument(metavar="LINK", click_type=click.Choice(LINKS), help="|".join(LINKS) + ".")
+]
 
 
 def register(app: typer.Typer) -> None:
     @app.command()
     def edit(
         item: IdArg,
-        title: Annotated[str | None, typer.Option("--title", help="A new title.")] = None,
+        title: Annotated[
+            str | None, typer.Option("--title", metavar="TITLE", help="A new title.")
+        ] = None,
         body: BodyOpt = None,
         body_file: BodyFileOpt = None,
         editor: Annotated[
@@ -51,25 +66,30 @@ def register(app: typer.Typer) -> None:
         ] = None,
         state: Annotated[
             str | None,
-            typer.Option("--state", help="Queue items: ready, blocked (needs --reason), closed."),
+            typer.Option(
+                "--state",
+                metavar="STATE",
+                click_type=click.Choice(("ready", "blocked", "closed")),
+                help="Queue items: ready, blocked (needs --reason) or closed.",
+                show_default=False,
+            ),
         ] = None,
         reason: ReasonOpt = None,
         actor: AsOpt = None,
-        session: SessionOpt = None,
         expect: ExpectOpt = None,
         as_json: JsonOpt = False,
     ) -> None:
-        """Change any item's title, body, tags or priority (one `edit` event naming the
-        previous values), or a queue item's place or state.
+        """Change an item's title, body, tags or priority, or a queue item's place or state.
 
-        With nothing else to change on a terminal, or with --editor, the body opens in
-        git's editor. An edit that changes nothing writes nothing."""
+        One `edit` event names the previous values. With nothing else to change on a
+        terminal, or with --editor, the body opens in git's editor. An edit that changes
+        nothing writes nothing."""
         from gitcoop.cli import body as bodies
         from gitcoop.service import ledger, queue
 
         text = bodies.from_options(body, body_file)
         checked_shape(title, tag, priority, text)
-        ctx = make_context(actor, session, expect)
+        ctx = make_context(actor, None, expect)
         given = (title, text, tag, untag, priority, before, after, state)
         if editor or (all(v is None for v in given) and bodies.interactive()):
             text = _edited_body(ctx, item)
@@ -90,14 +110,17 @@ def register(app: typer.Typer) -> None:
         print_written(shown, as_json, "edited")
 
     dep_app = typer.Typer(
-        help=f"Link items: git coop dep add|remove A {{{PHRASES}}} B.", no_args_is_help=True
+        cls=CoopGroup,
+        suggest_commands=False,
+        help=f"Link items, or remove a link.\n\ngit coop dep add|remove A LINK B: {PHRASES}.",
+        no_args_is_help=True,
     )
     app.add_typer(dep_app, name="dep")
 
     def link(action: str, first: str, phrase: str, second: str, **flags: Any) -> None:
         from gitcoop.service import dependencies
 
-        ctx = make_context(flags["actor"], flags["session"], flags["expect"])
+        ctx = make_context(flags["actor"], None, flags["expect"])
         shown = dependencies.link(ctx, first, phrase, second, action)
         if flags["as_json"] or not shown.wrote:
             print_written(shown, flags["as_json"], "linked")
@@ -108,56 +131,56 @@ def register(app: typer.Typer) -> None:
     @dep_app.command("add")
     def dep_add(
         first: Annotated[str, typer.Argument(metavar="A", help="An item id or prefix.")],
-        phrase: Annotated[str, typer.Argument(metavar="LINK", help=PHRASES)],
+        phrase: LinkArg,
         second: Annotated[str, typer.Argument(metavar="B", help="An item id or prefix.")],
         actor: AsOpt = None,
-        session: SessionOpt = None,
         expect: ExpectOpt = None,
         as_json: JsonOpt = False,
     ) -> None:
-        """Add a link. `A blocks B`: B waits until A is settled; `A parent-of B`: A waits
-        on its child B. A link that would close a cycle is refused, naming it."""
-        link("add", first, phrase, second, **_flags(actor, session, expect, as_json))
+        """Add a link from A to B.
+
+        `A blocks B`: B waits until A is settled; `A parent-of B`: A waits on its child B.
+        A link that would close a cycle is refused, naming it."""
+        link("add", first, phrase, second, **_flags(actor, expect, as_json))
 
     @dep_app.command("remove")
     def dep_remove(
-        first: Annotated[str, typer.Argument(metavar="A")],
-        phrase: Annotated[str, typer.Argument(metavar="LINK", help=PHRASES)],
-        second: Annotated[str, typer.Argument(metavar="B")],
+        first: Annotated[str, typer.Argument(metavar="A", help="An item id or prefix.")],
+        phrase: LinkArg,
+        second: Annotated[str, typer.Argument(metavar="B", help="An item id or prefix.")],
         actor: AsOpt = None,
-        session: SessionOpt = None,
         expect: ExpectOpt = None,
         as_json: JsonOpt = False,
     ) -> None:
         """Remove a link."""
-        link("remove", first, phrase, second, **_flags(actor, session, expect, as_json))
+        link("remove", first, phrase, second, **_flags(actor, expect, as_json))
 
     @app.command()
     def ready(
-        kind: Annotated[str | None, typer.Option("--kind", help="todo, request or item.")] = None,
-        tag: Annotated[str | None, typer.Option("--tag", help="Only this tag.")] = None,
-        limit: Annotated[
-            int | None, typer.Option("-n", "--limit", metavar="N", help="At most N items.")
+        kind: KindOpt = None,
+        tag: Annotated[
+            str | None, typer.Option("--tag", metavar="TAG", help="Only this tag.")
         ] = None,
-        actor: AsOpt = None,
+        limit: LimitOpt = None,
+        wide: WideOpt = False,
         as_json: JsonOpt = False,
     ) -> None:
-        """What can be started now: open todos and requests and ready queue items that
-        wait on nothing unsettled, by priority (0 first), then queue order or age."""
+        """What can be started now, best first.
+
+        Open todos and requests and ready queue items that wait on nothing unsettled, by
+        priority (0 first), then queue order or age."""
         from gitcoop.domain import jsontext
         from gitcoop.service import dependencies
 
-        if kind is not None and kind not in KINDS:
-            raise UsageError(f"unknown kind {kind!r}: use todo, request or item")
         if limit is not None and limit < 0:
             raise UsageError("-n must be 0 or more")
-        ctx = make_context(actor)
+        ctx = make_context()
         found = dependencies.ready(ctx, kind, tag, limit)
         if as_json:
             sys.stdout.write(jsontext.array([row.json for row in found.listed]) + "\n")
             return
-        for row in found.listed:
-            say(f"P{row.summary.priority}  {_row_line(row, ctx)}")
+        if found.listed:
+            say(Styled("\n".join(_lines(found.listed, ctx, wide, priority=True))))
         if not found.listed:
             say(
                 "nothing is ready"
@@ -168,13 +191,15 @@ def register(app: typer.Typer) -> None:
             say(f"{more} — git coop blocked shows what on")
 
     @app.command()
-    def blocked(actor: AsOpt = None, as_json: JsonOpt = False) -> None:
-        """What waits on what: every unsettled item with an unsettled blocker, and any
-        cycle of links (each item on it waits on the next: remove a link to break it)."""
+    def blocked(wide: WideOpt = False, as_json: JsonOpt = False) -> None:
+        """What waits on what, and any cycle of links.
+
+        Every unsettled item with an unsettled blocker, and each cycle of links (each
+        item on it waits on the next: remove a link to break it)."""
         from gitcoop.cli import render
         from gitcoop.service import dependencies
 
-        ctx = make_context(actor)
+        ctx = make_context()
         found = dependencies.blocked(ctx)
         if as_json:
             render.emit_json(
@@ -187,8 +212,9 @@ def register(app: typer.Typer) -> None:
                 }
             )
             return
-        for waiting in found.waiting:
-            say(_row_line(waiting.row, ctx))
+        lines = _lines([waiting.row for waiting in found.waiting], ctx, wide)
+        for line, waiting in zip(lines, found.waiting, strict=True):
+            say(line)
             for other in waiting.blockers:
                 say(printable(f"    waits on {other.label} ({other.status}) {other.title}"))
         for cycle in found.cycles:
@@ -201,10 +227,8 @@ def register(app: typer.Typer) -> None:
             say("nothing is blocked")
 
 
-def _flags(
-    actor: str | None, session: str | None, expect: int | None, as_json: bool
-) -> dict[str, Any]:
-    return {"actor": actor, "session": session, "expect": expect, "as_json": as_json}
+def _flags(actor: str | None, expect: int | None, as_json: bool) -> dict[str, Any]:
+    return {"actor": actor, "expect": expect, "as_json": as_json}
 
 
 def _edited_body(ctx: Context, ref: str) -> str:
@@ -219,8 +243,16 @@ def row_json(row: Any) -> dict[str, Any]:
     return {**row.data(), "short_id": row.label}
 
 
-def _row_line(row: Any, ctx: Context) -> str:
-    """A listing line from a cached row's summary, as `list` prints it: no item is built."""
+def _lines(rows: list[Any], ctx: Context, wide: bool, priority: bool = False) -> list[Styled]:
+    """Cached rows as one table (with their priority first, for `ready`), as `list` lays
+    them out: from their summaries, no item is built."""
     from gitcoop.cli import render
+    from gitcoop.cli.table import Cell, lay_out
 
-    return render.row_line(row, ctx.now)
+    table = []
+    for row in rows:
+        line = render.summary_row(row, ctx.now)
+        if priority:
+            line = line._replace(cells=(Cell(f"P{row.summary.priority}"), *line.cells))
+        table.append(line)
+    return lay_out(table, wide)

@@ -18,7 +18,7 @@ from typing import Any
 
 from gitcoop.domain import fields, obligations, resolution
 from gitcoop.domain.ids import kind_of
-from gitcoop.domain.queue import invalidated
+from gitcoop.domain.queue import STATES, invalidated
 from gitcoop.domain.records import DEFAULT_PRIORITY, Event, Evidence, Item, Roles, Takeover, replace
 from gitcoop.domain.timefmt import format_instant, human_instant
 from gitcoop.errors import Refused
@@ -27,6 +27,7 @@ KINDS = ("todo", "request", "item")
 CLOSED = ("done", "closed")
 TERMINAL = ("done", "closed", "abandoned", "stale", "duplicate", "split")
 HELD = ("taken", "in_progress")
+STATUSES = tuple(dict.fromkeys(("open", "taken", "done", "closed", "abandoned", *STATES)))
 AMENDABLE = ("summary", "commit")
 
 Handler = Callable[[Item | None, Event, Roles], Item]

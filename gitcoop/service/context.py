@@ -127,10 +127,15 @@ def require_ledger(snapshot: Snapshot) -> None:
                 f"no ledger here yet, but one was fetched from {fetched[0]} — "
                 f"run: git coop sync {fetched[0]}"
             )
-        raise NoLedger(
-            "no ledger in this repository yet — run: git coop init (in a clone of a "
-            "repository that has one: git coop remote setup origin && git coop sync)"
-        )
+        remotes = snapshot.repo.remote_names()
+        if remotes:  # a clone: its remote's ledger comes with a sync, not a plain clone
+            remote = "origin" if "origin" in remotes else remotes[0]
+            sync = "git coop sync" + ("" if remote == "origin" else f" {remote}")
+            raise NoLedger(
+                f"no ledger in this clone yet — to share {remote}'s: git coop remote setup "
+                f"{remote} && {sync} (to start a new one: git coop init)"
+            )
+        raise NoLedger("no ledger in this repository yet — run: git coop init")
     snapshot.config  # noqa: B018 — parsing it checks the format version
 
 

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from gitcoop.domain import ids, lifecycle, rulebook
+from gitcoop.domain import ids, lifecycle, progress, rulebook
 from gitcoop.domain.ids import EventId, ItemId
 from gitcoop.domain.records import Event, Item, LedgerConfig, Roles
 from gitcoop.domain.roles import LEDGER_ID
@@ -88,7 +88,10 @@ def _check_items(
     roles = config.roles if config else Roles()
     clock = config.clock if config else None
     kept_out = frozenset(config.kept_out) if config else frozenset()
-    for item_id in sorted(set(items) | set(events)):
+    every = sorted(set(items) | set(events))
+    shown = progress.reporter()
+    for done, item_id in enumerate(every):
+        shown.step("checking every item against its events", done, len(every))
         item_events = [event for _, event in events.get(item_id, [])]
         if item_id == LEDGER_ID:
             _check_roles(report, item_events, config)
@@ -110,6 +113,7 @@ def _check_items(
                     report.add(
                         event_path, "clock", f"clock {event.clock} is above coop.yaml's {clock}"
                     )
+    shown.step("checking every item against its events", len(every), len(every))
 
 
 def _check_roles(report: Report, events: list[Event], config: LedgerConfig | None) -> None:
@@ -209,7 +213,9 @@ def _check_history(report: Report, repo: Repo, tip: Oid, limit: int | None) -> N
     clocks: dict[Oid, int | None] = {}
     commits = repo.history(tip, limit)
     report.commits = len(commits)
-    for commit in commits:
+    shown = progress.reporter()
+    for done, commit in enumerate(commits):
+        shown.step("checking the ledger's history", done, len(commits))
         parents = repo.commit_parents(commit)
         added: set[str] | None = None
         bases: list[Oid | None] = [*parents] if parents else [None]
@@ -225,6 +231,7 @@ def _check_history(report: Report, repo: Repo, tip: Oid, limit: int | None) -> N
             new = {d.path for d in deltas if d.status == "added"}
             added = new if added is None else added & new
         _check_new_clocks(report, repo, commit, parents, sorted(added or ()), clocks)
+    shown.step("checking the ledger's history", len(commits), len(commits))
 
 
 def _check_new_clocks(

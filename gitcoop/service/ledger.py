@@ -13,7 +13,7 @@ from gitcoop.domain import ids
 from gitcoop.domain.ids import ItemId
 from gitcoop.domain.records import LedgerConfig, Roles
 from gitcoop.domain.roles import LEDGER_ID
-from gitcoop.errors import UsageError
+from gitcoop.errors import CoopError, Refused, UsageError
 from gitcoop.service import dependencies
 from gitcoop.service.context import Context, commit_named
 from gitcoop.service.writer import Intent, Shown, write
@@ -27,6 +27,46 @@ def init(ctx: Context) -> tuple[bool, LedgerConfig]:
     repo.ensure_reflog()
     written = write(ctx, [Intent(LEDGER_ID, "roles", owner_args(actor))], create=True)
     return written.wrote, written.config
+
+
+def refuse_if_shared(ctx: Context) -> None:
+    """Before `init` creates a ledger in a clone: Refused when a remote has one already
+    (fetched, or asked for), or cannot be asked, so a clone does not start a second
+    ledger by mistake: two ledgers started apart never merge. A ledger here already
+    needs no asking."""
+    from gitcoop.store import transport
+    from gitcoop.store.layout import remote_ref
+
+    repo = ctx.repo()
+    if repo.tip() is not None:
+        return
+    for remote in repo.fetched_ledgers():
+        raise Refused(
+            f"a ledger was fetched from {remote} ({remote_ref(remote)}) — use it: "
+            f"{_sync(remote)}; to start a separate ledger here anyway: git coop init --new",
+            details={"remote": remote},
+        )
+    for remote in repo.remote_names():
+        try:
+            tip = transport.remote_ledger(repo, remote)
+        except CoopError as error:
+            raise Refused(
+                f"could not ask {remote} whether it has a ledger ({error.message}) — a ledger "
+                f"started here never merges with one there: run git coop init again once "
+                f"{remote} answers, or start a separate ledger anyway: git coop init --new",
+                details={"remote": remote},
+            ) from None
+        if tip is not None:
+            raise Refused(
+                f"{remote} has a ledger (refs/coop/ledger at {tip[:10]}) — share it: "
+                f"git coop remote setup {remote} && {_sync(remote)}; to start a separate "
+                "ledger here anyway: git coop init --new",
+                details={"remote": remote, "ledger": tip},
+            )
+
+
+def _sync(remote: str) -> str:
+    return "git coop sync" + ("" if remote == "origin" else f" {remote}")
 
 
 def owner_args(actor: str) -> dict[str, Any]:

@@ -45,6 +45,8 @@ class ListFilter:
     stale: bool = False  # held for longer than STALE_AFTER
     mine: bool = False  # held by the acting person, or a takeover of their work to acknowledge,
     lost: frozenset[str] = frozenset()  # ...or where their event lost unacknowledged (service/lost)
+    grep: str | None = None  # in the title, body or notes, case-folded (service/search)
+    since: str | None = None  # changed at or after this instant (its fixed-width text)
 
 
 @dataclass(frozen=True)
@@ -80,17 +82,19 @@ def list_rows(ctx: Context, include_settled: bool = False, where: ListFilter | N
 
     Settled items are counted, not listed, unless asked for by `include_settled`
     or by naming a status (or, with `mine`, a takeover of the viewer's work waits on them).
-    Only `include_settled` and a settled status read the settled items' rows; a
-    plain listing reads the open index, where settled items are only counted.
+    Only `include_settled`, a settled status and a search (`grep`, `since`) read the
+    settled items' rows; a plain listing reads the open index, where settled items
+    are only counted.
     """
     snapshot = read_ledger(ctx)
     assert snapshot.cache is not None
     where = where or ListFilter()
     viewer = ctx.who(snapshot.repo) if where.mine else None
     keep = _matcher(where, ctx.now, viewer)
+    searched = where.grep is not None or where.since is not None
     hide_settled = not include_settled and where.status is None
     settled: dict[str, int] = defaultdict(int)
-    if include_settled or where.status in SETTLED:
+    if include_settled or where.status in SETTLED or searched:
         found = snapshot.rows(snapshot.cache)
     else:
         view = snapshot.open_view(snapshot.cache)
@@ -98,10 +102,17 @@ def list_rows(ctx: Context, include_settled: bool = False, where: ListFilter | N
         for tally in view.settled if hide_settled else ():
             if _counts(where, tally):
                 settled[tally.status] += tally.number
+    narrow = None
+    if searched:
+        from gitcoop.service import search  # its index is read only for a search
+
+        narrow = search.narrowing(snapshot, where.grep, where.since, found)
     listed: list[tuple[str, str, Row]] = []
     for row in found:
         brief = row.brief  # the Summary's plain tuple: no object per row on a plain listing
         if keep is not _everything and not keep(Summary._make(brief)):
+            continue
+        if narrow is not None and not narrow(row):
             continue
         status = brief[_STATUS]
         shown_anyway = brief[_CONFLICTS] or (viewer is not None and viewer in brief[_NOTIFIED])
@@ -132,8 +143,11 @@ def _matcher(where: ListFilter, now: datetime, viewer: str | None) -> Callable[[
         checks.append(lambda s: s.kind == where.kind)
     if where.status is not None:
         checks.append(lambda s: s.status == where.status)
-    if where.holder is not None:
-        checks.append(lambda s: s.status in HELD and s.taken_by == where.holder)
+    if where.holder is not None:  # a prefix of who holds it: --holder bob
+        holder = where.holder.casefold()
+        checks.append(
+            lambda s: s.status in HELD and (s.taken_by or "").casefold().startswith(holder)
+        )
     if where.tag is not None:
         checks.append(lambda s: where.tag in s.tags)
     if where.owed:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
 
-from gitcoop.domain import bounds, citation, ids, queue, settings, shape
+from gitcoop.domain import bounds, citation, ids, progress, queue, settings, shape
 from gitcoop.domain.records import Evidence, RecordError
 from gitcoop.errors import UsageError
 from gitcoop.service import citations
@@ -105,7 +105,9 @@ class _Batch:
 def _sorted(raw: list[Any], roots: tuple[str, ...], taken: set[tuple[str, int]]) -> _Batch:
     """The findings as usable and new, dropped, or collapsed onto a spot already cited."""
     batch = _Batch()
-    for entry in raw:
+    shown = progress.reporter()
+    for done, entry in enumerate(raw):
+        shown.step("reading the findings", done, len(raw))
         found = finding(entry, roots)
         if found is None:
             title = entry.get("title") if isinstance(entry, Mapping) else None
@@ -118,6 +120,7 @@ def _sorted(raw: list[Any], roots: tuple[str, ...], taken: set[tuple[str, int]])
         if found.spot is not None:
             taken.add(found.spot)
         batch.fresh.append(found)
+    shown.step("reading the findings", len(raw), len(raw))
     return batch
 
 
@@ -153,7 +156,8 @@ def scan(ctx: Context, path: str) -> ScanReport:
 
     added: list[Shown] = []
     if item_ids:
-        written = write(ctx, plan)
+        with progress.reporter().waiting(f"recording {len(item_ids)} drafts"):
+            written = write(ctx, plan)
         added = [written.shown(i) for i in item_ids]
     trimmed = [(f.title, form) for f, form in batch.trimmed]
     lopsided = shape.repeating(batch_in.offered)

@@ -42,6 +42,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from gitcoop.domain import progress
 from gitcoop.domain.ids import fanout, shortest_labels
 from gitcoop.store import twocores
 from gitcoop.store.rows import (
@@ -58,6 +59,7 @@ from gitcoop.store.rows import (
 from gitcoop.store.shardfile import MAX_FILE_BYTES, ShardFiles, cache_dir
 
 __all__ = ["MAX_FILE_BYTES", "cache_dir"]
+READING = "reading items into the read cache"
 Entry = tuple[str, str]  # item id, blob id
 Parse = Callable[[str, str], Data]
 # the validated data of a file, or only its summary when the file is settled and needs
@@ -278,8 +280,11 @@ class ItemCache:
 
         child = twocores.fork(build_theirs) if theirs else None
         mine = stale if child is None else stale[: len(stale) // 2]
+        shown = progress.reporter()
+        pace = 1 if child is None else 2  # the child builds as many beside this process
         try:
-            for group in mine:
+            for done, group in enumerate(mine):
+                shown.step(READING, min(done * pace, len(stale)), len(stale))
                 build(group)
         finally:
             if child is not None:
@@ -287,6 +292,8 @@ class ItemCache:
         for group in theirs if child is not None else ():
             if not reread(group):  # the child failed or could not write: do it here
                 build(group)
+        if stale:
+            shown.step(READING, len(stale), len(stale))
 
 
 def _settled_entry(blob_id: str, summary: Summary) -> tuple[Any, ...]:

@@ -34,7 +34,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from gitcoop.domain import admission, rulebook
+from gitcoop.domain import admission, progress, rulebook
 from gitcoop.domain.ids import EventId, ItemId, fanout
 from gitcoop.domain.records import Event, LedgerConfig
 from gitcoop.domain.roles import LEDGER_ID
@@ -104,12 +104,16 @@ def check(repo: Repo, remote: str, ours: Oid | None, base: Oid | None, theirs: O
     reader = Reader(repo)
     try:
         commits = list(repo.commits_since(theirs, ours))
+        checking = f"checking what arrived from {remote}"
 
         def work(half: int | None) -> tuple[list[str], Known, list[tuple[str, list[str]]]]:
             part = None if half is None else _half(half)
             history = _History(repo, reader, part)
-            for info in commits:
+            shown = progress.reporter()
+            for done, info in enumerate(commits):
+                shown.step(checking, done, len(commits))
                 history.check(info)
+            shown.step(checking, len(commits), len(commits))
             checked: Known = {}
             touched = _check_tip(reader, base, theirs, where, checked, part)
             added = [(str(c.info.oid), sorted(map(str, c.events))) for c in history.candidates]

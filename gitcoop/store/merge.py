@@ -24,7 +24,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
-from gitcoop.domain import reconcile, rulebook
+from gitcoop.domain import progress, reconcile, rulebook
 from gitcoop.domain.ids import EventId, ItemId
 from gitcoop.domain.records import LedgerConfig
 from gitcoop.domain.roles import LEDGER_ID
@@ -162,11 +162,14 @@ def _merge_commit(
     updates: dict[str, tuple[Any, int]] = {
         COOP_FILE: (repo.write_blob(codec.dump(config.to_data())), MODE_BLOB)
     }
-    for item_id in sorted(touched):
+    shown = progress.reporter()
+    for done, item_id in enumerate(sorted(touched)):
+        shown.step(f"merging the ledger of {remote}", done, len(touched))
         folder, item = _replay(reader, remote, mine, yours, item_id, config, known)
         updates[event_dir(item_id)] = (folder, MODE_TREE)
         if item is not None:
             updates[item_path(item_id)] = (item, MODE_BLOB)
+    shown.step(f"merging the ledger of {remote}", len(touched), len(touched))
     tree = _rewrite(repo, mine.tree, updates)
     message = f"merge {remote} by {actor}"
     commit = repo.write_commit(tree, [ours, theirs], actor, at, message, sign)

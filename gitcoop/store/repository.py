@@ -211,6 +211,13 @@ class Repo:
             return None
         return str(commit.id)
 
+    def remote_names(self) -> list[str]:
+        """The configured git remotes, sorted."""
+        try:
+            return sorted(str(name) for name in self.raw.remotes.names())
+        except pygit2.GitError:
+            return []
+
     def fetched_ledgers(self) -> list[str]:
         """Remotes whose ledger has been fetched into refs/coop/remotes/<remote>/ledger."""
         prefix, suffix = "refs/coop/remotes/", "/ledger"
@@ -507,6 +514,11 @@ class Repo:
         base = self.raw.merge_base(pygit2.Oid(hex=a), pygit2.Oid(hex=b))
         return Oid(str(base)) if base is not None else None
 
+    def ahead_behind(self, local: Oid, upstream: Oid) -> tuple[int, int]:
+        """Commits `local` has that `upstream` lacks, and the other way round."""
+        ahead, behind = self.raw.ahead_behind(pygit2.Oid(hex=local), pygit2.Oid(hex=upstream))
+        return int(ahead), int(behind)
+
     def is_ancestor(self, ancestor: Oid, descendant: Oid) -> bool:
         if ancestor == descendant:
             return True
@@ -693,6 +705,11 @@ def enable_fsync(enabled: bool) -> None:
 # them inflated the tree again (0.23 ms; cached: 0.003 ms), several times per
 # transition. The cache's total size stays libgit2's default (256 MiB).
 TREE_CACHE_LIMIT = 1024 * 1024
+
+
+def library_versions() -> dict[str, str]:
+    """pygit2's and libgit2's versions (for `git coop version`)."""
+    return {"pygit2": str(pygit2.__version__), "libgit2": str(pygit2.LIBGIT2_VERSION)}  # type: ignore[attr-defined]
 
 
 def open_repo(path: str, git_parameters: str = "") -> Repo:

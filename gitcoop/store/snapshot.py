@@ -27,6 +27,7 @@ from gitcoop.store.layout import (
     ROOT_NAMES,
     event_dir,
     item_path,
+    remote_ref,
 )
 from gitcoop.store.repository import Oid, Repo
 
@@ -277,6 +278,13 @@ class Snapshot:
         candidates = self.item_ids(rest[:2])
         matches = sorted(i for i in candidates if ids.matches(i, text))
         if not matches:
+            fetched = self._fetched_with(text, rest[:2])
+            if fetched is not None:
+                pull = "git coop pull" + ("" if fetched == "origin" else f" {fetched}")
+                raise NotFound(
+                    f"no item matches {text!r} here, but the ledger fetched from {fetched} "
+                    f"has it — merge it first: {pull}"
+                )
             raise NotFound(f"no item matches {text!r} — see git coop list")
         if len(matches) > 1:
             shown = ", ".join(self.label(m, candidates) for m in matches[:10])
@@ -285,6 +293,21 @@ class Snapshot:
                 f"{text!r} matches {len(matches)} items: {shown}{more} — give more of the id"
             )
         return matches[0]
+
+    def _fetched_with(self, text: str, fan: str) -> str | None:
+        """The remote whose fetched, unmerged ledger holds an item `text` names (a plain
+        `git fetch` brought it), if any."""
+        for remote in self.repo.fetched_ledgers():
+            tip = self.repo.tip(remote_ref(remote))
+            if tip is None or tip == self.commit:
+                continue
+            try:
+                fetched = Snapshot(self.repo, tip).item_ids(fan)
+            except BadLedger:  # not checked yet: only a sync takes it in
+                continue
+            if any(ids.matches(i, text) for i in fetched):
+                return remote
+        return None
 
     def label(self, item_id: ItemId, neighbours: list[ItemId] | None = None) -> str:
         """The shortest unique prefix, at least 4 characters, like a short sha."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from gitcoop.domain import progress
 from gitcoop.domain.ids import ItemId, fanout
 from gitcoop.domain.records import Event, Item, LedgerConfig, RecordError
 from gitcoop.errors import BadLedger
@@ -61,12 +62,19 @@ def survey(repo: Repo, commit: Oid) -> Survey:
     elif names[COOP_FILE].filemode == MODE_BLOB:
         data = _load(repo, found, names[COOP_FILE], COOP_FILE)
         found.config = _build(found, LedgerConfig.from_data, data, COOP_FILE)
+    shown = progress.reporter()
     if ITEMS in names and names[ITEMS].filemode == MODE_TREE:
-        for fan, path, tree in _fanouts(repo, found, names[ITEMS], ITEMS):
+        fanouts = _fanouts(repo, found, names[ITEMS], ITEMS)
+        for done, (fan, path, tree) in enumerate(fanouts):
+            shown.step("reading every item", done, len(fanouts))
             _survey_items(repo, found, fan, path, tree)
+        shown.step("reading every item", len(fanouts), len(fanouts))
     if EVENTS in names and names[EVENTS].filemode == MODE_TREE:
-        for fan, path, tree in _fanouts(repo, found, names[EVENTS], EVENTS):
+        fanouts = _fanouts(repo, found, names[EVENTS], EVENTS)
+        for done, (fan, path, tree) in enumerate(fanouts):
+            shown.step("reading every event", done, len(fanouts))
             _survey_event_dirs(repo, found, fan, path, tree)
+        shown.step("reading every event", len(fanouts), len(fanouts))
     return found
 
 

@@ -11,15 +11,18 @@ still exactly that commit, and only a descendant of that commit is offered.
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 from dataclasses import dataclass
 
+from gitcoop.domain import progress
 from gitcoop.errors import CoopError, UsageError
 from gitcoop.store import environment
 from gitcoop.store.layout import REF, remote_ref
 from gitcoop.store.repository import Oid, Repo
 
+ASK_TIMEOUT = 20  # seconds `init` waits to hear whether a remote has a ledger
 REMOTE_NAME_RE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._/-]*$")
 MISSING_REF = "couldn't find remote ref"
 
@@ -49,17 +52,35 @@ def check_remote(repo: Repo, remote: str) -> None:
         raise UsageError(f"no remote named {remote!r} — add it first: git remote add {remote} URL")
 
 
+def remote_ledger(repo: Repo, remote: str) -> Oid | None:
+    """The tip of the remote's ledger, asked without fetching; None when it has none.
+
+    Never prompts (a credential prompt would hang `init`) and gives up after
+    ASK_TIMEOUT seconds; TransportFailed when the remote cannot be asked.
+    """
+    with progress.reporter().waiting(f"asking {remote} for its ledger"):
+        done = _git(repo, "ls-remote", "--refs", remote, REF, quiet=True)
+    if done.returncode != 0:
+        raise TransportFailed(f"could not ask {remote}: {_first(done.stderr)}")
+    for line in done.stdout.splitlines():
+        sha, _, name = line.partition("\t")
+        if name == REF:
+            return Oid(sha)
+    return None
+
+
 def fetch(repo: Repo, remote: str) -> Oid | None:
     """Bring the remote's ledger into refs/coop/remotes/REMOTE/ledger; None if it has none."""
     # maintenance.auto=false: git would otherwise start `git maintenance run --auto`
     # after every fetch, and with claims through a remote every claim fetches; the
     # repository's maintenance stays with the user's own git commands
-    done = _git(
-        repo,
-        "-c", "transfer.fsckObjects=true", "-c", "maintenance.auto=false",
-        "fetch", "--quiet", "--no-tags", "--no-write-fetch-head",
-        remote, fetch_refspec(remote),
-    )  # fmt: skip
+    with progress.reporter().waiting(f"fetching the ledger from {remote}"):
+        done = _git(
+            repo,
+            "-c", "transfer.fsckObjects=true", "-c", "maintenance.auto=false",
+            "fetch", "--quiet", "--no-tags", "--no-write-fetch-head",
+            remote, fetch_refspec(remote),
+        )  # fmt: skip
     if done.returncode != 0:
         if MISSING_REF in done.stderr:
             return None
@@ -72,7 +93,8 @@ def fetch(repo: Repo, remote: str) -> Oid | None:
 
 def push(repo: Repo, remote: str, tip: Oid) -> Pushed:
     """Offer `tip` as the remote's ledger; the remote takes it only as a fast-forward."""
-    done = _git(repo, "push", "--porcelain", remote, f"{tip}:{REF}")
+    with progress.reporter().waiting(f"pushing the ledger to {remote}"):
+        done = _git(repo, "push", "--porcelain", remote, f"{tip}:{REF}")
     return _pushed(done, remote)
 
 
@@ -98,18 +120,26 @@ def push_leased(repo: Repo, remote: str, tip: Oid, merged: Oid | None) -> Pushed
     if merged is not None and not repo.is_ancestor(merged, tip):
         return Pushed(False, f"{tip[:10]} does not contain the leased {merged[:10]}")
     lease = f"--force-with-lease={REF}:{merged or ''}"
-    done = _git(repo, "push", "--porcelain", lease, remote, f"{tip}:{REF}")
+    with progress.reporter().waiting(f"pushing the ledger to {remote}"):
+        done = _git(repo, "push", "--porcelain", lease, remote, f"{tip}:{REF}")
     return _pushed(done, remote)
 
 
-def _git(repo: Repo, *args: str) -> subprocess.CompletedProcess[str]:
+def _git(repo: Repo, *args: str, quiet: bool = False) -> subprocess.CompletedProcess[str]:
+    """Run git; `quiet`: never prompt for anything, and give up after ASK_TIMEOUT."""
+    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0"} if quiet else None  # ssh setup stays theirs
     try:
         return subprocess.run(
             ["git", "--git-dir", repo.git_dir, *args],
             capture_output=True,
             text=True,
             check=False,
+            env=env,
+            stdin=subprocess.DEVNULL if quiet else None,
+            timeout=ASK_TIMEOUT if quiet else None,
         )
+    except subprocess.TimeoutExpired:
+        raise TransportFailed(f"git {args[0]} took more than {ASK_TIMEOUT}s") from None
     except OSError as exc:
         raise TransportFailed(f"cannot run git: {exc}") from None
 

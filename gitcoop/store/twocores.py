@@ -22,6 +22,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from gitcoop.domain import progress
 from gitcoop.errors import BadLedger
 
 
@@ -44,6 +45,7 @@ def fork(work: Callable[[], None]) -> int | None:
         return pid
     code = 1
     try:
+        progress.silence()  # the parent alone tells how far the work has come
         work()
         code = 0
     finally:

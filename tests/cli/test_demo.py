@@ -21,14 +21,18 @@ def test_demo_walks_through_and_cleans_up(tmp_path: Path) -> None:
     assert "summary=retry on EAGAIN" in out
     assert "(exit 1: refused, as it should be)" in out
     assert "unchanged — it already records that" in out
-    assert "was removed" in out
+    assert "now removed; git coop demo --keep keeps it" in out.splitlines()[-1]
+    assert "refs/coop/ledger" not in out.splitlines()[-1].split("removed")[1]
+    assert "git log --oneline" not in out  # no repository left to suggest it in
     assert list(tmp_path.iterdir()) == []  # nothing left where it was run
 
 
 def test_demo_keep_leaves_a_real_ledger(tmp_path: Path) -> None:
     result = coop_process(tmp_path, "demo", "--keep")
     assert result.code == 0
-    kept = Path(result.out.strip().splitlines()[-1].split(" at ")[1].rstrip("."))
+    last = result.out.strip().splitlines()[-1]
+    assert last.endswith("&& git log --oneline refs/coop/ledger")
+    kept = Path(last.split("cd ", 1)[1].split(" && ")[0])
     try:
         listed = coop_process(kept, "list", "--all", "--json")
         assert listed.code == 0 and '"status": "done"' in listed.out

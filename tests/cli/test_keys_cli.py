@@ -48,6 +48,11 @@ def test_an_owner_adds_lists_exports_and_removes_keys(ledger: Path, keys: dict[s
         f'{ALICE} namespaces="git" {keys["alice"].text}',
         f'{BOB} namespaces="git" {keys["bob"].text}',
     ]
+    assert [r["who"] for r in coop("keys", "list", BOB, "--json").json()] == [BOB]
+    as_data = coop("keys", "export", "--json").json()
+    assert as_data == {"allowed_signers": "\n".join(allowed) + "\n", "output": None}
+    unwritable = coop("keys", "export", "--output", str(ledger / "no" / "such" / "dir"))
+    assert unwritable.code == 2 and unwritable.err.startswith("gitcoop: cannot write")
     removed = coop("keys", "remove", BOB, keys["bob"].fingerprint)
     assert removed.code == 0 and "removed" in removed.out
     assert [r["who"] for r in coop("keys", "list", "--json").json()] == [ALICE]

@@ -164,10 +164,11 @@ def test_ambiguous_prefix_names_the_candidates(ledger: Path) -> None:
 @pytest.mark.parametrize(
     ("args", "code", "words"),
     [
-        (["add", "epic", "x"], 2, "unknown kind 'epic'"),
+        (["add", "epic", "x"], 2, "'epic' is not one of 'todo', 'request', 'item'"),
         (["add", "todo", "  "], 2, "title must not be empty"),
-        (["release", "td-0000"], 2, "release needs --reason"),
-        (["abandon", "td-0000"], 2, "abandon needs --reason"),
+        (["release", "td-0000"], 2, "Missing option '--reason'"),
+        (["release", "td-0000", "--reason", " "], 2, "release needs a --reason"),
+        (["abandon", "td-0000"], 2, "Missing option '--reason'"),
         (["take"], 2, "Missing argument"),
         (["frobnicate"], 2, "No such command"),
     ],

@@ -113,3 +113,14 @@ def test_without_the_sdk_the_command_says_how_to_install_it(ledger: Path) -> Non
 def test_the_mcp_command_runs_through_git(ledger: Path) -> None:
     result = coop_process(ledger, "mcp", "--help")
     assert result.code == 0 and "stdio" in result.out
+
+
+def test_a_session_given_to_a_tool_is_recorded_where_the_command_has_no_session_option(
+    ledger: Path,
+) -> None:
+    todo = coop("add", "todo", "noted over MCP", "--json").json()["id"]
+    calls = [("note", {"id": todo, "text": "seen", "session": "s-tool"})]
+    _, (noted,) = asyncio.run(session_calls(ledger, "carol@example.com", calls))
+    assert not noted.is_error, answer(noted)
+    events = coop("log", todo, "--json").json()
+    assert [e["session"] for e in events if e["verb"] == "note"] == ["s-tool"]

@@ -252,13 +252,13 @@ def test_a_chiefs_park_is_shown_to_the_owners_and_marked_in_list(ledger: Path) -
 def test_an_unblocked_report_clears_the_blocked_state(ledger: Path) -> None:
     todo = taken()
     coop("report", todo, "blocked", "--reason", "creds", "--as", BOB, env=at("10:30"))
-    assert f"{todo:<10} todo     blocked" in coop("list").out
+    assert f"{todo}  todo  blocked" in coop("list").out
     assert coop("report", todo, "unblocked", "--as", CHIEF).code == 1
     assert coop("report", todo, "blocked", "--note", "x", "--as", BOB).code == 2
     assert coop("report", todo, "unblocked", "--reason", "x", "--as", BOB).code == 2
     cleared = ["report", todo, "unblocked", "--note", "creds arrived", "--as", BOB]
     assert coop(*cleared, env=at("11:00")).code == 0
-    assert f"{todo:<10} todo     taken" in coop("list").out
+    assert f"{todo}  todo  taken" in coop("list").out
     ob = coop("show", todo, "--json").json()["obligation"]
     assert ob["due"] == "2026-11-29T14:00:00Z"
     assert (ob["latest_report"]["status"], ob["latest_report"]["note"]) == (

@@ -42,7 +42,7 @@ def test_check_exits_six_only_when_something_needs_attention(ledger: Path) -> No
     quiet = coop("owed", "--check", "--mine", "--as", BOB, env=at("12:59"))
     assert quiet.code == 0 and "nothing owed is due" in quiet.out
     due = coop("owed", "--check", "--mine", "--as", BOB, env=at("13:00"))
-    assert due.code == 6 and "need attention" in due.err
+    assert due.code == 6 and "1 owed item needs attention now" in due.err
     assert coop("owed", "--check", "--mine", "--as", DAVE, env=at("13:00")).code == 0
     assert coop("owed", "--check", "--all", "--as", BOB, env=at("12:00")).code == 0
 

@@ -178,7 +178,7 @@ def test_edit_orders_between_neighbours_without_renumbering(code: Code) -> None:
     assert coop("edit", a, "--after", b).code == 0
     assert [i["short_id"] for i in coop("queue", "--json").json()] == [c, b, a]
     assert coop("edit", a, "--title", "Renamed", "--json").json()["title"] == "Renamed"
-    assert coop("edit", a, "--state", "in_progress").code == 1
+    assert coop("edit", a, "--state", "in_progress").code == 2  # not a state edit sets
     assert coop("edit", a).code == 2
 
 

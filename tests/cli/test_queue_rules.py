@@ -470,6 +470,7 @@ def test_each_verdict_is_printed_as_it_lands(code: Code) -> None:
     seen = code.path / ".git" / "seen.out"
     code.plan(first=CONFIRM, second={**CONFIRM, "run": f"cp {out} {seen}"})
     env = {**os.environ, "PATH": str(Path(sys.executable).parent) + os.pathsep + os.environ["PATH"]}
+    env["COOP_PROGRESS_DELAY"] = "0"  # shown at once (by default after half a second)
     with out.open("w") as sink:
         done = subprocess.run(["git", "coop", "verify"], cwd=code.path, stdout=sink, env=env)
     assert done.returncode == 0
@@ -490,6 +491,7 @@ def test_a_progress_line_shows_on_a_terminal_only(code: Code) -> None:
     add("Fix second toast", "src/app.py:4")
     code.plan(default=CONFIRM)
     env = {**os.environ, "PATH": str(Path(sys.executable).parent) + os.pathsep + os.environ["PATH"]}
+    env["COOP_PROGRESS_DELAY"] = "0"  # shown at once (by default after half a second)
     leader, follower = pty.openpty()
     process = subprocess.Popen(
         ["git", "coop", "verify"], cwd=code.path, stdout=follower, stderr=follower, env=env
@@ -506,8 +508,9 @@ def test_a_progress_line_shows_on_a_terminal_only(code: Code) -> None:
         screen += chunk
     assert process.wait() == 0
     os.close(leader)
-    text = screen.decode()
-    assert "verifying it-" in text and "(1/2)…" in text and "(2/2)…" in text
+    text = screen.decode().replace("\x1b[K", "")  # (each redraw clears the rest of its line)
+    assert "verifying: 0% (0/2) it-" in text and "verifying: 50% (1/2) it-" in text
+    assert "verifying: 100% (2/2), done." in text
     assert text.count("confirmed -> ready") == 2
     code.plan(default={"verdict": "unclear", "reason": "no"})
     add("Fix third toast", "src/app.py:5")

@@ -47,3 +47,60 @@ def test_say_and_warn_escape(capsys: pytest.CaptureFixture[str]) -> None:
     warn("err \u202e")
     captured = capsys.readouterr()
     assert captured.out == "out \\x1b[31m\n" and captured.err == "err \\u202e\n"
+
+
+def test_paint_escapes_first_and_colours_after(monkeypatch: pytest.MonkeyPatch) -> None:
+    from gitcoop.cli import terminal
+
+    terminal.configure("always")
+    try:
+        shown = terminal.paint("bob\x1b[31m\u202e", "holder")
+    finally:
+        terminal.configure("auto")
+    assert shown == "\x1b[34mbob\\x1b[31m\\u202e\x1b[0m"  # the only live codes are gitcoop's
+    assert isinstance(shown, terminal.Styled)
+
+
+def test_styled_text_is_printed_as_it_is_and_plain_text_is_escaped(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from gitcoop.cli import terminal
+
+    terminal.configure("always")
+    try:
+        say(terminal.join("owner ", terminal.paint("alice", "holder"), " \x1b[2J"))
+    finally:
+        terminal.configure("auto")
+    assert capsys.readouterr().out == "owner \x1b[34malice\x1b[0m \\x1b[2J\n"
+
+
+@pytest.mark.parametrize(
+    ("mode", "env", "expected"),
+    [
+        ("auto", {}, False),  # captured stdout is not a terminal
+        ("always", {"NO_COLOR": "1"}, True),  # asked for in so many words
+        ("never", {}, False),
+    ],
+)
+def test_colour_is_decided_by_the_mode_the_terminal_and_no_color(
+    monkeypatch: pytest.MonkeyPatch, mode: str, env: dict[str, str], expected: bool
+) -> None:
+    from gitcoop.cli import terminal
+
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    terminal.configure(mode)
+    try:
+        assert terminal.colour() is expected
+    finally:
+        terminal.configure("auto")
+
+
+def test_cut_measures_wide_characters_and_escapes() -> None:
+    from gitcoop.cli.terminal import columns, cut
+
+    assert columns("日本語") == 6 and columns("\x1b[31mab\x1b[0m") == 2
+    assert cut("日本語のタイトル", 7) == "日本語…"
+    assert cut("a\x1bbcdef", 6) == "a\\x1b…"
+    assert cut("short", 10) == "short"
+    assert all(columns(cut("x" * n, 5)) <= 5 for n in range(12))

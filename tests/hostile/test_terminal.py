@@ -102,7 +102,7 @@ def shown_safely_code(crew: Team, code: int, *args: str) -> str:
         ["done", "ID", "--force", "--summary", "ok\x9b31m"],
         ["add", "todo", "fine", "--body", f"text{CLEAR}"],
         ["add", "todo", "fine", "--tag", "t\u202e"],
-        ["add", "todo", "fine", "--session", f"s{CLEAR}"],
+        ["take", "ID", "--session", f"s{CLEAR}"],
         ["add", "todo", "fine", "--as", f"eve{CLEAR}@example.com"],
     ],
 )

@@ -336,7 +336,8 @@ def test_a_fresh_clone_is_pointed_at_sync_and_unrelated_ledgers_are_not_merged(
     git(fresh, "fetch", "-q", "origin", "+refs/coop/ledger:refs/coop/remotes/origin/ledger")
     hint = coop_in(fresh, "list")
     assert hint.code == 4 and "git coop sync origin" in hint.err
-    assert coop_in(fresh, "init").code == 0  # a second, unrelated ledger
+    assert coop_in(fresh, "init").code == 1  # refused: origin's ledger was fetched
+    assert coop_in(fresh, "init", "--new").code == 0  # a second, unrelated ledger
     before = tip(fresh)
     refused = coop_in(fresh, "sync")
     assert refused.code == 1 and "no history in common" in refused.err

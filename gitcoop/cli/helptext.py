@@ -1,0 +1,126 @@
+"""What `-h` shows: commands in sections with whole-sentence summaries, and usage errors.
+
+click shortens a command's summary to fit one line ("Everything the ledger
+holds about one..."); here the summary is the first paragraph of its
+docstring, whole, and every docstring opens with one short sentence. Some
+click versions drop an argument's help text on the way from typer; it is put
+back from the command's own signature when help is shown. A usage error
+names `git coop -h`: git itself takes `git coop --help` for a man page.
+"""
+
+from __future__ import annotations
+
+import difflib
+from typing import Annotated, Any
+
+import click
+import typer
+from typer.core import TyperArgument, TyperGroup
+
+SECTIONS = {
+    "Start": ("status", "init", "demo", "version", "completion"),
+    "Work": ("add", "list", "show", "log", "take", "release", "done", "close", "abandon"),
+    "Shaping work": ("edit", "dep", "ready", "blocked"),
+    "What a take owes": ("owed", "note", "report", "review", "ack", "roles"),
+    "The agent work queue": ("queue", "scan", "verify", "pick", "finish", "split", "config"),
+    "Agents": ("prime", "mcp"),
+    "Sharing": ("remote", "sync", "pull", "push", "resolve"),
+    "Commits and checks": ("hooks", "hook", "hide-ledger", "fsck"),
+}
+TOP_USAGE = "Usage: git coop [OPTIONS] COMMAND [ARGS]..."
+
+
+def summary(command: click.Command) -> str:
+    """The first paragraph of the command's help, whole, on one line."""
+    if command.short_help:
+        return " ".join(command.short_help.split())
+    first = (command.help or "").strip().split("\n\n")[0]
+    return " ".join(first.split())
+
+
+class CoopGroup(TyperGroup):
+    """A group whose command list shows whole summaries, in sections at the top level."""
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        shown = {
+            name: command
+            for name in self.list_commands(ctx)
+            if (command := self.get_command(ctx, name)) is not None and not command.hidden
+        }
+        if not shown:
+            return
+        sections = [
+            (title, [name for name in names if name in shown]) for title, names in SECTIONS.items()
+        ]
+        placed = {name for _, names in sections for name in names}
+        sections.append(("Commands", [name for name in shown if name not in placed]))
+        if ctx.parent is not None:  # a group's own commands: one list
+            sections = [("Commands", list(shown))]
+        longest = max(len(name) for name in shown)  # one column for every section
+        for title, names in sections:
+            if names:
+                with formatter.section(title):
+                    rows = [(name.ljust(longest), summary(shown[name])) for name in names]
+                    formatter.write_dl(rows)
+
+
+def restore_argument_help(command: click.Command) -> None:
+    """Put back the help of arguments whose text was lost (click 8.5 with typer 0.24)."""
+    if isinstance(command, click.Group):
+        for inner in command.commands.values():
+            restore_argument_help(inner)
+        return
+    lost = [p for p in command.params if isinstance(p, TyperArgument) and not p.help]
+    wrapped = getattr(command.callback, "__wrapped__", None)
+    if not lost or wrapped is None:
+        return
+    from typer.utils import get_params_from_function
+
+    declared = get_params_from_function(wrapped)
+    for param in lost:
+        info: Any = declared[param.name].default if param.name in declared else None
+        param.help = getattr(info, "help", None)
+
+
+def usage_text(error: click.UsageError) -> tuple[str, str]:
+    """The usage line with `Try 'git coop ... -h' for help.`, and the error's sentence."""
+    ctx = error.ctx
+    message = error.format_message()
+    if ctx is not None and message.startswith("No such command") and "Did you mean" not in message:
+        commands = getattr(ctx.command, "commands", {})
+        word = message.split("'")[1] if message.count("'") >= 2 else ""
+        message += suggestion(word, list(commands))
+    if ctx is None:
+        return f"{TOP_USAGE}\nTry 'git coop -h' for help.", message
+    return f"{ctx.get_usage()}\nTry '{ctx.command_path} -h' for help.", message
+
+
+def suggestion(word: str, names: list[str]) -> str:
+    close = difflib.get_close_matches(word, names)
+    return f" Did you mean {close[0]!r}?" if close else ""
+
+
+def add_callback(app: typer.Typer) -> None:
+    """The group's own options, shown by `git coop -h` (cli/main.py reads them first)."""
+
+    @app.callback()
+    def ledger(
+        version: Annotated[
+            bool, typer.Option("--version", help="Print gitcoop's version and exit.")
+        ] = False,
+        color: Annotated[
+            str,
+            typer.Option(
+                "--color",
+                metavar="WHEN",
+                help="Colour: auto (on a terminal, unless NO_COLOR is set), always or never.",
+            ),
+        ] = "auto",
+        no_color: Annotated[
+            bool, typer.Option("--no-color", help="Same as --color=never.")
+        ] = False,
+    ) -> None:
+        """A work ledger kept in this git repository, on refs/coop/ledger.
+
+        In a repository, start with `git coop status`; `git coop COMMAND -h` explains a command.
+        """

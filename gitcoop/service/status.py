@@ -1,0 +1,107 @@
+"""`status`: the ledger at a glance, for the person acting.
+
+Counts per kind and status, what they hold, what is due for them (and, for
+owners, the conflicts waiting), how the ledger stands against each remote it
+is shared with, and what the hooks journaled that still waits. Everything
+comes from the read cache's open index (settled items are only counted) and
+local refs: like `git status`, it compares with the remote as of the last
+fetch and never asks the network.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+
+from gitcoop.domain.lifecycle import HELD
+from gitcoop.service import owed as owing
+from gitcoop.service.context import Context, claims_remote, read_ledger
+from gitcoop.service.owed import OwedList
+from gitcoop.store import journal
+from gitcoop.store.layout import remote_ref
+from gitcoop.store.repository import Oid, Repo
+from gitcoop.store.rows import Row
+from gitcoop.store.transport import fetch_refspec
+
+
+@dataclass(frozen=True)
+class Sharing:
+    """The ledger against one remote's, as last fetched."""
+
+    remote: str
+    fetched: bool  # the remote's ledger has been fetched at least once
+    ahead: int  # ledger commits here the remote's lacks
+    behind: int  # and the other way round
+    claims: bool  # this remote decides claims (coop.claims)
+
+    def to_data(self) -> dict[str, object]:
+        return {
+            "remote": self.remote,
+            "fetched": self.fetched,
+            "ahead": self.ahead,
+            "behind": self.behind,
+            "claims": self.claims,
+        }
+
+
+@dataclass(frozen=True)
+class Status:
+    actor: str
+    roles: tuple[str, ...]  # owner, chief
+    tip: Oid | None
+    counts: dict[str, dict[str, int]]  # kind -> status -> how many
+    held: list[Row]  # what the actor holds, oldest take first
+    owed: OwedList  # what needs the actor now: due, conflicts (owners), takeovers, lost
+    sharing: list[Sharing]
+    remotes: list[str]  # configured git remotes (for the hint when nothing is shared)
+    journal: int  # hook journal entries waiting
+
+
+def status(ctx: Context) -> Status:
+    snapshot = read_ledger(ctx)
+    repo = snapshot.repo
+    actor = ctx.who(repo)
+    roles = snapshot.config.roles
+    counts: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    held: list[tuple[str, Row]] = []
+    view = snapshot.open_view(snapshot.cache) if snapshot.cache is not None else None
+    for tally in view.settled if view is not None else ():  # settled: counted, never read
+        counts[tally.kind][tally.status] += tally.number
+    for row in view.rows if view is not None else ():
+        brief = row.summary
+        counts[brief.kind][brief.status] += 1
+        if brief.status in HELD and brief.taken_by == actor:
+            held.append((brief.taken_at or "", row))
+    held.sort(key=lambda entry: entry[0])
+    return Status(
+        actor=actor,
+        roles=tuple(
+            r
+            for r, on in (("owner", actor in roles.owners), ("chief", actor in roles.chiefs))
+            if on
+        ),
+        tip=snapshot.commit,
+        counts={kind: dict(by_status) for kind, by_status in sorted(counts.items())},
+        held=[row for _, row in held],
+        owed=owing.owed(ctx, include_not_due=False, mine=True),
+        sharing=sharing(repo),
+        remotes=repo.remote_names(),
+        journal=len(journal.entries(repo.common_dir)),
+    )
+
+
+def sharing(repo: Repo) -> list[Sharing]:
+    """Each remote the ledger is shared with: fetched, or set up to be fetched."""
+    deciding = claims_remote(repo)
+    local = repo.tip()
+    found = []
+    for remote in repo.remote_names():
+        set_up = fetch_refspec(remote) in repo.config_values(f"remote.{remote}.fetch")
+        theirs = repo.tip(remote_ref(remote))
+        if theirs is None and not set_up and deciding != remote:
+            continue
+        ahead, behind = (0, 0)
+        if theirs is not None and local is not None:
+            ahead, behind = repo.ahead_behind(local, theirs)
+        found.append(Sharing(remote, theirs is not None, ahead, behind, deciding == remote))
+    return found
