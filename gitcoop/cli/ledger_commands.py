@@ -27,9 +27,8 @@ from gitcoop.cli.options import (
     make_context,
 )
 from gitcoop.cli.terminal import Styled, printable, say, warn
-from gitcoop.domain.lifecycle import STATUSES
+from gitcoop.domain.lifecycle import SORTS, STATUSES
 from gitcoop.errors import CoopError, UsageError
-from gitcoop.service.search import SORTS
 
 if TYPE_CHECKING:
     from gitcoop.service.context import Context

@@ -40,7 +40,7 @@ COMMAND_MODULES = {
     "version": "version_commands",
     "completion": "completion_commands",
 }
-GROUPS = ("remote", "hooks", "hook", "dep")
+GROUPS = ("remote", "hooks", "hook", "dep", "keys")
 GLOBAL_FLAGS_WITH_VALUE = ("--as", "--session", "--expect-version")
 COMPLETE = "__complete"  # what the completion scripts call for item ids (cli/completion.py)
 

@@ -12,7 +12,7 @@ from gitcoop.cli.terminal import Styled, colour, join, paint, printable
 from gitcoop.cli.wording import count
 from gitcoop.domain import jsontext, obligations
 from gitcoop.domain.lifecycle import HELD, TERMINAL
-from gitcoop.domain.timefmt import human_age, human_instant, parse_instant
+from gitcoop.domain.timefmt import human_age, human_instant
 
 if TYPE_CHECKING:  # annotations only: `take` and `done` need not load the queries
     from gitcoop.domain.records import Evidence, Item, Takeover
@@ -102,8 +102,8 @@ def summary_row(row: CachedRow, now: datetime, viewer: str | None = None) -> Row
     viewer with a takeover of their work to see)."""
     s = row.summary
     held = None
-    if s.status in HELD and s.taken_at is not None:
-        held = _holder(s.taken_by, parse_instant(s.taken_at), now)
+    if s.status in HELD and s.taken_at is not None:  # the cache holds checked instants
+        held = _holder(s.taken_by, datetime.fromisoformat(s.taken_at), now)
     takeovers: tuple[Takeover, ...] = ()
     if viewer is not None and viewer in s.notified:
         from gitcoop.domain.records import Takeover
@@ -111,7 +111,18 @@ def summary_row(row: CachedRow, now: datetime, viewer: str | None = None) -> Row
         found = (Takeover.from_data(t) for t in row.data()["takeovers"])
         takeovers = tuple(t for t in found if t.holder == viewer)
     marks = (s.reported_blocked, s.parked, s.escalated, s.conflicts)
-    return _row((Cell(row.label, "id"), Cell(s.kind)), s.status, s.title, held, marks, takeovers)
+    return _row((Cell(row.label, "id"), _cell(s.kind)), s.status, s.title, held, marks, takeovers)
+
+
+def _cell(text: str, role: str | None = None) -> Cell:
+    """A cell of a word a listing repeats on every row (a kind, a status): made once."""
+    found = _CELLS.get((text, role))
+    if found is None:
+        found = _CELLS[text, role] = Cell(text, role)
+    return found
+
+
+_CELLS: dict[tuple[str, str | None], Cell] = {}
 
 
 def _row(
@@ -124,6 +135,9 @@ def _row(
 ) -> Row:
     """The one listing row: `flags` are (reported blocked, parked, escalated, conflicts)."""
     blocked, parked, escalated, conflicts = flags
+    if not (blocked or parked or escalated or conflicts or takeovers):  # most rows
+        status_cell = _cell(status, STATUS_ROLES.get(status))
+        return Row((*cells, status_cell), title, () if held is None else (held,))
     if blocked and status in HELD:
         status = "blocked"
     marks = [held] if held is not None else []
@@ -135,7 +149,7 @@ def _row(
         marks.append(
             join("[taken over by ", paint(taken.by, "holder"), f" at {human_instant(taken.at)}]")
         )
-    return Row((*cells, Cell(status, STATUS_ROLES.get(status))), title, marks)
+    return Row((*cells, _cell(status, STATUS_ROLES.get(status))), title, marks)
 
 
 def item_line(shown: Shown, now: datetime, viewer: str | None = None) -> str:

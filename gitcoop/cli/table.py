@@ -12,6 +12,7 @@ before they are measured and coloured after, by `terminal.paint`.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import zip_longest
 from typing import NamedTuple
 
 from gitcoop.cli import terminal
@@ -35,24 +36,19 @@ class Row(NamedTuple):
 
 def lay_out(rows: Sequence[Row], wide: bool = False) -> list[Styled]:
     """Each row as one line, columns aligned, fitted to the terminal unless `wide`."""
-    shown = [[_escaped(cell) for cell in row.cells] for row in rows]
-    sizes = [[terminal.columns(text) for text in cells] for cells in shown]
-    widths: list[int] = []
-    for measured in sizes:
-        for at, size in enumerate(measured):
-            if at == len(widths):
-                widths.append(size)
-            elif size > widths[at]:
-                widths[at] = size
+    printable, measure = terminal.printable, terminal.columns
+    shown: list[list[str]] = []
+    sizes: list[list[int]] = []
+    for row in rows:  # a listing has thousands of rows: the plain ASCII cell is the quick case
+        texts = [c.text if isinstance(c.text, Styled) else printable(c.text) for c in row.cells]
+        shown.append(texts)
+        sizes.append([len(t) if t.isascii() and "\x1b" not in t else measure(t) for t in texts])
+    widths = [max(column) for column in zip_longest(*sizes, fillvalue=0)]
     layout = _Layout(widths, None if wide else terminal.width(), terminal.colour())
     return [
         layout.line(row, cells, measured)
         for row, cells, measured in zip(rows, shown, sizes, strict=True)
     ]
-
-
-def _escaped(cell: Cell) -> str:
-    return cell.text if isinstance(cell.text, Styled) else terminal.printable(cell.text)
 
 
 class _Layout:
@@ -68,18 +64,20 @@ class _Layout:
     def line(self, row: Row, cells: list[str], sizes: list[int]) -> Styled:
         parts: list[str] = [row.indent]
         last = len(cells) - 1 if not row.title and not row.marks else -1
+        widths, pads = self.widths, self.pads
         for at, text in enumerate(cells):
             role = row.cells[at].role
             parts.append(terminal.paint(Styled(text), role) if self.colour and role else text)
             if at != last:
-                parts.append(self.pads[self.widths[at] - sizes[at]])
-        marks = terminal.join(*row.marks, sep=GAP) if row.marks else ""
+                parts.append(pads[widths[at] - sizes[at]])
+        marks = row.marks
+        shown = "" if not marks else marks[0] if len(marks) == 1 else terminal.join(*marks, sep=GAP)
         title = terminal.printable(row.title)
         if self.room is not None:
-            title, marks = self._fitted(row, title, marks)
+            title, shown = self._fitted(row, title, shown)
         parts.append(title)
-        if row.marks:
-            parts += [GAP if row.title else "", marks]
+        if marks:
+            parts += [GAP if row.title else "", shown]
         return Styled("".join(parts).rstrip())
 
     def _fitted(self, row: Row, title: str, marks: str) -> tuple[str, str]:

@@ -29,6 +29,7 @@ TERMINAL = ("done", "closed", "abandoned", "stale", "duplicate", "split")
 HELD = ("taken", "in_progress")
 STATUSES = tuple(dict.fromkeys(("open", "taken", "done", "closed", "abandoned", *STATES)))
 AMENDABLE = ("summary", "commit")
+SORTS = ("created", "updated", "priority", "due")  # the orders a listing can take
 
 Handler = Callable[[Item | None, Event, Roles], Item]
 

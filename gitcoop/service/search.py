@@ -22,10 +22,9 @@ from gitcoop.store.cache import ItemCache
 from gitcoop.store.rows import Row
 from gitcoop.store.snapshot import Snapshot
 
-if TYPE_CHECKING:  # `list` loads this module for SORTS; the queries only when it lists
+if TYPE_CHECKING:  # the queries are loaded only when `list` lists
     from gitcoop.service.queries import ListFilter, Rows
 
-SORTS = ("created", "updated", "priority", "due")
 _UPDATED, _TEXT = Activity._fields.index("updated"), Activity._fields.index("text")
 FAR = "9999-12-31T23:59:59Z"
 
