@@ -115,14 +115,16 @@ def summary_row(row: CachedRow, now: datetime, viewer: str | None = None) -> Row
 
 
 def _cell(text: str, role: str | None = None) -> Cell:
-    """A cell of a word a listing repeats on every row (a kind, a status): made once."""
-    found = _CELLS.get((text, role))
+    """A cell of a word a listing repeats on every row (a kind, a status): made and
+    escaped once."""
+    found = _CELLS.get(text if role is None else f"{text}\0{role}")
     if found is None:
-        found = _CELLS[text, role] = Cell(text, role)
+        found = Cell(Styled(printable(text)), role)
+        _CELLS[text if role is None else f"{text}\0{role}"] = found
     return found
 
 
-_CELLS: dict[tuple[str, str | None], Cell] = {}
+_CELLS: dict[str, Cell] = {}
 
 
 def _row(

@@ -62,23 +62,23 @@ class _Layout:
         self.pads = [" " * n + GAP for n in range(max(widths, default=0) + 1)]
 
     def line(self, row: Row, cells: list[str], sizes: list[int]) -> Styled:
-        parts: list[str] = [row.indent]
-        last = len(cells) - 1 if not row.title and not row.marks else -1
-        widths, pads = self.widths, self.pads
-        for at, text in enumerate(cells):
-            role = row.cells[at].role
-            parts.append(terminal.paint(Styled(text), role) if self.colour and role else text)
-            if at != last:
-                parts.append(pads[widths[at] - sizes[at]])
+        pads, widths = self.pads, self.widths
+        if self.colour:
+            cells = [
+                terminal.paint(Styled(text), cell.role) if cell.role else text
+                for text, cell in zip(cells, row.cells, strict=True)
+            ]
+        padded = [text + pads[widths[at] - sizes[at]] for at, text in enumerate(cells)]
         marks = row.marks
         shown = "" if not marks else marks[0] if len(marks) == 1 else terminal.join(*marks, sep=GAP)
         title = terminal.printable(row.title)
         if self.room is not None:
             title, shown = self._fitted(row, title, shown)
-        parts.append(title)
         if marks:
-            parts += [GAP if row.title else "", shown]
-        return Styled("".join(parts).rstrip())
+            padded += [title, GAP if row.title else "", shown]
+        else:
+            padded.append(title)
+        return Styled((row.indent + "".join(padded)).rstrip())
 
     def _fitted(self, row: Row, title: str, marks: str) -> tuple[str, str]:
         """The title cut to the room left; on a narrow terminal, the marks cut too."""
