@@ -14,31 +14,19 @@ does, and neither loads the MCP SDK.
 from __future__ import annotations
 
 import argparse
-import compileall
 import json
 import shutil
-import statistics
 import subprocess
 import sys
-import tempfile
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import ledger as builder
 from run import env, floor_of, machine
+from sampling import fresh_ledger, medians
 
 TARGET = 1.3
-
-
-def timed(cmd: list[str], cwd: Path) -> float:
-    start = time.perf_counter()
-    done = subprocess.run(cmd, cwd=cwd, env=env(), capture_output=True, check=False)
-    elapsed = time.perf_counter() - start
-    if done.returncode != 0:
-        raise RuntimeError(f"{' '.join(cmd)} failed: {done.stderr.decode()}")
-    return elapsed
 
 
 def main() -> int:
@@ -48,30 +36,22 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=9)
     parser.add_argument("--workdir", default=None)
     args = parser.parse_args()
-    compileall.compile_dir(Path(__file__).resolve().parent.parent / "gitcoop", quiet=1)
-    workdir = Path(args.workdir or tempfile.mkdtemp(prefix="coop-ready-bench-"))
-    path = workdir / f"ledger-{args.items}-{args.links}"
-    shutil.rmtree(path, ignore_errors=True)
-    start = time.perf_counter()
-    builder.build(path, args.items, links=args.links)
-    built = time.perf_counter() - start
+    workdir, path, built = fresh_ledger(
+        args.workdir,
+        "coop-ready-bench-",
+        f"ledger-{args.items}-{args.links}",
+        lambda at: builder.build(at, args.items, links=args.links),
+    )
     commands = {
         "list --json (warm)": ["git", "coop", "list", "--json"],
         "ready --json": ["git", "coop", "ready", "--json"],
         "list (warm, text)": ["git", "coop", "list"],
         "ready (text)": ["git", "coop", "ready"],
     }
-    for cmd in commands.values():  # warm the read cache (and the page cache)
-        timed(cmd, path)
+    median = medians(commands, path, args.repeat)
     listed = json.loads(
         subprocess.run(commands["ready --json"], cwd=path, env=env(), capture_output=True).stdout
     )
-    samples: dict[str, list[float]] = {name: [] for name in commands}
-    for k in range(args.repeat):
-        names = list(commands) if k % 2 == 0 else list(commands)[::-1]
-        for name in names:
-            samples[name].append(timed(commands[name], path))
-    median = {name: statistics.median(s) * 1000 for name, s in samples.items()}
     base = {"json": median["list --json (warm)"], "text": median["list (warm, text)"]}
     lines = [
         *machine(),

@@ -13,20 +13,16 @@ within 1.3x).
 from __future__ import annotations
 
 import argparse
-import compileall
 import shutil
-import statistics
 import subprocess
 import sys
-import tempfile
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import ledger as builder
-from ready_bench import timed
 from run import env, machine
+from sampling import fresh_ledger, medians, timed
 
 TARGET = 1.3
 COMMANDS = {
@@ -47,23 +43,15 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=9)
     parser.add_argument("--workdir", default=None)
     args = parser.parse_args()
-    compileall.compile_dir(Path(__file__).resolve().parent.parent / "gitcoop", quiet=1)
-    workdir = Path(args.workdir or tempfile.mkdtemp(prefix="coop-search-bench-"))
-    path = workdir / f"ledger-{args.items}"
-    shutil.rmtree(path, ignore_errors=True)
-    start = time.perf_counter()
-    builder.build(path, args.items)
-    built = time.perf_counter() - start
+    workdir, path, built = fresh_ledger(
+        args.workdir,
+        "coop-search-bench-",
+        f"ledger-{args.items}",
+        lambda at: builder.build(at, args.items),
+    )
     commands = {name: ["git", "coop", *words] for name, words in COMMANDS.items()}
     cold = timed(commands["list --grep nowhere --json"], path)  # builds the index of events
-    for cmd in commands.values():
-        timed(cmd, path)
-    samples: dict[str, list[float]] = {name: [] for name in commands}
-    for k in range(args.repeat):
-        names = list(commands) if k % 2 == 0 else list(commands)[::-1]
-        for name in names:
-            samples[name].append(timed(commands[name], path))
-    median = {name: statistics.median(s) * 1000 for name, s in samples.items()}
+    median = medians(commands, path, args.repeat)
     base = {"json": median["list --json (warm)"], "text": median["list (warm, text)"]}
     counts = {name: _count(cmd, path) for name, cmd in commands.items() if name.endswith("--json")}
     lines = [
