@@ -26,6 +26,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Print the completion script for a shell; `git coop` then completes under git too.
 
+        \b
         bash: git coop completion bash > ~/.local/share/bash-completion/completions/git-coop
         zsh:  git coop completion zsh > ~/.zfunc/_git-coop (with ~/.zfunc on $fpath)
         fish: git coop completion fish > ~/.config/fish/completions/git-coop.fish

@@ -25,7 +25,7 @@ SECTIONS = {
     "The agent work queue": ("queue", "scan", "verify", "pick", "finish", "split", "config"),
     "Agents": ("prime", "mcp"),
     "Sharing": ("remote", "sync", "pull", "push", "resolve"),
-    "Commits and checks": ("hooks", "hook", "hide-ledger", "fsck"),
+    "Commits and checks": ("hooks", "hook", "keys", "hide-ledger", "fsck"),
 }
 TOP_USAGE = "Usage: git coop [OPTIONS] COMMAND [ARGS]..."
 
@@ -65,11 +65,13 @@ class CoopGroup(TyperGroup):
 
 
 def restore_argument_help(command: click.Command) -> None:
-    """Put back the help of arguments whose text was lost (click 8.5 with typer 0.24)."""
+    """Put back the help of arguments whose text was lost (click 8.5 with typer 0.24),
+    and list them once: typer's "Arguments" section, not click 8.5's own second one."""
     if isinstance(command, click.Group):
         for inner in command.commands.values():
             restore_argument_help(inner)
         return
+    command.format_arguments = _listed_by_typer  # type: ignore[method-assign]
     lost = [p for p in command.params if isinstance(p, TyperArgument) and not p.help]
     wrapped = getattr(command.callback, "__wrapped__", None)
     if not lost or wrapped is None:
@@ -80,6 +82,10 @@ def restore_argument_help(command: click.Command) -> None:
     for param in lost:
         info: Any = declared[param.name].default if param.name in declared else None
         param.help = getattr(info, "help", None)
+
+
+def _listed_by_typer(ctx: click.Context, formatter: click.HelpFormatter) -> None:
+    """click 8.5's "Positional arguments" section: typer lists the arguments already."""
 
 
 def usage_text(error: click.UsageError) -> tuple[str, str]:

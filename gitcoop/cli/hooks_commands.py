@@ -21,6 +21,7 @@ from gitcoop.cli import render
 from gitcoop.cli.helptext import CoopGroup
 from gitcoop.cli.options import AsOpt, JsonOpt, SessionOpt, make_context
 from gitcoop.cli.terminal import printable, say, warn
+from gitcoop.cli.wording import plain
 from gitcoop.errors import CoopError
 from gitcoop.service import hooks
 
@@ -40,7 +41,8 @@ def register(app: typer.Typer) -> None:
     hooks_app = typer.Typer(
         cls=CoopGroup,
         suggest_commands=False,
-        help="Install the git hooks that record Coop-Done/Coop-Close/Coop-Refs trailers.",
+        help="The git hooks that record Coop-Done/Coop-Close/Coop-Refs trailers: install, "
+        "uninstall, status, backfill.",
         no_args_is_help=True,
     )
     hook_app = typer.Typer(
@@ -317,7 +319,7 @@ def _register_journal(hook_app: typer.Typer) -> None:
             )
             return
         lines = replay.report_lines(report)
-        say("\n".join(printable(line) for line in lines) or "the journal is empty")
+        say("\n".join(printable(plain(line)) for line in lines) or "the journal is empty")
 
     @hook_app.command("dismiss")
     def dismiss(

@@ -28,6 +28,7 @@ def replay_journal(args: list[str]) -> None:
         if not journal.has_entries(ctx.repo().common_dir):
             return
         from gitcoop.cli.terminal import printable
+        from gitcoop.cli.wording import plain
         from gitcoop.service import replay
 
         report = replay.replay(ctx, everything=False)
@@ -36,4 +37,4 @@ def replay_journal(args: list[str]) -> None:
     except CoopError:
         return
     for line in [*lines, *([waiting] if waiting else [])]:
-        warn(printable(line))
+        warn(printable(plain(line)))

@@ -61,7 +61,7 @@ TagsOpt = Annotated[
 ]
 PriorityOpt = Annotated[
     int | None,
-    typer.Option("-p", "--priority", metavar="0-4", help="0 is the highest; default 2."),
+    typer.Option("-p", "--priority", metavar="0-4", help="0 is the highest, 4 the lowest."),
 ]
 BodyOpt = Annotated[str | None, typer.Option("--body", help="A longer description.")]
 BodyFileOpt = Annotated[

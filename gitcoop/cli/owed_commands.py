@@ -7,7 +7,7 @@ from typing import Annotated, Any
 
 import typer
 
-from gitcoop.cli import render
+from gitcoop.cli import render, wording
 from gitcoop.cli.options import AsOpt, JsonOpt, WideOpt, make_context
 from gitcoop.cli.table import Cell, Row, lay_out
 from gitcoop.cli.terminal import Styled, join, paint, say
@@ -80,7 +80,7 @@ def lost_row(entry: Lost) -> tuple[Row, list[str]]:
     cells = [Cell(entry.label, "id"), Cell("lost on merge", "conflict"), Cell("")]
     cells.append(Cell(c.actor, "holder"))
     hints = [
-        f"your {c.verb} lost: {plain(c.reason)}",
+        f"your {c.verb} lost: {wording.lost(c.reason)}",
         f"you no longer hold it; once you have stopped: git coop ack {entry.label}",
     ]
     return Row(cells, entry.item.title), hints

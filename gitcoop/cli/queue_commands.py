@@ -17,6 +17,7 @@ from gitcoop.cli.options import (
     JsonOpt,
     OfflineOpt,
     SessionOpt,
+    WideOpt,
     make_context,
 )
 from gitcoop.cli.queue_render import (
@@ -26,10 +27,11 @@ from gitcoop.cli.queue_render import (
     nothing_json,
     picked_text,
     progress_json,
-    queue_line,
+    queue_row,
     scan_json,
     scan_text,
 )
+from gitcoop.cli.table import lay_out
 from gitcoop.cli.terminal import printable, say
 from gitcoop.errors import ChangedUnderWrite, CoopError, NothingToDo, UsageError
 from gitcoop.service import pick as pick_service
@@ -45,6 +47,7 @@ def register(app: typer.Typer) -> None:
     @app.command("queue")
     def queue_(
         include_all: Annotated[bool, typer.Option("--all", help="Include settled items.")] = False,
+        wide: WideOpt = False,
         as_json: JsonOpt = False,
     ) -> None:
         """The queue in triage order: ready, in progress, verifying, draft, blocked, split."""
@@ -54,12 +57,13 @@ def register(app: typer.Typer) -> None:
             render.emit_json([render.item_json(s) for s in shown.shown])
             return
         labels: dict[str, str] = {s.item.id: s.label for s in shown.shown}
+        rows = lay_out([queue_row(entry, labels, ctx.now) for entry in shown.shown], wide)
         group = None
-        for entry in shown.shown:
+        for entry, line in zip(shown.shown, rows, strict=True):
             if entry.item.status != group:
                 group = entry.item.status
                 say(group)
-            say(queue_line(entry, labels, ctx.now))
+            say(line)
         if shown.settled and not include_all:
             counts = ", ".join(f"{n} {s}" for s, n in sorted(shown.settled.items()))
             say(f"settled: {counts} — git coop queue --all shows them")

@@ -8,7 +8,8 @@ from datetime import datetime
 from typing import Any
 
 from gitcoop.cli import render
-from gitcoop.cli.terminal import printable, say
+from gitcoop.cli.table import Cell, Row
+from gitcoop.cli.terminal import paint, printable, say
 from gitcoop.domain import progress
 from gitcoop.domain.records import Evidence
 from gitcoop.errors import CoopError
@@ -38,15 +39,18 @@ def why(shown: Shown, labels: dict[str, str]) -> str:
     return item.reason or ""  # e.g. why the verifier sent it back to draft
 
 
-def queue_line(shown: Shown, labels: dict[str, str], now: datetime) -> str:
-    parts = [f"  {shown.label:<10} {shown.item.title}"]
-    if where(shown):
-        parts.append(where(shown))
+def queue_row(shown: Shown, labels: dict[str, str], now: datetime) -> Row:
+    """One queue item as a table row: its id, title, and where, attempts, why and holder
+    after it."""
+    marks = [where(shown)]
     if shown.item.attempts:
-        parts.append(f"attempts {shown.item.attempts}")
-    if why(shown, labels):
-        parts.append(why(shown, labels))
-    return printable("  ".join(parts) + render.holder_note(shown.item, now))
+        marks.append(f"attempts {shown.item.attempts}")
+    marks.append(why(shown, labels))
+    held = render.holder_mark(shown.item, now)
+    shown_marks = [paint(mark, "hint") for mark in marks if mark]
+    if held is not None:
+        shown_marks.append(held)
+    return Row((Cell(shown.label, "id"),), shown.item.title, shown_marks, indent="  ")
 
 
 def judged_json(judged: Judged) -> dict[str, Any]:

@@ -12,7 +12,10 @@ from gitcoop.cli.terminal import Styled, join, paint, say
 if TYPE_CHECKING:
     from datetime import datetime
 
+    from gitcoop.service.owed import OwedList
     from gitcoop.service.status import Sharing, Status
+
+SHOWN = 5  # entries of a list shown by status: one screen; the list's own command shows all
 
 
 def register(app: typer.Typer) -> None:
@@ -67,14 +70,18 @@ def status_lines(found: Status, now: datetime, wide: bool) -> list[Styled | str]
     tip = (found.tip or "")[:10]
     lines: list[Styled | str] = [join(paint(found.actor, "holder"), f"{roles} · ledger at {tip}")]
     lines += _counts(found)
-    held = [Shown(Item.from_data(row.data()), row.label) for row in found.held]
-    lines += ["", paint(f"You hold {count(len(held), 'item')}" + (":" if held else "."), "heading")]
+    held = [Shown(Item.from_data(row.data()), row.label) for row in found.held[:SHOWN]]
+    holding = count(len(found.held), "item")
+    lines += ["", paint(f"You hold {holding}" + (":" if held else "."), "heading")]
     lines += lay_out([owed_commands.held_row(s, now) for s in held], wide)
+    lines += _more(len(found.held) - len(held), "git coop list --mine")
     owing = found.owed
     lines.append("")
     if owing.obligations or owing.conflicts or owing.takeovers or owing.lost:
         lines.append(paint("Needs you now (git coop owed):", "heading"))
-        lines += owed_commands.owed_lines(owing, now, wide, indent="  ")
+        first = _first(owing, SHOWN)
+        lines += owed_commands.owed_lines(first, now, wide, indent="  ")
+        lines += _more(_entries(owing) - _entries(first), "git coop owed --mine")
     else:
         lines.append("Nothing owed is due.")
     lines.append("")
@@ -84,6 +91,28 @@ def status_lines(found: Status, now: datetime, wide: bool) -> list[Styled | str]
         entries = count(found.journal, "hook journal entry", "hook journal entries")
         lines.append(paint(f"{entries} {waits} — git coop hook replay", "due"))
     return lines
+
+
+def _first(owing: OwedList, n: int) -> OwedList:
+    """The first n entries, in the order `owed` shows them (conflicts, takeovers, lost
+    events, then obligations)."""
+    from dataclasses import replace
+
+    conflicts = owing.conflicts[:n]
+    takeovers = owing.takeovers[: n - len(conflicts)]
+    lost = owing.lost[: n - len(conflicts) - len(takeovers)]
+    obligations = owing.obligations[: n - len(conflicts) - len(takeovers) - len(lost)]
+    return replace(
+        owing, conflicts=conflicts, takeovers=takeovers, lost=lost, obligations=obligations
+    )
+
+
+def _entries(owing: OwedList) -> int:
+    return len(owing.conflicts) + len(owing.takeovers) + len(owing.lost) + len(owing.obligations)
+
+
+def _more(left: int, where: str) -> list[Styled | str]:
+    return [join(f"  …and {left} more — ", paint(where, "hint"))] if left > 0 else []
 
 
 def _counts(found: Status) -> list[Styled | str]:

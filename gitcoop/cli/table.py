@@ -78,7 +78,18 @@ class _Layout:
             padded += [title, GAP if row.title else "", shown]
         else:
             padded.append(title)
-        return Styled((row.indent + "".join(padded)).rstrip())
+        line = (row.indent + "".join(padded)).rstrip()
+        if self.room is not None:
+            line = self._cut(line)  # when the cells alone (owed's, say) overfill the terminal
+        return Styled(line)
+
+    def _cut(self, line: str) -> str:
+        """A line wider than the terminal cut whole to it (its colour given up, so that no
+        colour is left open)."""
+        assert self.room is not None
+        if terminal.columns(line) <= self.room:
+            return line
+        return terminal.cut_escaped(terminal.SGR.sub("", line), self.room)
 
     def _fitted(self, row: Row, title: str, marks: str) -> tuple[str, str]:
         """The title cut to the room left; on a narrow terminal, the marks cut too."""

@@ -32,7 +32,7 @@ import os
 import re
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from re import Match
 
@@ -118,9 +118,13 @@ def _is_terminal(stream: object) -> bool:
 
 
 def width() -> int | None:
-    """The terminal's columns when stdout is one; None (nothing is cut) otherwise."""
+    """The terminal's columns when stdout is one ($COLUMNS first, as git reads it); None
+    (nothing is cut) otherwise."""
     if not _is_terminal(sys.stdout):
         return None
+    given = os.environ.get("COLUMNS", "")
+    if given.isdigit() and int(given) > 0:
+        return int(given)
     try:
         return os.get_terminal_size(sys.stdout.fileno()).columns or None
     except (OSError, ValueError, AttributeError):
@@ -198,24 +202,31 @@ def _out(text: str) -> str:
 class Meter(Progress):
     """Progress on stderr, redrawn in place: only on a terminal, only after DELAY seconds."""
 
-    def __init__(self, enabled: bool, delay: float = DELAY) -> None:
+    def __init__(
+        self, enabled: bool, delay: float = DELAY, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         self.enabled = enabled
         self.delay = delay
+        self.clock = clock
         self.what: str | None = None
         self.started = 0.0
+        self.began: dict[str, float] = {}  # when each work started: work inside work (a
+        # cache read inside verifying) does not restart the clock of the work around it
         self.drawn = 0.0
         self.showing = False
         self.lock = _thread.allocate_lock()  # with a timer's thread (waiting) drawing too
 
     def step(self, what: str, done: int, total: int | None = None, detail: str = "") -> None:
-        now = time.monotonic()
+        now = self.clock()
         with self.lock:
             if what != self.what:
                 self._erase()
-                self.what, self.started = what, now
+                self.what, self.started = what, self.began.setdefault(what, now)
+            finished = total is not None and done >= total
+            if finished:
+                self.began.pop(what, None)
             if not self.enabled or now - self.started < self.delay:
                 return
-            finished = total is not None and done >= total
             if self.showing and not finished and now - self.drawn < REDRAW:
                 return
             if total:
@@ -262,7 +273,7 @@ class Meter(Progress):
         sys.stderr.write("\r" + printable(shown) + "\x1b[K")
         sys.stderr.flush()
         self.showing = True
-        self.drawn = time.monotonic()
+        self.drawn = self.clock()
 
     def _end(self, last: str) -> None:
         """Leave the line as it stands, with `last` after it."""

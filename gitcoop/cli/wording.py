@@ -9,19 +9,20 @@ stored names.
 
 from __future__ import annotations
 
-OBLIGATIONS = {
-    "outcome": "outcome owed",
-    "legacy_binding": "review owed (taken without a session)",
-}
 # phrases of the rules' own refusals (stored in `conflicts` after a merge), as a reader says them
 PHRASES = {
     "terminal rows are never re-taken": "settled items are never re-taken",
+    "only they can done it; --force to done it anyway": (
+        "only they can finish it; --force to finish it anyway"
+    ),
 }
 
 
 def obligation(kind: str) -> str:
-    """What an obligation of this kind is, in words."""
-    return OBLIGATIONS.get(kind, kind.replace("_", " "))
+    """What an obligation of this kind is, in words (the domain's, as prime says it too)."""
+    from gitcoop.domain.obligations import worded
+
+    return worded(kind)
 
 
 def plain(text: str) -> str:
@@ -30,6 +31,14 @@ def plain(text: str) -> str:
         if stored in text:
             text = text.replace(stored, said)
     return text
+
+
+def lost(reason: str) -> str:
+    """Why an event lost on a merge, without the advice its refusal gave the one who ran
+    it then ("--force to take it over"): for a loser it is no longer advice to follow."""
+    for advice in (" — --force", "; --force"):
+        reason = reason.split(advice)[0]
+    return plain(reason)
 
 
 def count(number: int, noun: str, plural: str | None = None) -> str:

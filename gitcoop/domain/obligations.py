@@ -31,6 +31,16 @@ DEFERRING = ("defer", "escalate", "park", "failed")
 DISPOSING = ("close", "release", "abandon")
 DECISIONS = DEFERRING + DISPOSING
 
+WORDS = {  # what each kind is, as a reader says it (the stored name stays)
+    "outcome": "outcome owed",
+    "legacy_binding": "review owed (taken without a session)",
+}
+
+
+def worded(kind: str) -> str:
+    """What an obligation of this kind is, in words."""
+    return WORDS.get(kind, kind.replace("_", " "))
+
 
 def bind(holder: str, session: str | None, at: datetime, picked: bool = False) -> Obligation:
     """The debt written in the same commit as a take (or a pick: `picked`)."""

@@ -93,10 +93,11 @@ def _owes(item: Item, ctx: Context) -> str:
     if ob is None or not ob.pending:
         return ""
     if ob.due is None:
-        return f"owes {ob.kind}"
+        return obligations.worded(ob.kind)
     when = "overdue" if ob.due <= ctx.now else "due"
     blocked = ", blocked" if obligations.is_blocked(ob) else ""
-    return f"owes {ob.kind}, {when} {ob.due.strftime('%Y-%m-%d %H:%M')} UTC{blocked}"
+    due = ob.due.strftime("%Y-%m-%d %H:%M")
+    return f"{obligations.worded(ob.kind)}, {when} {due} UTC{blocked}"
 
 
 def _taken_over(item: Item, actor: str) -> str:

@@ -343,9 +343,13 @@ def _check_tip(
     if old is not None:  # an event newly kept out changes its item's fold
         listed = set(config.kept_out) - set(old.config.kept_out)
         touched |= {item for (item, _, _), event in reader.events.items() if event.id in listed}
-    for item_id in sorted(touched - {LEDGER_ID}):
+    folding = sorted(touched - {LEDGER_ID})
+    shown = progress.reporter()
+    for done, item_id in enumerate(folding):
         if part is not None and not part(fanout(item_id)):
             continue
+        if done % 64 == 0:
+            shown.step("checking each item is the fold of its events", done, len(folding))
         folded = rulebook.fold(reader.item_events(side, item_id), config.roles, config.kept_out)
         blob = side.item_blob(item_id)
         if blob is None or folded is None:
@@ -356,6 +360,7 @@ def _check_tip(
         if stored != folded.to_data():
             raise BadLedger(f"{item_path(item_id)}: is not the fold of its events")
         checked[item_id, str(blob)] = stored
+    shown.step("checking each item is the fold of its events", len(folding), len(folding))
     return touched
 
 

@@ -187,3 +187,24 @@ def test_a_sync_and_a_scan_show_how_far_they_are_on_a_terminal(
     assert "reading the findings: 100% (1/1), done." in scanned.err.replace("\x1b[K", "")
     piped = coop_process(second, "sync", env=quick)
     assert piped.code == 0 and piped.err == ""
+
+
+def test_columns_in_the_environment_win_over_the_terminal_size(
+    ledger: Path, work: dict[str, str]
+) -> None:
+    screen = on_terminal(ledger, "list", columns=200, env={"COLUMNS": "60"})
+    lines = screen.plain.splitlines()
+    assert lines and all(len(line) <= 60 for line in lines), lines
+    assert "…" in screen.plain
+
+
+@pytest.mark.parametrize("args", [("owed", "--all"), ("status",), ("queue",), ("ready",)])
+def test_every_table_fits_a_narrow_terminal(
+    ledger: Path, work: dict[str, str], args: tuple[str, ...]
+) -> None:
+    later = {"COOP_NOW": "2026-11-29T14:00:00Z", "COOP_ACTOR": "bob@example.com"}
+    screen = on_terminal(ledger, *args, columns=44, env=later)
+    assert screen.code == 0, screen.err
+    ids = tuple(work.values())
+    rows = [line for line in screen.plain.splitlines() if any(i in line for i in ids)]
+    assert rows and all(len(line) <= 44 for line in rows), screen.plain  # hints are prose

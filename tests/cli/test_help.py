@@ -48,6 +48,7 @@ def test_every_option_and_argument_has_help_and_required_ones_say_so(
     for name, text in entries:
         assert text and text != "[required]", f"{' '.join(words)} {name} has no help"
     usage = result.out.splitlines()[0]
+    assert "Positional arguments:" not in result.out  # each argument is listed once
     for name, text in found.get("Arguments", []):
         if not name.startswith("["):
             assert "[required]" in text, f"{name} is required but not marked"

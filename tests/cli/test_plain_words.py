@@ -67,3 +67,41 @@ def test_conflicts_are_counted_in_words_that_agree(clones: Clones) -> None:
     owed = coop_in(second, "owed", env=LATER).out
     assert "conflict" in owed and "settle it: git coop resolve" in owed
     assert "1 conflict on this item" in owed
+
+
+def test_a_refusal_says_the_same_plain_words_in_json(ledger: Path) -> None:
+    todo = coop("add", "todo", "x").out.strip()
+    assert coop("done", todo).code == 0
+    again = coop("take", todo, "--json")
+    assert again.code == 1
+    assert "settled items are never re-taken" in again.json()["error"]["message"]
+    assert "terminal rows" not in again.out + again.err
+
+
+def test_a_lost_take_is_not_told_to_force_its_way_back(clones: Clones) -> None:
+    first, second = clones.clone("first"), clones.clone("second", "bob@example.com")
+    assert coop_in(first, "init").code == 0
+    coop_in(first, "remote", "setup", "origin")
+    todo = coop_in(first, "add", "todo", "wanted twice").out.strip()
+    assert coop_in(first, "sync").code == 0
+    coop_in(second, "remote", "setup", "origin")
+    assert coop_in(second, "sync").code == 0
+    assert coop_in(first, "take", todo, "--session", "a").code == 0
+    assert coop_in(first, "sync").code == 0
+    later = {"COOP_NOW": "2026-11-29T10:05:00Z"}
+    assert coop_in(second, "take", todo, "--session", "b", env=later).code == 0
+    assert coop_in(second, "sync").code == 8  # bob's take lost
+    owed = coop_in(second, "owed", env=LATER).out
+    assert "your take lost: " in owed and "already taken by first@example.com" in owed
+    assert "--force" not in owed
+
+
+def test_stored_refusals_read_as_plain_sentences() -> None:
+    from gitcoop.cli import wording
+
+    stored = "todo td-x is taken by bob — only they can done it; --force to done it anyway"
+    assert wording.plain(stored).endswith("only they can finish it; --force to finish it anyway")
+    lost = (
+        "todo td-x is already taken by bob (since 2026-11-29 10:00 UTC) — --force to take it over"
+    )
+    assert wording.lost(lost) == "todo td-x is already taken by bob (since 2026-11-29 10:00 UTC)"

@@ -24,7 +24,7 @@ def test_the_primer_says_who_what_is_held_and_owed_what_is_ready_and_the_loop(le
     text = result.out
     assert "`bob@example.com` in session `s-7`" in text
     you_hold = text.split("## You hold")[1].split("##")[0]
-    assert "Held work" in you_hold and "owes outcome, overdue" in you_hold
+    assert "Held work" in you_hold and "outcome owed, overdue" in you_hold
     assert "Held work" in text.split("## Owed now")[1].split("##")[0]
     ready = text.split("## Ready")[1].split("##")[0]
     assert "(1; 1 more wait on other work)" in ready and "Do this first" in ready

@@ -35,6 +35,19 @@ def test_status_counts_what_i_hold_and_what_is_due(ledger: Path) -> None:
     assert any(theirs in line and "review owed (taken without a session)" in line for line in due)
 
 
+def test_status_is_one_screen_however_much_is_held(ledger: Path) -> None:
+    held = [coop("add", "todo", f"work {n}").out.strip() for n in range(8)]
+    for todo in held:
+        assert coop("take", todo, "--as", BOB, "--session", "s1").code == 0
+    later = {"COOP_NOW": "2026-11-29T13:30:00Z"}
+    lines = coop("status", "--as", BOB, env=later).out.splitlines()
+    assert "You hold 8 items:" in lines
+    assert sum(1 for line in lines if any(todo in line for todo in held)) == 5 + 5
+    assert "  …and 3 more — git coop list --mine" in lines
+    assert "  …and 3 more — git coop owed --mine" in lines
+    assert len(coop("status", "--as", BOB, "--json", env=later).json()["held"]) == 8
+
+
 def test_status_as_json(ledger: Path) -> None:
     todo = coop("add", "todo", "x").out.strip()
     coop("take", todo)

@@ -104,3 +104,22 @@ def test_cut_measures_wide_characters_and_escapes() -> None:
     assert cut("a\x1bbcdef", 6) == "a\\x1b…"
     assert cut("short", 10) == "short"
     assert all(columns(cut("x" * n, 5)) <= 5 for n in range(12))
+
+
+def test_work_inside_work_does_not_restart_the_clock_of_the_work_around_it(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from gitcoop.cli.terminal import Meter
+
+    now = [0.0]
+    meter = Meter(True, delay=0.5, clock=lambda: now[0])
+    meter.step("verifying", 0, 3, "it-a")
+    now[0] = 0.3
+    meter.step("reading items into the read cache", 0, 10)  # inside the first verification
+    meter.step("reading items into the read cache", 10, 10)
+    now[0] = 0.6
+    meter.step("verifying", 1, 3, "it-b")  # 0.6 s after verifying began: shown
+    assert "verifying: 33% (1/3) it-b" in capsys.readouterr().err
+    now[0] = 0.9
+    meter.step("reading items into the read cache", 0, 10)  # a new read: its own clock
+    assert capsys.readouterr().err == "\r\x1b[K"  # the verifying line erased, nothing drawn
