@@ -191,8 +191,21 @@ def clear_stale_ref_lock(repo: Repo, policy: Policy) -> bool:
     return repo.clear_stale_ref_lock(policy.clock(), policy.stale_after, policy.notice)
 
 
+ONE_PACK_FROM = 32  # events in one write from which its objects go into one pack
+
+
 def commit_change(repo: Repo, base: Snapshot, change: Change) -> Oid:
-    """Write the blobs and trees of `change` on top of `base`, and a commit; no ref moves."""
+    """Write the blobs and trees of `change` on top of `base`, and a commit; no ref moves.
+
+    A large write (a scan's drafts, a split) goes into one pack synced once, as a merge
+    does: an fsync for each of its thousands of objects was most of its time."""
+    if len(change.events) >= ONE_PACK_FROM:
+        with repo.one_pack():
+            return _commit_change(repo, base, change)
+    return _commit_change(repo, base, change)
+
+
+def _commit_change(repo: Repo, base: Snapshot, change: Change) -> Oid:
     items_by_fan: dict[str, dict[str, Any]] = defaultdict(dict)
     for item_id, item in change.items.items():
         blob = repo.write_blob(codec.dump(item.to_data()))

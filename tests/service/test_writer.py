@@ -150,3 +150,28 @@ def test_roles_and_init_go_through_the_writer(code: Code) -> None:
 def roles() -> tuple[tuple[str, ...], tuple[str, ...]]:
     data = coop("roles", "--json").json()
     return tuple(data["owners"]), tuple(data["chiefs"])
+
+
+def test_a_large_write_goes_into_one_pack_and_leaves_nothing_loose(code: Code) -> None:
+    git(code.path, "config", "gc.auto", "0")  # no background packing to blur the count
+    objects = code.path / ".git" / "objects"
+
+    def loose() -> set[str]:
+        return {f"{d.name}{p.name}" for d in objects.glob("[0-9a-f][0-9a-f]") for p in d.iterdir()}
+
+    def packs() -> set[str]:
+        return {p.name for p in (objects / "pack").glob("*.pack")}
+
+    before_loose, before_packs = loose(), packs()
+    intents = [
+        Intent(f"td-{n:012d}", "add", {"kind": "todo", "title": f"t {n}"}) for n in range(40)
+    ]
+    write(code.ctx(), intents)
+    assert loose() == before_loose
+    new = packs() - before_packs
+    assert len(new) == 1
+    tip = git(code.path, "rev-parse", "refs/coop/ledger").strip()
+    listed = git(code.path, "verify-pack", "-v", str(objects / "pack" / next(iter(new))))
+    assert tip in listed  # the commit too
+    assert git(code.path, "fsck", "--no-dangling").strip() == ""
+    assert coop("list", "--json").code == 0
