@@ -65,18 +65,18 @@ def complete(args: list[str]) -> int:
     return 0
 
 
-def script(shell: str) -> str:
-    specs = specs_of_commands()
+def script(shell: str, app: Any) -> str:
+    """The completion script of `app` (every command built) for a shell."""
+    specs = specs_of_commands(app)
     return {"bash": bash, "zsh": zsh, "fish": fish}[shell](specs)
 
 
-def specs_of_commands() -> list[Spec]:
+def specs_of_commands(app: Any) -> list[Spec]:
     import typer.main
 
     from gitcoop.cli.helptext import restore_argument_help
-    from gitcoop.cli.main import build_app
 
-    root = typer.main.get_command(build_app(None))  # type: ignore[arg-type]
+    root = typer.main.get_command(app)
     restore_argument_help(root)
     found: list[Spec] = []
     _walk(root, "", found)

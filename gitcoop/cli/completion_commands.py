@@ -35,8 +35,9 @@ def register(app: typer.Typer) -> None:
         ids come from the read cache of the repository the command line is in.
         """
         from gitcoop.cli.completion import script
+        from gitcoop.cli.main import build_app
 
-        text = script(shell)
+        text = script(shell, build_app(None))
         if as_json:
             from gitcoop.cli import render
 

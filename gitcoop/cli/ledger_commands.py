@@ -334,12 +334,7 @@ def register(app: typer.Typer) -> None:
             from gitcoop.service import lost
 
             where = lost.mine(ctx, where)
-        if sort != "created" or limit is not None:
-            from gitcoop.service.search import listing
-
-            found = listing(ctx, include_all, where, sort, limit)
-        else:
-            found = queries.list_rows(ctx, include_all, where)
+        found = queries.list_rows(ctx, include_all, where, sort, limit)
         if as_json:  # the cache keeps each item's --json text
             sys.stdout.write(jsontext.array([row.json for row in found.listed]) + "\n")
             return

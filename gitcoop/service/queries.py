@@ -77,11 +77,18 @@ def list_items(
     return Listing(shown, rows.settled)
 
 
-def list_rows(ctx: Context, include_settled: bool = False, where: ListFilter | None = None) -> Rows:
+def list_rows(
+    ctx: Context,
+    include_settled: bool = False,
+    where: ListFilter | None = None,
+    sort: str = "created",
+    limit: int | None = None,
+) -> Rows:
     """`list_items` as cached rows: no YAML parsing, no items built.
 
     Settled items are counted, not listed, unless asked for by `include_settled`
     or by naming a status (or, with `mine`, a takeover of the viewer's work waits on them).
+    Oldest first, or in `sort` order (service/search.ordered); at most `limit` of them.
     Only `include_settled`, a settled status and a search (`grep`, `since`) read the
     settled items' rows; a plain listing reads the open index, where settled items
     are only counted.
@@ -121,7 +128,12 @@ def list_rows(ctx: Context, include_settled: bool = False, where: ListFilter | N
             continue
         listed.append((brief[_CREATED_AT], brief[_ID], row))
     listed.sort(key=lambda entry: entry[:2])
-    return Rows([row for _, _, row in listed], dict(settled), viewer)
+    rows = [row for _, _, row in listed]
+    if sort != "created":
+        from gitcoop.service.search import ordered
+
+        rows = ordered(snapshot, rows, sort)
+    return Rows(rows if limit is None else rows[:limit], dict(settled), viewer)
 
 
 def _counts(where: ListFilter, tally: Tally) -> bool:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime
-from typing import TYPE_CHECKING
 
 from gitcoop.domain.timefmt import format_instant, parse_duration, parse_instant
 from gitcoop.errors import UsageError
@@ -21,9 +20,6 @@ from gitcoop.store.activity import Activity, Entry
 from gitcoop.store.cache import ItemCache
 from gitcoop.store.rows import Row
 from gitcoop.store.snapshot import Snapshot
-
-if TYPE_CHECKING:  # the queries are loaded only when `list` lists
-    from gitcoop.service.queries import ListFilter, Rows
 
 _UPDATED, _TEXT = Activity._fields.index("updated"), Activity._fields.index("text")
 FAR = "9999-12-31T23:59:59Z"
@@ -89,26 +85,6 @@ def _due(row: Row) -> str:
 
 def _cache(snapshot: Snapshot) -> ItemCache:
     return snapshot.cache or ItemCache(snapshot.repo.common_dir)
-
-
-def listing(
-    ctx: Context,
-    include_settled: bool,
-    where: ListFilter,
-    sort: str = "created",
-    limit: int | None = None,
-) -> Rows:
-    """`list`: the rows `where` keeps, in `sort` order, at most `limit` of them."""
-    from gitcoop.service import queries
-    from gitcoop.service.queries import Rows
-
-    found = queries.list_rows(ctx, include_settled, where)
-    rows = found.listed
-    if sort != "created":
-        rows = ordered(read_ledger(ctx), rows, sort)
-    if limit is not None:
-        rows = rows[:limit]
-    return Rows(rows, found.settled, found.viewer)
 
 
 def completions(ctx: Context, word: str, titles: bool = True) -> list[tuple[str, str]]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -114,8 +115,6 @@ def test_status_words_conflicts_and_due_dates_are_coloured_on_a_terminal(
 def test_progress_shows_on_a_terminal_only(ledger: Path, work: dict[str, str]) -> None:
     quick = {"COOP_PROGRESS_DELAY": "0"}
     for cache in (ledger / ".git/coop-cache").glob("*"):
-        import shutil
-
         shutil.rmtree(cache)
     screen = on_terminal(ledger, "list", columns=80, env=quick, stderr_terminal=True)
     assert "reading items into the read cache: 100% (" in screen.err
