@@ -10,7 +10,6 @@ here, on the ledger as read under the writer's lock when it decides a write.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
@@ -18,7 +17,6 @@ from typing import TYPE_CHECKING, Any
 from gitcoop.domain import dependencies, readiness
 from gitcoop.domain.dependencies import WAITING, Graph, Node
 from gitcoop.domain.ids import ItemId, fanout
-from gitcoop.domain.lifecycle import HELD
 from gitcoop.domain.records import Item
 from gitcoop.errors import UsageError
 from gitcoop.service.context import Context, read_ledger
@@ -96,41 +94,6 @@ def _refuse_cycle(snapshot: Snapshot, holder: str, other: str, asked: str) -> No
     if cycle is not None:
         labels = {item_id: found.other(item_id).label for item_id in cycle}
         raise dependencies.refuse_cycle(cycle, labels, asked)
-
-
-def discovered_intent(snapshot: Snapshot, new_id: str, ref: str) -> Intent:
-    """The link `add … --discovered-from B` writes in the same commit as the add."""
-    found = snapshot.resolve(ref)
-    return Intent(
-        new_id, "dep", {"action": "add", "type": dependencies.DISCOVERED_FROM, "other": found}
-    )
-
-
-def take(ctx: Context, ref: str, args: Mapping[str, Any]) -> Shown:
-    """A take, refused while the item waits on unsettled work (unless --force)."""
-
-    def plan(snapshot: Snapshot) -> list[Intent]:
-        item_id = snapshot.resolve(ref)
-        item = snapshot.item(item_id)
-        if item is not None and not args.get("force"):
-            actor = ctx.who(snapshot.repo)
-            if not (item.status in HELD and item.taken_by == actor):
-                _refuse_blocked(snapshot, item)
-        return [Intent(item_id, "take", dict(args), ctx.expect_version)]
-
-    return write(ctx, plan).first()
-
-
-def _refuse_blocked(snapshot: Snapshot, item: Item) -> None:
-    """Everything a todo or request waits on is in its own file: a few reads, no scan."""
-    found = []
-    for other in dict.fromkeys(link.item for link in item.links if link.type in WAITING):
-        there = snapshot.item(ItemId(other))
-        if there is None or not dependencies.settled(there.status):
-            label = snapshot.label(ItemId(other)) if there else other
-            found.append((other, label, there.status if there else "not in this ledger"))
-    if found:
-        raise dependencies.refuse_blocked(snapshot.label(item.id), found)
 
 
 # -- reads -----------------------------------------------------------------------

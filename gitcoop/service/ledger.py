@@ -10,11 +10,12 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from gitcoop.domain import ids
+from gitcoop.domain.dependencies import DISCOVERED_FROM, WAITING, refuse_blocked, settled
 from gitcoop.domain.ids import ItemId
-from gitcoop.domain.records import LedgerConfig, Roles
+from gitcoop.domain.lifecycle import HELD
+from gitcoop.domain.records import Item, LedgerConfig, Roles
 from gitcoop.domain.roles import LEDGER_ID
 from gitcoop.errors import CoopError, Refused, UsageError
-from gitcoop.service import dependencies
 from gitcoop.service.context import Context, commit_named
 from gitcoop.service.writer import Intent, Shown, write
 from gitcoop.store.snapshot import Snapshot
@@ -94,7 +95,7 @@ def add(
     def plan(snapshot: Snapshot) -> list[Intent]:
         intents = [Intent(item_id, "add", args)]
         if discovered_from is not None:
-            intents.append(dependencies.discovered_intent(snapshot, item_id, discovered_from))
+            intents.append(discovered_intent(snapshot, item_id, discovered_from))
         return intents
 
     return write(ctx, plan).first()
@@ -106,7 +107,7 @@ def act(ctx: Context, ref: str, verb: str, args: Mapping[str, Any]) -> Shown:
     if isinstance(args.get("commit"), str):
         args["commit"] = commit_named(ctx.repo(), args["commit"])
     if verb == "take":  # a take of blocked work is refused unless --force
-        return dependencies.take(ctx, ref, args)
+        return take(ctx, ref, args)
     return write(ctx, [Intent(ref, verb, args, expect=ctx.expect_version)]).first()
 
 
@@ -146,3 +147,36 @@ def edit(
     last = wrote[-1]
     notes = tuple(note for s in answers for note in s.notes)
     return Shown(last.item, last.label, True, wrote[0].verb, notes)
+
+
+def discovered_intent(snapshot: Snapshot, new_id: str, ref: str) -> Intent:
+    """The link `add … --discovered-from B` writes in the same commit as the add."""
+    found = snapshot.resolve(ref)
+    return Intent(new_id, "dep", {"action": "add", "type": DISCOVERED_FROM, "other": found})
+
+
+def take(ctx: Context, ref: str, args: Mapping[str, Any]) -> Shown:
+    """A take, refused while the item waits on unsettled work (unless --force)."""
+
+    def plan(snapshot: Snapshot) -> list[Intent]:
+        item_id = snapshot.resolve(ref)
+        item = snapshot.item(item_id)
+        if item is not None and not args.get("force"):
+            actor = ctx.who(snapshot.repo)
+            if not (item.status in HELD and item.taken_by == actor):
+                _refuse_blocked(snapshot, item)
+        return [Intent(item_id, "take", dict(args), ctx.expect_version)]
+
+    return write(ctx, plan).first()
+
+
+def _refuse_blocked(snapshot: Snapshot, item: Item) -> None:
+    """Everything a todo or request waits on is in its own file: a few reads, no scan."""
+    found = []
+    for other in dict.fromkeys(link.item for link in item.links if link.type in WAITING):
+        there = snapshot.item(ItemId(other))
+        if there is None or not settled(there.status):
+            label = snapshot.label(ItemId(other)) if there else other
+            found.append((other, label, there.status if there else "not in this ledger"))
+    if found:
+        raise refuse_blocked(snapshot.label(item.id), found)

@@ -11,7 +11,7 @@ from gitcoop.domain import ids, queue, settings
 from gitcoop.domain.ids import ItemId
 from gitcoop.domain.records import Evidence, Item
 from gitcoop.errors import Refused, UsageError
-from gitcoop.service import citations, dependencies, ledger
+from gitcoop.service import citations, ledger
 from gitcoop.service.context import Context, commit_named, read_ledger
 from gitcoop.service.writer import Intent, Shown, write
 from gitcoop.store import history
@@ -49,7 +49,7 @@ def add_item(
         given = {k: v for k, v in args.items() if v is not None}
         intents = [Intent(item_id, "add", {**given, "order_key": key})]
         if discovered_from is not None:
-            intents.append(dependencies.discovered_intent(snapshot, item_id, discovered_from))
+            intents.append(ledger.discovered_intent(snapshot, item_id, discovered_from))
         return intents
 
     return write(ctx, plan).shown(item_id)
