@@ -214,9 +214,6 @@ class _History:
         self.repo = repo
         self.reader = reader
         self.part = part
-        # which fan-out folders of events/ to compare: this half's (the other half's are
-        # not read); whatever is not a fan-out name is compared in both, so it refuses
-        self.fans = None if part is None else (lambda name: not FANOUT_RE.match(name) or part(name))
         self.clocks: dict[Oid, int] = {}
         self.candidates: list[trust.Candidate] = []  # what the signing policy may cover
 
@@ -251,7 +248,9 @@ class _History:
         new_everywhere: dict[str, _Added] | None = None
         for parent in bases:
             added: dict[str, _Added] = {}
-            for delta in self.repo.changes(parent, info.oid, EVENTS, self.fans):
+            # every half compares the whole of events/: the clock bounds need the number
+            # of events the commit adds, in either half (only this half's are read)
+            for delta in self.repo.changes(parent, info.oid, EVENTS):
                 if delta.status != "added":
                     raise BadLedger(f"{delta.path}: an event was dropped or rewritten")
                 added[delta.path] = _event_entry(delta.path, delta.oid, delta.mode)

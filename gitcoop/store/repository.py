@@ -315,7 +315,7 @@ class Repo:
         """
         before = self._subtree_id(old, under) if old is not None else None
         found: list[Delta] = []
-        self._compare(before, self._subtree_id(new, under), under, found, COMPARED_LEVELS)
+        self._compare(before, self._subtree_id(new, under), under, found, COMPARED_LEVELS, only)
         return found
 
     def _subtree_id(self, commit: Oid, name: str) -> str | None:

@@ -66,3 +66,19 @@ def test_changes_agree_with_libgit2s_diff(
     ours = {(d.status, d.path, d.oid, d.mode) for d in repo.changes(old, new, "events")}
     theirs = {(d.status, d.path, d.oid, d.mode) for d in repo.deltas(old, new, "events")}
     assert ours == theirs
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(before=trees, after=trees, chosen=st.sets(names))
+def test_changes_under_chosen_folders_are_those_of_the_whole_comparison(
+    scratch: Path, before: dict[str, Any], after: dict[str, Any], chosen: set[str]
+) -> None:
+    """A half of a first sync compares only its own top-level folders: exactly the changes
+    the whole comparison names under them, and nothing under the others."""
+    raw = open_raw(scratch)
+    old, new = Oid(commit(raw, before)), Oid(commit(raw, after))
+    repo = open_repo(str(scratch))
+    whole = {(d.status, d.path, d.oid, d.mode) for d in repo.changes(old, new, "events")}
+    part = repo.changes(old, new, "events", lambda name: name in chosen)
+    expected = {d for d in whole if d[1].split("/")[1] in chosen}
+    assert {(d.status, d.path, d.oid, d.mode) for d in part} == expected
