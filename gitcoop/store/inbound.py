@@ -40,7 +40,7 @@ from gitcoop.domain.records import Event, LedgerConfig
 from gitcoop.domain.roles import LEDGER_ID
 from gitcoop.domain.settings import SETTINGS
 from gitcoop.errors import BadLedger, FetchedLedgerRefused
-from gitcoop.store import trust, twocores
+from gitcoop.store import heap, trust, twocores
 from gitcoop.store.layout import (
     EVENT_FILE_RE,
     EVENTS,
@@ -119,11 +119,12 @@ def check(repo: Repo, remote: str, ours: Oid | None, base: Oid | None, theirs: O
             added = [(str(c.info.oid), sorted(map(str, c.events))) for c in history.candidates]
             return sorted(touched), checked, added
 
-        if base is None and _items(repo, theirs) >= SPLIT_ITEMS:
-            (touched, first, one), (_, second, two) = twocores.halves(work)
-            checked, added = {**first, **second}, one + two
-        else:
-            touched, checked, added = work(None)
+        with heap.bulk():  # events and items that live until the merge, no cyclic garbage
+            if base is None and _items(repo, theirs) >= SPLIT_ITEMS:
+                (touched, first, one), (_, second, two) = twocores.halves(work)
+                checked, added = {**first, **second}, one + two
+            else:
+                touched, checked, added = work(None)
         config = Snapshot(repo, theirs).config
         trusted = frozenset(Snapshot(repo, ours).config.kept_out) if ours else frozenset()
         kept_out = _signatures(repo, reader, _candidates(commits, added), trusted, config)
