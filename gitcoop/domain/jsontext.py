@@ -83,19 +83,14 @@ def _mapping(value: dict[Any, Any], newline: str, out: list[str]) -> None:
     if not value:
         out.append("{}")
         return
-    try:
-        keys = sorted(value)
-    except TypeError:
-        raise _Unusual from None
+    keys = tuple(value)
+    layout = _layouts.get((keys, newline))
+    if layout is None:
+        layout = _layout(keys, newline)
     inner = newline + "  "
-    separator = "{" + inner
     append = out.append
-    for key in keys:
-        if type(key) is not str:
-            raise _Unusual
-        append(separator)
-        append(encode_basestring(key))
-        append(": ")
+    for key, prefix in layout:
+        append(prefix)
         entry = value[key]
         if type(entry) is str:
             append(encode_basestring(entry))
@@ -103,5 +98,24 @@ def _mapping(value: dict[Any, Any], newline: str, out: list[str]) -> None:
             append(_WORDS[entry])
         else:
             _write(entry, inner, out)
-        separator = "," + inner
     append(newline + "}")
+
+
+# (a mapping's keys in their order, its newline) -> each key, sorted, with the text before
+# its value: most mappings of a listing have the same keys, so each layout is worked out once
+_layouts: dict[tuple[tuple[Any, ...], str], list[tuple[str, str]]] = {}
+LAYOUT_LIMIT = 1024
+
+
+def _layout(keys: tuple[Any, ...], newline: str) -> list[tuple[str, str]]:
+    if not all(type(key) is str for key in keys):
+        raise _Unusual
+    inner = newline + "  "
+    layout = [
+        (key, ("," if at else "{") + inner + encode_basestring(key) + ": ")
+        for at, key in enumerate(sorted(keys))
+    ]
+    if len(_layouts) >= LAYOUT_LIMIT:
+        _layouts.clear()
+    _layouts[keys, newline] = layout
+    return layout

@@ -11,8 +11,24 @@ _UNIT_SECONDS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
 
 
 def format_instant(instant: datetime) -> str:
-    """ISO 8601 in UTC with a Z, to the second: the form stored on the ref."""
-    return instant.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    """ISO 8601 in UTC with a Z, to the second: the form stored on the ref.
+
+    Each aware instant written is remembered: folding an item writes its few instants
+    a dozen times (its obligations repeat them), and `strftime` was most of that.
+    Equal aware instants are the same moment, so they have the same text.
+    """
+    if instant.tzinfo is None:  # read as local time: not remembered
+        return instant.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    found = _written.get(instant)
+    if found is None:
+        found = instant.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        if len(_written) >= 100_000:
+            _written.clear()
+        _written[instant] = found
+    return found
+
+
+_written: dict[datetime, str] = {}
 
 
 def parse_instant(text: str) -> datetime:

@@ -44,7 +44,7 @@ from typing import Any
 
 from gitcoop.domain import progress
 from gitcoop.domain.ids import fanout, shortest_labels
-from gitcoop.store import twocores
+from gitcoop.store import heap, twocores
 from gitcoop.store.rows import (
     Data,
     Node,
@@ -269,6 +269,16 @@ class ItemCache:
         reread: Callable[[str], bool],
     ) -> None:
         """Build the stale groups, the second half in a child process when there is a lot."""
+        with heap.bulk():  # rows that live until the command ends, and no cyclic garbage
+            self._build_groups(stale, groups, build, reread)
+
+    def _build_groups(
+        self,
+        stale: list[str],
+        groups: dict[str, list[tuple[str, str]]],
+        build: Callable[[str], None],
+        reread: Callable[[str], bool],
+    ) -> None:
         changed = sum(len(groups[g]) for g in stale)
         theirs: list[str] = []
         if self.parallel and changed >= PARALLEL_FANOUTS and len(stale) > 1:

@@ -40,7 +40,7 @@ from gitcoop.domain.records import Event, LedgerConfig
 from gitcoop.domain.roles import LEDGER_ID
 from gitcoop.domain.settings import SETTINGS
 from gitcoop.errors import BadLedger, FetchedLedgerRefused
-from gitcoop.store import trust, twocores
+from gitcoop.store import heap, trust, twocores
 from gitcoop.store.layout import (
     EVENT_FILE_RE,
     EVENTS,
@@ -119,11 +119,12 @@ def check(repo: Repo, remote: str, ours: Oid | None, base: Oid | None, theirs: O
             added = [(str(c.info.oid), sorted(map(str, c.events))) for c in history.candidates]
             return sorted(touched), checked, added
 
-        if base is None and _items(repo, theirs) >= SPLIT_ITEMS:
-            (touched, first, one), (_, second, two) = twocores.halves(work)
-            checked, added = {**first, **second}, one + two
-        else:
-            touched, checked, added = work(None)
+        with heap.bulk():  # events and items that live until the merge, no cyclic garbage
+            if base is None and _items(repo, theirs) >= SPLIT_ITEMS:
+                (touched, first, one), (_, second, two) = twocores.halves(work)
+                checked, added = {**first, **second}, one + two
+            else:
+                touched, checked, added = work(None)
         config = Snapshot(repo, theirs).config
         trusted = frozenset(Snapshot(repo, ours).config.kept_out) if ours else frozenset()
         kept_out = _signatures(repo, reader, _candidates(commits, added), trusted, config)
@@ -214,9 +215,12 @@ class _History:
         self.repo = repo
         self.reader = reader
         self.part = part
-        # which fan-out folders of events/ to compare: this half's (the other half's are
-        # not read); whatever is not a fan-out name is compared in both, so it refuses
+        # a half names the events of its own fan-outs, and anything under events/ that is
+        # not a fan-out (so both refuse it); the other half's it only counts
         self.fans = None if part is None else (lambda name: not FANOUT_RE.match(name) or part(name))
+        self.others: Callable[[str], bool] = lambda name: (
+            part is not None and FANOUT_RE.match(name) is not None and not part(name)
+        )
         self.clocks: dict[Oid, int] = {}
         self.candidates: list[trust.Candidate] = []  # what the signing policy may cover
 
@@ -229,15 +233,15 @@ class _History:
         try:
             snapshot = Snapshot(self.repo, info.oid)
             config = snapshot.config
-            added = self._added(info)
+            added, count = self._added(info)
             if added and len(info.parents) > 1:
                 raise BadLedger(f"{_path(added[0])}: a merge commit adds an event of its own")
             floor = max((self.clock(p) for p in info.parents), default=0)
             mine = [a for a in added if self.part is None or self.part(fanout(a.item_id))]
             events = [self.reader.named(snapshot, a.item_id, a.name, a.entry) for a in mine]
             for event, new in zip(events, mine, strict=True):
-                _check_event(event, new, info, floor, len(added))
-            _check_config_clock(config, floor, events, len(added))
+                _check_event(event, new, info, floor, count)
+            _check_config_clock(config, floor, events, count)
         except BadLedger as error:
             raise BadLedger(f"commit {info.oid[:12]}: {error.message}") from None
         self.clocks[info.oid] = config.clock
@@ -245,13 +249,32 @@ class _History:
             ids = frozenset(EventId(e.id) for e in events)
             self.candidates.append(trust.Candidate(info, ids))
 
-    def _added(self, info: CommitInfo) -> list[_Added]:
-        """Event files in this commit that no parent has; a dropped or changed one refuses."""
+    def _added(self, info: CommitInfo) -> tuple[list[_Added], int]:
+        """Event files in this commit that no parent has, and how many it adds in all; a
+        dropped or changed one refuses.
+
+        A half of a first sync names (and checks) the events of its own fan-outs, and only
+        counts the other half's: their number bounds the clocks. When the other half's
+        fan-outs hold anything but added files, the other half refuses the commit, and
+        this half does not bound the clocks from above (`UNBOUNDED`), so that the refusal
+        it reports is that one. A merge commit is compared in whole, as it adds nothing.
+        """
         bases: list[Oid | None] = list(info.parents) or [None]
+        if self.part is None or len(bases) > 1:
+            added = self._compared(bases, info.oid, None)
+            return added, len(added)
+        mine = self._compared(bases, info.oid, self.fans)
+        others = self.repo.added_files(bases[0], info.oid, EVENTS, self.others)
+        return mine, UNBOUNDED if others is None else len(mine) + others
+
+    def _compared(
+        self, bases: list[Oid | None], commit: Oid, only: Callable[[str], bool] | None
+    ) -> list[_Added]:
+        """The event files under `only`'s folders of events/ in `commit` that no parent has."""
         new_everywhere: dict[str, _Added] | None = None
         for parent in bases:
             added: dict[str, _Added] = {}
-            for delta in self.repo.changes(parent, info.oid, EVENTS, self.fans):
+            for delta in self.repo.changes(parent, commit, EVENTS, only):
                 if delta.status != "added":
                     raise BadLedger(f"{delta.path}: an event was dropped or rewritten")
                 added[delta.path] = _event_entry(delta.path, delta.oid, delta.mode)
@@ -260,6 +283,9 @@ class _History:
             else:
                 new_everywhere = {k: v for k, v in new_everywhere.items() if k in added}
         return sorted((new_everywhere or {}).values(), key=_path)
+
+
+UNBOUNDED = 1 << 62  # a count of added events that bounds no clock (see `_History._added`)
 
 
 @dataclass(frozen=True)

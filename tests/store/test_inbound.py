@@ -106,3 +106,52 @@ def test_a_first_sync_checked_in_two_halves_refuses_in_either_half(
     assert result.code == 4, result.err
     assert f"{path}: is not the fold of its events" in result.err
     assert git(newcomer, "rev-parse", "-q", "--verify", "refs/coop/ledger", check=False) == ""
+
+
+def _two_halves_commit(crew: Team, last_clock_above: int) -> tuple[str, str]:
+    """mallory's commit adding a note to two items whose fan-outs start differently (so
+    each half of a split check holds one); the second note's clock is `last_clock_above`
+    past the first's (1: honest). The two items."""
+    first = crew.todo
+    second = first
+    while second[3] == first[3]:
+        second = coop_in(crew.alice, "add", "todo", "other", "--json").json()["id"]
+    assert coop_in(crew.alice, "sync").code == 0
+    assert coop_in(crew.mallory, "sync").code == 0
+    content = files(crew.mallory)
+    one = new_event(content, first, "note", text="one")
+    content = add_event(content, one)
+    two = new_event(
+        content, second, "note", clock=one["clock"] + last_clock_above, event_id="ev-nnnnnnnnnnnn"
+    )
+    publish(crew.mallory, add_event(content, two))
+    return first, second
+
+
+@pytest.mark.parametrize("owner", ["first", "second"])
+@pytest.mark.parametrize(("step", "fine"), [(1, True), (2, False)])
+def test_a_split_check_bounds_clocks_by_the_events_of_both_halves(
+    crew: Team,
+    clones: Clones,
+    monkeypatch: pytest.MonkeyPatch,
+    owner: str,
+    step: int,
+    fine: bool,
+) -> None:
+    """Each half names only its own events and counts the other's: a commit adding one event
+    in each half allows clocks up to two past its parent's, in either half, and no more."""
+    from gitcoop.store import inbound
+
+    first, second = _two_halves_commit(crew, step)
+    mine = (first if owner == "first" else second)[3]
+    monkeypatch.setattr(inbound, "SPLIT_ITEMS", 1)  # two processes, whatever the size
+    monkeypatch.setattr(inbound, "_FIRST_HALF", frozenset(mine))  # this process's half
+    newcomer = clones.clone("carol")
+    result = coop_in(newcomer, "sync")
+    if fine:
+        assert result.code == 0, result.err
+        assert coop_in(newcomer, "fsck").code == 0
+    else:
+        assert result.code == 4, result.err
+        assert "is outside" in result.err and "a clock grows by one per event" in result.err
+        assert git(newcomer, "rev-parse", "-q", "--verify", "refs/coop/ledger", check=False) == ""

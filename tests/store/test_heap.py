@@ -1,0 +1,35 @@
+"""Bulk reads pause the cycle collector, and always leave it as they found it."""
+
+from __future__ import annotations
+
+import gc
+
+import pytest
+
+from gitcoop.store import heap
+
+
+def test_the_collector_is_paused_inside_and_running_after() -> None:
+    assert gc.isenabled()
+    with heap.bulk():
+        assert not gc.isenabled()
+        with heap.bulk():  # nested: the inner one leaves it paused
+            assert not gc.isenabled()
+        assert not gc.isenabled()
+    assert gc.isenabled()
+
+
+def test_the_collector_runs_again_after_a_failure() -> None:
+    with pytest.raises(ValueError), heap.bulk():
+        raise ValueError("a refused ledger")
+    assert gc.isenabled()
+
+
+def test_a_paused_collector_stays_paused() -> None:
+    gc.disable()
+    try:
+        with heap.bulk():
+            pass
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
