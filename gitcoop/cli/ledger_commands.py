@@ -316,7 +316,6 @@ def register(app: typer.Typer) -> None:
         Filters combine (each narrows the list); the list is served from the read cache.
         """
         from gitcoop.cli import render
-        from gitcoop.cli.table import lay_out
         from gitcoop.domain import jsontext
         from gitcoop.service import queries
 
@@ -343,9 +342,9 @@ def register(app: typer.Typer) -> None:
                 say("nothing matches these filters")
             else:
                 say("the ledger is empty — add work with: git coop add todo TITLE")
-        table = [render.summary_row(row, ctx.now, found.viewer) for row in found.listed]
         lines: list[str] = []  # from the cached summaries: no item is built for a line
-        for line, row in zip(lay_out(table, wide), found.listed, strict=True):
+        laid = render.summary_lines(found.listed, ctx.now, wide, found.viewer)
+        for line, row in zip(laid, found.listed, strict=True):
             lines.append(line)
             if row.item_id in where.lost:
                 lines.append(lost_line(row.data()["conflicts"], row.label, found.viewer))

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from gitcoop.cli import wording
-from gitcoop.cli.table import Cell, Row, lay_out
-from gitcoop.cli.terminal import Styled, colour, join, paint, printable
+from gitcoop.cli.table import GAP, Cell, Row, lay_out
+from gitcoop.cli.terminal import Styled, colour, columns, join, paint, printable, width
 from gitcoop.cli.wording import count
 from gitcoop.domain import jsontext, obligations
 from gitcoop.domain.lifecycle import HELD, TERMINAL
@@ -112,6 +113,100 @@ def summary_row(row: CachedRow, now: datetime, viewer: str | None = None) -> Row
         takeovers = tuple(t for t in found if t.holder == viewer)
     marks = (s.reported_blocked, s.parked, s.escalated, s.conflicts)
     return _row((Cell(row.label, "id"), _cell(s.kind)), s.status, s.title, held, marks, takeovers)
+
+
+def summary_lines(
+    rows: Sequence[CachedRow],
+    now: datetime,
+    wide: bool = False,
+    viewer: str | None = None,
+    priority: bool = False,
+) -> list[Styled]:
+    """Cached rows as one table's lines (their priority first, for `ready`).
+
+    On a terminal, `lay_out` of their `summary_row`s. Where nothing is coloured or cut
+    (a pipe: an agent's loop, a script; or `--wide` without colour) the same lines are
+    made directly from the summaries' tuples: a listing of 60,000 rows is otherwise
+    mostly the building of table rows (docs/performance.md); a property test holds
+    both ways to the same text.
+    """
+    if colour() or (not wide and width() is not None):
+        table = []
+        for row in rows:
+            line = summary_row(row, now, viewer)
+            if priority:
+                line = line._replace(cells=(Cell(f"P{row.summary.priority}"), *line.cells))
+            table.append(line)
+        return lay_out(table, wide)
+    return _plain_lines(rows, now, viewer, priority)
+
+
+def _plain_lines(
+    rows: Sequence[CachedRow], now: datetime, viewer: str | None, priority: bool
+) -> list[Styled]:
+    """`summary_lines` neither coloured nor cut: what `lay_out` makes of the same rows."""
+    from gitcoop.store.rows import Summary
+
+    at = Summary._fields.index
+    status_at, kind_at, title_at, by_at, since_at = (
+        at(name) for name in ("status", "kind", "title", "taken_by", "taken_at")
+    )
+    blocked_at, parked_at, escalated_at, conflicts_at, notified_at, priority_at = (
+        at(name)
+        for name in ("reported_blocked", "parked", "escalated", "conflicts", "notified", "priority")
+    )
+    columns_of: list[list[str]] = [[], [], []]  # label, kind, status (priority first: four)
+    if priority:
+        columns_of.insert(0, [f"P{row.brief[priority_at]}" for row in rows])
+    labels, kinds, statuses = columns_of[-3:]
+    tails = []  # each row's title and marks
+    for row in rows:
+        brief = row.brief
+        status = brief[status_at]
+        marks = ""
+        if (
+            brief[blocked_at]
+            or brief[parked_at]
+            or brief[escalated_at]
+            or brief[conflicts_at]
+            or (viewer is not None and viewer in brief[notified_at])
+        ):
+            full = summary_row(row, now, viewer)  # marks beyond the holder's: rare
+            status, marks = full.cells[-1].text, GAP.join(full.marks)
+        elif status in HELD and brief[since_at] is not None and brief[by_at] is not None:
+            age = human_age(now - datetime.fromisoformat(brief[since_at]))
+            marks = printable(f"[taken by {brief[by_at]}, {age} ago]")
+        labels.append(printable(row.label))
+        kinds.append(_word(brief[kind_at]))
+        statuses.append(_word(status))
+        title = printable(brief[title_at])
+        tails.append(f"{title}{GAP}{marks}" if title and marks else title or marks)
+    padded = [_padded(column) for column in columns_of]
+    return [
+        Styled(("".join(cells) + tail).rstrip())
+        for *cells, tail in zip(*padded, tails, strict=True)
+    ]
+
+
+def _padded(column: list[str]) -> list[str]:
+    """A column's texts, each padded to the widest and followed by the gap."""
+    if all(map(str.isascii, column)):  # one column per character
+        size = max(map(len, column), default=0)
+        return [text.ljust(size) + GAP for text in column]
+    sizes = [columns(text) for text in column]
+    size = max(sizes, default=0)
+    return [text + " " * (size - n) + GAP for text, n in zip(column, sizes, strict=True)]
+
+
+def _word(text: str) -> str:
+    """A kind or status, escaped once for every row that shows it."""
+    found = _WORDS.get(text)
+    if found is None:
+        found = _WORDS[text] = printable(text)
+    return found
+
+
+_WORDS: dict[str, str] = {}
 
 
 def _cell(text: str, role: str | None = None) -> Cell:

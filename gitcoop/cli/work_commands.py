@@ -247,12 +247,5 @@ def _lines(rows: list[Any], ctx: Context, wide: bool, priority: bool = False) ->
     """Cached rows as one table (with their priority first, for `ready`), as `list` lays
     them out: from their summaries, no item is built."""
     from gitcoop.cli import render
-    from gitcoop.cli.table import Cell, lay_out
 
-    table = []
-    for row in rows:
-        line = render.summary_row(row, ctx.now)
-        if priority:
-            line = line._replace(cells=(Cell(f"P{row.summary.priority}"), *line.cells))
-        table.append(line)
-    return lay_out(table, wide)
+    return render.summary_lines(rows, ctx.now, wide, priority=priority)
