@@ -343,10 +343,12 @@ def _check_tip(
     if old is not None:  # an event newly kept out changes its item's fold
         listed = set(config.kept_out) - set(old.config.kept_out)
         touched |= {item for (item, _, _), event in reader.events.items() if event.id in listed}
-    for item_id in sorted(touched - {LEDGER_ID}):
-        if part is not None and not part(fanout(item_id)):
-            continue
-        folded = rulebook.fold(reader.item_events(side, item_id), config.roles, config.kept_out)
+    mine = [i for i in sorted(touched - {LEDGER_ID}) if part is None or part(fanout(i))]
+
+    def events_of(item_id: ItemId) -> list[Event]:
+        return reader.item_events(side, item_id)
+
+    for item_id, folded in rulebook.fold_items(mine, events_of, config.roles, config.kept_out):
         blob = side.item_blob(item_id)
         if blob is None or folded is None:
             if (blob is None) != (folded is None):

@@ -15,6 +15,8 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from gitcoop.domain import rulebook
 from gitcoop.domain.ids import EventId, ItemId
@@ -137,7 +139,7 @@ def test_the_write_and_the_fold_give_the_same_reason() -> None:
     events = mutual(0, 5)
     found = by_item(events)
     first = rulebook.fold(found[A], ROLES, events_of=lambda i: found.get(i, []))
-    written = naming_open(Verdict("duplicate", duplicate_of=A, reason="same"), first)
+    written = naming_open(Verdict("duplicate", duplicate_of=A, reason="same"), first, B)
     loser = folded(events)[B]
     assert loser is not None and written.verdict == "unclear"
     assert written.reason == loser.reason
@@ -151,3 +153,72 @@ def test_apply_sees_the_named_item_it_is_given() -> None:
     verdict = found[A][2]
     after = rulebook.apply(item, verdict, ROLES, named=lambda i: other if i == B else None)
     assert (after.status, after.duplicate_of) == ("duplicate", B)
+
+
+# -- any verdicts, any order ---------------------------------------------------------------
+
+ITEMS = tuple(ItemId(f"it-{c * 12}") for c in "abcdef")
+
+
+@st.composite
+def verifications(draw: st.DrawFn) -> list[Event]:
+    """Items added, then offline verifications in several clones: each a verify and a
+    verdict (a duplicate of any item, itself included, or unclear), with clocks that
+    tie and times that tie, as clones writing from one tip do."""
+    events = [added(i) for i in ITEMS]
+    for item in draw(st.lists(st.sampled_from(ITEMS), min_size=1, max_size=8)):
+        clock = draw(st.integers(2, 6))
+        minutes = draw(st.integers(0, 3))
+        of = draw(st.sampled_from((*ITEMS, None)))
+        if of is None:
+            verdict = event(item, "verdict", clock + 1, minutes, verdict="unclear", reason="?")
+            events += [event(item, "verify", clock, minutes), verdict]
+        else:
+            events += called_duplicate(item, of, clock, minutes)
+    return events
+
+
+@given(verifications(), st.randoms(use_true_random=False))
+def test_no_listing_of_any_verdicts_settles_a_cycle(events: list[Event], rng: Any) -> None:
+    items = folded(events)
+    shuffled = list(events)
+    rng.shuffle(shuffled)
+    found = by_item(shuffled)
+    assert dict(rulebook.fold_items(ITEMS, lambda i: found.get(i, []), ROLES)) == items
+    assert rulebook.fold_together(found, ROLES) == items
+    for start in ITEMS:  # follow duplicate_of: it never comes back
+        seen, current = {start}, items[start]
+        while current is not None and current.duplicate_of is not None:
+            named = ItemId(current.duplicate_of)
+            assert named not in seen, f"a cycle of duplicates through {start}"
+            seen.add(named)
+            current = items[named]
+
+
+def test_a_long_chain_is_read_once_and_replayed_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Item k is a duplicate of item k+1, each verdict written in its own clone: folding
+    them all reads each item's events once and applies each event once."""
+    chain = [ItemId(f"it-{n:012d}") for n in range(300)]
+    events = [added(i) for i in chain]
+    for n, item in enumerate(chain[:-1]):
+        events += called_duplicate(item, chain[n + 1], 2, n)  # each open when it was named
+    found = by_item(events)
+    reads: list[ItemId] = []
+    applied = 0
+    real_apply = rulebook.apply
+
+    def counted(*args: Any, **kwargs: Any) -> Item:
+        nonlocal applied
+        applied += 1
+        return real_apply(*args, **kwargs)
+
+    def events_of(item_id: ItemId) -> list[Event]:
+        reads.append(item_id)
+        return found.get(item_id, [])
+
+    monkeypatch.setattr(rulebook, "apply", counted)
+    items = dict(rulebook.fold_items(chain, events_of, ROLES))
+    assert sorted(reads) == sorted(chain) and applied == len(events)
+    assert [items[i].status for i in chain if items[i] is not None] == ["duplicate"] * 299 + [
+        "draft"
+    ]

@@ -19,7 +19,9 @@ import pytest
 from gitcoop.domain.ids import ItemId
 from gitcoop.service.context import Context
 from gitcoop.service.verify import verify_item
+from gitcoop.store import codec
 from tests.conftest import Clones, coop_in, git
+from tests.rawledger import put, read
 from tests.service.queue_fixtures import NOW, install
 
 NAMES = ("alice", "bob", "carol")
@@ -39,6 +41,11 @@ def trees(path: Path) -> tuple[str, str]:
         git(path, "rev-parse", "refs/coop/ledger:items").strip(),
         git(path, "rev-parse", "refs/coop/ledger:events").strip(),
     )
+
+
+def files(path: Path) -> list[str]:
+    listed = git(path, "ls-tree", "-r", "--name-only", "refs/coop/ledger", "items")
+    return listed.split()
 
 
 def fsck_clean(path: Path) -> None:
@@ -164,3 +171,26 @@ def test_clones_that_each_merge_on_their_own_hold_the_same_ledger(clones: Clones
         assert states(path, [first, second]) == [("draft", None), ("duplicate", first)]
         assert not show(path, first)["conflicts"] and not show(path, second)["conflicts"]
         fsck_clean(path)
+
+
+def test_a_pair_left_settled_is_not_the_fold_for_fsck_nor_for_a_fetching_clone(
+    clones: Clones,
+) -> None:
+    """An item file holding the pair (as a merge that replayed each item on its own wrote
+    it) is a breach: fsck names it, and a clone fetching it refuses it (exit 4)."""
+    (a, b), (first, second) = team(clones, 2)
+    verify_offline(a, first, second, 0)
+    verify_offline(b, second, first, 30)
+    sync_in_order([a, b])
+    path = next(f for f in files(a) if f.endswith(f"/{second}.yaml"))
+    data = codec.load(read(a, path), path)
+    data.update(status="duplicate", duplicate_of=first, reason="the same defect")
+    put(a, path.split("/"), codec.dump(data))
+
+    result = coop_in(a, "fsck", "--json")
+    assert result.code == 1, result.out
+    assert path in result.out and "differs from the fold of its events" in result.out
+    ok(a, "push")
+    late = clones.clone("dave")
+    fetched = coop_in(late, "sync")
+    assert fetched.code == 4 and "is not the fold of its events" in fetched.err, fetched.err
