@@ -177,7 +177,8 @@ def test_a_pair_left_settled_is_not_the_fold_for_fsck_nor_for_a_fetching_clone(
     clones: Clones,
 ) -> None:
     """An item file holding the pair (as a merge that replayed each item on its own wrote
-    it) is a breach: fsck names it, and a clone fetching it refuses it (exit 4)."""
+    it) is a breach: fsck names it, and a clone fetching it refuses it (exit 4), until
+    someone sets that item's state."""
     (a, b), (first, second) = team(clones, 2)
     verify_offline(a, first, second, 0)
     verify_offline(b, second, first, 30)
@@ -194,3 +195,10 @@ def test_a_pair_left_settled_is_not_the_fold_for_fsck_nor_for_a_fetching_clone(
     late = clones.clone("dave")
     fetched = coop_in(late, "sync")
     assert fetched.code == 4 and "is not the fold of its events" in fetched.err, fetched.err
+    # a person settling the item mends its file: its state is theirs now, on either reading
+    ok(a, "edit", second, "--state", "ready", "--reason", "not a duplicate after all")
+    fsck_clean(a)
+    ok(a, "push")
+    ok(late, "sync")
+    fsck_clean(late)
+    assert trees(late) == trees(a)
