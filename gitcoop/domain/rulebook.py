@@ -8,11 +8,18 @@ own events), so none of them imports another's handlers. `apply` is used
 both when a verb is written and when events are replayed after a merge; a
 rule lives in its verb's handler and nowhere else. `apply` also stamps every
 disposition an event makes with that event (who, when, its id).
+
+One rule reads a second item: a duplicate verdict stands only if the item it
+names is open at the verdict's place in the order (`verdict.as_applied`).
+So an item's fold is the replay of its own events and of those of the items
+its duplicate verdicts name (and theirs, `fold_items`), all in the one
+order of events (`fold_together`): a function of the set of events, the same
+on every clone whichever merged, and never a cycle of duplicates.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,7 +31,9 @@ from gitcoop.domain import (
     queue_verbs,
     resolution,
     reviews,
+    verdict,
 )
+from gitcoop.domain.ids import ItemId
 from gitcoop.domain.keys import Keys, apply_keys
 from gitcoop.domain.records import Conflict, Event, Item, RecordError, Roles, replace
 from gitcoop.domain.roles import apply_roles
@@ -32,6 +41,14 @@ from gitcoop.domain.settings import SETTINGS, SettingError
 from gitcoop.errors import Refused
 
 Handler = Callable[[Item | None, Event, Roles], Item]
+# another item as it stands at the event applied: what a duplicate verdict is judged against
+Named = Callable[[ItemId], Item | None]
+EventsOf = Callable[[ItemId], Sequence[Event]]  # the events of another item
+
+
+def nothing_named(item_id: ItemId) -> Item | None:
+    """No other item is known: a duplicate verdict applied so is unclear."""
+    return None
 
 
 class _KeptOut(Refused):
@@ -48,15 +65,16 @@ HANDLERS: dict[str, Handler] = {
 VERBS = (*HANDLERS, "resolve")
 
 
-def apply(item: Item | None, event: Event, roles: Roles) -> Item:
-    """The item after `event`, or Refused naming the rule and what to do."""
+def apply(item: Item | None, event: Event, roles: Roles, named: Named = nothing_named) -> Item:
+    """The item after `event`, or Refused naming the rule and what to do; `named` gives
+    the item a duplicate verdict names, as it stands at this event."""
     if event.verb not in VERBS:
         raise Refused(f"unknown verb {event.verb!r} in event {event.id}")
     if item is None and event.verb != "add":
         raise Refused(f"{event.item} does not exist yet; {event.verb} needs an added item")
     try:
         after = queue_verbs.tidy(
-            item, event, obligations.stamped(_dispatch(item, event, roles), event)
+            item, event, obligations.stamped(_dispatch(item, event, roles, named), event)
         )
     except RecordError as bad:  # an argument of the wrong shape: refused like any rule
         raise Refused(f"event {event.id}: {bad}") from None
@@ -83,7 +101,9 @@ def plan(
     return None if planned is None else (verb, planned)
 
 
-def _dispatch(item: Item | None, event: Event, roles: Roles) -> Item:
+def _dispatch(item: Item | None, event: Event, roles: Roles, named: Named) -> Item:
+    if event.verb == "verdict":
+        return HANDLERS["verdict"](item, _judged(event, named), roles)
     if event.verb != "resolve":
         return HANDLERS[event.verb](item, event, roles)
     settled, original = resolution.settle(item, event, roles)
@@ -91,7 +111,32 @@ def _dispatch(item: Item | None, event: Event, roles: Roles) -> Item:
         return settled
     if original.verb not in HANDLERS:
         raise Refused(f"resolve --apply of {original.id} carries no event to re-apply")
-    return HANDLERS[original.verb](settled, original, roles)
+    return HANDLERS[original.verb](settled, _judged(original, named), roles)
+
+
+def _judged(event: Event, named: Named) -> Event:
+    """A verdict as it applies: a duplicate against the item it names, as it stands now."""
+    if event.verb != "verdict":
+        return event
+    target = verdict.names(event.args)
+    return verdict.as_applied(event, named(target) if target is not None else None)
+
+
+_NAMING = ("verdict", "resolve")  # the verbs whose events may name another item
+
+
+def names(event: Event) -> ItemId | None:
+    """The item a duplicate verdict names (also one an owner's `resolve --apply` re-applies):
+    its state decides the verdict, so a fold reads its events too."""
+    args: Any = event.args
+    if event.verb == "resolve":
+        replay = event.arg("replay") if event.arg("decision") == "apply" else None
+        if not isinstance(replay, Mapping) or replay.get("verb") != "verdict":
+            return None
+        args = replay.get("args")
+    elif event.verb != "verdict":
+        return None
+    return verdict.names(args) if isinstance(args, Mapping) else None
 
 
 def kept_out_reason(event: Event) -> str:
@@ -102,28 +147,153 @@ def kept_out_reason(event: Event) -> str:
     )
 
 
-def fold(events: list[Event], roles: Roles, kept_out: Collection[str] = frozenset()) -> Item | None:
-    """Replay events in (clock, at, id) order; refused events become conflicts, and so do
-    `kept_out` ones (unsigned under the owners' policy), which are never applied."""
+def fold(
+    events: Sequence[Event],
+    roles: Roles,
+    kept_out: Collection[str] = frozenset(),
+    events_of: EventsOf | None = None,
+) -> Item | None:
+    """One item's events replayed in (clock, at, id) order; refused events become conflicts,
+    and so do `kept_out` ones (unsigned under the owners' policy), which are never applied.
+
+    `events_of` gives another item's events: those of the items the duplicate verdicts
+    name are replayed alongside (`fold_items`). Without it no other item is known, and a
+    duplicate verdict is unclear.
+    """
+    if not events:
+        return None
+    own = events[0].item
+    if events_of is None or not any(e.verb in _NAMING for e in events):
+        return fold_together({own: events}, roles, kept_out)[own]
+
+    def of(item_id: ItemId) -> Sequence[Event]:
+        if item_id == own:
+            return events
+        return events_of(item_id) if events_of is not None else ()
+
+    return dict(fold_items([own], of, roles, kept_out))[own]
+
+
+def fold_items(
+    item_ids: Iterable[ItemId],
+    events_of: EventsOf,
+    roles: Roles,
+    kept_out: Collection[str] = frozenset(),
+) -> Iterator[tuple[ItemId, Item | None]]:
+    """Each item of `item_ids` with the fold of its events (read by `events_of`), one group
+    at a time: an item alone, or the items duplicate verdicts link, replayed together in
+    the one order of events with every item they name (so each verdict sees the item it
+    names as it stood then). Each item comes out as if folded on its own; each group is
+    replayed once, so a long chain of duplicates costs its length, not its square, and
+    only one group's items are held at a time.
+    """
+    wanted = list(dict.fromkeys(item_ids))
+    together = {item_id: events_of(item_id) for item_id in wanted}
+    links = _linked(together, events_of)
+    asked = set(wanted)
+    for group in _groups(wanted, links):
+        folded = fold_together({i: together[i] for i in group}, roles, kept_out)
+        yield from ((i, folded[i]) for i in group if i in asked)
+
+
+def _linked(
+    together: dict[ItemId, Sequence[Event]], events_of: EventsOf
+) -> dict[ItemId, set[ItemId]]:
+    """Which items duplicate verdicts link, either way; every item named is read into
+    `together`, and every item those name, and so on."""
+    links: dict[ItemId, set[ItemId]] = {}
+    waiting = list(together)
+    while waiting:
+        item_id = waiting.pop()
+        for event in together[item_id]:
+            named = names(event) if event.verb in _NAMING else None
+            if named is None:
+                continue
+            links.setdefault(item_id, set()).add(named)
+            links.setdefault(named, set()).add(item_id)
+            if named not in together:
+                together[named] = events_of(named)
+                waiting.append(named)
+    return links
+
+
+def _groups(wanted: list[ItemId], links: Mapping[ItemId, set[ItemId]]) -> Iterator[list[ItemId]]:
+    """The wanted items, each with every item linked to it, in the order of their first
+    wanted item: an item no verdict links is a group of its own."""
+    seen: set[ItemId] = set()
+    for start in wanted:
+        if start in seen:
+            continue
+        seen.add(start)
+        group, waiting = [], [start]
+        while waiting:
+            item_id = waiting.pop()
+            group.append(item_id)
+            fresh = links.get(item_id, set()) - seen
+            seen |= fresh
+            waiting += sorted(fresh)
+        yield sorted(group)
+
+
+def fold_together(
+    events: Mapping[ItemId, Sequence[Event]], roles: Roles, kept_out: Collection[str] = frozenset()
+) -> dict[ItemId, Item | None]:
+    """Several items' events replayed in the one order of events, (clock, at, id), each
+    applied to its own item; a duplicate verdict sees the item it names as it stands
+    at that point. The result depends only on the events, not on how they are listed."""
+    if len(events) == 1:  # the common case, kept as cheap as a fold was before
+        [(only, listed)] = events.items()
+        return {only: _fold_alone(listed, roles, kept_out)}
+    pairs = ((item_id, e) for item_id, listed in events.items() for e in listed)
+    ordered = sorted(pairs, key=lambda pair: (pair[1].order, pair[0]))
+    items: dict[ItemId, Item | None] = dict.fromkeys(events)
+    early: dict[ItemId, list[Conflict]] = {}  # refused before the item exists
+    named = items.get
+    for item_id, event in ordered:
+        item = items[item_id]
+        try:
+            if event.id in kept_out:
+                raise _KeptOut(kept_out_reason(event))
+            after = apply(item, event, roles, named)
+        except Refused as refusal:
+            items[item_id] = _refused(item, event, refusal, early.setdefault(item_id, []))
+            continue
+        waited = early.pop(item_id, None) if early else None
+        items[item_id] = replace(after, conflicts=(*waited, *after.conflicts)) if waited else after
+    return items
+
+
+def _fold_alone(events: Sequence[Event], roles: Roles, kept_out: Collection[str]) -> Item | None:
+    """`fold_together` of one item: no other item is known (a duplicate of itself is
+    unclear without one), so it needs no table of items."""
     item: Item | None = None
-    early: list[Conflict] = []  # refused before the item exists
+    early: list[Conflict] = []
     for event in sorted(events, key=lambda e: e.order):
         try:
             if event.id in kept_out:
                 raise _KeptOut(kept_out_reason(event))
-            item = apply(item, event, roles)
+            after = apply(item, event, roles)
         except Refused as refusal:
-            out = isinstance(refusal, _KeptOut)
-            conflict = Conflict(event.id, event.verb, event.actor, refusal.message, kept_out=out)
-            if item is None:
-                early.append(conflict)
-            else:  # visible to later events, so a `resolve` can settle it
-                item = replace(item, conflicts=(*item.conflicts, conflict))
+            item = _refused(item, event, refusal, early)
             continue
         if early:
-            item = replace(item, conflicts=(*early, *item.conflicts))
+            after = replace(after, conflicts=(*early, *after.conflicts))
             early = []
+        item = after
     return item
+
+
+def _refused(
+    item: Item | None, event: Event, refusal: Refused, early: list[Conflict]
+) -> Item | None:
+    """A refused event becomes a conflict on its item, visible to later events (so a
+    `resolve` can settle it); before the item exists, it waits in `early`."""
+    out = isinstance(refusal, _KeptOut)
+    conflict = Conflict(event.id, event.verb, event.actor, refusal.message, kept_out=out)
+    if item is None:
+        early.append(conflict)
+        return None
+    return replace(item, conflicts=(*item.conflicts, conflict))
 
 
 # -- the ledger's own events: roles, settings and keys ------------------------------

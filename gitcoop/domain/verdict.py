@@ -17,8 +17,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from gitcoop.domain import bounds
+from gitcoop.domain.ids import ITEM_ID_RE, ItemId, kind_of
 from gitcoop.domain.queue import SETTLED
-from gitcoop.domain.records import Evidence, Item
+from gitcoop.domain.records import Event, Evidence, Item, replace
 
 VERDICTS = ("confirmed", "amended", "stale", "duplicate", "blocked", "too-big", "unclear")
 CITING = ("confirmed", "amended")
@@ -83,23 +84,67 @@ def parse(output: str, item_id: str, open_ids: Collection[str], prompt: str = ""
             rejected = verdict
 
 
-def naming_open(verdict: Verdict, target: Item | None) -> Verdict:
+def naming_open(verdict: Verdict, target: Item | None, item_id: str) -> Verdict:
     """A duplicate stands only while the item it names is open, checked as it is written.
 
-    A duplicate of a settled item, or of one that is itself a duplicate, is
-    unclear: so two items verified at the same time can never settle as
-    duplicates of each other (the second verdict to be written finds the
-    first item settled).
+    The rule is `duplicate_problem`, which the fold applies too (`as_applied`):
+    so two items verified at the same time can never settle as duplicates of
+    each other (the second verdict to be written finds the first item settled).
     """
     if verdict.verdict != "duplicate":
         return verdict
-    if target is None or target.kind != "item" or target.status in SETTLED:
-        state = target.status if target is not None else "not in the queue"
-        return unclear(
-            f"it was called a duplicate of {verdict.duplicate_of}, which is {state}, "
-            "not an open item"
-        )
-    return verdict
+    problem = duplicate_problem(verdict.duplicate_of, target, item_id)
+    return verdict if problem is None else unclear(problem)
+
+
+def duplicate_problem(named: str | None, target: Item | None, item_id: str) -> str | None:
+    """Why `item_id` cannot be a duplicate of `named`, which stands as `target` at the
+    verdict's place in the order of events; None when it can.
+
+    A duplicate names another open queue item: not itself, not a settled item,
+    not one that is itself a duplicate. This one rule decides when a verdict is
+    written and when events are replayed, so a pair (or a cycle) of duplicates
+    called in two clones offline never settles: the later verdict in the order
+    finds the item it names already a duplicate.
+    """
+    if not named:
+        return "it was called a duplicate without naming the item it repeats"
+    if named == item_id:
+        return "it was called a duplicate of itself, not of another open item"
+    if target is None or target.kind != "item":
+        state = "not in the queue"
+    elif target.status == "duplicate" and target.duplicate_of == item_id:
+        state = "itself a duplicate of this one"
+    elif target.status == "duplicate":
+        state = f"itself a duplicate of {target.duplicate_of}"
+    elif target.status in SETTLED:
+        state = target.status
+    else:
+        return None
+    return f"it was called a duplicate of {named}, which is {state}, not an open item"
+
+
+def names(args: Mapping[str, Any]) -> ItemId | None:
+    """The queue item a duplicate verdict's arguments name, which the fold reads beside
+    the item judged; None for any other verdict, or a name that is no queue item's id."""
+    named = args.get("duplicate_of") if args.get("verdict") == "duplicate" else None
+    if not isinstance(named, str) or not ITEM_ID_RE.match(named):
+        return None
+    return ItemId(named) if kind_of(ItemId(named)) == "item" else None
+
+
+def as_applied(event: Event, target: Item | None) -> Event:
+    """A `verdict` event as the fold applies it: a duplicate whose named item is not
+    another open item (`target`: that item as it stands at this event) is unclear,
+    with the reason saying why. Every other verdict is applied as written."""
+    if event.arg("verdict") != "duplicate":
+        return event
+    named = event.arg("duplicate_of")
+    problem = duplicate_problem(named if isinstance(named, str) else None, target, event.item)
+    if problem is None:
+        return event
+    args = {**event.args, "verdict": "unclear", "duplicate_of": None, "reason": problem}
+    return replace(event, args=args)
 
 
 def _without_echoes(output: str, prompt: str) -> str:

@@ -10,7 +10,7 @@ History is spot-checked on the most recent commits unless `full`.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -89,6 +89,8 @@ def _check_items(
     clock = config.clock if config else None
     kept_out = frozenset(config.kept_out) if config else frozenset()
     every = sorted(set(items) | set(events))
+    held = [i for i in every if i in items and i != LEDGER_ID]
+    folded = dict(rulebook.fold_items(held, _events_of(events), roles, kept_out))
     shown = progress.reporter()
     for done, item_id in enumerate(every):
         shown.step("checking every item against its events", done, len(every))
@@ -105,7 +107,7 @@ def _check_items(
         if not item_events:
             report.add(path, "fold", "an item file with no events")
             continue
-        _check_fold(report, path, item, item_events, (roles, kept_out))
+        _check_fold(report, path, item, folded[item_id])
         _check_obligation(report, path, item)
         if clock is not None:
             for event_path, event in events[item_id]:
@@ -137,14 +139,15 @@ def _known(settings: Mapping[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in settings.items() if k in SETTINGS}
 
 
-def _check_fold(
-    report: Report,
-    path: str,
-    item: Item,
-    events: list[Event],
-    rules: tuple[Roles, frozenset[EventId]],  # the roles, and the events kept out
-) -> None:
-    folded = rulebook.fold(events, *rules)
+def _events_of(
+    events: dict[ItemId, list[tuple[str, Event]]],
+) -> Callable[[ItemId], list[Event]]:
+    """Another item's events, for the duplicate verdicts an item's fold judges against it."""
+    return lambda item_id: [event for _, event in events.get(item_id, [])]
+
+
+def _check_fold(report: Report, path: str, item: Item, folded: Item | None) -> None:
+    """The item file is what its events fold to (`rulebook.fold_items`)."""
     if folded is None:
         report.add(path, "fold", "its events fold to no item (no accepted add)")
         return

@@ -180,7 +180,7 @@ def verify_item(
 
     def verdict_of(snapshot: Snapshot) -> list[Intent]:
         named = snapshot.item(ItemId(verdict.duplicate_of)) if verdict.duplicate_of else None
-        decided.append(naming_open(verdict, named))
+        decided.append(naming_open(verdict, named, item_id))
         args = {**decided[-1].to_args(), **route.args, "head": head, "exit_code": run.exit_code}
         args |= {"timed_out": run.timed_out, "lease": item.lease.event if item.lease else None}
         return [Intent(item_id, "verdict", args, expect=item.version)]

@@ -314,7 +314,7 @@ class _Run:
                 self.said[item_id] = (None, notes)
                 return
             event = self._event(item_id, *planned, event_id=intent.event_id)
-            after = rulebook.apply(item, event, roles)
+            after = rulebook.apply(item, event, roles, self.current)
         except Refused as refusal:
             short = refusal.message.replace(item_id, self._label_before(item_id))
             raise refusal.reworded(short) from None
@@ -345,13 +345,16 @@ class _Run:
         item file stays the fold of its events, as fsck and every fetching clone check."""
         if self.snapshot.commit is None:
             return
-        for item_id in self.snapshot.item_ids():
+        every = self.snapshot.item_ids()
+        for item_id, folded in rulebook.fold_items(every, self._events_of, roles):
             current = self.current(item_id)
-            written = (e for e in self.events if e.item == item_id)
-            events = [*self.snapshot.events(item_id), *written]
-            folded = rulebook.fold(events, roles)
             if folded is not None and (current is None or folded.to_data() != current.to_data()):
                 self.items[item_id] = folded
+
+    def _events_of(self, item_id: ItemId) -> list[Event]:
+        """An item's events: those the ledger holds and those written so far in this write."""
+        written = (e for e in self.events if e.item == item_id)
+        return [*self.snapshot.events(item_id), *written]
 
     def _ledger_state(self) -> rulebook.LedgerState:
         """Roles and settings as coop.yaml holds them; the keys folded from the ledger's events
@@ -416,7 +419,7 @@ class _Run:
             if children and all(settled(c) for c in children.values()):
                 args = {"reason": "all children settled"}
                 event = self._event(ItemId(parent_id), "settle", args)
-                self._keep(event, rulebook.apply(parent, event, self.config.roles))
+                self._keep(event, rulebook.apply(parent, event, self.config.roles, self.current))
 
     # -- the commit -------------------------------------------------------------
 

@@ -369,14 +369,16 @@ def _check_tip(
     if old is not None:  # an event newly kept out changes its item's fold
         listed = set(config.kept_out) - set(old.config.kept_out)
         touched |= {item for (item, _, _), event in reader.events.items() if event.id in listed}
-    folding = sorted(touched - {LEDGER_ID})
+    mine = [i for i in sorted(touched - {LEDGER_ID}) if part is None or part(fanout(i))]
+
+    def events_of(item_id: ItemId) -> list[Event]:
+        return reader.item_events(side, item_id)
+
     shown = progress.reporter()
-    for done, item_id in enumerate(folding):
-        if part is not None and not part(fanout(item_id)):
-            continue
+    folds = rulebook.fold_items(mine, events_of, config.roles, config.kept_out)
+    for done, (item_id, folded) in enumerate(folds):
         if done % 64 == 0:
-            shown.step("checking each item is the fold of its events", done, len(folding))
-        folded = rulebook.fold(reader.item_events(side, item_id), config.roles, config.kept_out)
+            shown.step("checking each item is the fold of its events", done, len(mine))
         blob = side.item_blob(item_id)
         if blob is None or folded is None:
             if (blob is None) != (folded is None):
@@ -386,7 +388,7 @@ def _check_tip(
         if stored != folded.to_data():
             raise BadLedger(f"{item_path(item_id)}: is not the fold of its events")
         checked[item_id, str(blob)] = stored
-    shown.step("checking each item is the fold of its events", len(folding), len(folding))
+    shown.step("checking each item is the fold of its events", len(mine), len(mine))
     return touched
 
 

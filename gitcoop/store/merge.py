@@ -26,7 +26,7 @@ from typing import Any
 
 from gitcoop.domain import progress, reconcile, rulebook
 from gitcoop.domain.ids import EventId, ItemId
-from gitcoop.domain.records import LedgerConfig
+from gitcoop.domain.records import Event, Item, LedgerConfig
 from gitcoop.domain.roles import LEDGER_ID
 from gitcoop.domain.settings import SETTINGS
 from gitcoop.errors import BadLedger, ChangedUnderWrite, Refused
@@ -163,9 +163,11 @@ def _merge_commit(
         COOP_FILE: (repo.write_blob(codec.dump(config.to_data())), MODE_BLOB)
     }
     shown = progress.reporter()
-    for done, item_id in enumerate(sorted(touched)):
+    union = _Union(reader, remote, mine, yours)
+    folds = rulebook.fold_items(sorted(touched), union.events, config.roles, config.kept_out)
+    for done, (item_id, folded) in enumerate(folds):
         shown.step(f"merging the ledger of {remote}", done, len(touched))
-        folder, item = _replay(reader, remote, mine, yours, item_id, config, known)
+        folder, item = _replay(union, item_id, folded, known)
         updates[event_dir(item_id)] = (folder, MODE_TREE)
         if item is not None:
             updates[item_path(item_id)] = (item, MODE_BLOB)
@@ -190,35 +192,50 @@ def _merged_roles(
     return replace(config, roles=state.roles, settings={**newer, **state.settings})
 
 
-def _replay(
-    reader: Reader,
-    remote: str,
-    mine: Snapshot,
-    yours: Snapshot,
-    item_id: ItemId,
-    config: LedgerConfig,
-    known: Known,
-) -> tuple[Any, Any]:
-    """The united event folder of one item and its folded item blob (None: no item yet)."""
-    ours, theirs = entries(mine, item_id), entries(yours, item_id)
-    for name in ours.keys() & theirs.keys():
-        if str(ours[name]) != str(theirs[name]):
-            raise BadLedger(
-                f"remote {remote}: {event_dir(item_id)}/{name}: differs from the local event "
-                "of the same name — events are never rewritten; the local ledger is unchanged"
-            )
-    events = reader.item_events(mine, item_id)
-    events += [reader.event(yours, item_id, e) for e in _tree_entries(yours, item_id, ours)]
-    builder = reader.repo.tree_builder()
-    for name, blob in sorted({**ours, **theirs}.items()):
+class _Union:
+    """The events of each item on both sides, united: read once per item, whichever
+    fold asks (an item's own, or one judging a duplicate verdict against it)."""
+
+    def __init__(self, reader: Reader, remote: str, mine: Snapshot, yours: Snapshot) -> None:
+        self.reader, self.remote, self.mine, self.yours = reader, remote, mine, yours
+        self.found: dict[ItemId, tuple[Entries, list[Event]]] = {}
+
+    def entries(self, item_id: ItemId) -> Entries:
+        """File name -> blob of the item's united event folder."""
+        return self._read(item_id)[0]
+
+    def events(self, item_id: ItemId) -> list[Event]:
+        return self._read(item_id)[1]
+
+    def _read(self, item_id: ItemId) -> tuple[Entries, list[Event]]:
+        if item_id not in self.found:
+            ours, theirs = entries(self.mine, item_id), entries(self.yours, item_id)
+            for name in ours.keys() & theirs.keys():
+                if str(ours[name]) != str(theirs[name]):
+                    raise BadLedger(
+                        f"remote {self.remote}: {event_dir(item_id)}/{name}: differs from the "
+                        "local event of the same name — events are never rewritten; the local "
+                        "ledger is unchanged"
+                    )
+            events = self.reader.item_events(self.mine, item_id)
+            skip = _tree_entries(self.yours, item_id, ours)
+            events += [self.reader.event(self.yours, item_id, e) for e in skip]
+            self.found[item_id] = ({**ours, **theirs}, events)
+        return self.found[item_id]
+
+
+def _replay(union: _Union, item_id: ItemId, folded: Item | None, known: Known) -> tuple[Any, Any]:
+    """The united event folder of one item and its folded item's blob (None: no item yet)."""
+    repo = union.reader.repo
+    builder = repo.tree_builder()
+    for name, blob in sorted(union.entries(item_id).items()):
         builder.insert(name, blob, MODE_BLOB)
-    item = rulebook.fold(events, config.roles, config.kept_out)
     blob = None
-    if item is not None:
-        data = item.to_data()
-        blob = reader.repo.write_blob(codec.dump(data))
+    if folded is not None:
+        data = folded.to_data()
+        blob = repo.write_blob(codec.dump(data))
         known[item_id, str(blob)] = data
-    return reader.repo.write_tree(builder), blob
+    return repo.write_tree(builder), blob
 
 
 def _keep_out(
@@ -237,13 +254,21 @@ def _keep_out(
     if reconcile.same_roles(config.roles, side.config.roles):
         fresh = keep - set(side.config.kept_out)
         touched = {item for (item, _, _), event in reader.events.items() if event.id in fresh}
+        # a duplicate verdict judged against one of those may fold otherwise now; only a
+        # fetched event comes after a fetched one in the order, so only the items of
+        # fetched duplicate verdicts are folded again too
+        touched |= {item for (item, _, _), event in reader.events.items() if rulebook.names(event)}
     else:
         touched = changed(None, side, "")
     updates: dict[str, tuple[Any, int] | None] = {
         COOP_FILE: (repo.write_blob(codec.dump(config.to_data())), MODE_BLOB)
     }
-    for item_id in sorted(touched - {LEDGER_ID}):
-        item = rulebook.fold(reader.item_events(side, item_id), config.roles, config.kept_out)
+
+    def events_of(item_id: ItemId) -> list[Event]:
+        return reader.item_events(side, item_id)
+
+    ordered = sorted(touched - {LEDGER_ID})
+    for item_id, item in rulebook.fold_items(ordered, events_of, config.roles, config.kept_out):
         blob = repo.write_blob(codec.dump(item.to_data())) if item is not None else None
         updates[item_path(item_id)] = (blob, MODE_BLOB) if blob is not None else None
     tree = _rewrite(repo, side.tree, updates)

@@ -25,16 +25,21 @@ def event(verb: str, actor: str = "bob@x", session: str | None = "s1", **args: A
     )
 
 
-def run(*events: Event) -> Item:
-    item: Item | None = None
-    for e in events:
-        item = rulebook.apply(item, e, ROLES)
-    assert item is not None
-    return item
-
-
 ADD = dict(kind="item", title="Fix toast", evidence=[{"path": "a.py", "line": 3}], order_key="k")
 CITED = [{"path": "a.py", "line": 4, "quote": "toast()"}]
+
+
+OTHER = ItemId("it-bbbbbbbbbbbb")
+
+
+def run(*events: Event) -> Item:
+    """The events applied in turn; a duplicate verdict may name OTHER, an open draft."""
+    other = rulebook.apply(None, event("add", **ADD), ROLES)
+    item: Item | None = None
+    for e in events:
+        item = rulebook.apply(item, e, ROLES, named=lambda i: other if i == OTHER else None)
+    assert item is not None
+    return item
 
 
 def ready() -> list[Event]:
@@ -60,7 +65,7 @@ def test_confirmed_verdict_makes_it_ready_with_cited_evidence_cached_at_head() -
     ("word", "extra", "status"),
     [
         ("stale", {}, "stale"),
-        ("duplicate", {"duplicate_of": "it-bbbbbbbbbbbb"}, "duplicate"),
+        ("duplicate", {"duplicate_of": OTHER}, "duplicate"),
         ("blocked", {"reason": "needs design"}, "blocked"),
         ("too-big", {}, "split"),
         ("unclear", {"reason": "no verdict"}, "draft"),

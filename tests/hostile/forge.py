@@ -231,7 +231,11 @@ def add_event(
         state, _ = rulebook.fold_ledger(_events_raw(changed, item_id))
         settings = replace(settings, roles=state.roles, settings=dict(state.settings))
     else:
-        item = rulebook.fold(_events_raw(changed, item_id), settings.roles)
+        item = rulebook.fold(
+            _events_raw(changed, item_id),
+            settings.roles,
+            events_of=lambda other: _events_raw(changed, other),
+        )
         assert item is not None
         changed[f"items/{item_id[3:5]}/{item_id}.yaml"] = codec.dump(item.to_data())
     settings = replace(settings, clock=max(settings.clock, clock))

@@ -26,6 +26,7 @@ from tests.hostile.forge import (
     BOB,
     LEDGER,
     MALLORY,
+    REF,
     Team,
     add_event,
     commit,
@@ -239,6 +240,54 @@ def test_a_fast_forward_that_stops_keeping_an_event_out_is_refused(
     synced = crew.victim_runs("sync")
     assert synced.code == 4 and "no longer keeps ev-ffffffffffff out" in synced.err
     assert tip(crew.victim) == before
+
+
+def test_a_duplicate_judged_against_a_forgery_kept_out_is_folded_again(
+    crew: Team, keys: dict[str, Key]
+) -> None:
+    """A forged, unsigned close of item T, then mallory's own signed verification calling
+    U a duplicate of T. On the remote U's verdict finds T closed, so U is a draft; the
+    victim keeps the forgery out, so T is open there and U's verdict stands: U is folded
+    again in the commit that keeps the forgery out, and every clone agrees."""
+    first, second = (
+        coop_in(crew.alice, "add", "item", title, "--json").json()["id"]
+        for title in ("Fix first toast", "Fix second toast")
+    )
+    for path in (crew.alice, crew.mallory, crew.victim):
+        assert coop_in(path, "sync").code == 0, path
+    content = files(crew.mallory)
+    forged = new_event(
+        content, first, "edit_item", actor=ALICE, event_id="ev-ffffffffffff", status="closed"
+    )
+    content = add_event(content, forged)
+    bad = commit(crew.mallory, write_tree(crew.mallory, content), [tip(crew.mallory)], ALICE)
+    content = add_event(content, new_event(content, second, "verify", event_id="ev-vvvvvvvvvvvv"))
+    verdict = new_event(
+        content,
+        second,
+        "verdict",
+        event_id="ev-wwwwwwwwwwww",
+        verdict="duplicate",
+        duplicate_of=first,
+        reason="the same defect",
+    )
+    content = add_event(content, verdict)
+    assert b"status: draft" in content[f"items/{second[3:5]}/{second}.yaml"]  # T was closed
+    signed = commit(crew.mallory, write_tree(crew.mallory, content), [bad], MALLORY,
+                    key=keys["mallory"].private)  # fmt: skip
+    push(crew.mallory, signed)
+    assert coop_in(crew.alice, "pull").code == 0  # alice keeps it out too, on her own
+
+    synced = crew.victim_runs("sync", "--json")
+    assert synced.code == 0, synced.err
+    assert synced.json()["kept_out"] == ["ev-ffffffffffff"]
+    shown = crew.victim_runs("show", second, "--json").json()
+    assert (shown["status"], shown["duplicate_of"]) == ("duplicate", first)
+    assert crew.victim_runs("show", first, "--json").json()["status"] == "draft"
+    assert crew.victim_runs("fsck", "--full").code == 0
+    assert tip(crew.alice) != tip(crew.victim)
+    assert files(crew.alice, REF + ":items") == files(crew.victim, REF + ":items")
+    assert coop_in(crew.alice, "fsck", "--full").code == 0
 
 
 def test_a_forgery_the_remote_already_keeps_out_is_taken_as_it_is(crew: Team) -> None:

@@ -3,13 +3,15 @@
 Steps: items are added, the fake verifier (a real process) is told what to
 answer for each (confirmed, unclear, or a duplicate of another item), the
 code moves (a commit touching the evidence or not, HEAD reset backwards, a
-checkout of a side branch, a rebase), verify passes, picks and finishes.
+checkout of a side branch, a rebase), verify passes, picks and finishes, and
+two items called duplicates of each other offline, one in this clone and one
+in a peer's, then synced through a bare remote.
 The model predicts every item's state and where its evidence is cached,
 and what the pick's first cache check decides, with `git merge-base
 --is-ancestor` as the oracle of ancestry. Invariants: the ledger agrees
 with the model, a picked item's evidence is cached at the HEAD it was
-picked at, and no two items are duplicates of each other (no cycle of
-duplicates at all).
+picked at, no two items are duplicates of each other (no cycle of
+duplicates at all), and after a sync both clones hold the same ledger.
 """
 
 from __future__ import annotations
@@ -26,16 +28,18 @@ from hypothesis import HealthCheck, event, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
+from gitcoop.domain.ids import ItemId
 from gitcoop.domain.records import Item
-from gitcoop.service import ledger, queue
+from gitcoop.service import ledger, queue, sync
 from gitcoop.service.context import Context, read_ledger
 from gitcoop.service.fsck import fsck
 from gitcoop.service.pick import check, pick
-from gitcoop.service.verify import verify
+from gitcoop.service.verify import verify, verify_item
 from gitcoop.store.repository import open_repo
 from tests.service.queue_fixtures import CONFIRM, Code, install
 
 OWNER = "alice@example.com"
+PEER = "bob@example.com"
 START = datetime(2026, 11, 29, 10, 0, tzinfo=UTC)
 SETTLED = ("done", "closed", "stale", "duplicate")
 MAX_ITEMS = 4
@@ -77,10 +81,13 @@ class QueueMachine(RuleBasedStateMachine):
         self.order: list[str] = []  # queue order: the order items were added
         self.branches = 0
         self.commits = 0
+        self.peer: Code | None = None  # a second clone, made when first needed
 
     def teardown(self) -> None:
         try:
             assert fsck(Context(str(self.path)), full=True).breaches == []
+            if self.peer is not None:
+                assert fsck(Context(str(self.peer.path)), full=True).breaches == []
         finally:
             shutil.rmtree(self.home, ignore_errors=True)
 
@@ -174,6 +181,81 @@ class QueueMachine(RuleBasedStateMachine):
         if me != them:
             self.items[me].answer, self.items[them].answer = them, me
             self.replan()
+
+    @precondition(lambda self: len(self.verifiable()) >= 2)
+    @rule(
+        index=st.integers(0, MAX_ITEMS - 1),
+        other=st.integers(1, MAX_ITEMS - 1),
+        here_first=st.booleans(),
+    )
+    def answer_mutually_offline(self, index: int, other: int, here_first: bool) -> None:
+        """This clone calls one item a duplicate of another, and a peer's clone, offline,
+        calls that other item a duplicate of the first; then both sync. Of the two
+        verdicts the later one in the order of events, (clock, time, id), is unclear."""
+        open_now = self.verifiable()
+        me = open_now[index % len(open_now)]
+        them = open_now[(index + other) % len(open_now)]
+        if me == them:
+            return
+        peer = self.peer_clone()
+        self.sync(self.path)
+        self.sync(peer.path)  # the peer holds this clone's ledger
+        self.items[me].answer, self.items[them].answer = them, me
+        self.replan()
+        peer.plan(**{self.items[them].keyword: self.duplicate(me)})
+        start = self.now + timedelta(minutes=1)
+        self.now = start + timedelta(minutes=2)
+        here, there = (start, start + timedelta(seconds=30))[:: 1 if here_first else -1]
+        mine = verify_item(Context(str(self.path), actor=OWNER, now=here), ItemId(me))
+        theirs = verify_item(Context(str(peer.path), actor=PEER, now=there), ItemId(them))
+        assert (mine.status, theirs.status) == ("duplicate", "duplicate")  # each legal there
+        for path in (self.path, peer.path, self.path):
+            self.sync(path)
+        winner, loser = (me, them) if here_first else (them, me)
+        event("mutual duplicates across clones")
+        self.items[winner].status, self.items[winner].duplicate_of = "duplicate", loser
+        self.items[loser].status, self.items[loser].duplicate_of = "draft", None
+        self.items[winner].cached = self.items[loser].cached = None
+        lost = self.ledger_items()[loser]
+        assert lost.reason is not None and winner in lost.reason, lost
+        assert self.trees(self.path) == self.trees(peer.path)
+
+    def verifiable(self) -> list[str]:
+        return [i for i in self.order if self.items[i].status in ("draft", "ready")]
+
+    @staticmethod
+    def duplicate(of: str) -> dict[str, str]:
+        return {"verdict": "duplicate", "duplicate_of": of, "reason": "same"}
+
+    def peer_clone(self) -> Code:
+        """A bare remote this clone syncs with, and a peer's clone of it with its own code."""
+        if self.peer is None:
+            remote = self.home / "remote.git"
+            run_git(self.home, "init", "-q", "--bare", str(remote))
+            run_git(self.path, "remote", "add", "origin", remote.as_uri())
+            path = self.home / "peer"
+            path.mkdir()
+            for args in (
+                ["init", "-q", "-b", "main"],
+                ["config", "user.email", PEER],
+                ["config", "user.name", "bob"],
+                ["config", "coop.fsync", "false"],
+                ["remote", "add", "origin", remote.as_uri()],
+            ):
+                run_git(path, *args)
+            self.peer = install(path)
+        return self.peer
+
+    def sync(self, path: Path) -> None:
+        actor = OWNER if path == self.path else PEER
+        sync.sync(Context(str(path), actor=actor, now=self.now), "origin")
+
+    @staticmethod
+    def trees(path: Path) -> tuple[str, str]:
+        return (
+            run_git(path, "rev-parse", "refs/coop/ledger:items"),
+            run_git(path, "rev-parse", "refs/coop/ledger:events"),
+        )
 
     @rule(touching=st.booleans())
     def commit(self, touching: bool) -> None:

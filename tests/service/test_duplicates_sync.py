@@ -1,0 +1,204 @@
+"""Duplicates verified offline in several clones never settle as a cycle (issue 15, point 7).
+
+Each clone calls an item a duplicate of another that is open where it judges
+it; after the clones sync, the verdict that comes later in the order of the
+events, (clock, time, id), sees the item it names as it then stood: itself a
+duplicate, so that verdict is unclear and its item goes back to draft. Real
+clones of a bare remote, real git, a fake verifier that is a real process.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gitcoop.domain.ids import ItemId
+from gitcoop.service.context import Context
+from gitcoop.service.verify import verify_item
+from gitcoop.store import codec
+from tests.conftest import Clones, coop_in, git
+from tests.rawledger import put, read
+from tests.service.queue_fixtures import NOW, install
+
+NAMES = ("alice", "bob", "carol")
+TITLES = ("Fix first toast", "Fix second toast", "Fix third toast")
+KEYWORDS = ("first", "second", "third")
+
+
+def ok(path: Path, *args: str) -> Any:
+    result = coop_in(path, *args, "--json")
+    assert result.code == 0, (args, result.err)
+    return result.json()
+
+
+def trees(path: Path) -> tuple[str, str]:
+    """The items/ and events/ tree ids of a clone's ledger."""
+    return (
+        git(path, "rev-parse", "refs/coop/ledger:items").strip(),
+        git(path, "rev-parse", "refs/coop/ledger:events").strip(),
+    )
+
+
+def files(path: Path) -> list[str]:
+    listed = git(path, "ls-tree", "-r", "--name-only", "refs/coop/ledger", "items")
+    return listed.split()
+
+
+def fsck_clean(path: Path) -> None:
+    for args in (("fsck",), ("fsck", "--full")):
+        result = coop_in(path, *args)
+        assert result.code == 0, (path.name, args, result.out, result.err)
+
+
+def dup(of: str) -> dict[str, str]:
+    return {"verdict": "duplicate", "duplicate_of": of, "reason": "the same defect"}
+
+
+def team(clones: Clones, count: int) -> tuple[list[Path], list[str]]:
+    """`count` clones that all hold `count` draft items, each clone with code and a verifier."""
+    paths = [clones.clone(name) for name in NAMES[:count]]
+    for path in paths:
+        install(path)
+    assert coop_in(paths[0], "init").code == 0
+    items = [ok(paths[0], "add", "item", title)["id"] for title in TITLES[:count]]
+    for path in paths:
+        ok(path, "sync")
+    return paths, items
+
+
+def verify_offline(path: Path, item: str, of: str, minutes: int) -> None:
+    """In `path`, offline: the verifier calls `item` a duplicate of `of`, at NOW + minutes."""
+    keyword = KEYWORDS[TITLES.index(show(path, item)["title"])]
+    (path / ".git" / "plan.json").write_text(json.dumps({keyword: dup(of)}))
+    ctx = Context(str(path), actor=f"{path.name}@example.com", now=at(minutes))
+    judged = verify_item(ctx, ItemId(item))
+    assert judged.written and judged.status == "duplicate", judged  # legal where it is written
+
+
+def at(minutes: int) -> datetime:
+    return NOW + timedelta(minutes=minutes)
+
+
+def show(path: Path, item: str) -> dict[str, Any]:
+    data: dict[str, Any] = ok(path, "show", item)
+    return data
+
+
+def states(path: Path, items: list[str]) -> list[tuple[str, str | None]]:
+    return [(show(path, i)["status"], show(path, i)["duplicate_of"]) for i in items]
+
+
+def sync_in_order(paths: list[Path]) -> None:
+    """Each clone syncs in the given order, then again, so every clone has every event."""
+    for path in [*paths, *paths]:
+        ok(path, "sync")
+
+
+@pytest.mark.parametrize("first_to_sync", ["earlier", "later"])
+@pytest.mark.parametrize("earlier", [0, 1])
+def test_two_clones_calling_each_others_item_a_duplicate_settle_one_only(
+    clones: Clones, first_to_sync: str, earlier: int
+) -> None:
+    (a, b), (first, second) = team(clones, 2)
+    minutes = (0, 30) if earlier == 0 else (30, 0)
+    verify_offline(a, first, second, minutes[0])
+    verify_offline(b, second, first, minutes[1])
+    order = [a, b] if (first_to_sync == "earlier") == (earlier == 0) else [b, a]
+    sync_in_order(order)
+
+    winner, loser = (first, second) if earlier == 0 else (second, first)
+    for path in (a, b):
+        assert show(path, winner)["status"] == "duplicate"
+        assert show(path, winner)["duplicate_of"] == loser
+        lost = show(path, loser)
+        assert (lost["status"], lost["duplicate_of"]) == ("draft", None)
+        assert winner in lost["reason"] and "duplicate" in lost["reason"]
+        fsck_clean(path)
+    assert trees(a) == trees(b)
+    # the loser is visible in the queue with its reason, and a person can settle it
+    queue = coop_in(a, "queue")
+    assert queue.code == 0 and winner in queue.out, queue.out
+    ok(a, "edit", loser, "--state", "ready", "--reason", "not a duplicate after all")
+    assert show(a, loser)["status"] == "ready"
+    sync_in_order([a, b])
+    assert show(b, loser)["status"] == "ready" and trees(a) == trees(b)
+    for path in (a, b):
+        fsck_clean(path)
+
+
+@pytest.mark.parametrize("order", [(0, 1, 2), (2, 1, 0), (1, 2, 0)])
+def test_three_clones_closing_a_cycle_of_duplicates_leave_it_open(
+    clones: Clones, order: tuple[int, int, int]
+) -> None:
+    paths, items = team(clones, 3)
+    for n, path in enumerate(paths):  # first → second → third → first, ten minutes apart
+        verify_offline(path, items[n], items[(n + 1) % 3], 10 * n)
+    sync_in_order([paths[n] for n in order])
+
+    expected = [("duplicate", items[1]), ("duplicate", items[2]), ("draft", None)]
+    for path in paths:
+        assert states(path, items) == expected
+        assert items[0] in show(path, items[2])["reason"]
+        fsck_clean(path)
+    assert trees(paths[0]) == trees(paths[1]) == trees(paths[2])
+
+
+def test_clones_that_each_merge_on_their_own_hold_the_same_ledger(clones: Clones) -> None:
+    """Alice merges Bob's ledger and Bob merges Alice's, each without the other's merge:
+    the two merges hold identical items and events, and merge with each other cleanly."""
+    (a, b), (first, second) = team(clones, 2)
+    side = clones.root / "side.git"
+    git(clones.root, "init", "-q", "--bare", str(side))
+    git(b, "remote", "add", "side", side.as_uri())
+    git(a, "remote", "add", "side", side.as_uri())
+    verify_offline(a, first, second, 30)
+    verify_offline(b, second, first, 0)
+    ok(a, "push")  # origin: alice's ledger
+    ok(b, "push", "side")  # side: bob's ledger
+    assert ok(a, "pull", "side")["merge"] == "merged"
+    assert ok(b, "pull")["merge"] == "merged"
+    assert trees(a) == trees(b)
+    for path in (a, b):
+        assert states(path, [first, second]) == [("draft", None), ("duplicate", first)]
+        fsck_clean(path)
+    sync_in_order([a, b])
+    assert trees(a) == trees(b)
+    for path in (a, b):
+        assert states(path, [first, second]) == [("draft", None), ("duplicate", first)]
+        assert not show(path, first)["conflicts"] and not show(path, second)["conflicts"]
+        fsck_clean(path)
+
+
+def test_a_pair_left_settled_is_not_the_fold_for_fsck_nor_for_a_fetching_clone(
+    clones: Clones,
+) -> None:
+    """An item file holding the pair (as a merge that replayed each item on its own wrote
+    it) is a breach: fsck names it, and a clone fetching it refuses it (exit 4), until
+    someone sets that item's state."""
+    (a, b), (first, second) = team(clones, 2)
+    verify_offline(a, first, second, 0)
+    verify_offline(b, second, first, 30)
+    sync_in_order([a, b])
+    path = next(f for f in files(a) if f.endswith(f"/{second}.yaml"))
+    data = codec.load(read(a, path), path)
+    data.update(status="duplicate", duplicate_of=first, reason="the same defect")
+    put(a, path.split("/"), codec.dump(data))
+
+    result = coop_in(a, "fsck", "--json")
+    assert result.code == 1, result.out
+    assert path in result.out and "differs from the fold of its events" in result.out
+    ok(a, "push")
+    late = clones.clone("dave")
+    fetched = coop_in(late, "sync")
+    assert fetched.code == 4 and "is not the fold of its events" in fetched.err, fetched.err
+    # a person settling the item mends its file: its state is theirs now, on either reading
+    ok(a, "edit", second, "--state", "ready", "--reason", "not a duplicate after all")
+    fsck_clean(a)
+    ok(a, "push")
+    ok(late, "sync")
+    fsck_clean(late)
+    assert trees(late) == trees(a)
