@@ -99,9 +99,9 @@ def test_loose_objects_are_packed_at_most_once_in_a_few_seconds(
 
 
 def test_gc_auto_0_leaves_the_repository_alone(ledger: Path) -> None:
-    item = coop("add", "todo", "busy", "--json").json()["id"]
-    git(ledger, "config", "gc.auto", "0")
+    git(ledger, "config", "gc.auto", "0")  # first: no write of this test may start a repack
     git(ledger, "config", "gc.autoDetach", "false")
+    item = coop("add", "todo", "busy", "--json").json()["id"]
     seed_sample_dir(ledger, 2)
     before = len(loose_objects(ledger))
     transitions(item, 3)
