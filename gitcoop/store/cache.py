@@ -269,16 +269,6 @@ class ItemCache:
         reread: Callable[[str], bool],
     ) -> None:
         """Build the stale groups, the second half in a child process when there is a lot."""
-        with heap.bulk():  # rows that live until the command ends, and no cyclic garbage
-            self._build_groups(stale, groups, build, reread)
-
-    def _build_groups(
-        self,
-        stale: list[str],
-        groups: dict[str, list[tuple[str, str]]],
-        build: Callable[[str], None],
-        reread: Callable[[str], bool],
-    ) -> None:
         changed = sum(len(groups[g]) for g in stale)
         theirs: list[str] = []
         if self.parallel and changed >= PARALLEL_FANOUTS and len(stale) > 1:
@@ -288,20 +278,21 @@ class ItemCache:
             for group in theirs:
                 build(group)
 
-        child = twocores.fork(build_theirs) if theirs else None
-        mine = stale if child is None else stale[: len(stale) // 2]
-        shown = progress.reporter()
-        pace = 1 if child is None else 2  # the child builds as many beside this process
-        try:
-            for done, group in enumerate(mine):
-                shown.step(READING, min(done * pace, len(stale)), len(stale))
-                build(group)
-        finally:
-            if child is not None:
-                os.waitpid(child, 0)
-        for group in theirs if child is not None else ():
-            if not reread(group):  # the child failed or could not write: do it here
-                build(group)
+        with heap.bulk():  # rows that live until the command ends, and no cyclic garbage
+            child = twocores.fork(build_theirs) if theirs else None
+            mine = stale if child is None else stale[: len(stale) // 2]
+            shown = progress.reporter()
+            pace = 1 if child is None else 2  # the child builds as many beside this process
+            try:
+                for done, group in enumerate(mine):
+                    shown.step(READING, min(done * pace, len(stale)), len(stale))
+                    build(group)
+            finally:
+                if child is not None:
+                    os.waitpid(child, 0)
+            for group in theirs if child is not None else ():
+                if not reread(group):  # the child failed or could not write: do it here
+                    build(group)
         if stale:
             shown.step(READING, len(stale), len(stale))
 

@@ -48,11 +48,13 @@ def test_owed_shows_each_hint_on_its_own_line(ledger: Path) -> None:
     assert all(" — " not in line for line in lines[row:])
 
 
-def test_conflicts_are_counted_in_words_that_agree(clones: Clones) -> None:
+def lost_take(clones: Clones, owners: tuple[str, ...] = ()) -> tuple[Path, str]:
+    """Two clones take one todo; the second's take loses on sync. (That clone, the todo.)"""
     first, second = clones.clone("first"), clones.clone("second", "bob@example.com")
     assert coop_in(first, "init").code == 0
     coop_in(first, "remote", "setup", "origin")
-    coop_in(first, "roles", "add", "owner", "bob@example.com")
+    for owner in owners:
+        coop_in(first, "roles", "add", "owner", owner)
     todo = coop_in(first, "add", "todo", "wanted twice").out.strip()
     assert coop_in(first, "sync").code == 0
     coop_in(second, "remote", "setup", "origin")
@@ -62,6 +64,11 @@ def test_conflicts_are_counted_in_words_that_agree(clones: Clones) -> None:
     later = {"COOP_NOW": "2026-11-29T10:05:00Z"}  # the later of two takes of one clock loses
     assert coop_in(second, "take", todo, "--session", "b", env=later).code == 0
     assert coop_in(second, "sync").code == 8  # bob's take lost
+    return second, todo
+
+
+def test_conflicts_are_counted_in_words_that_agree(clones: Clones) -> None:
+    second, _ = lost_take(clones, owners=("bob@example.com",))
     listed = coop_in(second, "list").out
     assert "[1 conflict]" in listed and "conflicts" not in listed
     owed = coop_in(second, "owed", env=LATER).out
@@ -79,18 +86,7 @@ def test_a_refusal_says_the_same_plain_words_in_json(ledger: Path) -> None:
 
 
 def test_a_lost_take_is_not_told_to_force_its_way_back(clones: Clones) -> None:
-    first, second = clones.clone("first"), clones.clone("second", "bob@example.com")
-    assert coop_in(first, "init").code == 0
-    coop_in(first, "remote", "setup", "origin")
-    todo = coop_in(first, "add", "todo", "wanted twice").out.strip()
-    assert coop_in(first, "sync").code == 0
-    coop_in(second, "remote", "setup", "origin")
-    assert coop_in(second, "sync").code == 0
-    assert coop_in(first, "take", todo, "--session", "a").code == 0
-    assert coop_in(first, "sync").code == 0
-    later = {"COOP_NOW": "2026-11-29T10:05:00Z"}
-    assert coop_in(second, "take", todo, "--session", "b", env=later).code == 0
-    assert coop_in(second, "sync").code == 8  # bob's take lost
+    second, _ = lost_take(clones)
     owed = coop_in(second, "owed", env=LATER).out
     assert "your take lost: " in owed and "already taken by first@example.com" in owed
     assert "--force" not in owed
