@@ -177,8 +177,8 @@ def _plain_lines(
             age = human_age(now - datetime.fromisoformat(brief[since_at]))
             marks = printable(f"[taken by {brief[by_at]}, {age} ago]")
         labels.append(printable(row.label))
-        kinds.append(_word(brief[kind_at]))
-        statuses.append(_word(status))
+        kinds.append(_cell(brief[kind_at]).text)
+        statuses.append(_cell(status).text)
         title = printable(brief[title_at])
         tails.append(f"{title}{GAP}{marks}" if title and marks else title or marks)
     padded = [_padded(column) for column in columns_of]
@@ -198,28 +198,16 @@ def _padded(column: list[str]) -> list[str]:
     return [text + " " * (size - n) + GAP for text, n in zip(column, sizes, strict=True)]
 
 
-def _word(text: str) -> str:
-    """A kind or status, escaped once for every row that shows it."""
-    found = _WORDS.get(text)
-    if found is None:
-        found = _WORDS[text] = printable(text)
-    return found
-
-
-_WORDS: dict[str, str] = {}
-
-
 def _cell(text: str, role: str | None = None) -> Cell:
     """A cell of a word a listing repeats on every row (a kind, a status): made and
     escaped once."""
-    found = _CELLS.get(text if role is None else f"{text}\0{role}")
+    found = _CELLS.get((text, role))
     if found is None:
-        found = Cell(Styled(printable(text)), role)
-        _CELLS[text if role is None else f"{text}\0{role}"] = found
+        found = _CELLS[text, role] = Cell(Styled(printable(text)), role)
     return found
 
 
-_CELLS: dict[str, Cell] = {}
+_CELLS: dict[tuple[str, str | None], Cell] = {}
 
 
 def _row(
