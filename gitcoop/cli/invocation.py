@@ -7,7 +7,6 @@ completion of ids, cli/completion.py) builds its Context the same way.
 from __future__ import annotations
 
 import os
-import random
 from datetime import datetime
 
 from gitcoop.domain import bounds
@@ -43,6 +42,8 @@ def make_context(
     if env.get("COOP_NOW"):
         fields["now"] = _now(env["COOP_NOW"])
     if env.get("COOP_SEED"):
+        import random  # only a seeded run (tests, the demo) loads it
+
         fields["bits"] = random.Random(env["COOP_SEED"]).getrandbits
     return Context(**fields)  # type: ignore[arg-type]
 

@@ -4,7 +4,7 @@ Much of what gitcoop prints was written by someone else: titles, notes,
 reasons and names from a teammate's clone, tree entry names quoted in an
 error. `printable` is the one escaping function: it shows each C0 and C1
 control, DEL, line and paragraph separator, bidirectional control and lone
-surrogate (`domain/bounds.py`'s UNSAFE) as an escape such as `\\x1b` or
+surrogate (`domain/bounds.py`'s `unsafe()`) as an escape such as `\\x1b` or
 `\\u202e`, so nothing printed can move the cursor, rewrite a line (CR), set
 the clipboard (OSC 52), change the window title, or reorder what follows it
 (bidi overrides). `say` (stdout) and `warn` (stderr) print through it,
@@ -36,7 +36,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from re import Match
 
-from gitcoop.domain.bounds import UNSAFE
+from gitcoop.domain.bounds import unsafe
 from gitcoop.domain.progress import Progress
 
 MODES = ("auto", "always", "never")
@@ -72,8 +72,8 @@ def printable(text: str, lines: bool = False) -> str:
     if text.isascii() and text.isprintable():  # no control, no DEL: nothing to escape
         return text
     if lines and "\n" in text:
-        return "\n".join(UNSAFE.sub(_escaped, part) for part in text.split("\n"))
-    return UNSAFE.sub(_escaped, text)
+        return "\n".join(unsafe().sub(_escaped, part) for part in text.split("\n"))
+    return unsafe().sub(_escaped, text)
 
 
 class Styled(str):

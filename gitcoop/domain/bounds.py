@@ -25,8 +25,29 @@ MAX_INT = 2**53  # what every JSON reader holds exactly
 # the bidirectional marks, embeddings, overrides and isolates, and lone
 # surrogates (which no UTF-8 output can encode).
 _OTHERS = "\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff"
-UNSAFE = re.compile(f"[\x00-\x1f{_OTHERS}]")
-UNSAFE_IN_TEXT = re.compile(f"[\x00-\x08\x0b-\x1f{_OTHERS}]")  # tabs and line breaks allowed
+UNSAFE_PATTERN = f"[\x00-\x1f{_OTHERS}]"
+UNSAFE_IN_TEXT_PATTERN = f"[\x00-\x08\x0b-\x1f{_OTHERS}]"  # tabs and line breaks allowed
+# Each class spans the surrogates, so `re` builds a 64 KiB bitmap for it: ~1 ms in every
+# process. They are compiled on first use, and ASCII text (all of an ordinary command's:
+# ids, instants, e-mail addresses) is answered by `str.isprintable` without them: for
+# ASCII, printable is exactly "no C0 control, no DEL" (property-tested against the class).
+_compiled: dict[str, re.Pattern[str]] = {}
+
+
+def unsafe(in_text: bool = False) -> re.Pattern[str]:
+    """The characters no text may hold (with `in_text`: tabs and line breaks allowed)."""
+    pattern = UNSAFE_IN_TEXT_PATTERN if in_text else UNSAFE_PATTERN
+    found = _compiled.get(pattern)
+    if found is None:
+        found = _compiled[pattern] = re.compile(pattern)
+    return found
+
+
+def has_unsafe(value: str, in_text: bool = False) -> bool:
+    """Whether `value` holds a character `unsafe(in_text)` names."""
+    if value.isascii():
+        return not (value.replace("\t", "").replace("\n", "") if in_text else value).isprintable()
+    return unsafe(in_text).search(value) is not None
 
 
 def line_problem(value: object, name: str, longest: int = LINE_MAX) -> str | None:
@@ -35,7 +56,7 @@ def line_problem(value: object, name: str, longest: int = LINE_MAX) -> str | Non
         return f"{name} must be text"
     if len(value) > longest:
         return f"{name} is {len(value)} characters long; at most {longest} are allowed"
-    found = UNSAFE.search(value)
+    found = unsafe().search(value) if has_unsafe(value) else None
     if found:
         return f"{name} must be one line without control characters (it holds {_named(found)})"
     return None
@@ -47,7 +68,7 @@ def text_problem(value: object, name: str) -> str | None:
         return f"{name} must be text"
     if len(value) > TEXT_MAX:
         return f"{name} is {len(value)} characters long; at most {TEXT_MAX} are allowed"
-    found = UNSAFE_IN_TEXT.search(value)
+    found = unsafe(in_text=True).search(value) if has_unsafe(value, in_text=True) else None
     if found:
         return f"{name} must not hold control characters (it holds {_named(found)})"
     return None

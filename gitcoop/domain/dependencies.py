@@ -27,9 +27,9 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
+from gitcoop.domain.frozen import frozen
 from gitcoop.domain.ids import ITEM_ID_RE
 from gitcoop.domain.records import Event, Item, Link, Roles, replace
 from gitcoop.errors import Refused
@@ -119,7 +119,7 @@ HANDLERS = {"dep": dep}
 # -- the graph -------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@frozen
 class Node:
     """What the graph needs of one item."""
 

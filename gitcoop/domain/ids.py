@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable
 from typing import NewType
 
 from gitcoop.domain import bounds
-from gitcoop.domain.bounds import UNSAFE
+from gitcoop.domain.bounds import has_unsafe
 
 ItemId = NewType("ItemId", str)
 EventId = NewType("EventId", str)
@@ -24,7 +24,7 @@ ITEM_ID_RE = re.compile(r"^(td|rq|it|cf)-[0-9a-hjkmnp-tv-z]{12}$")
 EVENT_ID_RE = re.compile(r"^ev-[0-9a-hjkmnp-tv-z]{12}$")
 
 # Who acts: written into commit signatures and one-line messages, so no control
-# characters (bounds.UNSAFE), no angle brackets (git's signature delimiters),
+# characters (bounds.unsafe()), no angle brackets (git's signature delimiters),
 # and a sane length.
 IDENTITY_MAX = 200
 
@@ -32,7 +32,7 @@ IDENTITY_MAX = 200
 def identity_problem(who: str) -> str | None:
     """Why `who` cannot name a person in the ledger, or None when it can."""
     sane = 1 <= len(who) <= IDENTITY_MAX and "<" not in who and ">" not in who
-    if sane and who == who.strip() and not UNSAFE.search(who):
+    if sane and who == who.strip() and not has_unsafe(who):
         return None
     return (
         f"{who!r} cannot name a person: use one line of at most 200 characters "

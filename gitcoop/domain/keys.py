@@ -23,8 +23,9 @@ import hashlib
 import re
 import struct
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 
+from gitcoop.domain.frozen import frozen
 from gitcoop.domain.ids import identity_problem
 from gitcoop.domain.records import Event, Roles
 from gitcoop.errors import Refused
@@ -141,7 +142,7 @@ def signature_key(armored: str) -> str | None:
 # -- the registry -------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@frozen
 class Keys:
     """Registered keys per person, and keys people proposed for themselves."""
 

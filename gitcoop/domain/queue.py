@@ -10,9 +10,9 @@ others.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from gitcoop.domain.frozen import frozen
 from gitcoop.domain.ids import random_part
 from gitcoop.domain.records import Evidence, Item
 
@@ -131,7 +131,7 @@ def neighbour_keys(ordered: list[Item], anchor: Item, after: bool) -> tuple[str 
 # -- the evidence cache ------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@frozen
 class CacheLookup:
     """hit: recorded at this HEAD; moved: at `cached_head`; miss: never or discarded."""
 

@@ -10,15 +10,15 @@ and the MCP server all use this order.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
 from itertools import groupby
 
 from gitcoop.domain.dependencies import Graph, node
+from gitcoop.domain.frozen import frozen
 from gitcoop.domain.records import Item
 from gitcoop.domain.timefmt import format_instant
 
 
-@dataclass(frozen=True)
+@frozen
 class Candidate:
     id: str
     kind: str

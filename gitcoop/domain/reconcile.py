@@ -6,10 +6,9 @@ what the two sides hold, never on which side ran the merge.
 
 from __future__ import annotations
 
-import json
-from dataclasses import dataclass
 from typing import Any
 
+from gitcoop.domain.frozen import frozen
 from gitcoop.domain.records import Conflict, Item, LedgerConfig, Roles
 from gitcoop.domain.timefmt import human_instant
 
@@ -51,10 +50,12 @@ def merge_config(a: LedgerConfig, b: LedgerConfig) -> LedgerConfig:
 
 
 def _canonical(value: Any) -> str:
+    import json  # only a merge of settings needs it; writers load no json
+
     return json.dumps(value, sort_keys=True, default=str)
 
 
-@dataclass(frozen=True)
+@frozen
 class Notice:
     """A conflict told to one person: what lost, to whom, and why."""
 

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import field, fields
 from datetime import datetime
 from typing import Any, TypeVar
 
+from gitcoop.domain.frozen import frozen
 from gitcoop.domain.ids import EVENT_ID_RE, ITEM_ID_RE, EventId, ItemId
 from gitcoop.domain.settings import SettingError, checked
 from gitcoop.domain.timefmt import format_instant, parse_instant
@@ -123,7 +124,7 @@ def _time_or_none(value: datetime | None) -> str | None:
     return None if value is None else format_instant(value)
 
 
-@dataclass(frozen=True)
+@frozen
 class Event:
     """One transition as it was asked; never changed once written."""
 
@@ -177,7 +178,7 @@ class Event:
         )
 
 
-@dataclass(frozen=True)
+@frozen
 class Obligation:
     """What a take owes until a disposition resolves it (DESIGN.md §5)."""
 
@@ -255,7 +256,7 @@ class Obligation:
         )
 
 
-@dataclass(frozen=True)
+@frozen
 class Evidence:
     path: str
     line: int | None = None
@@ -280,7 +281,7 @@ class Evidence:
         )
 
 
-@dataclass(frozen=True)
+@frozen
 class Lease:
     """Who is verifying a queue item, since when, and until when that claim holds."""
 
@@ -309,7 +310,7 @@ class Lease:
         )
 
 
-@dataclass(frozen=True)
+@frozen
 class Conflict:
     """An event the rules refused when it was replayed after a merge."""
 
@@ -347,7 +348,7 @@ class Conflict:
         )
 
 
-@dataclass(frozen=True)
+@frozen
 class Takeover:
     """A take of `holder`'s work by `by`: shown to `holder` until they acknowledge it."""
 
@@ -376,7 +377,7 @@ class Takeover:
         )
 
 
-@dataclass(frozen=True)
+@frozen
 class Link:
     """A dependency an item holds: it is blocked by, parent of, discovered from or related
     to `item` (domain/dependencies.py says which item holds which link)."""
@@ -437,7 +438,7 @@ QUEUE_FIELDS = (
 )
 
 
-@dataclass(frozen=True)
+@frozen
 class Item:
     """The current state of one item: exactly the fold of its events."""
 
@@ -562,7 +563,7 @@ class Item:
 _ITEM_FIELDS = tuple(f.name for f in fields(Item))
 
 
-@dataclass(frozen=True)
+@frozen
 class Roles:
     owners: tuple[str, ...] = ()
     chiefs: tuple[str, ...] = ()
@@ -592,7 +593,7 @@ class Roles:
 FORMAT_VERSION = 1
 
 
-@dataclass(frozen=True)
+@frozen
 class LedgerConfig:
     """coop.yaml: the format version, the roles, settings, and the Lamport clock."""
 

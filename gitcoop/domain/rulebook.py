@@ -20,7 +20,7 @@ on every clone whichever merged, and never a cycle of duplicates.
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from gitcoop.domain import (
@@ -33,6 +33,7 @@ from gitcoop.domain import (
     reviews,
     verdict,
 )
+from gitcoop.domain.frozen import frozen
 from gitcoop.domain.ids import ItemId
 from gitcoop.domain.keys import Keys, apply_keys
 from gitcoop.domain.records import Conflict, Event, Item, RecordError, Roles, replace
@@ -299,7 +300,7 @@ def _refused(
 # -- the ledger's own events: roles, settings and keys ------------------------------
 
 
-@dataclass(frozen=True)
+@frozen
 class LedgerState:
     """What the ledger's own events fold to: coop.yaml's roles and settings, and the keys
     (which coop.yaml does not copy: only signing and its checks read them)."""

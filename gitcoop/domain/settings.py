@@ -14,10 +14,10 @@ same settings (`rulebook.fold_ledger`). Only owners change them.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
-from gitcoop.domain.bounds import UNSAFE
+from gitcoop.domain.bounds import has_unsafe
+from gitcoop.domain.frozen import frozen
 
 TEXT_MAX = 500
 FLAG_WORDS = {"true": True, "yes": True, "on": True, "false": False, "no": False, "off": False}
@@ -27,7 +27,7 @@ class SettingError(ValueError):
     """A value a setting does not take; the message names the setting."""
 
 
-@dataclass(frozen=True)
+@frozen
 class Setting:
     name: str
     help: str
@@ -91,7 +91,7 @@ SETTINGS: dict[str, Setting] = {
 
 
 def _text_ok(value: str) -> bool:
-    return len(value) <= TEXT_MAX and not UNSAFE.search(value)
+    return len(value) <= TEXT_MAX and not has_unsafe(value)
 
 
 def checked(settings: Any) -> dict[str, Any]:

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Generic, TypeVar
+
+from gitcoop.domain.frozen import frozen
 
 VERBS = (
     "add",
@@ -84,7 +85,7 @@ def shape(title: str) -> str:
 T = TypeVar("T")
 
 
-@dataclass(frozen=True)
+@frozen
 class Trimmed(Generic[T]):
     kept: list[T]
     trimmed: list[tuple[T, str]]  # each dropped finding with its shape

@@ -18,7 +18,8 @@ on commit messages (so a `---` line is not a divider here):
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+
+from gitcoop.domain.frozen import frozen
 
 # The trailer key -> the verb it asks for.
 COOP_KEYS = {"coop-done": "done", "coop-close": "close", "coop-refs": "note"}
@@ -28,13 +29,13 @@ _KEY = re.compile(r"^([A-Za-z0-9-]+)[ \t]*:(.*)$")
 _SPLIT = re.compile(r"[,\s]+")
 
 
-@dataclass(frozen=True)
+@frozen
 class Trailer:
     key: str  # as written
     value: str  # trimmed, continuation lines joined by one space
 
 
-@dataclass(frozen=True)
+@frozen
 class CoopTrailer:
     key: str  # canonical spelling: Coop-Done, Coop-Close, Coop-Refs
     verb: str  # done, close, note

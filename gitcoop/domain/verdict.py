@@ -11,12 +11,11 @@ line for a reason, a title or a path.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Collection, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from gitcoop.domain import bounds
+from gitcoop.domain.frozen import frozen
 from gitcoop.domain.ids import ITEM_ID_RE, ItemId, kind_of
 from gitcoop.domain.queue import SETTLED
 from gitcoop.domain.records import Event, Evidence, Item, replace
@@ -28,10 +27,8 @@ TEXT_MAX = 500  # a reason, a title or a path from a verdict: one line of at mos
 EVIDENCE_MAX = 20  # entries one verdict may cite
 QUOTE_MAX = 2000
 
-_decoder = json.JSONDecoder()
 
-
-@dataclass(frozen=True)
+@frozen
 class Verdict:
     verdict: str
     evidence: tuple[Evidence, ...] = ()
@@ -62,6 +59,9 @@ def parse(output: str, item_id: str, open_ids: Collection[str], prompt: str = ""
     title, which anyone may have written. `open_ids` are the items a
     duplicate may name: open, and not duplicates themselves.
     """
+    import json  # only a verifier's output is parsed; a transition loads no json
+
+    decoder = json.JSONDecoder()
     text = _without_echoes(output, prompt)[-MAX_SCAN:]
     needle = prompt.strip()
     rejected: str | None = None
@@ -72,7 +72,7 @@ def parse(output: str, item_id: str, open_ids: Collection[str], prompt: str = ""
             why = f"the last verdict it printed {rejected}" if rejected else "no verdict object"
             return unclear(f"no valid verdict in the verifier's output: {why}")
         try:
-            value, end = _decoder.raw_decode(text, position)
+            value, end = decoder.raw_decode(text, position)
         except ValueError:
             continue
         if needle and text[position:end] in needle:
@@ -198,7 +198,7 @@ def _text(value: Any) -> str | None:
     """One line of text: whitespace runs squeezed, control characters dropped, capped."""
     if not isinstance(value, str):
         return None
-    line = " ".join(bounds.UNSAFE.sub(" ", value).split())[:TEXT_MAX]
+    line = " ".join(bounds.unsafe().sub(" ", value).split())[:TEXT_MAX]
     return line or None
 
 

@@ -17,10 +17,10 @@ record it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from gitcoop.domain import trailers
+from gitcoop.domain.frozen import frozen
 from gitcoop.domain.trailers import CoopTrailer
 from gitcoop.errors import UsageError
 from gitcoop.service import replay
@@ -36,7 +36,7 @@ BACKFILL_LOCK_TIMEOUT = 30.0
 EARLIEST = datetime(1970, 1, 1, tzinfo=UTC)
 
 
-@dataclass(frozen=True)
+@frozen
 class Unrecorded:
     commit: CommitInfo
     trailers: list[CoopTrailer]
@@ -46,7 +46,7 @@ class Unrecorded:
         return trailers.subject(self.commit.message)
 
 
-@dataclass(frozen=True)
+@frozen
 class Backfilled:
     found: Unrecorded
     outcomes: list[Outcome]

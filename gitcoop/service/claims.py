@@ -34,9 +34,9 @@ import random
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import datetime
 
+from gitcoop.domain.frozen import frozen
 from gitcoop.errors import ChangedUnderWrite, RemoteUnreachable, UsageError
 from gitcoop.service.context import CLAIMS_KEY, claims_remote, merge_sign
 from gitcoop.service.lost import merge_notices
@@ -54,7 +54,7 @@ def _notice(message: str) -> None:
     print(f"gitcoop: {message}", file=sys.stderr)
 
 
-@dataclass(frozen=True)
+@frozen
 class Tries:
     """How hard the remote is tried: bounded attempts, jittered pauses; injectable for tests."""
 
@@ -81,7 +81,7 @@ class Tries:
             self.sleep(self.jitter(0.0, bound))
 
 
-@dataclass(frozen=True)
+@frozen
 class Sharing:
     """Where and as whom a write is shared."""
 

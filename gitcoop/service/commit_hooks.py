@@ -12,11 +12,11 @@ what waits.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
 from gitcoop.domain import trailers
+from gitcoop.domain.frozen import frozen
 from gitcoop.domain.lifecycle import HELD
 from gitcoop.domain.records import Item
 from gitcoop.domain.timefmt import format_instant
@@ -208,7 +208,7 @@ def describe(entry: Entry) -> str:
 # -- the message suggestion ---------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@frozen
 class Suggestion:
     """The one item the actor holds, offered as a commented trailer in the editor."""
 

@@ -8,17 +8,17 @@ settings table before anything is written.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from gitcoop.domain import settings
+from gitcoop.domain.frozen import frozen
 from gitcoop.domain.settings import SETTINGS, SettingError
 from gitcoop.errors import UsageError
 from gitcoop.service.context import Context, read_ledger
 from gitcoop.service.ledger import change_setting
 
 
-@dataclass(frozen=True)
+@frozen
 class Shown:
     """One setting: its value here, its default, and whether the ledger sets it."""
 

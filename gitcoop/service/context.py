@@ -5,11 +5,12 @@ Only the CLI reads the environment; it builds a Context and passes it down.
 
 from __future__ import annotations
 
+import os
 import re
-import secrets
-from dataclasses import dataclass, field
+from dataclasses import field
 from datetime import UTC, datetime
 
+from gitcoop.domain.frozen import frozen
 from gitcoop.domain.ids import RandomBits, identity_problem
 from gitcoop.errors import NoLedger, UsageError
 from gitcoop.store.repository import Repo, Sign, open_repo
@@ -20,13 +21,20 @@ def _now() -> datetime:
     return datetime.now(UTC).replace(microsecond=0)
 
 
-@dataclass(frozen=True)
+def system_bits(count: int) -> int:
+    """`count` random bits from the system's source (`secrets.randbits`, without loading
+    the `secrets` and `random` modules into every command)."""
+    size = (count + 7) // 8
+    return int.from_bytes(os.urandom(size)) >> (size * 8 - count)
+
+
+@frozen
 class Context:
     path: str = "."
     actor: str | None = None
     session: str | None = None
     now: datetime = field(default_factory=_now)
-    bits: RandomBits = secrets.randbits
+    bits: RandomBits = system_bits
     expect_version: int | None = None
     offline: bool = False  # --offline: a claim is decided here, not by the coop.claims remote
     git_parameters: str = ""  # GIT_CONFIG_PARAMETERS: what `git -c key=value` set

@@ -10,12 +10,12 @@ here, on the ledger as read under the writer's lock when it decides a write.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from gitcoop.domain import dependencies, readiness
 from gitcoop.domain.dependencies import WAITING, Graph, Node
+from gitcoop.domain.frozen import frozen
 from gitcoop.domain.ids import ItemId, fanout
 from gitcoop.domain.records import Item
 from gitcoop.errors import UsageError
@@ -27,7 +27,7 @@ if TYPE_CHECKING:  # a take loads this module, and never the read cache
     from gitcoop.store.rows import Row, Summary
 
 
-@dataclass(frozen=True)
+@frozen
 class Open:
     """The open index of one ledger state, with the graph of every item's links."""
 
@@ -99,7 +99,7 @@ def _refuse_cycle(snapshot: Snapshot, holder: str, other: str, asked: str) -> No
 # -- reads -----------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@frozen
 class Ready:
     listed: list[Row]  # in readiness order
     blocked: int  # startable items held back by a blocker (what `blocked` lists)
@@ -133,7 +133,7 @@ def ready_in(
     return Ready([by_id[c.id] for c in listed], held_back)
 
 
-@dataclass(frozen=True)
+@frozen
 class Other:
     """An item on the other end of a link, as shown."""
 
@@ -146,13 +146,13 @@ class Other:
         return {"id": self.id, "short_id": self.label, "title": self.title, "status": self.status}
 
 
-@dataclass(frozen=True)
+@frozen
 class Waiting:
     row: Row
     blockers: list[Other]
 
 
-@dataclass(frozen=True)
+@frozen
 class Blocked:
     waiting: list[Waiting]  # unsettled items with an unsettled blocker, oldest first
     cycles: list[list[Other]]
@@ -171,7 +171,7 @@ def blocked(ctx: Context) -> Blocked:
     return Blocked(waiting, cycles)
 
 
-@dataclass(frozen=True)
+@frozen
 class Links:
     """Both ends of every link of one item, for `show`."""
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gitcoop.domain import ids, lifecycle, progress, rulebook
+from gitcoop.domain.frozen import frozen
 from gitcoop.domain.ids import EventId, ItemId
 from gitcoop.domain.records import Event, Item, LedgerConfig, Roles
 from gitcoop.domain.roles import LEDGER_ID
@@ -30,7 +31,7 @@ from gitcoop.store.survey import survey
 RECENT = 50  # commits whose history is checked without --full
 
 
-@dataclass(frozen=True)
+@frozen
 class Breach:
     path: str
     rule: str  # layout | parse | fold | clock | ids | identity | obligation | roles | history

@@ -15,8 +15,7 @@ removes exactly those and nothing the user set.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from gitcoop.domain.frozen import frozen
 from gitcoop.service.context import Context
 
 EXCLUDE = "refs/coop/*"
@@ -28,7 +27,7 @@ SINGLE_VALUED = ("alias.log-all",)
 MARK = "coop.historyView"  # one "key=value" per setting gitcoop made
 
 
-@dataclass(frozen=True)
+@frozen
 class ViewChange:
     key: str
     value: str

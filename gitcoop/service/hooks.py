@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import os
 import shlex
-from dataclasses import dataclass
 from importlib import resources
 
+from gitcoop.domain.frozen import frozen
 from gitcoop.errors import Refused
 from gitcoop.service.context import Context
 from gitcoop.store import worktree
@@ -32,7 +32,7 @@ SLOTS = ("python", "entry")  # the shim's lines `python=''` and `entry=''`
 PRE_COMMIT_CONFIG = ".pre-commit-config.yaml"
 
 
-@dataclass(frozen=True)
+@frozen
 class Runner:
     """The gitcoop a hook runs: an interpreter and the `git-coop` script, absolute."""
 
@@ -43,7 +43,7 @@ class Runner:
         return bool(self.python) and os.access(self.python, os.X_OK) and os.path.isfile(self.entry)
 
 
-@dataclass(frozen=True)
+@frozen
 class HookState:
     name: str
     path: str
@@ -53,7 +53,7 @@ class HookState:
     entry: str | None = None
 
 
-@dataclass(frozen=True)
+@frozen
 class HookChange:
     name: str
     path: str

@@ -10,10 +10,10 @@ fingerprint (`SHA256:…`).
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from typing import Any
 
 from gitcoop.domain import ids, rulebook
+from gitcoop.domain.frozen import frozen
 from gitcoop.domain.keys import Keys, NotAKey, fingerprint, parse_key
 from gitcoop.domain.roles import LEDGER_ID
 from gitcoop.errors import NotFound, UsageError
@@ -24,7 +24,7 @@ LITERAL_PREFIX = "key::"
 PUB_MAX_BYTES = 16 * 1024
 
 
-@dataclass(frozen=True)
+@frozen
 class KeyRow:
     """One key of one person: registered, or proposed and waiting for an owner."""
 

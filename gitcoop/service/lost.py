@@ -11,9 +11,10 @@ takeovers).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from gitcoop.domain import reconcile, resolution
+from gitcoop.domain.frozen import frozen
 from gitcoop.domain.ids import ItemId
 from gitcoop.domain.reconcile import Notice
 from gitcoop.domain.records import Conflict, Item
@@ -56,7 +57,7 @@ def merge_notices(repo: Repo, start: Oid | None, tip: Oid | None, actor: str) ->
     return found
 
 
-@dataclass(frozen=True)
+@frozen
 class Lost:
     """One of the acting person's own events that lost on replay, not yet acknowledged."""
 

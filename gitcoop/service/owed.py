@@ -8,16 +8,16 @@ acting person's takeovers and lost events (service/lost.py) until acknowledged.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime
 
 from gitcoop.domain import obligations, resolution
+from gitcoop.domain.frozen import frozen
 from gitcoop.domain.records import Conflict, Item, Obligation, Takeover
 from gitcoop.service.context import Context, read_ledger
 from gitcoop.service.lost import Lost
 
 
-@dataclass(frozen=True)
+@frozen
 class Owed:
     item: Item
     label: str
@@ -28,7 +28,7 @@ class Owed:
         return self.obligation.due is not None and self.obligation.due <= now
 
 
-@dataclass(frozen=True)
+@frozen
 class Unsettled:
     """A conflict a merge left on an item: owed to the owners, who settle it."""
 
@@ -37,7 +37,7 @@ class Unsettled:
     conflict: Conflict
 
 
-@dataclass(frozen=True)
+@frozen
 class TakenOver:
     """A takeover of the acting person's work they have not acknowledged (`git coop ack`)."""
 
@@ -46,7 +46,7 @@ class TakenOver:
     takeover: Takeover
 
 
-@dataclass(frozen=True)
+@frozen
 class OwedList:
     obligations: list[Owed]
     conflicts: list[Unsettled]  # shown to owners only

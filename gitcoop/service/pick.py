@@ -31,6 +31,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from gitcoop.domain import ids, queue
+from gitcoop.domain.frozen import frozen
 from gitcoop.domain.ids import ItemId
 from gitcoop.domain.records import Item
 from gitcoop.errors import ChangedUnderWrite, Refused, UsageError
@@ -49,7 +50,7 @@ MAX_VERIFY = 5  # verifier calls one pick makes unless told otherwise
 MAX_LOST_TAKES = 10  # takes lost to other pickers before this pick gives up
 
 
-@dataclass(frozen=True)
+@frozen
 class Check:
     """What the cache said about one item at pick time."""
 

@@ -7,9 +7,8 @@ contract, which does not depend on the ledger.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from gitcoop.domain import obligations, readiness
+from gitcoop.domain.frozen import frozen
 from gitcoop.domain.lifecycle import HELD
 from gitcoop.domain.records import Item
 from gitcoop.service.context import Context, read_ledger
@@ -20,14 +19,14 @@ READY_SHOWN = 5
 HELD_SHOWN = 10
 
 
-@dataclass(frozen=True)
+@frozen
 class Line:
     label: str
     item: Item
     note: str = ""  # what it owes, how long it has been held, what it waits on
 
 
-@dataclass(frozen=True)
+@frozen
 class Primer:
     actor: str
     session: str | None

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from gitcoop.domain import ids
 from gitcoop.domain.dependencies import SETTLED
+from gitcoop.domain.frozen import frozen
 from gitcoop.domain.ids import ItemId
 from gitcoop.domain.lifecycle import HELD, TERMINAL
 from gitcoop.domain.records import Event, Item
@@ -27,13 +27,13 @@ _ID, _STATUS, _CREATED_AT, _CONFLICTS, _NOTIFIED = (
 )
 
 
-@dataclass(frozen=True)
+@frozen
 class Listing:
     shown: list[Shown]
     settled: dict[str, int]  # status -> count of settled items left out
 
 
-@dataclass(frozen=True)
+@frozen
 class ListFilter:
     """What `list` narrows to; every field left at its default matches everything."""
 
@@ -49,14 +49,14 @@ class ListFilter:
     since: str | None = None  # changed at or after this instant (its fixed-width text)
 
 
-@dataclass(frozen=True)
+@frozen
 class Rows:
     listed: list[Row]  # each with its short id, data and --json text
     settled: dict[str, int]  # status -> count of settled items left out
     viewer: str | None = None  # the acting person, when the filter asked who that is
 
 
-@dataclass(frozen=True)
+@frozen
 class LogEntry:
     event: Event
     label: str
@@ -189,7 +189,7 @@ def _due(summary: Summary, due_by: str) -> bool:
     return summary.obligation_due is not None and summary.obligation_due <= due_by
 
 
-@dataclass(frozen=True)
+@frozen
 class Note:
     """A note on an item (`git coop note`), from its event."""
 
@@ -207,7 +207,7 @@ class Note:
         }
 
 
-@dataclass(frozen=True)
+@frozen
 class Detail:
     """What `show` prints: the item, its notes (oldest first) and both ends of its links."""
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from gitcoop.domain import ids, queue, settings
+from gitcoop.domain.frozen import frozen
 from gitcoop.domain.ids import ItemId
 from gitcoop.domain.records import Evidence, Item
 from gitcoop.errors import Refused, UsageError
@@ -80,7 +80,7 @@ def parse_evidence(spec: str, line_required: bool = True) -> Evidence:
 # -- the queue view ----------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@frozen
 class QueueView:
     shown: list[Shown]  # triage order; with --all, settled items follow
     settled: dict[str, int]

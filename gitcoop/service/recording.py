@@ -18,9 +18,10 @@ amend.
 from __future__ import annotations
 
 import shlex
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
+from gitcoop.domain.frozen import frozen
 from gitcoop.domain.lifecycle import CLOSED
 from gitcoop.domain.records import Item
 from gitcoop.domain.timefmt import parse_instant
@@ -37,7 +38,7 @@ KINDS = ("trailers", "rewrite")
 Entry = dict[str, Any]
 
 
-@dataclass(frozen=True)
+@frozen
 class Outcome:
     """What became of one thing a commit asked for."""
 

@@ -16,8 +16,9 @@ Every command says once, on one line, how many wait.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 
+from gitcoop.domain.frozen import frozen
 from gitcoop.domain.timefmt import format_instant
 from gitcoop.errors import UsageError
 from gitcoop.service.commit_hooks import describe, from_incoming
@@ -35,14 +36,14 @@ REPLAY_LOCK_TIMEOUT = 2.0
 SHORT_ID = 8
 
 
-@dataclass(frozen=True)
+@frozen
 class Replayed:
     entry: Entry  # as it was before this replay
     outcomes: list[Outcome]  # empty when it was not tried this time
     kept: Entry | None  # what stays in the journal; None when it left
 
 
-@dataclass(frozen=True)
+@frozen
 class Report:
     replayed: list[Replayed]
     unstarted: list[str] = field(default_factory=list)  # why hooks ran without gitcoop

@@ -11,8 +11,8 @@ fetch and never asks the network.
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass
 
+from gitcoop.domain.frozen import frozen
 from gitcoop.domain.lifecycle import HELD
 from gitcoop.service import owed as owing
 from gitcoop.service.context import Context, claims_remote, read_ledger
@@ -24,7 +24,7 @@ from gitcoop.store.rows import Row
 from gitcoop.store.transport import fetch_refspec
 
 
-@dataclass(frozen=True)
+@frozen
 class Sharing:
     """The ledger against one remote's, as last fetched."""
 
@@ -44,7 +44,7 @@ class Sharing:
         }
 
 
-@dataclass(frozen=True)
+@frozen
 class Status:
     actor: str
     roles: tuple[str, ...]  # owner, chief

@@ -17,8 +17,9 @@ import selectors
 import signal
 import subprocess
 import time
-from dataclasses import dataclass
 from typing import IO
+
+from gitcoop.domain.frozen import frozen
 
 OUTPUT_CAP = 4 * 1024 * 1024
 CHUNK = 64 * 1024
@@ -26,7 +27,7 @@ POLL = 0.05  # seconds between checks that the main process is still running
 DRAIN_MAX = 1024 * 1024  # read after the main process exits, at most
 
 
-@dataclass(frozen=True)
+@frozen
 class Run:
     output: str
     exit_code: int | None  # None when it was stopped at the time cap or never started

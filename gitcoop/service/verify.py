@@ -18,11 +18,12 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from datetime import datetime, timedelta
 from typing import Any
 
 from gitcoop.domain import queue, settings
+from gitcoop.domain.frozen import frozen
 from gitcoop.domain.ids import ItemId
 from gitcoop.domain.records import Item
 from gitcoop.domain.timefmt import parse_duration
@@ -41,14 +42,14 @@ TIMEOUT_RANGE = (timedelta(seconds=1), timedelta(hours=24))
 WRITE_BACK = timedelta(minutes=1)  # a lease outlasts the time cap by this much
 
 
-@dataclass(frozen=True)
+@frozen
 class Verifier:
     command: str
     timeout: timedelta
     cwd: str
 
 
-@dataclass(frozen=True)
+@frozen
 class Route:
     """Who verifies: a pass (the system), or the runner of a pick (the person picking)."""
 
@@ -63,7 +64,7 @@ def for_pick(pick_event: str) -> Route:
     return Route(None, {"verified_by": "runner", "for_pick": pick_event})
 
 
-@dataclass(frozen=True)
+@frozen
 class Judged:
     """One item's verification: the verdict and whether it reached the ledger."""
 

@@ -24,6 +24,7 @@ from enum import Enum
 from typing import TYPE_CHECKING, Any
 
 from gitcoop.domain import admission, ids, reconcile, remarks, rulebook
+from gitcoop.domain.frozen import frozen
 from gitcoop.domain.ids import EventId, ItemId
 from gitcoop.domain.keys import fingerprint
 from gitcoop.domain.queue import settled
@@ -57,7 +58,7 @@ class Policy(Enum):
     EACH = "each"  # every intent answered on its own; the accepted ones are written
 
 
-@dataclass(frozen=True)
+@frozen
 class Intent:
     """One thing asked of one item: the writer plans, checks and applies it."""
 
@@ -69,7 +70,7 @@ class Intent:
     event_id: str | None = None  # an id minted beforehand, for events that name this one
 
 
-@dataclass(frozen=True)
+@frozen
 class Shown:
     """An item with the short id it is shown by, and whether this call wrote."""
 
@@ -80,14 +81,14 @@ class Shown:
     notes: tuple[str, ...] = ()  # what the rules say beyond the transition (domain/remarks)
 
 
-@dataclass(frozen=True)
+@frozen
 class Answer:
     intent: Intent
     shown: Shown | None = None  # the item after the intent (wrote=False: nothing to do)
     refusal: str | None = None  # why it was not written (Policy.EACH only)
 
 
-@dataclass(frozen=True)
+@frozen
 class Written:
     """What one write did: an answer per intent, and every item its commit changed."""
 

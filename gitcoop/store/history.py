@@ -6,18 +6,18 @@ Reads commits of the user's branch (never the working tree or the index).
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import Any
 
 import pygit2
 
+from gitcoop.domain.frozen import frozen
 from gitcoop.store.repository import Oid, Repo
 
 READ_CAP = 8 * 1024 * 1024  # a cited file larger than this is checked for existence only
 FILE_MODES = (0o100644, 0o100755, 0o120000)
 
 
-@dataclass(frozen=True)
+@frozen
 class FileAt:
     """A path in a commit's tree: whether it is a file, and its text when small enough."""
 

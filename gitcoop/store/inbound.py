@@ -31,10 +31,10 @@ fast-forward and a first fetch all come through `store/merge.py`, which calls
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from gitcoop.domain import admission, progress, rulebook
+from gitcoop.domain.frozen import frozen
 from gitcoop.domain.ids import EventId, ItemId, fanout
 from gitcoop.domain.records import Event, LedgerConfig
 from gitcoop.domain.roles import LEDGER_ID
@@ -80,7 +80,7 @@ class Reader:
         return [self.event(snapshot, item_id, e) for e in tree] if tree is not None else []
 
 
-@dataclass(frozen=True)
+@frozen
 class Arrival:
     """A fetched ledger that passed: the items it changed, the events already parsed, and
     each checked item file's data by (item id, blob id), which fills the read cache."""
@@ -198,7 +198,7 @@ def _items(repo: Repo, commit: Oid) -> int:
 # -- each commit ----------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@frozen
 class _Added:
     item_id: ItemId
     name: str
@@ -288,7 +288,7 @@ class _History:
 UNBOUNDED = 1 << 62  # a count of added events that bounds no clock (see `_History._added`)
 
 
-@dataclass(frozen=True)
+@frozen
 class _Entry:
     name: str
     id: str

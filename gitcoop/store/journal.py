@@ -24,14 +24,13 @@ without a trace.
 
 from __future__ import annotations
 
-import hashlib
 import os
-import secrets
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
+from gitcoop.domain.frozen import frozen
 from gitcoop.errors import Ambiguous, NotFound
 from gitcoop.store.lock import file_lock
 
@@ -48,7 +47,7 @@ UNREADABLE = "unreadable"
 Entry = dict[str, Any]
 
 
-@dataclass(frozen=True)
+@frozen
 class Incoming:
     """One file a shell shim wrote when it could not start gitcoop."""
 
@@ -89,6 +88,7 @@ def append(common_dir: str, entry: Entry) -> str:
 
 def _append(common_dir: str, entry: Entry) -> str:
     import json  # imported where used: every command asks has_entries, few go further
+    import secrets
 
     entry = {"id": secrets.token_hex(8), **entry}
     line = json.dumps(entry, sort_keys=True, ensure_ascii=False) + "\n"
@@ -256,6 +256,8 @@ def _read(common_dir: str) -> list[tuple[str, Entry]]:
         except ValueError:
             entry = None
         if not isinstance(entry, dict) or not isinstance(entry.get("id"), str):
+            import hashlib
+
             digest = hashlib.sha1(line.encode("utf-8")).hexdigest()[:16]
             entry = {"id": digest, "kind": UNREADABLE, "line": line.rstrip("\n")}
         result.append((line, entry))

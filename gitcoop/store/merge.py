@@ -20,11 +20,12 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from datetime import datetime
 from typing import Any
 
 from gitcoop.domain import progress, reconcile, rulebook
+from gitcoop.domain.frozen import frozen
 from gitcoop.domain.ids import EventId, ItemId
 from gitcoop.domain.records import Event, Item, LedgerConfig
 from gitcoop.domain.roles import LEDGER_ID
@@ -41,7 +42,7 @@ from gitcoop.store.snapshot import Known, Snapshot
 MAX_ATTEMPTS = 5
 
 
-@dataclass(frozen=True)
+@frozen
 class Merged:
     """What a merge did: `kind` is new, up-to-date, ahead, fast-forward or merged."""
 

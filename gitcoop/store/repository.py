@@ -14,12 +14,12 @@ import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, NewType
 
 import pygit2
 
+from gitcoop.domain.frozen import frozen
 from gitcoop.errors import BadLedger, ChangedUnderWrite, NoLedger, UsageError
 from gitcoop.store import environment
 from gitcoop.store.codec import MAX_BYTES
@@ -42,7 +42,7 @@ class RefLocked(ChangedUnderWrite):
     """git's own lock on the ref (`<ref>.lock`) is held: by a live git process or a dead one."""
 
 
-@dataclass(frozen=True)
+@frozen
 class Backoff:
     """Bounded retries of transient failures: `attempts` tries, pauses doubling from `first`."""
 
@@ -63,7 +63,7 @@ class Backoff:
 WRITE_RETRIES = Backoff(attempts=8, first=0.005)  # a prune loop can strike a few times running
 
 
-@dataclass(frozen=True)
+@frozen
 class Delta:
     """One path that differs between two commits' trees (content is never read)."""
 
@@ -73,7 +73,7 @@ class Delta:
     mode: int = 0  # its mode on the newer side
 
 
-@dataclass(frozen=True)
+@frozen
 class CommitInfo:
     """What the inbound check needs of one commit: its id, parents and author's email."""
 

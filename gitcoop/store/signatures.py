@@ -21,8 +21,8 @@ import subprocess
 import tempfile
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 
+from gitcoop.domain.frozen import frozen
 from gitcoop.errors import BadLedger, EnvironmentFailed
 from gitcoop.store.repository import Oid, Repo
 
@@ -41,7 +41,7 @@ MEANING = {
 }
 
 
-@dataclass(frozen=True)
+@frozen
 class Checked:
     """git's verdict on one commit: %G? and the signing key's fingerprint (%GK)."""
 

@@ -19,8 +19,8 @@ from __future__ import annotations
 import os
 import subprocess
 import tempfile
-from dataclasses import dataclass
 
+from gitcoop.domain.frozen import frozen
 from gitcoop.domain.keys import signature_key
 from gitcoop.errors import EnvironmentFailed, UsageError
 from gitcoop.store.repository import Repo
@@ -32,7 +32,7 @@ LITERAL_PREFIX = "key::"
 SIGN_TIMEOUT = 120.0  # seconds: long enough to type a passphrase, short of hanging a hook
 
 
-@dataclass(frozen=True)
+@frozen
 class Signed:
     """An armoured SSH signature and the public key inside it (`TYPE BASE64`)."""
 
@@ -40,7 +40,7 @@ class Signed:
     key: str
 
 
-@dataclass(frozen=True)
+@frozen
 class Signer:
     """Signs with one configured key through one program."""
 

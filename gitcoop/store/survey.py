@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gitcoop.domain import progress
+from gitcoop.domain.frozen import frozen
 from gitcoop.domain.ids import ItemId, fanout
 from gitcoop.domain.records import Event, Item, LedgerConfig, RecordError
 from gitcoop.errors import BadLedger
@@ -30,7 +31,7 @@ from gitcoop.store.layout import (
 from gitcoop.store.repository import Oid, Repo
 
 
-@dataclass(frozen=True)
+@frozen
 class Problem:
     path: str
     rule: str  # layout | parse

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
+from gitcoop.domain.frozen import frozen
 from gitcoop.domain.ids import ItemId, fanout
 from gitcoop.domain.records import Event, Item, LedgerConfig
 from gitcoop.errors import ChangedUnderWrite
@@ -44,7 +45,7 @@ MAX_ATTEMPTS = 5
 LOCK_TIMEOUT_KEY = "coop.lockTimeout"
 
 
-@dataclass(frozen=True)
+@frozen
 class Policy:
     """How hard one write tries; clock, sleep and notice are injectable for tests."""
 
@@ -80,7 +81,7 @@ class Change:
 Decide = Callable[[Snapshot], Change | None]
 
 
-@dataclass(frozen=True)
+@frozen
 class Outcome:
     snapshot: Snapshot  # the ledger after the write (or as read, when nothing changed)
     change: Change | None
@@ -126,7 +127,7 @@ def _write_locked(repo: Repo, decide: Decide, policy: Policy) -> Outcome:
     )
 
 
-@dataclass(frozen=True)
+@frozen
 class Prepared:
     """A decided change committed as objects only: the ref has not moved (see `land`)."""
 

@@ -14,9 +14,9 @@ from __future__ import annotations
 import os
 import re
 import subprocess
-from dataclasses import dataclass
 
 from gitcoop.domain import progress
+from gitcoop.domain.frozen import frozen
 from gitcoop.errors import CoopError, UsageError
 from gitcoop.store import environment
 from gitcoop.store.layout import REF, remote_ref
@@ -34,7 +34,7 @@ class TransportFailed(CoopError):
     code = "transport"
 
 
-@dataclass(frozen=True)
+@frozen
 class Pushed:
     accepted: bool  # the remote moved to our tip (or already had it)
     detail: str  # git's own words when it refused

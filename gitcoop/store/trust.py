@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from gitcoop.domain import rulebook
+from gitcoop.domain.frozen import frozen
 from gitcoop.domain.ids import EventId
 from gitcoop.domain.keys import Keys
 from gitcoop.domain.roles import LEDGER_ID
@@ -31,7 +32,7 @@ if TYPE_CHECKING:
     from gitcoop.store.signatures import Checked
 
 
-@dataclass(frozen=True)
+@frozen
 class Candidate:
     """A commit that adds events on top of one parent: the policy may cover it."""
 
@@ -39,7 +40,7 @@ class Candidate:
     events: frozenset[EventId]  # the events it adds
 
 
-@dataclass(frozen=True)
+@frozen
 class Broken:
     """A covered commit that broke the policy, and why (one line naming the commit)."""
 

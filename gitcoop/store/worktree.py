@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
 import pygit2
 
+from gitcoop.domain.frozen import frozen
 from gitcoop.errors import NoLedger
 from gitcoop.store.repository import Repo
 
@@ -20,7 +20,7 @@ REBASE_DIRS = ("rebase-merge", "rebase-apply")
 OLDER_SLOP = 5  # commits older than the cut-off read before the walk stops (git's own slop)
 
 
-@dataclass(frozen=True)
+@frozen
 class CommitInfo:
     sha: str
     message: str

@@ -12,18 +12,20 @@ import pytest
 from tests.conftest import coop
 
 PROBE = """
-import json, sys
+import sys
 from gitcoop.cli.main import main
 code = main(sys.argv[1:])
+loaded = [m for m in ("filelock", "ruamel.yaml", "json", "secrets", "random") if m in sys.modules]
+import json
 import gitcoop.store.canonical as canonical
-loaded = [m for m in ("filelock", "ruamel.yaml") if m in sys.modules]
 sys.stderr.write("PROBE " + json.dumps([code, loaded, canonical._unusual is not None]) + "\\n")
 """
 
 
 def probe(cwd: Path, *args: str) -> tuple[int, list[str], bool]:
-    """Run a command in a fresh process: its exit code, which of filelock and ruamel
-    it loaded, and whether it compiled the line reader's large character class."""
+    """Run a command in a fresh process: its exit code, which of filelock, ruamel, json,
+    secrets and random it loaded, and whether it compiled the line reader's large
+    character class."""
     done = subprocess.run(
         [sys.executable, "-c", PROBE, *args],
         cwd=cwd,
@@ -74,10 +76,30 @@ def test_read_only_commands_load_no_lock(busy: tuple[Path, str], args: tuple[str
 
 def test_a_warm_list_compiles_no_large_pattern_and_loads_no_yaml(busy: tuple[Path, str]) -> None:
     path, _ = busy
-    assert probe(path, "list") == (0, [], False)
+    code, loaded, compiled = probe(path, "list")
+    assert (code, compiled) == (0, False)
+    assert "filelock" not in loaded and "ruamel.yaml" not in loaded
 
 
 def test_writes_still_take_the_lock(busy: tuple[Path, str]) -> None:
     path, item = busy
     code, loaded, _ = probe(path, "release", item, "--reason", "later")
     assert code == 0 and "filelock" in loaded
+
+
+def test_a_take_loads_no_json(busy: tuple[Path, str]) -> None:
+    """A take writes YAML: `json` would be loaded only to be left unused. (`secrets` and
+    `random` come with filelock.)"""
+    path, item = busy
+    assert coop("release", item, "--reason", "later").code == 0
+    code, loaded, _ = probe(path, "take", item)
+    assert code == 0 and "json" not in loaded
+
+
+def test_reads_load_neither_secrets_nor_random(busy: tuple[Path, str]) -> None:
+    """Ids are minted from os.urandom (`context.system_bits`), so a read that mints
+    nothing loads neither module tree."""
+    path, item = busy
+    for args in (("list",), ("show", item)):
+        code, loaded, _ = probe(path, *args)
+        assert code == 0 and "secrets" not in loaded and "random" not in loaded
