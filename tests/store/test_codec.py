@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import datetime
+
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
@@ -176,3 +178,31 @@ def test_tricky_strings_are_written_as_ruamel_writes_them(text: str) -> None:
 
 def test_floats_fall_back_to_ruamels_representer() -> None:
     assert codec.dump({"f": 1.5}) == codec.representer_dump({"f": 1.5}) == b"f: 1.5\n"
+
+
+@given(
+    st.datetimes(),
+    st.integers(min_value=0, max_value=19),
+    st.sampled_from(["-", "T", ":", "Z", " ", "/", "0", "9", "x", "", "00"]),
+    st.booleans(),
+)
+def test_an_instant_as_written_is_a_timestamp_to_ruamels_resolver(
+    at: datetime, where: int, put: str, spoil: bool
+) -> None:
+    """`written_instant` answers for ruamel's resolver only where it reads a timestamp;
+    anything near that shape but not it goes to the resolver, and is written as ruamel
+    writes it."""
+    text = at.strftime("%Y-%m-%dT%H:%M:%SZ").rjust(20, "0")
+    if spoil:
+        text = text[:where] + put + text[where + 1 :]
+    if codec.written_instant(text):
+        assert codec.representer_dump({"v": text}) == f"v: '{text}'\n".encode()
+    data = {"v": text, text: [text]}
+    assert codec.dump(data) == codec.representer_dump(data)
+
+
+def test_the_instants_gitcoop_writes_take_the_known_answer() -> None:
+    assert codec.written_instant("2026-11-29T10:00:00Z")
+    assert not codec.written_instant("2026-11-29T10:00:00")
+    assert not codec.written_instant("2026-11-29 10:00:00Z")
+    assert not codec.written_instant("２０２６-11-29T10:00:00Z")  # digits, but not ASCII
