@@ -6,7 +6,6 @@ loads only what it runs (reads never load the writer's lock or YAML dumper).
 
 from __future__ import annotations
 
-import sys
 from dataclasses import replace
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -316,7 +315,6 @@ def register(app: typer.Typer) -> None:
         Filters combine (each narrows the list); the list is served from the read cache.
         """
         from gitcoop.cli import render
-        from gitcoop.domain import jsontext
         from gitcoop.service import queries
 
         if limit is not None and limit < 0:
@@ -335,7 +333,7 @@ def register(app: typer.Typer) -> None:
             where = lost.mine(ctx, where)
         found = queries.list_rows(ctx, include_all, where, sort, limit)
         if as_json:  # the cache keeps each item's --json text
-            sys.stdout.write(jsontext.array([row.json for row in found.listed]) + "\n")
+            render.emit_listing([row.json for row in found.listed])
             return
         if not found.listed and not found.settled:
             if where != queries.ListFilter():

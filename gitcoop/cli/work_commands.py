@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from typing import TYPE_CHECKING, Annotated, Any
 
 import click
@@ -169,7 +168,7 @@ def register(app: typer.Typer) -> None:
 
         Open todos and requests and ready queue items that wait on nothing unsettled, by
         priority (0 first), then queue order or age."""
-        from gitcoop.domain import jsontext
+        from gitcoop.cli import render
         from gitcoop.service import dependencies
 
         if limit is not None and limit < 0:
@@ -177,7 +176,7 @@ def register(app: typer.Typer) -> None:
         ctx = make_context()
         found = dependencies.ready(ctx, kind, tag, limit)
         if as_json:
-            sys.stdout.write(jsontext.array([row.json for row in found.listed]) + "\n")
+            render.emit_listing([row.json for row in found.listed])
             return
         if found.listed:
             say(Styled("\n".join(_lines(found.listed, ctx, wide, priority=True))))
