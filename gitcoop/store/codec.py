@@ -15,8 +15,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from gitcoop.errors import BadLedger
-from gitcoop.store import canonical
+from gitcoop.store import canonical, emitter
 from gitcoop.store.canonical import MAX_DEPTH
+from gitcoop.store.emitter import written_instant
 
 MAX_BYTES = 1024 * 1024
 
@@ -47,22 +48,42 @@ def _sorted(value: Any) -> Any:
 def dump(data: Mapping[str, Any]) -> bytes:
     """Deterministic YAML bytes for a mapping of plain data.
 
-    The events go straight to the emitter (ruamel's C emitter when present):
-    the same bytes ruamel's safe dumper writes for this data, without its
-    representer, which costs more than half of a dump. A string is written
-    plain only where ruamel's own resolver would read it back as a string.
+    The block shape every ledger file has is written by `emitter.text`, the same
+    bytes as ruamel's emitter without loading it; anything else goes as events
+    straight to the emitter (ruamel's C emitter when present): the same bytes
+    ruamel's safe dumper writes for this data, without its representer, which
+    costs more than half of a dump. A string is written plain only where
+    ruamel's own resolver would read it back as a string.
     """
-    plain = _sorted(data)
+    written = emitter.text(data, _plain_is_str)  # sorts the keys itself
+    if written is not None:
+        return written.encode("utf-8")
+    return emitted(_sorted(data))
+
+
+def emitted(data: Mapping[str, Any]) -> bytes:
+    """What ruamel's emitter writes for this (sorted) data: the reference of `emitter.text`."""
     events = _Events(_engine().resolver)
     try:
-        events.document(plain)
+        events.document(data)
     except _Unusual:  # a float, say: ruamel's representer knows how it is written
-        return representer_dump(plain)
+        return representer_dump(data)
     stream = io.StringIO()
-    emitter = _emitter(stream)
+    writer = _ruamel_emitter(stream)
     for event in events.out:
-        emitter.emit(event)
+        writer.emit(event)
     return stream.getvalue().encode("utf-8")
+
+
+_resolver_events: Any = None
+
+
+def _plain_is_str(value: str) -> bool:
+    """ruamel's resolver, asked by `emitter.text` for strings it cannot answer alone."""
+    global _resolver_events
+    if _resolver_events is None:
+        _resolver_events = _Events(_engine().resolver)
+    return bool(_resolver_events.plain_is_str(value))
 
 
 def representer_dump(data: Mapping[str, Any]) -> bytes:
@@ -76,7 +97,7 @@ class _Unusual(Exception):
     """A value the event writer leaves to ruamel's representer."""
 
 
-def _emitter(stream: io.StringIO) -> Any:
+def _ruamel_emitter(stream: io.StringIO) -> Any:
     try:
         from ruamel.yaml.cyaml import CEmitter  # type: ignore[attr-defined]
     except ImportError:  # no C extension: the pure emitter, same output
@@ -84,19 +105,6 @@ def _emitter(stream: io.StringIO) -> Any:
 
         return Emitter(stream, allow_unicode=True, width=1 << 16)
     return CEmitter(stream, allow_unicode=True, width=1 << 16)
-
-
-def written_instant(value: str) -> bool:
-    """Whether `value` is an instant as gitcoop writes it, `YYYY-MM-DDTHH:MM:SSZ`: a
-    timestamp to ruamel's resolver, so never plain (tested against the resolver)."""
-    return (
-        len(value) == 20
-        and value.isascii()
-        and value[4] + value[7] + value[10] + value[13] + value[16] + value[19] == "--T::Z"
-        and (
-            value[:4] + value[5:7] + value[8:10] + value[11:13] + value[14:16] + value[17:19]
-        ).isdigit()
-    )
 
 
 class _Events:
