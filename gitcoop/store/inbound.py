@@ -40,7 +40,7 @@ from gitcoop.domain.records import Event, LedgerConfig
 from gitcoop.domain.roles import LEDGER_ID
 from gitcoop.domain.settings import SETTINGS
 from gitcoop.errors import BadLedger, FetchedLedgerRefused
-from gitcoop.store import heap, trust, twocores
+from gitcoop.store import codec, heap, trust, twocores
 from gitcoop.store.layout import (
     EVENT_FILE_RE,
     EVENTS,
@@ -55,6 +55,8 @@ from gitcoop.store.layout import (
 )
 from gitcoop.store.repository import CommitInfo, Oid, Repo
 from gitcoop.store.snapshot import Known, Snapshot
+
+Data = dict[str, Any]
 
 Entries = dict[str, Any]  # file name -> blob id, inside one item's event folder
 
@@ -384,12 +386,24 @@ def _check_tip(
             if (blob is None) != (folded is None):
                 raise BadLedger(f"{item_path(item_id)}: is not the fold of its events")
             continue
-        stored = side.item_data(item_id, blob)  # validated, in `Item.to_data` form
-        if stored != folded.to_data():
-            raise BadLedger(f"{item_path(item_id)}: is not the fold of its events")
-        checked[item_id, str(blob)] = stored
+        checked[item_id, str(blob)] = _as_folded(side, item_id, blob, folded.to_data())
     shown.step("checking each item is the fold of its events", len(mine), len(mine))
     return touched
+
+
+def _as_folded(side: Snapshot, item_id: ItemId, blob: Any, folded: Data) -> Data:
+    """The item file's data when it is the fold of its events, else BadLedger.
+
+    A file gitcoop wrote is exactly `codec.dump` of the fold, so its blob id says so
+    without reading it; any other file (an earlier gitcoop's way of writing, or a
+    forgery) is read, checked, and compared with the fold as data."""
+    written = codec.dump(folded)
+    if len(written) <= side.cap and side.repo.blob_id(written) == str(blob):
+        return folded
+    stored = side.item_data(item_id, blob)  # validated, in `Item.to_data` form
+    if stored != folded:
+        raise BadLedger(f"{item_path(item_id)}: is not the fold of its events")
+    return stored
 
 
 def _check_still_kept_out(config: LedgerConfig, trusted: frozenset[EventId]) -> None:

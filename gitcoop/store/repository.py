@@ -465,6 +465,11 @@ class Repo:
             ) from None
         return data
 
+    @staticmethod
+    def blob_id(data: bytes) -> str:
+        """The id `data` has as a blob, computed, not written."""
+        return str(pygit2.hash(data))
+
     def write_blob(self, data: bytes) -> Any:
         return self._writing(lambda: self.raw.create_blob(data))
 

@@ -108,6 +108,36 @@ def test_a_first_sync_checked_in_two_halves_refuses_in_either_half(
     assert git(newcomer, "rev-parse", "-q", "--verify", "refs/coop/ledger", check=False) == ""
 
 
+def test_an_item_file_written_another_way_is_read_and_taken_when_it_holds_the_fold(
+    crew: Team, clones: Clones, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An earlier gitcoop may have written a file another way (a string quoted that
+    needs no quotes): its blob id is not the fold's, so it is read and compared as
+    data, and taken; the cache serves its data as read."""
+    from gitcoop.store.repository import Repo
+
+    content = files(crew.mallory)
+    path = f"items/{crew.todo[3:5]}/{crew.todo}.yaml"
+    assert b"\ntitle: seed\n" in content[path]
+    publish(
+        crew.mallory, {**content, path: content[path].replace(b"title: seed", b"title: 'seed'")}
+    )
+    reads: list[str] = []
+    real = Repo.blob_bytes
+
+    def counting(self: Repo, oid: object, read: str, cap: int) -> bytes:
+        reads.append(read)
+        return real(self, oid, read, cap)
+
+    monkeypatch.setattr(Repo, "blob_bytes", counting)
+    newcomer = clones.clone("carol")
+    assert coop_in(newcomer, "sync").code == 0
+    assert [r for r in reads if r.startswith("items/")] == [path]
+    shown = coop_in(newcomer, "show", crew.todo, "--json").json()
+    assert shown["title"] == "seed"
+    assert coop_in(newcomer, "list", "--json").out == coop_in(crew.victim, "list", "--json").out
+
+
 def _two_halves_commit(crew: Team, last_clock_above: int) -> tuple[str, str]:
     """mallory's commit adding a note to two items whose fan-outs start differently (so
     each half of a split check holds one); the second note's clock is `last_clock_above`
