@@ -77,6 +77,17 @@ class Reader:
             self.events[key] = snapshot.read_event(item_id, entry)
         return self.events[key]
 
+    def added(self, snapshot: Snapshot, files: list[tuple[ItemId, Any]]) -> list[Event]:
+        """The events of many (item id, tree entry)s, those not parsed yet read together
+        (`Snapshot.read_events`: every blob, then every parse, each in one pass)."""
+        keys = [(item_id, entry.name, str(entry.id)) for item_id, entry in files]
+        events = self.events
+        new = [(file, key) for file, key in zip(files, keys, strict=True) if key not in events]
+        if new:
+            read = snapshot.read_events([file for file, _ in new])
+            events.update(zip((key for _, key in new), read, strict=True))
+        return [events[key] for key in keys]
+
     def item_events(self, snapshot: Snapshot, item_id: ItemId) -> list[Event]:
         tree = snapshot.subtree(event_dir(item_id))
         return [self.event(snapshot, item_id, e) for e in tree] if tree is not None else []
@@ -95,12 +106,28 @@ class Arrival:
     kept_out: frozenset[EventId] = frozenset()
 
 
-def check(repo: Repo, remote: str, ours: Oid | None, base: Oid | None, theirs: Oid) -> Arrival:
+Fill = Callable[[Known, Callable[[str], bool]], None]
+# what a check (or a half of one) found: the items touched, the item files' data, the
+# events each commit adds, the clocks' bounds, and what was wrong with the tip if anything
+Checked = tuple[list[str], Known, list[tuple[str, list[str]]], list["Bound"], str | None]
+
+
+def check(
+    repo: Repo,
+    remote: str,
+    ours: Oid | None,
+    base: Oid | None,
+    theirs: Oid,
+    fill: Fill | None = None,
+) -> Arrival:
     """Check the commits of `theirs` that `ours` lacks, then its tip; BadLedger names the path.
 
     A first sync of a large ledger is checked in two halves at once (`store/twocores.py`),
     each taking the events and items of half of the fan-out directories; the checks are
-    the same, and a breach in either half refuses the whole.
+    the same, and a breach in either half refuses the whole. Each half then hands the
+    data of the item files it checked, and which fan-outs it took, to `fill` (the read
+    cache, which keys what it holds by object ids, so a refusal after leaves nothing
+    wrong in it).
     """
     where = f"remote {remote}: "
     reader = Reader(repo)
@@ -108,7 +135,7 @@ def check(repo: Repo, remote: str, ours: Oid | None, base: Oid | None, theirs: O
         commits = list(repo.commits_since(theirs, ours))
         checking = f"checking what arrived from {remote}"
 
-        def work(half: int | None) -> tuple[list[str], Known, list[tuple[str, list[str]]]]:
+        def work(half: int | None) -> Checked:
             part = None if half is None else _half(half)
             history = _History(repo, reader, part)
             shown = progress.reporter()
@@ -117,16 +144,27 @@ def check(repo: Repo, remote: str, ours: Oid | None, base: Oid | None, theirs: O
                 history.check(info)
             shown.step(checking, len(commits), len(commits))
             checked: Known = {}
-            touched = _check_tip(reader, base, theirs, where, checked, part)
+            try:
+                touched = _check_tip(reader, base, theirs, where, checked, part)
+            except BadLedger as refused:  # told after the clocks: a forged clock refolds
+                return [], {}, [], history.bounds, refused.message
+            if fill is not None and part is not None:
+                fill(checked, part)
             added = [(str(c.info.oid), sorted(map(str, c.events))) for c in history.candidates]
-            return sorted(touched), checked, added
+            return sorted(touched), checked, added, history.bounds, None
 
         with heap.bulk():  # events and items that live until the merge, no cyclic garbage
             if base is None and _items(repo, theirs) >= SPLIT_ITEMS:
-                (touched, first, one), (_, second, two) = twocores.halves(work)
-                checked, added = {**first, **second}, one + two
+                mine, other = twocores.halves(work)
+                check_bounds(mine[3], other[3])
+                problems = [mine[4], other[4]]
+                touched, checked, added = mine[0], {**mine[1], **other[1]}, mine[2] + other[2]
             else:
-                touched, checked, added = work(None)
+                touched, checked, added, bounds, problem = work(None)
+                check_bounds(bounds)
+                problems = [problem]
+            for problem in filter(None, problems):
+                raise BadLedger(problem)
         config = Snapshot(repo, theirs).config
         trusted = frozenset(Snapshot(repo, ours).config.kept_out) if ours else frozenset()
         kept_out = _signatures(repo, reader, _candidates(commits, added), trusted, config)
@@ -207,24 +245,29 @@ class _Added:
     entry: Any  # what Snapshot.read_event needs: .name, .id, .filemode
 
 
+# What one commit's check leaves for the clocks' upper bound, which needs the number of
+# events the commit adds in all (a half of a first sync sees only its own): the commit,
+# its parents' largest clock, the events it adds here, its largest clock here and that
+# event's path, and coop.yaml's clock.
+Bound = tuple[str, int, int, int, str, int]
+
+
 class _History:
     """The commit-by-commit checks; each commit's clock is read once. With `part`, only
-    the events of the items it takes are read (the other half checks the rest)."""
+    the events of the items it takes are read (the other half checks the rest), and the
+    clocks' upper bound is left to `check_bounds`, once both halves have counted."""
 
     def __init__(
         self, repo: Repo, reader: Reader, part: Callable[[str], bool] | None = None
     ) -> None:
         self.repo = repo
         self.reader = reader
-        self.part = part
         # a half names the events of its own fan-outs, and anything under events/ that is
-        # not a fan-out (so both refuse it); the other half's it only counts
+        # not a fan-out (so both refuse it)
         self.fans = None if part is None else (lambda name: not FANOUT_RE.match(name) or part(name))
-        self.others: Callable[[str], bool] = lambda name: (
-            part is not None and FANOUT_RE.match(name) is not None and not part(name)
-        )
         self.clocks: dict[Oid, int] = {}
         self.candidates: list[trust.Candidate] = []  # what the signing policy may cover
+        self.bounds: list[Bound] = []
 
     def clock(self, commit: Oid) -> int:
         if commit not in self.clocks:
@@ -235,44 +278,32 @@ class _History:
         try:
             snapshot = Snapshot(self.repo, info.oid)
             config = snapshot.config
-            added, count = self._added(info)
-            if added and len(info.parents) > 1:
+            merge = len(info.parents) > 1
+            added = self._compared(
+                list(info.parents) or [None], info.oid, None if merge else self.fans
+            )
+            if added and merge:
                 raise BadLedger(f"{_path(added[0])}: a merge commit adds an event of its own")
             floor = max((self.clock(p) for p in info.parents), default=0)
-            mine = [a for a in added if self.part is None or self.part(fanout(a.item_id))]
-            events = [self.reader.named(snapshot, a.item_id, a.name, a.entry) for a in mine]
-            for event, new in zip(events, mine, strict=True):
-                _check_event(event, new, info, floor, count)
-            _check_config_clock(config, floor, events, count)
+            events = self.reader.added(snapshot, [(a.item_id, a.entry) for a in added])
+            top, top_path = floor, ""
+            for event, new in zip(events, added, strict=True):
+                _check_event(event, new, info, floor)
+                if event.clock > top:
+                    top, top_path = event.clock, _path(new)
         except BadLedger as error:
             raise BadLedger(f"commit {info.oid[:12]}: {error.message}") from None
         self.clocks[info.oid] = config.clock
+        self.bounds.append((str(info.oid), floor, len(added), top, top_path, config.clock))
         if added and info.parents:
             ids = frozenset(EventId(e.id) for e in events)
             self.candidates.append(trust.Candidate(info, ids))
 
-    def _added(self, info: CommitInfo) -> tuple[list[_Added], int]:
-        """Event files in this commit that no parent has, and how many it adds in all; a
-        dropped or changed one refuses.
-
-        A half of a first sync names (and checks) the events of its own fan-outs, and only
-        counts the other half's: their number bounds the clocks. When the other half's
-        fan-outs hold anything but added files, the other half refuses the commit, and
-        this half does not bound the clocks from above (`UNBOUNDED`), so that the refusal
-        it reports is that one. A merge commit is compared in whole, as it adds nothing.
-        """
-        bases: list[Oid | None] = list(info.parents) or [None]
-        if self.part is None or len(bases) > 1:
-            added = self._compared(bases, info.oid, None)
-            return added, len(added)
-        mine = self._compared(bases, info.oid, self.fans)
-        others = self.repo.added_files(bases[0], info.oid, EVENTS, self.others)
-        return mine, UNBOUNDED if others is None else len(mine) + others
-
     def _compared(
         self, bases: list[Oid | None], commit: Oid, only: Callable[[str], bool] | None
     ) -> list[_Added]:
-        """The event files under `only`'s folders of events/ in `commit` that no parent has."""
+        """The event files under `only`'s folders of events/ in `commit` that no parent has;
+        a dropped or changed one refuses."""
         new_everywhere: dict[str, _Added] | None = None
         for parent in bases:
             added: dict[str, _Added] = {}
@@ -287,7 +318,25 @@ class _History:
         return sorted((new_everywhere or {}).values(), key=_path)
 
 
-UNBOUNDED = 1 << 62  # a count of added events that bounds no clock (see `_History._added`)
+def check_bounds(*halves: list[Bound]) -> None:
+    """Each commit's clocks: none above its parents' largest plus the number of events it
+    adds (in all halves), and coop.yaml's between its largest event and that bound."""
+    for bounds in zip(*halves, strict=True):
+        commit, floor = bounds[0][0], bounds[0][1]
+        high = floor + sum(b[2] for b in bounds)
+        top, path = max((b[3], b[4]) for b in bounds)
+        config_clock = bounds[0][5]
+        if top > high:
+            raise BadLedger(
+                f"commit {commit[:12]}: {path}: clock {top} is outside {floor + 1}..{high} — "
+                "a clock grows by one per event"
+            )
+        if not top <= config_clock <= high:
+            raise BadLedger(
+                f"commit {commit[:12]}: coop.yaml: clock {config_clock} is outside "
+                f"{top}..{high} — a clock grows by one per event and is never below one "
+                "of its events"
+            )
 
 
 @frozen
@@ -317,7 +366,9 @@ def _path(added: _Added) -> str:
     return f"{event_dir(added.item_id)}/{added.name}"
 
 
-def _check_event(event: Event, added: _Added, info: CommitInfo, floor: int, count: int) -> None:
+def _check_event(event: Event, added: _Added, info: CommitInfo, floor: int) -> None:
+    """One added event: admitted, by the commit's author, and above its parents' clocks
+    (the upper bound needs every half's count: `check_bounds`)."""
     path = _path(added)
     problem = admission.event_problem(event)
     if problem:
@@ -327,21 +378,10 @@ def _check_event(event: Event, added: _Added, info: CommitInfo, floor: int, coun
             f"{path}: an event by {event.actor!r} in a commit authored by {info.author!r} — "
             "each event is written by the author of the commit that adds it"
         )
-    if not floor < event.clock <= floor + count:
+    if event.clock <= floor:
         raise BadLedger(
-            f"{path}: clock {event.clock} is outside {floor + 1}..{floor + count} — a clock "
-            "grows by one per event"
-        )
-
-
-def _check_config_clock(config: LedgerConfig, floor: int, events: list[Event], count: int) -> None:
-    """coop.yaml's clock: at least each of `events`' clocks, at most one per added event."""
-    low = max([floor, *(e.clock for e in events)])
-    high = floor + count
-    if not low <= config.clock <= high:
-        raise BadLedger(
-            f"coop.yaml: clock {config.clock} is outside {low}..{high} — a clock grows by one "
-            "per event and is never below one of its events"
+            f"{path}: clock {event.clock} is not above {floor}, the largest clock of its "
+            "commit's parents — a clock grows by one per event"
         )
 
 

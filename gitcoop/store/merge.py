@@ -19,7 +19,7 @@ blobs are copied, never re-encoded, and item files are folds.
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import field, replace
 from datetime import datetime
 from typing import Any
@@ -108,7 +108,8 @@ def plan(
     if ours is not None and repo.is_ancestor(theirs, ours):
         return Merged("ahead", ours, ours)
     base = repo.merge_base(ours, theirs) if ours is not None else None
-    arrival = inbound.check(repo, remote, ours, base, theirs)  # hostile data first: exit 4
+    fill = _cache_filler(repo, theirs) if ours is None else None  # nothing local to evict
+    arrival = inbound.check(repo, remote, ours, base, theirs, fill)  # hostile data first: exit 4
     remote_side = arrival.touched
     if ours is not None and base is None:
         raise Refused(
@@ -132,6 +133,18 @@ def plan(
             arrival.reader, remote, sides, keep, (actor, at, sign), known
         )
     return Merged("merged", ours, commit, touched, news, known)
+
+
+def _cache_filler(repo: Repo, theirs: Oid) -> inbound.Fill:
+    """The open index of `theirs`, built by each half of a split check for its fan-outs
+    (from the item data it checked), so that a first sync builds it on both cores."""
+
+    def fill(known: Known, fans: Callable[[str], bool]) -> None:
+        cache = ItemCache(repo.common_dir)
+        cache.parallel = False  # already one of two processes
+        Snapshot(repo, theirs).open_view(cache, known, fans)
+
+    return fill
 
 
 # -- writing the merge ----------------------------------------------------------

@@ -318,47 +318,6 @@ class Repo:
         self._compare(before, self._subtree_id(new, under), under, found, COMPARED_LEVELS, only)
         return found
 
-    def added_files(
-        self, old: Oid | None, new: Oid, under: str, only: Callable[[str], bool]
-    ) -> int | None:
-        """How many files `changes(old, new, under)` names as added under the top-level
-        folders `only` accepts, or None when it names anything else there (a deletion, a
-        change, a folder too deep to open). A half of a first sync counts the events of
-        the other half this way, without naming them: their number bounds the clocks."""
-        before = self._subtree_id(old, under) if old is not None else None
-        return self._count_added(before, self._subtree_id(new, under), under, COMPARED_LEVELS, only)
-
-    def _count_added(
-        self,
-        old: str | None,
-        new: str | None,
-        path: str,
-        levels: int,
-        only: Callable[[str], bool] | None = None,
-    ) -> int | None:
-        before, after = self._raw_entries(old, path), self._raw_entries(new, path)
-        gone = dict(_entry(raw) for raw in before - after)
-        came = dict(_entry(raw) for raw in after - before)
-        names = gone.keys() | came.keys()
-        count = 0
-        for name in names if only is None else filter(only, names):  # as `_compare` goes
-            was, now = gone.get(name), came.get(name)
-            if was is not None and _kind(was[0]) != TREE:
-                return None  # a file changed or deleted
-            folder = now[1] if now is not None and _kind(now[0]) == TREE else None
-            if was is not None or folder is not None:
-                if levels <= 0:
-                    return None  # a folder `_compare` would name itself
-                inner = self._count_added(
-                    was[1] if was is not None else None, folder, f"{path}/{name}", levels - 1
-                )
-                if inner is None:
-                    return None
-                count += inner
-            if now is not None and _kind(now[0]) != TREE:
-                count += 1  # a new file
-        return count
-
     def _subtree_id(self, commit: Oid, name: str) -> str | None:
         try:
             entry = self.commit_tree(commit)[name]

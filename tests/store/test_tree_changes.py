@@ -82,19 +82,3 @@ def test_changes_under_chosen_folders_are_those_of_the_whole_comparison(
     part = repo.changes(old, new, "events", lambda name: name in chosen)
     expected = {d for d in whole if d[1].split("/")[1] in chosen}
     assert {(d.status, d.path, d.oid, d.mode) for d in part} == expected
-
-
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(before=trees, after=trees, chosen=st.sets(names))
-def test_the_count_of_added_files_is_that_of_the_comparison_or_none(
-    scratch: Path, before: dict[str, Any], after: dict[str, Any], chosen: set[str]
-) -> None:
-    """Where the comparison under the chosen folders names only added files, their number;
-    where it names anything else, None (the other half of a first sync refuses it)."""
-    raw = open_raw(scratch)
-    old, new = Oid(commit(raw, before)), Oid(commit(raw, after))
-    repo = open_repo(str(scratch))
-    named = repo.changes(old, new, "events", lambda name: name in chosen)
-    only_files_added = all(d.status == "added" and d.mode != TREE for d in named)
-    expected = len(named) if only_files_added else None
-    assert repo.added_files(old, new, "events", lambda name: name in chosen) == expected
