@@ -33,3 +33,11 @@ def test_a_paused_collector_stays_paused() -> None:
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def test_what_a_bulk_read_made_is_not_walked_again_by_the_collector() -> None:
+    frozen = gc.get_freeze_count()
+    with heap.bulk():
+        made = [[n] for n in range(1000)]  # lists are tracked (a dict of numbers is not)
+    assert gc.get_freeze_count() >= frozen + len(made)
+    assert gc.isenabled()
