@@ -45,10 +45,10 @@ def replace(record: Record, /, **changes: Any) -> Record:
         names = _FIELD_NAMES[kind] = _plain_fields(kind)
     if not names or not changes.keys() <= names:
         return dataclasses.replace(record, **changes)  # type: ignore[type-var]
-    copy: Record = object.__new__(kind)
-    state = copy.__dict__
-    state.update(record.__dict__)
+    state = record.__dict__.copy()
     state.update(changes)
+    copy: Record = object.__new__(kind)
+    object.__setattr__(copy, "__dict__", state)
     return copy
 
 
