@@ -31,12 +31,12 @@ fast-forward and a first fetch all come through `store/merge.py`, which calls
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 from gitcoop.domain import admission, progress, rulebook
 from gitcoop.domain.frozen import frozen
 from gitcoop.domain.ids import EventId, ItemId, fanout
-from gitcoop.domain.records import Event, LedgerConfig
+from gitcoop.domain.records import Event, Item, LedgerConfig
 from gitcoop.domain.roles import LEDGER_ID
 from gitcoop.domain.settings import SETTINGS
 from gitcoop.errors import BadLedger, FetchedLedgerRefused
@@ -158,7 +158,8 @@ def check(
                 mine, other = twocores.halves(work)
                 check_bounds(mine[3], other[3])
                 problems = [mine[4], other[4]]
-                touched, checked, added = mine[0], {**mine[1], **other[1]}, mine[2] + other[2]
+                touched = sorted({*mine[0], *other[0]})
+                checked, added = {**mine[1], **other[1]}, mine[2] + other[2]
             else:
                 touched, checked, added, bounds, problem = work(None)
                 check_bounds(bounds)
@@ -238,11 +239,21 @@ def _items(repo: Repo, commit: Oid) -> int:
 # -- each commit ----------------------------------------------------------------------
 
 
-@frozen
-class _Added:
+class _Entry(NamedTuple):
+    """What `Snapshot.read_events` needs of an added event file's tree entry."""
+
+    name: str
+    id: str
+    filemode: int
+
+
+class _Added(NamedTuple):
+    """An added event file (a tuple: a first sync makes one for every event)."""
+
+    path: str
     item_id: ItemId
     name: str
-    entry: Any  # what Snapshot.read_event needs: .name, .id, .filemode
+    entry: _Entry
 
 
 # What one commit's check leaves for the clocks' upper bound, which needs the number of
@@ -283,14 +294,14 @@ class _History:
                 list(info.parents) or [None], info.oid, None if merge else self.fans
             )
             if added and merge:
-                raise BadLedger(f"{_path(added[0])}: a merge commit adds an event of its own")
+                raise BadLedger(f"{added[0].path}: a merge commit adds an event of its own")
             floor = max((self.clock(p) for p in info.parents), default=0)
             events = self.reader.added(snapshot, [(a.item_id, a.entry) for a in added])
             top, top_path = floor, ""
             for event, new in zip(events, added, strict=True):
                 _check_event(event, new, info, floor)
                 if event.clock > top:
-                    top, top_path = event.clock, _path(new)
+                    top, top_path = event.clock, new.path
         except BadLedger as error:
             raise BadLedger(f"commit {info.oid[:12]}: {error.message}") from None
         self.clocks[info.oid] = config.clock
@@ -315,7 +326,7 @@ class _History:
                 new_everywhere = added
             else:
                 new_everywhere = {k: v for k, v in new_everywhere.items() if k in added}
-        return sorted((new_everywhere or {}).values(), key=_path)
+        return sorted((new_everywhere or {}).values())  # by path
 
 
 def check_bounds(*halves: list[Bound]) -> None:
@@ -339,13 +350,6 @@ def check_bounds(*halves: list[Bound]) -> None:
             )
 
 
-@frozen
-class _Entry:
-    name: str
-    id: str
-    filemode: int
-
-
 def _event_entry(path: str, oid: str, mode: int) -> _Added:
     """An added path under events/, checked against the layout before it is read."""
     parts = path.split("/")
@@ -359,17 +363,13 @@ def _event_entry(path: str, oid: str, mode: int) -> _Added:
     )
     if not good:
         raise BadLedger(f"{path}: not an allowed name or mode for the ledger layout")
-    return _Added(ItemId(parts[2]), parts[3], _Entry(parts[3], oid, mode))
-
-
-def _path(added: _Added) -> str:
-    return f"{event_dir(added.item_id)}/{added.name}"
+    return _Added(path, ItemId(parts[2]), parts[3], _Entry(parts[3], oid, mode))
 
 
 def _check_event(event: Event, added: _Added, info: CommitInfo, floor: int) -> None:
     """One added event: admitted, by the commit's author, and above its parents' clocks
     (the upper bound needs every half's count: `check_bounds`)."""
-    path = _path(added)
+    path = added.path
     problem = admission.event_problem(event)
     if problem:
         raise BadLedger(f"{path}: {problem}")
@@ -407,7 +407,8 @@ def _check_tip(
     old = Snapshot(repo, base) if base else None
     if old is not None and not _same_roles(old.config, config):
         old = None  # other roles change every fold: check every item
-    touched = changed(old, side, where)
+    own = None if part is None else (lambda fan: not FANOUT_RE.match(fan) or part(fan))
+    touched = changed(old, side, where, own)
     if old is not None:  # an event newly kept out changes its item's fold
         listed = set(config.kept_out) - set(old.config.kept_out)
         touched |= {item for (item, _, _), event in reader.events.items() if event.id in listed}
@@ -417,11 +418,12 @@ def _check_tip(
         return reader.item_events(side, item_id)
 
     shown = progress.reporter()
-    folds = rulebook.fold_items(mine, events_of, config.roles, config.kept_out)
-    for done, (item_id, folded) in enumerate(folds):
-        if done % 64 == 0:
-            shown.step("checking each item is the fold of its events", done, len(mine))
-        blob = side.item_blob(item_id)
+    folds: list[tuple[ItemId, Any, Item | None]] = []
+    for item_id, folded in rulebook.fold_items(mine, events_of, config.roles, config.kept_out):
+        if len(folds) % 64 == 0:
+            shown.step("checking each item is the fold of its events", len(folds), len(mine))
+        folds.append((item_id, side.item_blob(item_id), folded))
+    for item_id, blob, folded in folds:  # each kind of work in a loop of its own
         if blob is None or folded is None:
             if (blob is None) != (folded is None):
                 raise BadLedger(f"{item_path(item_id)}: is not the fold of its events")
@@ -478,14 +480,20 @@ def entries(snapshot: Snapshot | None, item_id: ItemId) -> Entries:
     return {e.name: e.id for e in tree} if tree is not None else {}
 
 
-def changed(old: Snapshot | None, new: Snapshot | None, where: str) -> set[ItemId]:
-    """Item ids under items/ or events/ whose entry differs; `new`'s names are checked."""
+def changed(
+    old: Snapshot | None,
+    new: Snapshot | None,
+    where: str,
+    fans: Callable[[str], bool] | None = None,
+) -> set[ItemId]:
+    """Item ids under items/ or events/ whose entry differs (in the fan-out folders `fans`
+    takes, when given); `new`'s names are checked."""
     found: set[ItemId] = set()
     for top in (ITEMS, EVENTS):
         before = _listing(old.subtree(top) if old else None)
         after = _listing(new.subtree(top) if new else None)
         for fan in sorted(before.keys() | after.keys()):
-            if str(before.get(fan)) == str(after.get(fan)):
+            if (fans is not None and not fans(fan)) or str(before.get(fan)) == str(after.get(fan)):
                 continue
             inner_before = _listing(_tree(old, before.get(fan), f"{top}/{fan}"))
             inner_after = _listing(
