@@ -150,6 +150,7 @@ def check(
                 return [], {}, [], history.bounds, refused.message
             if fill is not None and part is not None:
                 fill(checked, part)
+                checked = {}  # in the cache now: not marshalled back from the child
             added = [(str(c.info.oid), sorted(map(str, c.events))) for c in history.candidates]
             return sorted(touched), checked, added, history.bounds, None
 
