@@ -203,7 +203,8 @@ def _merge(share: Sharing, theirs: Oid | None) -> Oid | None:
             f"kept {len(merged.kept_out)} unsigned events from {share.remote} out "
             "(require_signed): an owner settles them"
         )
-    for notice in merge_notices(share.repo, merged.before, merged.after, share.actor):
+    notices = merge_notices(share.repo, merged.before, merged.after, share.actor, merged.view)
+    for notice in notices:
         if notice.mine:
             share.tries.notice(f"{notice.text} (git coop ack {notice.label} once you have stopped)")
         else:

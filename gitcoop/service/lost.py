@@ -24,19 +24,24 @@ from gitcoop.service.queries import ListFilter
 from gitcoop.service.writer import Intent, Shown, write
 from gitcoop.store.cache import ItemCache
 from gitcoop.store.repository import Oid, Repo
+from gitcoop.store.rows import OpenView
 from gitcoop.store.snapshot import Snapshot
 
 
-def merge_notices(repo: Repo, start: Oid | None, tip: Oid | None, actor: str) -> list[Notice]:
+def merge_notices(
+    repo: Repo, start: Oid | None, tip: Oid | None, actor: str, view: OpenView | None = None
+) -> list[Notice]:
     """The conflicts that appeared between `start` and `tip` and touch `actor`.
 
-    Every item with a conflict is in the open index, which the merge has just filled,
-    so only those items are read, not every item the merge brought.
+    Every item with a conflict is in the open index, which the merge has just filled
+    (and may hand over as `view`, the open index of `tip`), so only those items are
+    read, not every item the merge brought.
     """
     if tip is None or tip == start:
         return []
     after = Snapshot(repo, tip)
-    conflicted = {r.item_id: r for r in after.open_view(ItemCache(repo.common_dir)).rows}
+    shown = view if view is not None else after.open_view(ItemCache(repo.common_dir))
+    conflicted = {r.item_id: r for r in shown.rows}
     conflicted = {i: r for i, r in conflicted.items() if r.summary.conflicts}
     if not conflicted:
         return []

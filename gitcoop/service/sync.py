@@ -20,6 +20,7 @@ from gitcoop.service.context import (
 from gitcoop.service.lost import merge_notices
 from gitcoop.store import merge, transport
 from gitcoop.store.repository import Oid, Repo
+from gitcoop.store.rows import OpenView
 
 MAX_ATTEMPTS = 5
 
@@ -35,6 +36,8 @@ class SyncReport:
     tip: Oid | None = None
     notices: list[Notice] = field(default_factory=list)
     kept_out: list[str] = field(default_factory=list)  # events newly kept out (unsigned)
+    # the last merge's open index, and the tip it is of (the notices read it)
+    view: tuple[Oid, OpenView] | None = field(default=None, repr=False)
 
     @property
     def lost(self) -> list[Notice]:
@@ -120,13 +123,16 @@ def _fetch_and_merge(ctx: Context, repo: Repo, actor: str, report: SyncReport) -
     if report.merged in ("none", "up-to-date", "ahead") or merged.kind == "merged":
         report.merged = merged.kind
     report.tip = merged.after
+    if merged.view is not None and merged.after is not None:
+        report.view = (merged.after, merged.view)
     report.kept_out += [e for e in merged.kept_out if e not in report.kept_out]
     return theirs
 
 
 def _told(repo: Repo, report: SyncReport, actor: str, start: Oid | None) -> SyncReport:
     """Attach the conflicts that appeared between `start` and the final tip and touch `actor`."""
-    report.notices += merge_notices(repo, start, report.tip, actor)
+    view = report.view[1] if report.view is not None and report.view[0] == report.tip else None
+    report.notices += merge_notices(repo, start, report.tip, actor, view)
     return report
 
 

@@ -37,6 +37,7 @@ from gitcoop.store.inbound import Entries, Reader, changed, entries
 from gitcoop.store.layout import COOP_FILE, MODE_BLOB, MODE_TREE, event_dir, item_path
 from gitcoop.store.lock import writer_lock
 from gitcoop.store.repository import Oid, Repo, Sign, enable_fsync
+from gitcoop.store.rows import OpenView
 from gitcoop.store.snapshot import Known, Snapshot
 
 MAX_ATTEMPTS = 5
@@ -53,6 +54,7 @@ class Merged:
     kept_out: tuple[EventId, ...] = ()  # events this merge newly keeps out (unsigned)
     # item data the merge already read or folded, by (item id, blob id): fills the cache
     known: Known = field(default_factory=dict, repr=False, compare=False)
+    view: OpenView | None = field(default=None, repr=False, compare=False)  # of `after`
 
 
 def merge(
@@ -70,8 +72,9 @@ def merge(
     result = _merge_locked(repo, remote, theirs, actor, at, sign)
     if result.after != result.before and result.after is not None:
         # outside the lock: the open index of the new ledger, from what the check read
-        Snapshot(repo, result.after).open_view(ItemCache(repo.common_dir), result.known)
+        view = Snapshot(repo, result.after).open_view(ItemCache(repo.common_dir), result.known)
         upkeep.after_write(repo)
+        return replace(result, view=view)
     return result
 
 
