@@ -20,6 +20,7 @@ from gitcoop.domain.timefmt import format_instant, parse_instant
 Data = dict[str, Any]
 
 EVENT_FIELDS = ("id", "item", "clock", "at", "actor", "session", "verb")
+_EVENT_FIELDS = frozenset(EVENT_FIELDS)
 
 
 class RecordError(ValueError):
@@ -174,7 +175,7 @@ class Event:
             actor=_str(data.get("actor"), "actor"),
             session=_opt_str(data.get("session"), "session"),
             verb=_str(data.get("verb"), "verb"),
-            args={k: v for k, v in data.items() if k not in EVENT_FIELDS},
+            args={k: v for k, v in data.items() if k not in _EVENT_FIELDS},
         )
 
 

@@ -356,15 +356,28 @@ def _event_entry(path: str, oid: str, mode: int) -> _Added:
     parts = path.split("/")
     good = (
         len(parts) == 4
-        and FANOUT_RE.match(parts[1]) is not None
-        and ITEM_DIR_RE.match(parts[2]) is not None
-        and fanout(parts[2]) == parts[1]
+        and (_folder(parts[1], parts[2]))
         and EVENT_FILE_RE.match(parts[3]) is not None
         and mode == MODE_BLOB
     )
     if not good:
         raise BadLedger(f"{path}: not an allowed name or mode for the ledger layout")
     return _Added(path, ItemId(parts[2]), parts[3], _Entry(parts[3], oid, mode))
+
+
+_FOLDERS: set[tuple[str, str]] = set()  # (fan-out, item folder) names found allowed
+
+
+def _folder(fan: str, item: str) -> bool:
+    """Whether `events/FAN/ITEM` is an allowed folder (an item's events share it)."""
+    if (fan, item) in _FOLDERS:
+        return True
+    good = FANOUT_RE.match(fan) is not None and ITEM_DIR_RE.match(item) is not None
+    if good and fanout(item) == fan:
+        if len(_FOLDERS) < 100_000:
+            _FOLDERS.add((fan, item))
+        return True
+    return False
 
 
 def _check_event(event: Event, added: _Added, info: CommitInfo, floor: int) -> None:
