@@ -77,14 +77,14 @@ class Reader:
             self.events[key] = snapshot.read_event(item_id, entry)
         return self.events[key]
 
-    def added(self, snapshot: Snapshot, files: list[tuple[ItemId, Any]]) -> list[Event]:
-        """The events of many (item id, tree entry)s, those not parsed yet read together
+    def added(self, snapshot: Snapshot, files: list[_Added]) -> list[Event]:
+        """The events of these added files, those not parsed yet read together
         (`Snapshot.read_events`: every blob, then every parse, each in one pass)."""
-        keys = [(item_id, entry.name, str(entry.id)) for item_id, entry in files]
+        keys = [(file.item_id, file.name, file.entry.id) for file in files]
         events = self.events
         new = [(file, key) for file, key in zip(files, keys, strict=True) if key not in events]
         if new:
-            read = snapshot.read_events([file for file, _ in new])
+            read = snapshot.read_events([(f.path, f.item_id, f.entry) for f, _ in new])
             events.update(zip((key for _, key in new), read, strict=True))
         return [events[key] for key in keys]
 
@@ -297,7 +297,7 @@ class _History:
             if added and merge:
                 raise BadLedger(f"{added[0].path}: a merge commit adds an event of its own")
             floor = max((self.clock(p) for p in info.parents), default=0)
-            events = self.reader.added(snapshot, [(a.item_id, a.entry) for a in added])
+            events = self.reader.added(snapshot, added)
             top, top_path = floor, ""
             for event, new in zip(events, added, strict=True):
                 _check_event(event, new, info, floor)

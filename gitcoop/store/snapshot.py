@@ -253,21 +253,21 @@ class Snapshot:
             raise BadLedger(f"{path}: the file's name does not match its content")
         return event
 
-    def read_events(self, files: list[tuple[ItemId, Any]]) -> list[Event]:
-        """`read_event` of many (item id, tree entry)s: the names and modes checked and
-        every blob read first, then each parsed (a loop of each kind of work keeps what
-        it uses in the processor's caches: ~30% less time for a first sync's events)."""
-        paths = [f"{event_dir(item_id)}/{entry.name}" for item_id, entry in files]
+    def read_events(self, files: list[tuple[str, ItemId, Any]]) -> list[Event]:
+        """`read_event` of many (path, item id, tree entry)s: the names and modes checked
+        and every blob read first, then each parsed (a loop of each kind of work keeps
+        what it uses in the processor's caches: ~30% less time for a first sync's events)."""
         blobs = []
-        for (_, entry), path in zip(files, paths, strict=True):
+        for path, _, entry in files:
             if not EVENT_FILE_RE.match(entry.name):
                 raise BadLedger(f"{path}: not an allowed event file name")
             if entry.filemode != MODE_BLOB:
                 raise BadLedger(f"{path}: mode {entry.filemode:o} is not allowed (only 100644)")
             blobs.append(self.repo.blob_bytes(entry.id, path, self.cap))
-        loaded = [codec.load(raw, path, self.cap) for raw, path in zip(blobs, paths, strict=True)]
+        cap = self.cap
+        loaded = [codec.load(raw, file[0], cap) for raw, file in zip(blobs, files, strict=True)]
         events = []
-        for data, path, (item_id, entry) in zip(loaded, paths, files, strict=True):
+        for data, (path, item_id, entry) in zip(loaded, files, strict=True):
             event: Event = _record(Event.from_data, data, path)
             if event.item != item_id or entry.name != f"{event.clock:012d}-{event.id}.yaml":
                 raise BadLedger(f"{path}: the file's name does not match its content")
