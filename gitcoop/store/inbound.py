@@ -80,11 +80,11 @@ class Reader:
     def added(self, snapshot: Snapshot, files: list[_Added]) -> list[Event]:
         """The events of these added files, those not parsed yet read together
         (`Snapshot.read_events`: every blob, then every parse, each in one pass)."""
-        keys = [(file.item_id, file.name, file.entry.id) for file in files]
+        keys = [(file.item_id, file.name, file.id) for file in files]
         events = self.events
         new = [(file, key) for file, key in zip(files, keys, strict=True) if key not in events]
         if new:
-            read = snapshot.read_events([(f.path, f.item_id, f.entry) for f, _ in new])
+            read = snapshot.read_events([(f.path, f.item_id, f) for f, _ in new])
             events.update(zip((key for _, key in new), read, strict=True))
         return [events[key] for key in keys]
 
@@ -240,21 +240,15 @@ def _items(repo: Repo, commit: Oid) -> int:
 # -- each commit ----------------------------------------------------------------------
 
 
-class _Entry(NamedTuple):
-    """What `Snapshot.read_events` needs of an added event file's tree entry."""
-
-    name: str
-    id: str
-    filemode: int
-
-
 class _Added(NamedTuple):
-    """An added event file (a tuple: a first sync makes one for every event)."""
+    """An added event file (a tuple: a first sync makes one for every event), and its
+    tree entry as `Snapshot.read_events` reads it (`name`, `id`, `filemode`)."""
 
     path: str
     item_id: ItemId
     name: str
-    entry: _Entry
+    id: str
+    filemode: int
 
 
 # What one commit's check leaves for the clocks' upper bound, which needs the number of
@@ -362,7 +356,7 @@ def _event_entry(path: str, oid: str, mode: int) -> _Added:
     )
     if not good:
         raise BadLedger(f"{path}: not an allowed name or mode for the ledger layout")
-    return _Added(path, ItemId(parts[2]), parts[3], _Entry(parts[3], oid, mode))
+    return _Added(path, ItemId(parts[2]), parts[3], oid, mode)
 
 
 _FOLDERS: set[tuple[str, str]] = set()  # (fan-out, item folder) names found allowed
