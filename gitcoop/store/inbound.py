@@ -53,7 +53,7 @@ from gitcoop.store.layout import (
     event_dir,
     item_path,
 )
-from gitcoop.store.repository import CommitInfo, Oid, Repo
+from gitcoop.store.repository import CommitInfo, Oid, Repo, fetched_reads
 from gitcoop.store.snapshot import Known, Snapshot
 
 Data = dict[str, Any]
@@ -154,7 +154,9 @@ def check(
             added = [(str(c.info.oid), sorted(map(str, c.events))) for c in history.candidates]
             return sorted(touched), checked, added, history.bounds, None
 
-        with heap.bulk():  # events and items that live until the merge, no cyclic garbage
+        # events and items that live until the merge, no cyclic garbage; a first sync's
+        # objects all came in the fetch just made
+        with heap.bulk(), fetched_reads(ours is None):
             if base is None and _items(repo, theirs) >= SPLIT_ITEMS:
                 mine, other = twocores.halves(work)
                 check_bounds(mine[3], other[3])
