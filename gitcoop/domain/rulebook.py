@@ -64,12 +64,13 @@ HANDLERS: dict[str, Handler] = {
     **dependencies.HANDLERS,
 }
 VERBS = (*HANDLERS, "resolve")
+_KNOWN = frozenset(VERBS)
 
 
 def apply(item: Item | None, event: Event, roles: Roles, named: Named = nothing_named) -> Item:
     """The item after `event`, or Refused naming the rule and what to do; `named` gives
     the item a duplicate verdict names, as it stands at this event."""
-    if event.verb not in VERBS:
+    if event.verb not in _KNOWN:
         raise Refused(f"unknown verb {event.verb!r} in event {event.id}")
     if item is None and event.verb != "add":
         raise Refused(f"{event.item} does not exist yet; {event.verb} needs an added item")
