@@ -109,7 +109,7 @@ class Arrival:
 Fill = Callable[[Known, Callable[[str], bool]], None]
 # what a check (or a half of one) found: the items touched, the item files' data, the
 # events each commit adds, the clocks' bounds, and what was wrong with the tip if anything
-Checked = tuple[list[str], Known, list[tuple[str, list[str]]], list["Bound"], str | None]
+Checked = tuple[list[str], Known, list[tuple[str, frozenset[EventId]]], list["Bound"], str | None]
 
 
 def check(
@@ -151,7 +151,7 @@ def check(
             if fill is not None and part is not None:
                 fill(checked, part)
                 checked = {}  # in the cache now: not marshalled back from the child
-            added = [(str(c.info.oid), sorted(map(str, c.events))) for c in history.candidates]
+            added = [(str(c.info.oid), c.events) for c in history.candidates]
             return sorted(touched), checked, added, history.bounds, None
 
         # events and items that live until the merge, no cyclic garbage; a first sync's
@@ -181,17 +181,15 @@ def check(
 
 
 def _candidates(
-    commits: list[CommitInfo], added: list[tuple[str, list[str]]]
+    commits: list[CommitInfo], added: list[tuple[str, frozenset[EventId]]]
 ) -> list[trust.Candidate]:
     """The commits that add events, in history order, each with all it adds (a check in
     halves finds each commit's events in two parts)."""
-    events: dict[str, set[EventId]] = {}
+    events: dict[str, frozenset[EventId]] = {}
     for oid, ids in added:
-        events.setdefault(oid, set()).update(EventId(i) for i in ids)
+        events[oid] = events[oid] | ids if oid in events else ids
     return [
-        trust.Candidate(info, frozenset(events[str(info.oid)]))
-        for info in commits
-        if str(info.oid) in events
+        trust.Candidate(info, events[str(info.oid)]) for info in commits if str(info.oid) in events
     ]
 
 
