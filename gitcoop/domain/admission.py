@@ -19,7 +19,6 @@ from typing import Any
 
 from gitcoop.domain import bounds
 from gitcoop.domain.ids import EVENT_ID_RE, ITEM_ID_RE, identity_problem
-from gitcoop.domain.keys import key_problem
 from gitcoop.domain.obligations import DELAY_MAX, DELAY_MIN
 from gitcoop.domain.records import Event
 from gitcoop.domain.roles import LEDGER_ID
@@ -39,6 +38,12 @@ MAX_ENTRIES = 1000  # evidence entries, children of a split
 MAX_DEPTH = 6  # arguments nested in arguments (a resolve's replay)
 
 Check = Callable[[Any, str, int], str | None]
+
+
+def _key_problem(value: Any) -> str | None:
+    from gitcoop.domain.keys import key_problem  # only a `keys` event carries a key
+
+    return key_problem(value)
 
 
 def event_problem(event: Event) -> str | None:
@@ -186,7 +191,7 @@ TYPED: dict[str, Check] = {
     "actor": lambda value, name, depth: _identity(value, name),
     "who": lambda value, name, depth: _identity(value, name),
     "head": _pattern(HEAD_RE, "a full commit sha"),
-    "public_key": lambda value, name, depth: key_problem(value),
+    "public_key": lambda value, name, depth: _key_problem(value),
     "event": _pattern(EVENT_ID_RE, "an event id"),
     "order_key": _pattern(ORDER_KEY_RE, "an order key (lowercase letters and digits)"),
     "children": _item_ids,

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gitcoop.domain import (
     dependencies,
@@ -35,11 +35,13 @@ from gitcoop.domain import (
 )
 from gitcoop.domain.frozen import frozen
 from gitcoop.domain.ids import ItemId
-from gitcoop.domain.keys import Keys, apply_keys
 from gitcoop.domain.records import Conflict, Event, Item, RecordError, Roles, replace
 from gitcoop.domain.roles import apply_roles
 from gitcoop.domain.settings import SETTINGS, SettingError
 from gitcoop.errors import Refused
+
+if TYPE_CHECKING:  # the key registry loads only when a `keys` event is folded
+    from gitcoop.domain.keys import Keys
 
 Handler = Callable[[Item | None, Event, Roles], Item]
 # another item as it stands at the event applied: what a duplicate verdict is judged against
@@ -308,7 +310,7 @@ class LedgerState:
 
     roles: Roles = field(default_factory=Roles)
     settings: Mapping[str, Any] = field(default_factory=dict)
-    keys: Keys = field(default_factory=Keys)
+    keys: Keys = field(default_factory=lambda: _keys().Keys())
 
     @property
     def requires_signing(self) -> bool:
@@ -322,8 +324,14 @@ def apply_ledger(state: LedgerState, event: Event) -> LedgerState:
     if event.verb == "config":
         return replace(state, settings=apply_setting(state.settings, state.roles, event))
     if event.verb == "keys":
-        return replace(state, keys=apply_keys(state.keys, state.roles, event))
+        return replace(state, keys=_keys().apply_keys(state.keys, state.roles, event))
     raise Refused(f"unknown verb {event.verb!r} for the ledger in event {event.id}")
+
+
+def _keys() -> Any:
+    from gitcoop.domain import keys  # base64, hashlib: no take or listing needs them
+
+    return keys
 
 
 def apply_setting(settings: Mapping[str, Any], roles: Roles, event: Event) -> dict[str, Any]:

@@ -23,10 +23,9 @@ from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import TYPE_CHECKING, Any
 
-from gitcoop.domain import admission, ids, reconcile, remarks, rulebook
+from gitcoop.domain import admission, ids, remarks, rulebook
 from gitcoop.domain.frozen import frozen
 from gitcoop.domain.ids import EventId, ItemId
-from gitcoop.domain.keys import fingerprint
 from gitcoop.domain.queue import settled
 from gitcoop.domain.records import Event, Item, LedgerConfig, Roles
 from gitcoop.domain.roles import LEDGER_ID
@@ -337,7 +336,9 @@ class _Run:
         self.config = replace(
             self.config, roles=after.roles, settings=dict(after.settings), clock=event.clock
         )
-        if not reconcile.same_roles(before.roles, after.roles):
+        from gitcoop.domain.reconcile import same_roles  # a merge's module: most writes skip
+
+        if not same_roles(before.roles, after.roles):
             self._refold(after.roles)
 
     def _refold(self, roles: Roles) -> None:
@@ -460,6 +461,8 @@ class _Run:
                 done.append(f"roles {args['action']} {args['role']} {args['who']}")
             elif event.item == LEDGER_ID and event.verb == "keys":
                 args = event.args
+                from gitcoop.domain.keys import fingerprint
+
                 print_ = fingerprint(str(args["public_key"]))
                 done.append(f"keys {args['action']} {args['who']} {print_}")
             elif event.item == LEDGER_ID:
