@@ -109,7 +109,7 @@ class Arrival:
 Fill = Callable[[Known, Callable[[str], bool]], None]
 # what a check (or a half of one) found: the items touched, the item files' data, the
 # events each commit adds, the clocks' bounds, and what was wrong with the tip if anything
-Checked = tuple[list[str], Known, list[tuple[str, frozenset[EventId]]], list["Bound"], str | None]
+Found = tuple[list[str], Known, list[tuple[str, frozenset[EventId]]], list["Bound"], str | None]
 
 
 def check(
@@ -135,7 +135,7 @@ def check(
         commits = list(repo.commits_since(theirs, ours))
         checking = f"checking what arrived from {remote}"
 
-        def work(half: int | None) -> Checked:
+        def work(half: int | None) -> Found:
             part = None if half is None else _half(half)
             history = _History(repo, reader, part)
             shown = progress.reporter()
