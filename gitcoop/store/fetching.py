@@ -70,26 +70,24 @@ def start(words: list[str]) -> None:
     remote = rest[0] if rest else "origin"
     if not plain_remote(remote) or os.environ.get("GIT_DIR"):
         return
-    try:
-        found = subprocess.run(
-            ["git", "rev-parse", "--absolute-git-dir"],
-            capture_output=True,
-            text=True,
-            check=False,
-            stdin=subprocess.DEVNULL,
-        )
-        git_dir = found.stdout.strip()
-        if found.returncode != 0 or not git_dir:
-            return
-        url = subprocess.run(
-            ["git", "--git-dir", git_dir, "config", "--get", f"remote.{remote}.url"],
-            capture_output=True,
-            text=True,
-            check=False,
-            stdin=subprocess.DEVNULL,
-        )
-        if url.returncode != 0:
-            return  # not a remote here: the command says so, and nothing is fetched
+    try:  # where the repository is, and whether it has that remote: asked side by side
+        asked = [
+            subprocess.Popen(
+                question,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                stdin=subprocess.DEVNULL,
+                text=True,
+            )
+            for question in (
+                ["git", "rev-parse", "--absolute-git-dir"],
+                ["git", "config", "--get", f"remote.{remote}.url"],
+            )
+        ]
+        (found, _), (url, _) = (question.communicate() for question in asked)
+        git_dir = found.strip()
+        if any(question.returncode != 0 for question in asked) or not git_dir or not url:
+            return  # not a repository, or no such remote: the command says so
         process = subprocess.Popen(
             ["git", "--git-dir", git_dir, *command(remote)],
             stdout=subprocess.PIPE,
