@@ -54,6 +54,7 @@ from gitcoop.store.layout import (
     item_path,
 )
 from gitcoop.store.repository import CommitInfo, Oid, Repo, fetched_reads
+from gitcoop.store.rows import Node, OpenView, Row, Tally
 from gitcoop.store.snapshot import Known, Snapshot
 
 Data = dict[str, Any]
@@ -104,12 +105,16 @@ class Arrival:
     # events kept out of every fold (docs/hardening.md): what this clone kept out already,
     # and the events of fetched commits that broke the owners' signing policy
     kept_out: frozenset[EventId] = frozenset()
+    view: OpenView | None = None  # the open index of the fetched tip, when `fill` built it
 
 
-Fill = Callable[[Known, Callable[[str], bool]], None]
+# builds the read cache's open index of some fan-outs from the item data the check found
+Fill = Callable[[Known, Callable[[str], bool]], OpenView]
 # what a check (or a half of one) found: the items touched, the item files' data, the
 # events each commit adds, the clocks' bounds, and what was wrong with the tip if anything
-Found = tuple[list[str], Known, list[tuple[str, frozenset[EventId]]], list["Bound"], str | None]
+Found = tuple[
+    list[str], Known, list[tuple[str, frozenset[EventId]]], list["Bound"], str | None, Any
+]
 
 
 def check(
@@ -147,12 +152,13 @@ def check(
             try:
                 touched = _check_tip(reader, base, theirs, where, checked, part)
             except BadLedger as refused:  # told after the clocks: a forged clock refolds
-                return [], {}, [], history.bounds, refused.message
+                return [], {}, [], history.bounds, refused.message, None
+            view = None
             if fill is not None and part is not None:
-                fill(checked, part)
+                view = _plain(fill(checked, part))
                 checked = {}  # in the cache now: not marshalled back from the child
             added = [(str(c.info.oid), c.events) for c in history.candidates]
-            return sorted(touched), checked, added, history.bounds, None
+            return sorted(touched), checked, added, history.bounds, None, view
 
         # events and items that live until the merge, no cyclic garbage; a first sync's
         # objects all came in the fetch just made
@@ -163,10 +169,11 @@ def check(
                 problems = [mine[4], other[4]]
                 touched = sorted({*mine[0], *other[0]})
                 checked, added = {**mine[1], **other[1]}, mine[2] + other[2]
+                view = _joined(mine[5], other[5])
             else:
-                touched, checked, added, bounds, problem = work(None)
+                touched, checked, added, bounds, problem, _ = work(None)
                 check_bounds(bounds)
-                problems = [problem]
+                problems, view = [problem], None
             for problem in filter(None, problems):
                 raise BadLedger(problem)
         config = Snapshot(repo, theirs).config
@@ -177,7 +184,35 @@ def check(
     except BadLedger as error:
         text = error.message.removeprefix(where)
         raise FetchedLedgerRefused(f"{where}{text} — the local ledger is unchanged") from None
-    return Arrival(frozenset(ItemId(i) for i in touched), reader, checked, kept_out)
+    return Arrival(frozenset(ItemId(i) for i in touched), reader, checked, kept_out, view)
+
+
+PlainView = tuple[list[tuple[Any, ...]], list[tuple[Any, ...]], list[tuple[Any, ...]]]
+
+
+def _plain(view: OpenView) -> PlainView:
+    """An open index as plain tuples (what marshal takes from the child)."""
+    return (
+        [tuple(r) for r in view.rows],
+        [tuple(t) for t in view.settled],
+        list(map(tuple, view.nodes)),
+    )
+
+
+def _joined(first: PlainView | None, second: PlainView | None) -> OpenView | None:
+    """The open index of every fan-out from those of the two halves: the first half's
+    fan-outs (`_FIRST_HALF`: digits and a-f) all sort before the second's, so its rows
+    and links come first, and the tallies add up in the order a whole build meets them."""
+    if first is None or second is None:
+        return None
+    tally: dict[tuple[Any, ...], int] = {}
+    for kind, status, tags, number in (*first[1], *second[1]):
+        tally[kind, status, tags] = tally.get((kind, status, tags), 0) + number
+    return OpenView(
+        [Row._make(r) for r in (*first[0], *second[0])],
+        [Tally(k, s, t, n) for (k, s, t), n in tally.items()],
+        [Node._make(n) for n in (*first[2], *second[2])],
+    )
 
 
 def _candidates(

@@ -72,7 +72,9 @@ def merge(
     result = _merge_locked(repo, remote, theirs, actor, at, sign)
     if result.after != result.before and result.after is not None:
         # outside the lock: the open index of the new ledger, from what the check read
-        view = Snapshot(repo, result.after).open_view(ItemCache(repo.common_dir), result.known)
+        view = result.view  # a split first sync's halves built it
+        if view is None:
+            view = Snapshot(repo, result.after).open_view(ItemCache(repo.common_dir), result.known)
         upkeep.after_write(repo)
         return replace(result, view=view)
     return result
@@ -125,7 +127,8 @@ def plan(
     if ours is None or base == ours:
         kind = "new" if ours is None else "fast-forward"
         if keep <= set(Snapshot(repo, theirs).config.kept_out):
-            return Merged(kind, ours, theirs, tuple(sorted(remote_side)), news, arrival.checked)
+            touched = tuple(sorted(remote_side))
+            return Merged(kind, ours, theirs, touched, news, arrival.checked, arrival.view)
         with repo.one_pack():
             commit, touched = _keep_out(arrival.reader, remote, theirs, keep, (actor, at, sign))
         return Merged(kind, ours, commit, tuple(sorted(remote_side | set(touched))), news)
@@ -142,10 +145,10 @@ def _cache_filler(repo: Repo, theirs: Oid) -> inbound.Fill:
     """The open index of `theirs`, built by each half of a split check for its fan-outs
     (from the item data it checked), so that a first sync builds it on both cores."""
 
-    def fill(known: Known, fans: Callable[[str], bool]) -> None:
+    def fill(known: Known, fans: Callable[[str], bool]) -> OpenView:
         cache = ItemCache(repo.common_dir)
         cache.parallel = False  # already one of two processes
-        Snapshot(repo, theirs).open_view(cache, known, fans)
+        return Snapshot(repo, theirs).open_view(cache, known, fans)
 
     return fill
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -76,3 +77,26 @@ def test_a_large_first_sync_is_checked_in_two_halves_alike(
     cache = ItemCache(repo.common_dir)
     Snapshot(repo, repo.tip()).open_view(cache)
     assert cache.parsed == 0
+
+
+def test_the_open_index_the_halves_hand_over_is_the_one_in_the_cache(
+    clones: Clones, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A split first sync's merge takes the open index the two halves built (their rows,
+    tallies and links joined) instead of reading it back: the same as a fresh read."""
+    from gitcoop.store import inbound, merge, transport
+
+    shared_ledger(clones, 40)
+    monkeypatch.setattr(inbound, "SPLIT_ITEMS", 10)
+    b = clones.clone("bob")
+    assert coop_in(b, "remote", "setup", "origin").code == 0
+    repo = open_repo(str(b))
+    theirs = transport.fetch(repo, "origin")
+    assert theirs is not None
+    merged = merge.merge(
+        repo, "origin", theirs, "bob@example.com", datetime(2026, 11, 29, tzinfo=UTC)
+    )
+    assert merged.view is not None
+    fresh = ItemCache(repo.common_dir)
+    assert merged.view == Snapshot(repo, theirs).open_view(fresh)
+    assert fresh.parsed == 0 and {r.item_id for r in merged.view.rows}
