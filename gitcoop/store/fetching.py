@@ -115,3 +115,15 @@ def take(git_dir: str, remote: str) -> subprocess.CompletedProcess[str] | None:
     if os.path.realpath(where) != os.path.realpath(git_dir):
         return None  # another repository than the command's: fetch again, there
     return subprocess.CompletedProcess(process.args, process.returncode, out, err)
+
+
+def abandon() -> None:
+    """Stop an early fetch the command never took (it failed before it fetched): nothing
+    is left running, or fetched, behind a command that said it fetched nothing."""
+    for _, process in _pending.values():
+        process.terminate()  # git removes what it had begun to write
+        process.wait()
+        for pipe in (process.stdout, process.stderr):  # a child of git's may hold them
+            if pipe is not None:
+                pipe.close()
+    _pending.clear()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from collections.abc import Iterator
@@ -100,3 +101,26 @@ def test_the_script_fetches_once_and_syncs(shared: tuple[Clones, Path], tmp_path
     # started before gitcoop loaded: the two questions (side by side), then the fetch
     assert sorted(commands[1:3]) == ["config", "rev-parse"] and commands[3] == "fetch"
     assert ref(bob, "refs/coop/ledger") == ref(clones.root / "alice", "refs/coop/ledger")
+
+
+def test_an_early_fetch_the_command_never_took_is_stopped(
+    shared: tuple[Clones, Path], no_pending: None, tmp_path: Path
+) -> None:
+    """The command failed before its fetch step: the early fetch (held up here by an
+    upload-pack that waits on a pipe) is stopped, and fetched nothing."""
+    _, bob = shared
+    fifo = tmp_path / "hold"
+    os.mkfifo(fifo)
+    holder = tmp_path / "upload-pack"
+    holder.write_text(f"#!/bin/sh\ncat {fifo} > /dev/null\n")
+    holder.chmod(0o755)
+    git(bob, "config", "remote.origin.uploadpack", str(holder))
+    assert started_in(bob, ["sync"])
+    [(_, process)] = fetching._pending.values()
+    try:
+        fetching.abandon()
+        assert process.returncode is not None and process.returncode < 0  # stopped
+        assert not fetching._pending and not ref(bob, REMOTE_REF)
+    finally:
+        with contextlib.suppress(OSError):  # let the waiting upload-pack go, if it runs
+            os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
