@@ -16,7 +16,7 @@ import subprocess
 
 from gitcoop.domain import progress
 from gitcoop.domain.frozen import frozen
-from gitcoop.errors import CoopError, UsageError
+from gitcoop.errors import CoopError, FetchedLedgerRefused, UsageError
 from gitcoop.store import environment, fetching
 from gitcoop.store.layout import REF, remote_ref
 from gitcoop.store.repository import Oid, Repo
@@ -77,6 +77,12 @@ def fetch(repo: Repo, remote: str) -> Oid | None:
     if done.returncode != 0:
         if MISSING_REF in done.stderr:
             return None
+        refusal = _fsck_refusal(done.stderr)
+        if refusal is not None:  # git's own check of what arrived: a hostile or broken ledger
+            raise FetchedLedgerRefused(
+                f"remote {remote}: git refused an object the fetch brought ({refusal}) — "
+                "the local ledger is unchanged"
+            )
         doing = f"fetching the ledger from {remote}"
         raise environment.said(_first(done.stderr), doing) or TransportFailed(
             f"{doing} failed: {_first(done.stderr)}"
@@ -135,6 +141,15 @@ def _git(repo: Repo, *args: str, quiet: bool = False) -> subprocess.CompletedPro
         raise TransportFailed(f"git {args[0]} took more than {ASK_TIMEOUT}s") from None
     except OSError as exc:
         raise TransportFailed(f"cannot run git: {exc}") from None
+
+
+def _fsck_refusal(stderr: str) -> str | None:
+    """What git's check of the received objects (transfer.fsckObjects) refused, if that is
+    why the fetch failed: its first `error: object ...` line."""
+    if "fsck error" not in stderr:
+        return None
+    found = [line.strip() for line in stderr.splitlines() if line.startswith("error: object ")]
+    return found[0].removeprefix("error: ") if found else "fsck error"
 
 
 def _porcelain_status(stdout: str) -> str | None:

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import Clones, coop_in
-from tests.hostile.forge import Team, add_event, files, new_event, publish, team, tip
+from tests.conftest import Clones, coop_in, git
+from tests.hostile.forge import Team, add_event, files, new_event, publish, push, team, tip
 
 
 @pytest.fixture
@@ -91,3 +92,26 @@ def test_a_peers_value_of_the_wrong_shape_is_refused(
     added = new_event(content, item, "add", kind="item", title="Looks fine", **args)
     publish(crew.mallory, add_event(content, added))
     refused(crew, fragment)
+
+
+def test_a_commit_git_itself_refuses_at_the_fetch_is_a_refused_ledger(crew: Team) -> None:
+    """A commit whose author line git's fsck refuses (here: no e-mail) is stopped by the
+    fetch's own check (transfer.fsckObjects): the sync refuses it like any hostile
+    ledger (exit 4, naming git's reason), not as a transport failure."""
+    parent = tip(crew.mallory)
+    tree = git(crew.mallory, "rev-parse", f"{parent}^{{tree}}").strip()
+    raw = (
+        f"tree {tree}\nparent {parent}\n"
+        "author Mallory <mallory 1700000000 +0000\n"
+        "committer Mallory <mallory@example.com> 1700000000 +0000\n\nwork\n"
+    )
+    made = subprocess.run(
+        ["git", "hash-object", "-t", "commit", "--literally", "-w", "--stdin"],
+        cwd=crew.mallory,
+        input=raw,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    push(crew.mallory, made)
+    refused(crew, "git refused an object", "the local ledger is unchanged")
