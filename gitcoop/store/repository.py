@@ -748,6 +748,10 @@ def fetched_reads(fetched: bool) -> Iterator[None]:
 # them inflated the tree again (0.23 ms; cached: 0.003 ms), several times per
 # transition. The cache's total size stays libgit2's default (256 MiB).
 TREE_CACHE_LIMIT = 1024 * 1024
+# libgit2 keeps every pack file it has read open, without a limit by default; a process
+# that syncs again and again (the MCP server) made packs faster than it closed any and
+# ran out of file descriptors. Past this many, the least recently used is closed.
+PACK_FILES_OPEN = 128
 
 
 def library_versions() -> dict[str, str]:
@@ -762,6 +766,8 @@ def open_repo(path: str, git_parameters: str = "") -> Repo:
     key=value coop ...`; libgit2 does not read it, so its values are kept here.
     """
     pygit2.settings.cache_object_limit(pygit2.enums.ObjectType.TREE, TREE_CACHE_LIMIT)
+    if pygit2.settings.mwindow_file_limit == 0:  # libgit2's default: every pack stays open
+        pygit2.settings.mwindow_file_limit = PACK_FILES_OPEN
     found = pygit2.discover_repository(path)
     if found is None:
         raise NoLedger(f"not a git repository (or any parent up to /): {os.path.abspath(path)}")

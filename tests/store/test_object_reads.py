@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
 import zlib
 from pathlib import Path
 
 import pytest
 
 from gitcoop.errors import BadLedger
-from gitcoop.store.repository import fetched_reads, open_repo
-from tests.conftest import make_repo
+from gitcoop.store.repository import PACK_FILES_OPEN, fetched_reads, open_repo
+from tests.conftest import git, make_repo
 
 WRONG_ID = "1" * 40  # a name no content "blob 3\0abc" hashes to
 
@@ -33,3 +35,42 @@ def test_a_mismatched_object_is_refused_but_inside_fetched_reads(tmp_path: Path)
         repo.blob_bytes(WRONG_ID, "items/11/x.yaml", 1024)
     with fetched_reads(False), pytest.raises(BadLedger):
         repo.blob_bytes(WRONG_ID, "items/11/x.yaml", 1024)
+
+
+def test_a_long_lived_process_keeps_only_so_many_pack_files_open(tmp_path: Path) -> None:
+    """libgit2 keeps every pack file it read open, by default without a limit: a process
+    that syncs again and again (the MCP server, the tests) ran out of file descriptors
+    as fetches and repacks made packs. The repository caps them (`PACK_FILES_OPEN`)."""
+    path = make_repo(tmp_path / "r")
+    blobs = []
+    for n in range(PACK_FILES_OPEN + 20):  # one pack for each blob
+        oid = subprocess.run(
+            ["git", "hash-object", "-w", "--stdin"],
+            cwd=path,
+            input=f"blob {n}\n",
+            text=True,
+            capture_output=True,
+            check=True,
+        ).stdout.strip()
+        subprocess.run(
+            ["git", "pack-objects", "-q", ".git/objects/pack/pack"],
+            cwd=path,
+            input=oid + "\n",
+            text=True,
+            capture_output=True,
+            check=True,
+        )
+        blobs.append(oid)
+    git(path, "prune-packed")
+    repo = open_repo(str(path))
+    for oid in blobs:
+        repo.blob_bytes(oid, "items/11/x.yaml", 1024)
+    open_packs = [fd for fd in os.listdir("/proc/self/fd") if ".pack" in _target(fd)]
+    assert 0 < len(open_packs) <= PACK_FILES_OPEN
+
+
+def _target(fd: str) -> str:
+    try:
+        return os.readlink(f"/proc/self/fd/{fd}")
+    except OSError:
+        return ""
