@@ -14,9 +14,9 @@ the next allocation starts a collection of the youngest generation, which then
 holds everything the bulk read made, and walks it all (~85 ms for a million
 objects, at the end of every first sync and cold listing). In the oldest
 generation they are walked only by a full collection, as long-lived objects
-are, and what becomes garbage there is still collected (a frozen heap would
-keep it: a long-lived process reading in bulk again and again ran out of file
-descriptors, every repository a bulk read held staying open).
+are, and what becomes garbage there is still collected (a frozen object never
+is: a cycle a bulk read held would stay for the life of a long-lived process,
+the MCP server).
 """
 
 from __future__ import annotations
