@@ -31,9 +31,9 @@ ONE_LINE = (  # text the rules copy into an item, or compare with their own word
     *("summary", "reason", "failure", "previous_summary", "previous_status", "previous_holder"),
     *("status", "decision", "outcome", "verdict", "action", "role", "key"),
 )
-SHA_RE = re.compile(r"^[0-9a-f]{7,64}$")
-HEAD_RE = re.compile(r"^([0-9a-f]{40}|[0-9a-f]{64})$")
-ORDER_KEY_RE = re.compile(r"^[0-9a-z]{1,200}$")
+SHA_RE = re.compile(r"^[0-9a-f]{7,64}\Z")
+HEAD_RE = re.compile(r"^([0-9a-f]{40}|[0-9a-f]{64})\Z")
+ORDER_KEY_RE = re.compile(r"^[0-9a-z]{1,200}\Z")
 MAX_ENTRIES = 1000  # evidence entries, children of a split
 MAX_DEPTH = 6  # arguments nested in arguments (a resolve's replay)
 

@@ -20,8 +20,8 @@ KIND_PREFIX = {"todo": "td", "request": "rq", "item": "it", "ledger": "cf"}
 PREFIX_KIND = {v: k for k, v in KIND_PREFIX.items()}
 EVENT_PREFIX = "ev"
 
-ITEM_ID_RE = re.compile(r"^(td|rq|it|cf)-[0-9a-hjkmnp-tv-z]{12}$")
-EVENT_ID_RE = re.compile(r"^ev-[0-9a-hjkmnp-tv-z]{12}$")
+ITEM_ID_RE = re.compile(r"^(td|rq|it|cf)-[0-9a-hjkmnp-tv-z]{12}\Z")
+EVENT_ID_RE = re.compile(r"^ev-[0-9a-hjkmnp-tv-z]{12}\Z")
 
 # Who acts: written into commit signatures and one-line messages, so no control
 # characters (bounds.unsafe()), no angle brackets (git's signature delimiters),

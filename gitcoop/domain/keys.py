@@ -40,7 +40,7 @@ KEY_TYPES = (
     "sk-ecdsa-sha2-nistp256@openssh.com",
 )
 KEY_MAX = 2000  # base64 characters: an 8192-bit RSA key holds about 1,400
-KEY_RE = re.compile(r"^(?P<type>[a-z0-9@.-]{1,40}) (?P<blob>[A-Za-z0-9+/]{16,2000}={0,2})$")
+KEY_RE = re.compile(r"^(?P<type>[a-z0-9@.-]{1,40}) (?P<blob>[A-Za-z0-9+/]{16,2000}={0,2})\Z")
 ACTIONS = ("add", "remove")
 SIGNATURE_BEGIN = "-----BEGIN SSH SIGNATURE-----"
 SIGNATURE_END = "-----END SSH SIGNATURE-----"

@@ -52,7 +52,7 @@ class Context:
         return actor.strip()
 
 
-SHA_RE = re.compile(r"^[0-9a-f]{7,64}$")
+SHA_RE = re.compile(r"^[0-9a-f]{7,64}\Z")
 
 
 def commit_named(repo: Repo, text: str) -> str:

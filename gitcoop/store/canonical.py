@@ -49,6 +49,7 @@ _ASCII_UNUSUAL = bytes(c for c in range(128) if c != 10 and not 0x20 <= c <= 0x7
 # leaves every scalar that starts with "-", "?" or ":" to the parser
 _INDICATORS = frozenset("-?:,[]{}#&*!|>'\"%@` ")
 MAX_DEPTH = 12
+MAX_DIGITS = 4000  # of an integer: Python refuses to read more than 4,300
 SEEN_LIMIT = 200_000  # distinct lines remembered; then the memory starts again
 
 # what a line is: a key (with its depth, key and value), a `- value` entry
@@ -67,11 +68,14 @@ class _NotCanonical(Exception):
 
 
 def plain(value: str) -> Any:
-    """A plain scalar as YAML 1.2 core resolves it (null, bool, int, float); else a string."""
+    """A plain scalar as YAML 1.2 core resolves it (null, bool, int, float); else a string.
+    ValueError for an integer too long to read (Python reads up to 4,300 digits)."""
     if value in CONSTANTS:
         return CONSTANTS[value]
     if value[0] in NUMERIC_START:
         if INT.match(value):
+            if len(value) > MAX_DIGITS:
+                raise ValueError(f"a number of {len(value)} digits, more than a ledger holds")
             return int(value)
         if FLOAT.match(value):
             return float(value)
@@ -200,7 +204,7 @@ def _line(line: str) -> Line:
                 return _NOT_READ
             return (_KEY, depth, key, _EMPTY_LIST if value == "[]" else _EMPTY_MAP)
         return (_KEY, depth, key, _scalar(value))
-    except _NotCanonical:
+    except (_NotCanonical, ValueError):  # ValueError: a number too long; the parser says so
         return _NOT_READ
 
 

@@ -22,7 +22,7 @@ import re
 import subprocess
 
 LEDGER_REF = "refs/coop/ledger"
-REMOTE_NAME_RE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._/-]*$")
+REMOTE_NAME_RE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._/-]*\Z")
 _WORDS = ("sync", "pull")  # the commands whose first step is this fetch
 _OPTIONS = frozenset(("--json",))  # options that do not change what is fetched
 

@@ -18,10 +18,10 @@ ROOT_NAMES = {COOP_FILE: "blob", ITEMS: "tree", EVENTS: "tree"}
 MODE_BLOB = 0o100644
 MODE_TREE = 0o040000
 
-FANOUT_RE = re.compile(r"^[0-9a-hjkmnp-tv-z]{2}$")
-ITEM_FILE_RE = re.compile(r"^(td|rq|it)-[0-9a-hjkmnp-tv-z]{12}\.yaml$")
-ITEM_DIR_RE = re.compile(r"^(td|rq|it|cf)-[0-9a-hjkmnp-tv-z]{12}$")
-EVENT_FILE_RE = re.compile(r"^(\d{12})-(ev-[0-9a-hjkmnp-tv-z]{12})\.yaml$")
+FANOUT_RE = re.compile(r"^[0-9a-hjkmnp-tv-z]{2}\Z")
+ITEM_FILE_RE = re.compile(r"^(td|rq|it)-[0-9a-hjkmnp-tv-z]{12}\.yaml\Z")
+ITEM_DIR_RE = re.compile(r"^(td|rq|it|cf)-[0-9a-hjkmnp-tv-z]{12}\Z")
+EVENT_FILE_RE = re.compile(r"^(\d{12})-(ev-[0-9a-hjkmnp-tv-z]{12})\.yaml\Z")
 
 
 def remote_ref(remote: str) -> str:

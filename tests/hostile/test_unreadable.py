@@ -115,3 +115,39 @@ def test_a_commit_git_itself_refuses_at_the_fetch_is_a_refused_ledger(crew: Team
     ).stdout.strip()
     push(crew.mallory, made)
     refused(crew, "git refused an object", "the local ledger is unchanged")
+
+
+def smuggle_a_name_with_a_newline(crew: Team, content_of: bytes | None = None) -> None:
+    """An item file named `td-….yaml` and a newline: git takes the name (even with
+    transfer.fsckObjects), and a pattern anchored with `$` matched it too."""
+    content = files(crew.mallory)
+    real = f"items/{crew.todo[3:5]}/{crew.todo}.yaml"
+    extra = content[real] if content_of is None else content_of
+    publish(crew.mallory, {**content, real + "\n": extra})
+
+
+def test_an_item_file_name_ending_in_a_newline_is_refused(crew: Team) -> None:
+    """Taken, it was compared with nothing (item `td-….`, no file, no events), and then
+    every read refused the whole ledger as a local breach."""
+    smuggle_a_name_with_a_newline(crew)
+    refused(crew, "not an allowed name or mode")
+
+
+def test_a_first_sync_refuses_a_name_ending_in_a_newline_too(crew: Team, clones: Clones) -> None:
+    smuggle_a_name_with_a_newline(crew, b"id: whatever\n")
+    carol = clones.clone("carol")
+    synced = coop_in(carol, "sync")
+    assert synced.code == 4 and "the local ledger is unchanged" in synced.err, synced.err
+    assert git(carol, "rev-parse", "-q", "--verify", "refs/coop/ledger", check=False) == ""
+
+
+def test_an_event_holding_a_5000_digit_number_is_refused_not_a_crash(crew: Team) -> None:
+    """Python reads no integer of more than 4,300 digits: such a number was a crash
+    (exit 70) at the trust boundary instead of a refusal."""
+    content = files(crew.mallory)
+    note = new_event(content, crew.todo, "note", text="PLACEHOLDER")
+    changed = add_event(content, note, refold=False)
+    path = next(p for p in changed if p.endswith(f"-{note['id']}.yaml"))
+    changed[path] = changed[path].replace(b"PLACEHOLDER", b"1" * 5000)
+    publish(crew.mallory, changed)
+    refused(crew, "digits")

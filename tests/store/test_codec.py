@@ -206,3 +206,9 @@ def test_the_instants_gitcoop_writes_take_the_known_answer() -> None:
     assert not codec.written_instant("2026-11-29T10:00:00")
     assert not codec.written_instant("2026-11-29 10:00:00Z")
     assert not codec.written_instant("２０２６-11-29T10:00:00Z")  # digits, but not ASCII
+
+
+@pytest.mark.parametrize("text", ["a: " + "1" * 5000 + "\n", "a:\n- " + "9" * 4400 + "\n"])
+def test_a_number_too_long_to_read_is_a_refusal_naming_the_path(text: str) -> None:
+    with pytest.raises(BadLedger, match=r"x\.yaml: .*digits"):
+        codec.load(text.encode(), "x.yaml")
