@@ -321,14 +321,7 @@ def run() -> None:
     before `main` returns. The exit functions libraries registered still run,
     and the standard streams are flushed.
     """
-    early = sys.argv[1:2] in (["sync"], ["pull"])
-    if early:  # its fetch, while the program loads
-        from gitcoop.store import fetching
-
-        fetching.start(sys.argv[1:])
     code = main()
-    if early:
-        fetching.abandon()
     atexit._run_exitfuncs()
     try:
         sys.stdout.flush()

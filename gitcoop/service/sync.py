@@ -18,7 +18,7 @@ from gitcoop.service.context import (
     merge_sign,
 )
 from gitcoop.service.lost import merge_notices
-from gitcoop.store import lock, merge, transport
+from gitcoop.store import merge, transport
 from gitcoop.store.repository import Oid, Repo
 from gitcoop.store.rows import OpenView
 
@@ -114,7 +114,6 @@ def _open(ctx: Context, remote: str) -> tuple[Repo, str]:
 
 
 def _fetch_and_merge(ctx: Context, repo: Repo, actor: str, report: SyncReport) -> Oid | None:
-    lock.preload()  # the merge takes the lock: loaded while an early fetch still runs
     theirs = transport.fetch(repo, report.remote)
     if theirs is None:
         report.tip = repo.tip()

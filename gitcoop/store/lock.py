@@ -24,11 +24,6 @@ def lock_path(common_dir: str) -> str:
     return os.path.join(common_dir, LOCK_NAME)
 
 
-def preload() -> None:
-    """Import filelock now (~15 ms), while something else is waited for (a sync's fetch)."""
-    import filelock  # noqa: F401
-
-
 @contextmanager
 def writer_lock(common_dir: str, timeout: float = DEFAULT_TIMEOUT) -> Iterator[None]:
     with file_lock(lock_path(common_dir), timeout):

@@ -12,16 +12,18 @@ still exactly that commit, and only a descendant of that commit is offered.
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 
 from gitcoop.domain import progress
 from gitcoop.domain.frozen import frozen
 from gitcoop.errors import CoopError, FetchedLedgerRefused, UsageError
-from gitcoop.store import environment, fetching
+from gitcoop.store import environment
 from gitcoop.store.layout import REF, remote_ref
 from gitcoop.store.repository import Oid, Repo
 
 ASK_TIMEOUT = 20  # seconds `init` waits to hear whether a remote has a ledger
+REMOTE_NAME_RE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._/-]*\Z")
 MISSING_REF = "couldn't find remote ref"
 
 
@@ -39,12 +41,12 @@ class Pushed:
 
 
 def fetch_refspec(remote: str) -> str:
-    return fetching.refspec(remote)
+    return f"+{REF}:{remote_ref(remote)}"
 
 
 def check_remote(repo: Repo, remote: str) -> None:
     """A configured remote name, never an option or a raw URL."""
-    if not fetching.plain_remote(remote):
+    if not REMOTE_NAME_RE.match(remote) or ".." in remote or remote.endswith((".", "/", ".lock")):
         raise UsageError(f"{remote!r} is not a remote name — give one from: git remote")
     if repo.config_value(f"remote.{remote}.url") is None:
         raise UsageError(f"no remote named {remote!r} — add it first: git remote add {remote} URL")
@@ -68,12 +70,17 @@ def remote_ledger(repo: Repo, remote: str) -> Oid | None:
 
 
 def fetch(repo: Repo, remote: str) -> Oid | None:
-    """Bring the remote's ledger into refs/coop/remotes/REMOTE/ledger; None if it has none.
-
-    A fetch the `git-coop` script started before it loaded (`fetching.start`) is
-    taken when it is this one."""
+    """Bring the remote's ledger into refs/coop/remotes/REMOTE/ledger; None if it has none."""
+    # maintenance.auto=false: git would otherwise start `git maintenance run --auto`
+    # after every fetch, and with claims through a remote every claim fetches; the
+    # repository's maintenance stays with the user's own git commands
     with progress.reporter().waiting(f"fetching the ledger from {remote}"):
-        done = fetching.take(repo.git_dir, remote) or _git(repo, *fetching.command(remote))
+        done = _git(
+            repo,
+            "-c", "transfer.fsckObjects=true", "-c", "maintenance.auto=false",
+            "fetch", "--quiet", "--no-tags", "--no-write-fetch-head",
+            remote, fetch_refspec(remote),
+        )  # fmt: skip
     if done.returncode != 0:
         if MISSING_REF in done.stderr:
             return None

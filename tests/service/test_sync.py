@@ -223,6 +223,20 @@ def test_unknown_remote_is_a_usage_error(clones: Clones) -> None:
     assert coop_in(a, "sync", "--upload-pack=x").code == 2
 
 
+def test_a_sync_refused_before_it_fetches_fetches_nothing(clones: Clones) -> None:
+    """A command that refuses (here: `COOP_NOW` is no instant) leaves nothing fetched: the
+    remote's ledger is fetched by the sync's own fetch step, not ahead of it."""
+    alice = clones.clone("alice")
+    assert coop_in(alice, "init").code == 0 and coop_in(alice, "sync").code == 0
+    bob = clones.clone("bob")
+    done = coop_process(bob, "sync", env={"COOP_NOW": "not-an-instant"})
+    assert done.code == 2, done.err
+    fetched = git(
+        bob, "rev-parse", "-q", "--verify", "refs/coop/remotes/origin/ledger", check=False
+    )
+    assert fetched == ""
+
+
 def test_neither_side_having_a_ledger_says_so(clones: Clones) -> None:
     lonely = clones.clone("carol")
     result = coop_in(lonely, "sync")
