@@ -337,9 +337,6 @@ class Repo:
         """Changed paths between two trees, the way libgit2's diff names them: a file
         whose kind changes (a file, a link, a folder) is deleted and added. Below
         `levels` folders, a changed folder is named itself (no ledger goes that deep)."""
-        if old is None:
-            self._added(new, path, found, levels, only)
-            return
         before, after = self._raw_entries(old, path), self._raw_entries(new, path)
         gone = dict(_entry(raw) for raw in before - after)
         came = dict(_entry(raw) for raw in after - before)
@@ -362,25 +359,6 @@ class Repo:
                 self._compare(folders[0], folders[1], here, found, levels - 1)
             if now is not None and _kind(now[0]) != TREE:
                 found.append(Delta("added", here, now[1], now[0]))
-
-    def _added(
-        self,
-        new: str | None,
-        path: str,
-        found: list[Delta],
-        levels: int,
-        only: Callable[[str], bool] | None,
-    ) -> None:
-        """`_compare` of a tree with nothing: every path in it added (a first sync's whole
-        history starts so), without comparing entries."""
-        came = dict(_entry(raw) for raw in self._raw_entries(new, path))
-        for name in sorted(came if only is None else filter(only, came)):
-            mode, oid = came[name]
-            here = f"{path}/{name}"
-            if _kind(mode) != TREE or levels <= 0:
-                found.append(Delta("added", here, oid, mode))
-            else:
-                self._added(oid, here, found, levels - 1, None)
 
     def _raw_entries(self, oid: str | None, path: str) -> frozenset[bytes]:
         """A tree's entries as raw bytes (mode, name, id), parsed as git parses them."""
