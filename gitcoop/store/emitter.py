@@ -4,7 +4,7 @@ Every ledger file is a mapping of plain data, written as ruamel's C emitter
 writes it (block style, keys sorted, two-space indent, lists under a key at
 the key's own indent, `[]` and `{}` for empty containers). Going through
 ruamel costs ~165 us for an item (a Python event object per scalar, then the
-emitter); this writes the same bytes with string joins, ~10 us, and is what
+emitter); this writes the same bytes with string joins, ~15 us, and is what
 lets a fetched item be checked by its blob id (store/inbound.py) and a write
 skip importing ruamel.
 

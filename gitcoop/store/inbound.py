@@ -54,10 +54,8 @@ from gitcoop.store.layout import (
     item_path,
 )
 from gitcoop.store.repository import CommitInfo, Oid, Repo, fetched_reads
-from gitcoop.store.rows import Node, OpenView, Row, Tally
+from gitcoop.store.rows import Data, Node, OpenView, Row, Tally
 from gitcoop.store.snapshot import Known, Snapshot
-
-Data = dict[str, Any]
 
 Entries = dict[str, Any]  # file name -> blob id, inside one item's event folder
 
@@ -263,6 +261,14 @@ def _half(half: int) -> Callable[[str], bool]:
     return lambda fan: (fan[:1] in _FIRST_HALF) == (half == 0)
 
 
+def _folders_of(part: Callable[[str], bool] | None) -> Callable[[str], bool] | None:
+    """The folders a half opens: its own fan-outs, and any name that is not a fan-out
+    (so both halves refuse it); None (every folder) for a check in one piece."""
+    if part is None:
+        return None
+    return lambda name: not FANOUT_RE.match(name) or part(name)
+
+
 def _items(repo: Repo, commit: Oid) -> int:
     """How many item files a commit holds, counted without checking anything (0 if odd)."""
     try:
@@ -303,9 +309,7 @@ class _History:
     ) -> None:
         self.repo = repo
         self.reader = reader
-        # a half names the events of its own fan-outs, and anything under events/ that is
-        # not a fan-out (so both refuse it)
-        self.fans = None if part is None else (lambda name: not FANOUT_RE.match(name) or part(name))
+        self.fans = _folders_of(part)  # a half names the events of its own folders only
         self.clocks: dict[Oid, int] = {}
         self.candidates: list[trust.Candidate] = []  # what the signing policy may cover
         self.bounds: list[Bound] = []
@@ -450,8 +454,7 @@ def _check_tip(
     old = Snapshot(repo, base) if base else None
     if old is not None and not _same_roles(old.config, config):
         old = None  # other roles change every fold: check every item
-    own = None if part is None else (lambda fan: not FANOUT_RE.match(fan) or part(fan))
-    touched = changed(old, side, where, own)
+    touched = changed(old, side, where, _folders_of(part))
     if old is not None:  # an event newly kept out changes its item's fold
         listed = set(config.kept_out) - set(old.config.kept_out)
         touched |= {item for (item, _, _), event in reader.events.items() if event.id in listed}
