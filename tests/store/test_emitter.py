@@ -94,7 +94,7 @@ def test_what_it_is_not_sure_of_goes_to_ruamel(data: dict[str, Any]) -> None:
     assert codec.dump(data) == reference(data)
 
 
-def test_the_files_gitcoop_writes_take_the_fast_way_and_never_load_the_resolver() -> None:
+def test_the_files_gitcoop_writes_take_the_fast_way_asking_the_resolver_little() -> None:
     item = run(
         added(),
         event("take", session="s1"),
