@@ -1,0 +1,246 @@
+"""One transition's objects written as one pack, in git's own pack format.
+
+A transition writes about ten objects: a blob or two, the trees on the way
+from them to the root (two of them, `items/` and `events/`, list up to 1,024
+folders), and a commit. Written loose by libgit2, with fsync on, each is two
+fsyncs (the file, then its folder): 20 of the 24 a `take` made, a third of
+its time beyond the imports it needs. Here they are kept in memory, hashed as
+git hashes them, and written as one pack and its index: three fsyncs (the
+pack, the index, the folder), in the order git itself makes them visible
+(the pack before the index that names it, so no reader finds an index
+without its pack). The packs this leaves are rolled together by a geometric
+repack (`upkeep`), as git's own maintenance does with the packs fetches leave.
+
+Trees are changed, not rebuilt: a tree is its base's entries as read, with
+the named ones replaced or added in git's order (a folder sorts as if its
+name ended in `/`). Trees are stored without compression: most of their
+bytes are object ids, which zlib cannot make smaller (a 1,024-entry tree is
+29.7 KB stored, 24.3 KB compressed, and compressing it costs 0.8 ms); blobs
+and commits are compressed at zlib's fastest level, as git writes loose
+objects. Both are plain zlib streams that every git reads.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import re
+import struct
+import zlib
+from collections.abc import Mapping
+
+COMMIT, TREE, BLOB = 1, 2, 3  # pack object types
+_KIND = {COMMIT: b"commit", TREE: b"tree", BLOB: b"blob"}
+_LEVEL = {COMMIT: 1, TREE: 0, BLOB: 1}
+MODE_TREE = 0o040000
+_ENTRY = re.compile(rb"(([0-7]+) ([^\0/]+)\0.{20})", re.S)  # (entry, mode, name)
+Entry = tuple[int, bytes]  # (mode, 20-byte object id)
+
+
+class Pack:
+    """The objects of one write, in memory until `write` puts them on disk as a pack."""
+
+    def __init__(self) -> None:
+        self.objects: dict[bytes, tuple[int, bytes]] = {}  # id -> (type, content)
+
+    def add(self, kind: int, content: bytes) -> bytes:
+        """The object's 20-byte id (git's SHA-1 of its header and content)."""
+        digest = hashlib.sha1(b"%s %d\0" % (_KIND[kind], len(content)))
+        digest.update(content)
+        oid = digest.digest()
+        self.objects.setdefault(oid, (kind, content))
+        return oid
+
+    def blob(self, content: bytes) -> bytes:
+        return self.add(BLOB, content)
+
+    def tree(self, base: bytes, changes: Mapping[str, Entry]) -> bytes:
+        """A tree: the entries of `base` (a tree's content, b"" for none) with `changes`."""
+        return self.add(TREE, changed_tree(base, changes))
+
+
+def changed_tree(base: bytes, changes: Mapping[str, Entry]) -> bytes:
+    """The content of tree `base` with each named entry set to (mode, id), in git's order.
+
+    A name the base lists twice is kept once, and a base out of git's order comes
+    out in it, as libgit2's tree builder writes them."""
+    found = _ENTRY.findall(base)
+    if sum(len(entry) for entry, _, _ in found) != len(base):
+        raise ValueError("a tree git could not read")  # the tip was checked: never expected
+    entries = {name: (entry, mode == b"40000") for entry, mode, name in found}
+    fresh = len(entries) != len(found)
+    for text, (mode, oid) in changes.items():
+        name = text.encode("utf-8")
+        if name in (b"", b".", b"..") or b"/" in name or b"\0" in name or len(oid) != 20:
+            raise ValueError(f"not a tree entry: {text!r}")
+        fresh = fresh or name not in entries
+        entries[name] = (b"%o %s\0%s" % (mode, name, oid), mode == MODE_TREE)
+    keys = [name + b"/" if folder else name for name, (_, folder) in entries.items()]
+    if fresh or keys != sorted(keys):
+        order = sorted(zip(keys, entries.values(), strict=True))
+        return b"".join(entry for _, (entry, _) in order)
+    return b"".join(entry for entry, _ in entries.values())
+
+
+def write(pack: Pack, folder: str, fsync: bool) -> str:
+    """Write `pack` into `folder` (objects/pack) as pack-SHA.pack and .idx; the SHA.
+
+    The pack is kept (pack-SHA.keep, made before the pack is) until the caller has
+    moved the ref that names its objects and removes the keep (`unkeep`): until then
+    its objects are unreachable, and a `git repack -A -d` running meanwhile would
+    delete the pack and make its objects loose, where a concurrent `git prune` that
+    still knew the pack takes them for packed copies and deletes them too (seen in a
+    gc loop beside writes, tests/hostile/test_environment.py). `git receive-pack`
+    keeps what a push brings in the same way until it has updated the refs."""
+    rows: list[tuple[bytes, int, int]] = []  # (id, crc32, offset)
+    parts = [b"PACK", struct.pack(">II", 2, len(pack.objects))]
+    offset = 12
+    for oid, (kind, content) in pack.objects.items():
+        entry = _header(kind, len(content)) + zlib.compress(content, _LEVEL[kind])
+        rows.append((oid, zlib.crc32(entry), offset))
+        parts.append(entry)
+        offset += len(entry)
+    data = b"".join(parts)
+    checksum = hashlib.sha1(data).digest()
+    name = checksum.hex()
+    os.makedirs(folder, exist_ok=True)
+    base = os.path.join(folder, f"pack-{name}")
+    _keep(f"{base}.keep")
+    placed = False
+    try:
+        placed = _place(f"{base}.pack", (data, checksum), fsync)
+        _place(f"{base}.idx", (_index(rows, checksum),), fsync)
+    except BaseException:  # nothing half-written stays: no pack without its index
+        for path in (f"{base}.pack", f"{base}.keep") if placed else (f"{base}.keep",):
+            _remove(path)
+        raise
+    if fsync:
+        _sync_folder(folder)
+    return name
+
+
+def adopt(built: str, folder: str, fsync: bool) -> str:
+    """Move the one pack libgit2 built in folder `built` into `folder`, kept (as `write`
+    does); its SHA. libgit2 synced both files when fsync is on."""
+    (pack,) = [n for n in os.listdir(built) if n.endswith(".pack")]
+    base, name = os.path.join(folder, pack[:-5]), pack[len("pack-") : -5]
+    _keep(f"{base}.keep")
+    moved = False
+    try:
+        moved = _adopt(os.path.join(built, pack), f"{base}.pack")
+        _adopt(os.path.join(built, f"{pack[:-5]}.idx"), f"{base}.idx")
+        if fsync:
+            _sync_folder(folder)
+    except BaseException:
+        for path in (f"{base}.pack", f"{base}.keep") if moved else (f"{base}.keep",):
+            _remove(path)
+        raise
+    return name
+
+
+def _adopt(source: str, final: str) -> bool:
+    if os.path.exists(final):
+        return False
+    os.replace(source, final)
+    return True
+
+
+def _sync_folder(folder: str) -> None:
+    handle = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(handle)
+    finally:
+        os.close(handle)
+
+
+KEEP_TEXT = b"gitcoop: kept until refs/coop/ledger names its objects\n"
+
+
+def _keep(path: str) -> None:
+    handle = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o444)
+    try:
+        os.write(handle, KEEP_TEXT)
+    finally:
+        os.close(handle)
+
+
+def unkeep(paths: list[str]) -> None:
+    """Remove the keeps `write` made, once their objects are named (or given up)."""
+    for path in paths:  # one that cannot go only keeps its pack from repacks
+        _remove(path)
+    paths.clear()
+
+
+def _header(kind: int, size: int) -> bytes:
+    """A pack entry's type and size: 4 bits of size, then 7 a byte, low bits first."""
+    out = bytearray()
+    byte = (kind << 4) | (size & 0x0F)
+    size >>= 4
+    while size:
+        out.append(byte | 0x80)
+        byte = size & 0x7F
+        size >>= 7
+    out.append(byte)
+    return bytes(out)
+
+
+def _index(rows: list[tuple[bytes, int, int]], checksum: bytes) -> bytes:
+    """A version 2 pack index: fan-out, sorted ids, CRC-32s, offsets, both checksums."""
+    rows.sort()
+    fan = [0] * 256
+    for oid, _, _ in rows:
+        fan[oid[0]] += 1
+    total = 0
+    for i, count in enumerate(fan):
+        total += count
+        fan[i] = total
+    large = [offset for _, _, offset in rows if offset >= 0x80000000]
+    small = [
+        offset if offset < 0x80000000 else 0x80000000 | large.index(offset) for _, _, offset in rows
+    ]
+    body = b"".join(
+        (
+            b"\377tOc",
+            struct.pack(">I", 2),
+            struct.pack(">256I", *fan),
+            b"".join(oid for oid, _, _ in rows),
+            struct.pack(f">{len(rows)}I", *(crc for _, crc, _ in rows)),
+            struct.pack(f">{len(rows)}I", *small),
+            struct.pack(f">{len(large)}Q", *large),
+            checksum,
+        )
+    )
+    return body + hashlib.sha1(body).digest()
+
+
+def _place(final: str, chunks: tuple[bytes, ...], fsync: bool) -> bool:
+    """Write a file under a temporary name, synced, and give it its name (read-only, as
+    git's packs are); False when a file was there by that name (with the same bytes:
+    the name is their checksum)."""
+    folder, name = os.path.split(final)
+    temporary = os.path.join(folder, f"tmp_coop_{os.getpid()}_{name}")
+    handle = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o444)
+    try:
+        try:
+            for chunk in chunks:
+                view = memoryview(chunk)
+                while view:
+                    view = view[os.write(handle, view) :]
+            if fsync:
+                os.fsync(handle)
+        finally:
+            os.close(handle)
+        if os.path.exists(final):
+            os.unlink(temporary)
+            return False
+        os.replace(temporary, final)
+        return True
+    except BaseException:
+        _remove(temporary)
+        raise
+
+
+def _remove(path: str) -> None:
+    with contextlib.suppress(OSError):
+        os.unlink(path)
