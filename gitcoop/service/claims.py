@@ -127,6 +127,13 @@ def claim(share: Sharing, prepare: Callable[[], Oid | None], land: Callable[[], 
     moving the ref (None: nothing to write); `land` moves the local ref to the
     last prepared commit (False: the local ledger moved meanwhile).
     """
+    try:
+        return _claim(share, prepare, land)
+    finally:
+        share.repo.unkeep()  # the packs of what was prepared (store/packwrite.py)
+
+
+def _claim(share: Sharing, prepare: Callable[[], Oid | None], land: Callable[[], bool]) -> int:
     tries, doubt, detail, took = share.tries, None, "", 0.0
     for attempt in range(tries.attempts):
         tries.pause(attempt, took)

@@ -85,16 +85,19 @@ def _merge_locked(
 ) -> Merged:
     with writer_lock(repo.common_dir):
         repo.clear_stale_ref_lock(time.time())  # a writer killed mid-swap left git's lock
-        for _ in range(MAX_ATTEMPTS):
-            ours = repo.tip()
-            result = plan(repo, remote, ours, theirs, actor, at, sign)
-            if result.after == ours:
-                return result
-            assert result.after is not None
-            if ours is None:
-                repo.ensure_reflog()
-            if repo.swap(ours, result.after, f"{result.kind} {remote} by {actor}"):
-                return result
+        try:
+            for _ in range(MAX_ATTEMPTS):
+                ours = repo.tip()
+                result = plan(repo, remote, ours, theirs, actor, at, sign)
+                if result.after == ours:
+                    return result
+                assert result.after is not None
+                if ours is None:
+                    repo.ensure_reflog()
+                if repo.swap(ours, result.after, f"{result.kind} {remote} by {actor}"):
+                    return result
+        finally:
+            repo.unkeep()  # the ref names the merge's objects now, or they were given up
     raise ChangedUnderWrite("the ledger changed under this merge — re-read and retry")
 
 

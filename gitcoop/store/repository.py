@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import shutil
 import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -21,7 +22,7 @@ import pygit2
 
 from gitcoop.domain.frozen import frozen
 from gitcoop.errors import BadLedger, ChangedUnderWrite, NoLedger, UsageError
-from gitcoop.store import environment
+from gitcoop.store import environment, packwrite
 from gitcoop.store.codec import MAX_BYTES
 from gitcoop.store.layout import REF
 
@@ -100,6 +101,7 @@ class Repo:
         self._kept = {False: 0, True: 0}  # entries held: small, large
         self._max_file_bytes: int | None = None
         self._batch: list[Any] | None = None  # objects written inside `one_pack`
+        self._keeps: list[str] = []  # of the packs written whose objects no ref names yet
 
     # -- refs ---------------------------------------------------------------
 
@@ -455,6 +457,8 @@ class Repo:
         """
         signature = pygit2.Signature(actor, actor, int(when.timestamp()), 0)
         parent_ids = [pygit2.Oid(hex=p) for p in parents]
+        if isinstance(tree, bytes):  # a tree of a `Pack`, by its 20-byte id
+            tree = pygit2.Oid(raw=tree)
         if sign is None:
             oid = self._writing(
                 lambda: self.raw.create_commit(
@@ -467,12 +471,56 @@ class Repo:
         oid = self._writing(lambda: self.raw.create_commit_with_signature(content, armoured))
         return Oid(str(oid))
 
+    def commit_content(
+        self,
+        tree: bytes,
+        beside: Any,
+        parents: Sequence[Oid],
+        actor: str,
+        when: datetime,
+        message: str,
+    ) -> bytes:
+        """The bytes of the unsigned commit of tree `tree` (a 20-byte id, of a `Pack` not
+        yet written) that `write_commit` would write. libgit2 formats a commit only of a
+        tree it can read, so it formats one of `beside` (a tree in the store), and the
+        first line, which names the tree, is then changed."""
+        signature = pygit2.Signature(actor, actor, int(when.timestamp()), 0)
+        parent_ids = [pygit2.Oid(hex=p) for p in parents]
+        made: str = self.raw.create_commit_string(
+            signature, signature, message, beside.id, parent_ids
+        )
+        first = f"tree {beside.id}\n"
+        if not made.startswith(first):
+            raise ValueError("libgit2 wrote a commit that does not start with its tree")
+        return f"tree {tree.hex()}\n".encode() + made[len(first) :].encode("utf-8")
+
+    def write_pack(self, pack: packwrite.Pack) -> None:
+        """The objects of `pack` into the object store, as one pack (store/packwrite.py);
+        synced when fsync is on. A full disk or a read-only repository is EnvironmentFailed."""
+        if not pack.objects:
+            return
+        folder = os.path.join(self.common_dir, "objects", "pack")
+        try:
+            name = packwrite.write(pack, folder, _fsync["on"])
+            self._keeps.append(os.path.join(folder, f"pack-{name}.keep"))
+        except OSError as exc:
+            failed = environment.failure(exc, "writing to the object store")
+            if failed is not None:
+                raise failed from None
+            raise
+
+    def unkeep(self) -> None:
+        """Let a repack have the packs `write_pack` made: call once the ref names their
+        objects, or once they are given up (store/packwrite.py says why they are kept)."""
+        packwrite.unkeep(self._keeps)
+
     @contextmanager
     def one_pack(self) -> Iterator[None]:
         """Objects written inside go into one pack: written loose without fsync, then
         packed together (libgit2 syncs the pack and its index once, when fsync is on),
         and their loose copies removed. A merge writes a few objects for every item it
-        replays; an fsync for each was most of a large merge's time."""
+        replays; an fsync for each was most of a large merge's time. The pack is kept
+        until `unkeep`, as `write_pack`'s are."""
         synced, self._batch = _fsync["on"], []
         enable_fsync(False)
         try:
@@ -486,7 +534,20 @@ class Repo:
         builder = pygit2.PackBuilder(self.raw)
         for oid in written:
             builder.add(pygit2.Oid(hex=oid))
-        self._writing(builder.write)
+        folder = os.path.join(self.common_dir, "objects", "pack")
+        built = os.path.join(folder, f"tmp_coop_{os.getpid()}_built")
+        try:
+            os.makedirs(built, exist_ok=True)
+            self._writing(lambda: builder.write(built))
+            name = packwrite.adopt(built, folder, _fsync["on"])  # kept, as `write_pack`'s
+        except OSError as exc:
+            failed = environment.failure(exc, "writing to the object store")
+            if failed is not None:
+                raise failed from None
+            raise
+        finally:
+            shutil.rmtree(built, ignore_errors=True)
+        self._keeps.append(os.path.join(folder, f"pack-{name}.keep"))
         loose = os.path.join(self.common_dir, "objects")
         for oid in written:  # now in the pack (git's prune-packed does the same)
             with contextlib.suppress(OSError):

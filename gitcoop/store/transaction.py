@@ -27,9 +27,10 @@ from gitcoop.domain.frozen import frozen
 from gitcoop.domain.ids import ItemId, fanout
 from gitcoop.domain.records import Event, Item, LedgerConfig
 from gitcoop.errors import ChangedUnderWrite
-from gitcoop.store import codec, upkeep
+from gitcoop.store import codec, packwrite, upkeep
 from gitcoop.store.layout import COOP_FILE, EVENTS, ITEMS, MODE_BLOB, MODE_TREE, event_name
 from gitcoop.store.lock import DEFAULT_TIMEOUT, writer_lock
+from gitcoop.store.packwrite import Entry
 from gitcoop.store.repository import (
     STALE_AFTER,
     Oid,
@@ -113,15 +114,18 @@ def _write_locked(repo: Repo, decide: Decide, policy: Policy) -> Outcome:
     with writer_lock(repo.common_dir, policy.lock_timeout):
         repo.ensure_reflog()  # a ledger that came by fetch or clone has none yet
         clear_stale_ref_lock(repo, policy)
-        for _ in range(policy.attempts):
-            tip = repo.tip()
-            snapshot = Snapshot(repo, tip)
-            change = decide(snapshot)
-            if change is None:
-                return Outcome(snapshot, None)
-            commit = commit_change(repo, snapshot, change)
-            if _swap(repo, tip, commit, change.message, policy):
-                return Outcome(Snapshot(repo, commit), change)
+        try:
+            for _ in range(policy.attempts):
+                tip = repo.tip()
+                snapshot = Snapshot(repo, tip)
+                change = decide(snapshot)
+                if change is None:
+                    return Outcome(snapshot, None)
+                commit = commit_change(repo, snapshot, change)
+                if _swap(repo, tip, commit, change.message, policy):
+                    return Outcome(Snapshot(repo, commit), change)
+        finally:
+            repo.unkeep()  # the ref names the objects now, or they were given up
     raise ChangedUnderWrite(
         f"changed under this write — re-read and retry (the ledger moved {policy.attempts} times)"
     )
@@ -192,50 +196,48 @@ def clear_stale_ref_lock(repo: Repo, policy: Policy) -> bool:
     return repo.clear_stale_ref_lock(policy.clock(), policy.stale_after, policy.notice)
 
 
-ONE_PACK_FROM = 32  # events in one write from which its objects go into one pack
-
-
 def commit_change(repo: Repo, base: Snapshot, change: Change) -> Oid:
     """Write the blobs and trees of `change` on top of `base`, and a commit; no ref moves.
 
-    A large write (a scan's drafts, a split) goes into one pack synced once, as a merge
-    does: an fsync for each of its thousands of objects was most of its time."""
-    if len(change.events) >= ONE_PACK_FROM:
-        with repo.one_pack():
-            return _commit_change(repo, base, change)
-    return _commit_change(repo, base, change)
-
-
-def _commit_change(repo: Repo, base: Snapshot, change: Change) -> Oid:
-    items_by_fan: dict[str, dict[str, Any]] = defaultdict(dict)
+    They go into the object store as one pack synced once (store/packwrite.py); a
+    signed commit is written after it by libgit2, which makes git's signed format."""
+    pack = packwrite.Pack()
+    items_by_fan: dict[str, dict[str, Entry]] = defaultdict(dict)
     for item_id, item in change.items.items():
-        blob = repo.write_blob(codec.dump(item.to_data()))
-        items_by_fan[fanout(item_id)][f"{item_id}.yaml"] = blob
-    events_by_item: dict[ItemId, dict[str, Any]] = defaultdict(dict)
+        blob = pack.blob(codec.dump(item.to_data()))
+        items_by_fan[fanout(item_id)][f"{item_id}.yaml"] = (MODE_BLOB, blob)
+    events_by_item: dict[ItemId, dict[str, Entry]] = defaultdict(dict)
     for event in change.events:
-        events_by_item[event.item][event_name(event)] = repo.write_blob(codec.dump(event.to_data()))
-    events_by_fan: dict[str, dict[str, Any]] = defaultdict(dict)
+        blob = pack.blob(codec.dump(event.to_data()))
+        events_by_item[event.item][event_name(event)] = (MODE_BLOB, blob)
+    events_by_fan: dict[str, dict[str, Entry]] = defaultdict(dict)
     for item_id, files in events_by_item.items():
         folder = base.subtree(f"{EVENTS}/{fanout(item_id)}/{item_id}")
-        events_by_fan[fanout(item_id)][item_id] = _merge_tree(repo, folder, files, MODE_BLOB)
-    root = repo.tree_builder(base.tree) if base.tree is not None else repo.tree_builder()
+        events_by_fan[fanout(item_id)][item_id] = (MODE_TREE, pack.tree(_content(folder), files))
+    root: dict[str, Entry] = {}
     if change.config is not None:
-        root.insert(COOP_FILE, repo.write_blob(codec.dump(change.config.to_data())), MODE_BLOB)
-    for top, groups, mode in ((ITEMS, items_by_fan, MODE_BLOB), (EVENTS, events_by_fan, MODE_TREE)):
-        if not groups:
-            continue
-        fans = {
-            fan: _merge_tree(repo, base.subtree(f"{top}/{fan}"), entries, mode)
-            for fan, entries in groups.items()
-        }
-        root.insert(top, _merge_tree(repo, base.subtree(top), fans, MODE_TREE), MODE_TREE)
+        root[COOP_FILE] = (MODE_BLOB, pack.blob(codec.dump(change.config.to_data())))
+    for top, groups in ((ITEMS, items_by_fan), (EVENTS, events_by_fan)):
+        if groups:
+            fans = {
+                fan: (MODE_TREE, pack.tree(_content(base.subtree(f"{top}/{fan}")), entries))
+                for fan, entries in groups.items()
+            }
+            root[top] = (MODE_TREE, pack.tree(_content(base.subtree(top)), fans))
+    tree = pack.tree(_content(base.tree), root)
     parents = [base.commit] if base.commit else []
-    tree = repo.write_tree(root)
-    return repo.write_commit(tree, parents, change.actor, change.at, change.message, change.sign)
+    if change.sign is not None or base.tree is None:  # signed, or the ledger's first commit
+        repo.write_pack(pack)
+        return repo.write_commit(
+            tree, parents, change.actor, change.at, change.message, change.sign
+        )
+    made = (change.actor, change.at, change.message)
+    content = repo.commit_content(tree, base.tree, parents, *made)
+    commit = pack.add(packwrite.COMMIT, content)
+    repo.write_pack(pack)
+    return Oid(commit.hex())
 
 
-def _merge_tree(repo: Repo, tree: Any, entries: dict[str, Any], mode: int) -> Any:
-    builder = repo.tree_builder(tree)
-    for name, oid in entries.items():
-        builder.insert(name, oid, mode)
-    return repo.write_tree(builder)
+def _content(tree: Any) -> bytes:
+    """A tree's bytes as stored, or none for a tree not there yet."""
+    return b"" if tree is None else bytes(tree.read_raw())

@@ -1,27 +1,29 @@
 """Keeping the repository small: `git gc --auto` after ledger writes, as git does.
 
-Every transition writes about ten loose objects, ~50 KB in all (the `items`
-and `events` trees hold up to 1,024 entries each), and libgit2 never runs
-`gc --auto` the way git's own commands do, so a ledger that recorded tens of
-thousands of transitions kept hundreds of megabytes of loose objects that
-nothing collected. After a write, `after_write` makes git's own estimate
+A transition writes its ten or so objects as one small pack (store/packwrite.py),
+~50 KB (the `items` and `events` trees hold up to 1,024 entries each); a merge
+writes its own pack, and a few writes (a ledger's first commit, a signed one)
+write a loose object. libgit2 never runs `gc --auto` the way git's own
+commands do, so after a write `after_write` makes git's own estimate
 (builtin/gc.c): more loose objects in `objects/17` than `gc.auto` / 256
 (default 6,700 in all), or more packs than `gc.autoPackLimit` (default 50).
 When either is over, it starts `git gc --auto` the way git does: in the
 background unless `gc.autoDetach` is false, in which case the write waits for
 it. `gc.auto` 0 turns all of this off, as it does for git.
 
-git's threshold counts objects, and a ledger's are large: 6,700 of them are
-~670 transitions, ~35 MB loose before git's gc would run. So between two of
-git's gcs, once `objects/17` holds more than one loose object (about 500 in
-all, some 50 transitions), the loose objects are packed with `git repack -d`
-(incremental: only loose objects, each version of a tree stored as a delta of
-another; no pruning, no rewrite of the existing packs), at most once in two
-seconds (a repack of a 100,000-item ledger takes a second or two); also while
-a gc of git's runs (a full repack can take a minute), so that what is written
-meanwhile does not wait for the next one.
-The packs this makes are what `gc.autoPackLimit` then counts. The checks cost
-one or two directory listings.
+Between two of git's gcs, once there are more than ROLL_AFTER packs, or
+`objects/17` holds more than one loose object, gitcoop starts
+`git repack -d --geometric=2` (git 2.32 and later), as `git maintenance`
+does for the packs fetches leave: it rolls the small packs and the loose
+objects into one, each version of a tree stored as a delta of another, and
+leaves the large packs alone, so its cost follows what was written since the
+last one (no pruning, no rewrite of the large packs). It is started at most
+once in PACK_EVERY seconds, also while a gc of git's runs (a full repack can
+take a minute), so that what is written meanwhile does not wait for the next
+one. With an older git it fails, and the packs wait for `gc.autoPackLimit`.
+A pack still kept by a write (its `.keep`, store/packwrite.py) is not
+counted, as git does not count it; one left by a killed writer is removed
+once it is KEEP_STALE seconds old. The checks cost a directory listing or two.
 """
 
 from __future__ import annotations
@@ -30,12 +32,16 @@ import os
 import time
 from typing import NamedTuple
 
+from gitcoop.store.packwrite import KEEP_TEXT
 from gitcoop.store.repository import Repo
 
 LOOSE_SAMPLE = "17"  # the fan-out directory git counts to estimate all loose objects
 PACK_AFTER = 1  # loose objects in objects/17 (about 256 each in all) from which they are packed
-STAMP = "coop-repack"  # in the common git dir: when the last pack of loose objects started
-PACK_EVERY = 2.0  # seconds: at most one pack of loose objects started in that time
+ROLL_AFTER = 8  # packs (not kept) from which the small ones are rolled into one
+STAMP = "coop-repack"  # in the common git dir: when the last repack started
+PACK_EVERY = 2.0  # seconds: at most one repack started in that time
+KEEP_STALE = 3600.0  # seconds: a write's keep older than this was left by a killed writer
+REPACK = ["repack", "-d", "-q", "--geometric=2"]
 HEX = frozenset("0123456789abcdef")
 # where a hook's git says the repository is; gc is pointed at the common git dir instead
 PLACE = frozenset(("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_PREFIX", "GIT_COMMON_DIR"))
@@ -57,12 +63,15 @@ class Thresholds(NamedTuple):  # not a dataclass: every write loads this module
         )
 
 
-def due(objects: str, limits: Thresholds) -> bool:
+def due(objects: str, limits: Thresholds, packs: int | None = None) -> bool:
     """Whether `git gc --auto` would find work: git's own estimate, not a count of all."""
     if limits.loose <= 0:
         return False
     limit = -(-limits.loose // 256)  # git: DIV_ROUND_UP(gc.auto, 256)
-    return _loose_sample(objects) > limit or _too_many_packs(objects, limits.packs)
+    if _loose_sample(objects) > limit:
+        return True
+    packs = _packs(objects) if packs is None else packs
+    return 0 < limits.packs < packs
 
 
 def _loose_sample(objects: str) -> int:
@@ -74,32 +83,54 @@ def _loose_sample(objects: str) -> int:
     return sum(1 for name in names if len(name) == 38 and HEX.issuperset(name))
 
 
-def _too_many_packs(objects: str, limit: int) -> bool:
-    if limit <= 0:
-        return False
+def _packs(objects: str, now: float | None = None) -> int:
+    """The packs not kept, as git counts them; with `now`, a keep a killed gitcoop
+    writer left (KEEP_STALE old, with gitcoop's words in it) is removed first."""
+    folder = os.path.join(objects, "pack")
     try:
-        names = set(os.listdir(os.path.join(objects, "pack")))
+        names = set(os.listdir(folder))
+    except OSError:
+        return 0
+    kept = {n[:-5] for n in names if n.endswith(".keep")}
+    if now is not None:
+        kept -= {base for base in kept if _left_behind(os.path.join(folder, base), now)}
+    return sum(1 for n in names if n.endswith(".pack") and n[:-5] not in kept)
+
+
+def _left_behind(base: str, now: float) -> bool:
+    """Whether `base`.keep was left by a killed write, and is now removed."""
+    path = f"{base}.keep"
+    try:
+        if now - os.stat(path).st_mtime < KEEP_STALE:
+            return False
+        with open(path, "rb") as keep:
+            if keep.read(len(KEEP_TEXT) + 1) != KEEP_TEXT:
+                return False  # git's, or someone's: theirs to remove
+        os.unlink(path)
     except OSError:
         return False
-    packs = [n for n in names if n.endswith(".pack") and f"{n[:-5]}.keep" not in names]
-    return len(packs) > limit
+    return True
 
 
 def after_write(repo: Repo) -> None:
-    """Start `git gc --auto`, or pack loose objects, when due; call with no lock held."""
+    """Start `git gc --auto`, or roll up the small packs and loose objects, when due;
+    call with no lock held."""
     objects = os.path.join(repo.common_dir, "objects")
     try:
         limits = Thresholds.of(repo)
     except ValueError:  # a gc setting git itself would refuse: leave it to git
         return
+    if limits.loose <= 0:
+        return
     now = time.time()
-    if due(objects, limits) and not _gc_running(repo.common_dir, now):
+    packs = _packs(objects, now)
+    if due(objects, limits, packs) and not _gc_running(repo.common_dir, now):
         collect(repo.common_dir, ["gc", "--auto", "--quiet"], limits.detach)
-    elif (
-        limits.loose > 0 and _loose_sample(objects) > PACK_AFTER and _stamped(repo.common_dir, now)
+    elif (packs > ROLL_AFTER or _loose_sample(objects) > PACK_AFTER) and _stamped(
+        repo.common_dir, now
     ):
         # also while git's gc runs: what is written meanwhile would wait for the next one
-        collect(repo.common_dir, ["repack", "-d", "-q"], limits.detach)
+        collect(repo.common_dir, REPACK, limits.detach)
 
 
 def _gc_running(common_dir: str, now: float) -> bool:

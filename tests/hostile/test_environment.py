@@ -117,16 +117,18 @@ def test_a_full_disk_exits_9_and_the_next_write_lands(ledger_repo: Path) -> None
     assert "disk is full" in done.stderr and "unexpected" not in done.stderr
 
 
-def test_an_objects_folder_root_cannot_write_exits_9(ledger_repo: Path) -> None:
+def test_an_object_store_root_cannot_write_exits_9(ledger_repo: Path) -> None:
     objects = ledger_repo / ".git" / "objects"
+    folders = [str(objects), str(objects / "pack")]  # a write makes a pack; a first, loose too
     if os.geteuid() == 0:
-        locked = subprocess.run(["chattr", "+i", str(objects)], capture_output=True)
+        locked = subprocess.run(["chattr", "+i", *folders], capture_output=True)
         if locked.returncode:
             pytest.skip(f"chattr +i is not available here: {locked.stderr.decode().strip()}")
-        unlock = ["chattr", "-i", str(objects)]
+        unlock = ["chattr", "-i", *folders]
     else:
-        objects.chmod(0o555)
-        unlock = ["chmod", "755", str(objects)]
+        for folder in folders:
+            os.chmod(folder, 0o555)
+        unlock = ["chmod", "755", *folders]
     try:
         before = ledger_state(ledger_repo)
         result = coop_process(ledger_repo, "add", "todo", "a title long enough to be new")

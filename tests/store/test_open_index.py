@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import random
 import re
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -43,9 +44,20 @@ def add(title: str, seed: str | None = None, *args: str) -> str:
     return str(result.json()["id"])
 
 
+def loosen(repo: Path) -> None:
+    """Every object of the repository's packs made loose (ledger writes leave packs)."""
+    folder = repo / ".git" / "objects" / "pack"
+    for pack in folder.glob("*.pack"):
+        data = pack.read_bytes()
+        for suffix in (".pack", ".idx", ".keep", ".rev"):
+            pack.with_suffix(suffix).unlink(missing_ok=True)
+        subprocess.run(["git", "unpack-objects", "-q"], cwd=repo, input=data, check=True)
+
+
 def corrupt_object(repo: Path, spec: str) -> None:
-    """Overwrite the loose object `spec` names with garbage: its id stays, it cannot be read."""
+    """Overwrite the object `spec` names with garbage: its id stays, it cannot be read."""
     oid = git(repo, "rev-parse", spec).strip()
+    loosen(repo)
     path = repo / ".git" / "objects" / oid[:2] / oid[2:]
     assert path.exists(), "expected a loose object"
     os.chmod(path, 0o644)

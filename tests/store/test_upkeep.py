@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import hashlib
+import os
+import time
 from pathlib import Path
 
 import pygit2
 import pytest
 
 from gitcoop.store import upkeep
+from gitcoop.store.packwrite import KEEP_TEXT
 from gitcoop.store.repository import open_repo
 from tests.conftest import Clones, coop, coop_in, git
 
@@ -84,7 +87,15 @@ def test_while_git_s_gc_runs_the_loose_objects_are_still_packed(
     assert (ledger / ".git" / "gc.pid").read_text() == "99999 elsewhere\n"  # no gc started
 
 
-def test_loose_objects_are_packed_at_most_once_in_a_few_seconds(
+def packs(repo: Path) -> set[str]:
+    return {p.name for p in (repo / ".git" / "objects" / "pack").glob("*.pack")}
+
+
+def keeps(repo: Path) -> list[Path]:
+    return list((repo / ".git" / "objects" / "pack").glob("*.keep"))
+
+
+def test_a_repack_starts_at_most_once_in_a_few_seconds(
     ledger: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     item = coop("add", "todo", "busy", "--json").json()["id"]
@@ -92,10 +103,58 @@ def test_loose_objects_are_packed_at_most_once_in_a_few_seconds(
     monkeypatch.setattr(upkeep, "PACK_EVERY", 3600.0)  # however slow this machine is today
     seed_sample_dir(ledger, 2)
     transitions(item, 1)
-    after_first = len(loose_objects(ledger))
-    transitions(item, 1)  # within PACK_EVERY: its objects stay loose for now
-    assert len(loose_objects(ledger)) >= after_first + 2 * 8
+    assert len(loose_objects(ledger)) == 0  # the seeds rolled up with the packs
+    after_first = packs(ledger)
+    transitions(item, 1)  # within PACK_EVERY: its two packs stay as they are for now
+    assert len(packs(ledger) - after_first) == 2 and after_first <= packs(ledger)
     assert (ledger / ".git" / upkeep.STAMP).exists()
+
+
+def test_a_transition_writes_one_pack_and_leaves_it_unkept(ledger: Path) -> None:
+    git(ledger, "config", "gc.auto", "0")
+    item = coop("add", "todo", "busy", "--json").json()["id"]
+    before, loose = packs(ledger), loose_objects(ledger)
+    assert coop("take", item).code == 0
+    new = packs(ledger) - before
+    assert len(new) == 1 and loose_objects(ledger) == loose
+    listed = git(
+        ledger, "verify-pack", "-v", str(ledger / ".git" / "objects" / "pack" / next(iter(new)))
+    )
+    tip = git(ledger, "rev-parse", "refs/coop/ledger").strip()
+    assert tip in listed and "non delta: " in listed
+    assert keeps(ledger) == []  # the ref names its objects: a repack may have them
+    assert git(ledger, "fsck", "--strict", "--no-dangling").strip() == ""
+
+
+def test_the_small_packs_are_rolled_into_one(ledger: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    item = coop("add", "todo", "busy", "--json").json()["id"]
+    git(ledger, "config", "gc.autoDetach", "false")
+    monkeypatch.setattr(upkeep, "PACK_EVERY", 0.0)
+    for _ in range(upkeep.ROLL_AFTER * 2):
+        transitions(item, 1)
+        assert len(packs(ledger)) <= upkeep.ROLL_AFTER + 1
+    assert not (ledger / ".git" / "gc.pid").exists()  # git's own gc never ran
+    assert coop("show", item).code == 0
+    git(ledger, "fsck", "--no-dangling")
+
+
+def test_a_keep_a_killed_writer_left_is_removed_in_time(ledger: Path) -> None:
+    git(ledger, "config", "gc.autoDetach", "false")
+    folder = ledger / ".git" / "objects" / "pack"
+    pack = next(iter(packs(ledger)))[: -len(".pack")]
+    ours, gits, fresh = folder / f"{pack}.keep", folder / "pack-0.keep", folder / "pack-1.keep"
+    old = time.time() - upkeep.KEEP_STALE - 60
+    for path, text in (
+        (ours, KEEP_TEXT),
+        (gits, b"receive-pack 123 on host\n"),
+        (fresh, KEEP_TEXT),
+    ):
+        path.write_bytes(text)
+    for path in (ours, gits):
+        os.utime(path, (old, old))
+    upkeep.after_write(open_repo(str(ledger)))
+    assert not ours.exists()  # gitcoop's words, an hour old: its writer is gone
+    assert gits.exists() and fresh.exists()  # git's own, or a write still under way
 
 
 def test_gc_auto_0_leaves_the_repository_alone(ledger: Path) -> None:
@@ -103,10 +162,10 @@ def test_gc_auto_0_leaves_the_repository_alone(ledger: Path) -> None:
     git(ledger, "config", "gc.autoDetach", "false")
     item = coop("add", "todo", "busy", "--json").json()["id"]
     seed_sample_dir(ledger, 2)
-    before = len(loose_objects(ledger))
+    before, loose = packs(ledger), loose_objects(ledger)
     transitions(item, 3)
-    assert len(loose_objects(ledger)) >= before + 6 * 8  # every transition's objects stay loose
-    assert not list((ledger / ".git" / "objects" / "pack").glob("*.pack"))
+    assert len(packs(ledger) - before) == 6 and before <= packs(ledger)  # one pack a write
+    assert loose_objects(ledger) == loose
 
 
 def test_the_estimate_is_git_s(tmp_path: Path) -> None:
@@ -155,4 +214,6 @@ def test_a_merge_writes_its_objects_into_one_pack(clones: Clones) -> None:
         assert not (b / ".git" / "objects" / oid[:2] / oid[2:]).exists(), oid
         assert git(b, "cat-file", "-t", oid).strip() in ("commit", "tree")
     git(b, "fsck", "--no-dangling")
+    assert keeps(b) == []  # kept only until the ref named the merge's objects
+    assert not [p for p in (b / ".git" / "objects" / "pack").iterdir() if "tmp_" in p.name]
     assert coop_in(b, "list").code == 0
