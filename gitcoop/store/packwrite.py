@@ -34,7 +34,8 @@ COMMIT, TREE, BLOB = 1, 2, 3  # pack object types
 _KIND = {COMMIT: b"commit", TREE: b"tree", BLOB: b"blob"}
 _LEVEL = {COMMIT: 1, TREE: 0, BLOB: 1}
 MODE_TREE = 0o040000
-_ENTRY = re.compile(rb"(([0-7]+) ([^\0/]+)\0.{20})", re.S)  # (entry, mode, name)
+_ENTRY = re.compile(rb"(([0-7]+) ([^\0]+)\0.{20})", re.S)  # (entry, mode, name), as read
+_USUAL_MODES = frozenset((b"40000", b"100644", b"100755", b"120000", b"160000"))
 Entry = tuple[int, bytes]  # (mode, 20-byte object id)
 
 
@@ -69,6 +70,8 @@ def changed_tree(base: bytes, changes: Mapping[str, Entry]) -> bytes:
     if sum(len(entry) for entry, _, _ in found) != len(base):
         raise ValueError("a tree git could not read")  # the tip was checked: never expected
     entries = {name: (entry, mode == b"40000") for entry, mode, name in found}
+    if not _USUAL_MODES.issuperset(mode for _, mode, _ in found):
+        entries = {name: _as_written(entry, mode, name) for entry, mode, name in found}
     fresh = len(entries) != len(found)
     for text, (mode, oid) in changes.items():
         name = text.encode("utf-8")
@@ -83,11 +86,28 @@ def changed_tree(base: bytes, changes: Mapping[str, Entry]) -> bytes:
     return b"".join(entry for entry, _ in entries.values())
 
 
-def write(pack: Pack, folder: str, fsync: bool) -> str:
+def _as_written(entry: bytes, mode: bytes, name: bytes) -> tuple[bytes, bool]:
+    """An entry of an unusual mode (040000, 100664) as libgit2 writes it again: the mode
+    in octal without padding, a folder by its type bits."""
+    number = int(mode, 8)
+    return b"%o %s\0%s" % (number, name, entry[-20:]), number & 0o170000 == MODE_TREE
+
+
+def signed(content: bytes, signature: str) -> bytes:
+    """A commit's bytes with `signature` in its `gpgsig` header, laid out as libgit2's
+    `git_commit_create_with_signature` lays it out: after the last header line, each
+    line of the signature after the first indented by one space."""
+    end = content.index(b"\n\n") + 1
+    field = signature.encode("utf-8").replace(b"\n", b"\n ")
+    return content[:end] + b"gpgsig " + field + b"\n" + content[end:]
+
+
+def write(pack: Pack, folder: str, fsync: bool, keeps: list[str]) -> str:
     """Write `pack` into `folder` (objects/pack) as pack-SHA.pack and .idx; the SHA.
 
-    The pack is kept (pack-SHA.keep, made before the pack is) until the caller has
-    moved the ref that names its objects and removes the keep (`unkeep`): until then
+    The pack is kept (pack-SHA.keep, made before the pack is, and added to `keeps`)
+    until the caller has moved the ref that names its objects and removes the keep
+    (`unkeep`): until then
     its objects are unreachable, and a `git repack -A -d` running meanwhile would
     delete the pack and make its objects loose, where a concurrent `git prune` that
     still knew the pack takes them for packed copies and deletes them too (seen in a
@@ -104,38 +124,50 @@ def write(pack: Pack, folder: str, fsync: bool) -> str:
     data = b"".join(parts)
     checksum = hashlib.sha1(data).digest()
     name = checksum.hex()
-    os.makedirs(folder, exist_ok=True)
-    base = os.path.join(folder, f"pack-{name}")
-    _keep(f"{base}.keep")
+    _ensure(folder, fsync)
+    base, made = os.path.join(folder, f"pack-{name}"), len(keeps)
+    _keep(f"{base}.keep", keeps)
     placed = False
     try:
         placed = _place(f"{base}.pack", (data, checksum), fsync)
         _place(f"{base}.idx", (_index(rows, checksum),), fsync)
     except BaseException:  # nothing half-written stays: no pack without its index
-        for path in (f"{base}.pack", f"{base}.keep") if placed else (f"{base}.keep",):
-            _remove(path)
+        if placed:
+            _remove(f"{base}.pack")
+        unkeep(keeps, made)  # this write's keep only
         raise
-    if fsync:
+    if fsync:  # both are whole and kept: a failure here leaves them to the caller's unkeep
         _sync_folder(folder)
     return name
 
 
-def adopt(built: str, folder: str, fsync: bool) -> str:
+def _ensure(folder: str, fsync: bool) -> None:
+    """objects/pack, made (and its making synced) when a repository has none."""
+    if os.path.isdir(folder):
+        return
+    os.makedirs(folder, exist_ok=True)
+    if fsync:
+        _sync_folder(os.path.dirname(folder))
+
+
+def adopt(built: str, folder: str, fsync: bool, keeps: list[str]) -> str:
     """Move the one pack libgit2 built in folder `built` into `folder`, kept (as `write`
     does); its SHA. libgit2 synced both files when fsync is on."""
     (pack,) = [n for n in os.listdir(built) if n.endswith(".pack")]
     base, name = os.path.join(folder, pack[:-5]), pack[len("pack-") : -5]
-    _keep(f"{base}.keep")
+    made = len(keeps)
+    _keep(f"{base}.keep", keeps)
     moved = False
     try:
         moved = _adopt(os.path.join(built, pack), f"{base}.pack")
         _adopt(os.path.join(built, f"{pack[:-5]}.idx"), f"{base}.idx")
-        if fsync:
-            _sync_folder(folder)
     except BaseException:
-        for path in (f"{base}.pack", f"{base}.keep") if moved else (f"{base}.keep",):
-            _remove(path)
+        if moved:
+            _remove(f"{base}.pack")
+        unkeep(keeps, made)  # this write's keep only
         raise
+    if fsync:
+        _sync_folder(folder)
     return name
 
 
@@ -154,22 +186,54 @@ def _sync_folder(folder: str) -> None:
         os.close(handle)
 
 
-KEEP_TEXT = b"gitcoop: kept until refs/coop/ledger names its objects\n"
+KEEP_TEXT = b"gitcoop: kept until refs/coop/ledger names its objects"
+_KEEPER = re.compile(re.escape(KEEP_TEXT) + rb" \(pid (\d+) on (.*)\)\n\Z")
 
 
-def _keep(path: str) -> None:
-    handle = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o444)
+def _keep(path: str, keeps: list[str]) -> None:
+    """Keep a pack, unless a keep is there already: that one is not this write's (and
+    the pack, named by its content, is the same)."""
     try:
-        os.write(handle, KEEP_TEXT)
+        handle = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o444)
+    except FileExistsError:
+        return
+    keeps.append(path)
+    try:
+        os.write(handle, b"%s (pid %d on %s)\n" % (KEEP_TEXT, os.getpid(), _host()))
     finally:
         os.close(handle)
 
 
-def unkeep(paths: list[str]) -> None:
-    """Remove the keeps `write` made, once their objects are named (or given up)."""
-    for path in paths:  # one that cannot go only keeps its pack from repacks
+def _host() -> bytes:
+    return os.uname().nodename.encode("utf-8", "replace")
+
+
+def keeper(text: bytes) -> tuple[int, bytes] | None:
+    """The (pid, host) of the gitcoop write that made a keep with `text`; None: not one."""
+    found = _KEEPER.match(text)
+    return None if found is None else (int(found.group(1)), found.group(2))
+
+
+def kept_by_the_living(pid: int, host: bytes) -> bool:
+    """Whether the writer that made a keep may still be at work: a process of that pid
+    runs on this host, or the keep was made on another host, which cannot be asked."""
+    if host != _host():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # another user's process
+        return True
+    return True
+
+
+def unkeep(paths: list[str], start: int = 0) -> None:
+    """Remove the keeps `write` made (from `start` on), once their objects are named or
+    given up; one that cannot go only keeps its pack from repacks."""
+    for path in paths[start:]:
         _remove(path)
-    paths.clear()
+    del paths[start:]
 
 
 def _header(kind: int, size: int) -> bytes:
@@ -219,7 +283,8 @@ def _place(final: str, chunks: tuple[bytes, ...], fsync: bool) -> bool:
     git's packs are); False when a file was there by that name (with the same bytes:
     the name is their checksum)."""
     folder, name = os.path.split(final)
-    temporary = os.path.join(folder, f"tmp_coop_{os.getpid()}_{name}")
+    suffix = name.rsplit(".", 1)[-1]  # not ending .idx or .pack: no scanner takes it for one
+    temporary = os.path.join(folder, f"tmp_coop_{suffix}_{os.getpid()}_{name[5:13]}")
     handle = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o444)
     try:
         try:

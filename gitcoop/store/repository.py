@@ -482,14 +482,14 @@ class Repo:
     ) -> bytes:
         """The bytes of the unsigned commit of tree `tree` (a 20-byte id, of a `Pack` not
         yet written) that `write_commit` would write. libgit2 formats a commit only of a
-        tree it can read, so it formats one of `beside` (a tree in the store), and the
-        first line, which names the tree, is then changed."""
+        tree it can read, so it formats one of `beside` (a tree in the store; None: the
+        empty tree, which libgit2 always has), and the first line, which names the
+        tree, is then changed."""
         signature = pygit2.Signature(actor, actor, int(when.timestamp()), 0)
         parent_ids = [pygit2.Oid(hex=p) for p in parents]
-        made: str = self.raw.create_commit_string(
-            signature, signature, message, beside.id, parent_ids
-        )
-        first = f"tree {beside.id}\n"
+        known = beside.id if beside is not None else pygit2.Oid(hex=EMPTY_TREE)
+        made: str = self.raw.create_commit_string(signature, signature, message, known, parent_ids)
+        first = f"tree {known}\n"
         if not made.startswith(first):
             raise ValueError("libgit2 wrote a commit that does not start with its tree")
         return f"tree {tree.hex()}\n".encode() + made[len(first) :].encode("utf-8")
@@ -500,14 +500,8 @@ class Repo:
         if not pack.objects:
             return
         folder = os.path.join(self.common_dir, "objects", "pack")
-        try:
-            name = packwrite.write(pack, folder, _fsync["on"])
-            self._keeps.append(os.path.join(folder, f"pack-{name}.keep"))
-        except OSError as exc:
-            failed = environment.failure(exc, "writing to the object store")
-            if failed is not None:
-                raise failed from None
-            raise
+        # again when a plain `git prune` took a temporary file away (it removes every tmp_)
+        self._writing(lambda: packwrite.write(pack, folder, _fsync["on"], self._keeps) and None)
 
     def unkeep(self) -> None:
         """Let a repack have the packs `write_pack` made: call once the ref names their
@@ -534,20 +528,22 @@ class Repo:
         builder = pygit2.PackBuilder(self.raw)
         for oid in written:
             builder.add(pygit2.Oid(hex=oid))
-        folder = os.path.join(self.common_dir, "objects", "pack")
-        built = os.path.join(folder, f"tmp_coop_{os.getpid()}_built")
-        try:
-            os.makedirs(built, exist_ok=True)
+        import tempfile  # it loads `random`: only a merge needs it
+
+        objects = os.path.join(self.common_dir, "objects")
+        built = ""
+        try:  # built beside the packs, where no prune looks, then moved in, kept
+            built = tempfile.mkdtemp(prefix="coop-pack-", dir=objects)
             self._writing(lambda: builder.write(built))
-            name = packwrite.adopt(built, folder, _fsync["on"])  # kept, as `write_pack`'s
+            packwrite.adopt(built, os.path.join(objects, "pack"), _fsync["on"], self._keeps)
         except OSError as exc:
             failed = environment.failure(exc, "writing to the object store")
             if failed is not None:
                 raise failed from None
             raise
         finally:
-            shutil.rmtree(built, ignore_errors=True)
-        self._keeps.append(os.path.join(folder, f"pack-{name}.keep"))
+            if built:
+                shutil.rmtree(built, ignore_errors=True)
         loose = os.path.join(self.common_dir, "objects")
         for oid in written:  # now in the pack (git's prune-packed does the same)
             with contextlib.suppress(OSError):
@@ -738,6 +734,7 @@ _TREE_ENTRY = re.compile(rb"[0-7]+ [^\0]+\0.{20}", re.S)
 
 
 TREE = 0o040000
+EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 
 
 def _kind(mode: int) -> int:

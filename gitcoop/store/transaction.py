@@ -199,8 +199,8 @@ def clear_stale_ref_lock(repo: Repo, policy: Policy) -> bool:
 def commit_change(repo: Repo, base: Snapshot, change: Change) -> Oid:
     """Write the blobs and trees of `change` on top of `base`, and a commit; no ref moves.
 
-    They go into the object store as one pack synced once (store/packwrite.py); a
-    signed commit is written after it by libgit2, which makes git's signed format."""
+    They go into the object store as one pack synced once (store/packwrite.py), the
+    commit too, signed or not."""
     pack = packwrite.Pack()
     items_by_fan: dict[str, dict[str, Entry]] = defaultdict(dict)
     for item_id, item in change.items.items():
@@ -226,13 +226,10 @@ def commit_change(repo: Repo, base: Snapshot, change: Change) -> Oid:
             root[top] = (MODE_TREE, pack.tree(_content(base.subtree(top)), fans))
     tree = pack.tree(_content(base.tree), root)
     parents = [base.commit] if base.commit else []
-    if change.sign is not None or base.tree is None:  # signed, or the ledger's first commit
-        repo.write_pack(pack)
-        return repo.write_commit(
-            tree, parents, change.actor, change.at, change.message, change.sign
-        )
     made = (change.actor, change.at, change.message)
     content = repo.commit_content(tree, base.tree, parents, *made)
+    if change.sign is not None:  # signed before anything is written: a refusal leaves nothing
+        content = packwrite.signed(content, change.sign(content))
     commit = pack.add(packwrite.COMMIT, content)
     repo.write_pack(pack)
     return Oid(commit.hex())

@@ -21,9 +21,19 @@ last one (no pruning, no rewrite of the large packs). It is started at most
 once in PACK_EVERY seconds, also while a gc of git's runs (a full repack can
 take a minute), so that what is written meanwhile does not wait for the next
 one. With an older git it fails, and the packs wait for `gc.autoPackLimit`.
+A repository with a multi-pack index keeps it (`--write-midx`).
+
+Rolled up so, the packs never reach `gc.autoPackLimit` and the loose objects
+never reach `gc.auto`, so git's own gc, for gitcoop and for the user's git
+commands alike, would never run again: no reflog expiry, no pruning of what
+nothing reaches. So the roll-ups are counted (in the STAMP file), and the
+`gc.autoPackLimit`-th starts `git gc` itself instead: git's gc comes as often
+as it came when every roll-up was a pack that `gc --auto` counted.
+
 A pack still kept by a write (its `.keep`, store/packwrite.py) is not
-counted, as git does not count it; one left by a killed writer is removed
-once it is KEEP_STALE seconds old. The checks cost a directory listing or two.
+counted, as git does not count it; one a gitcoop write left on this host,
+KEEP_STALE seconds old, whose process is gone, is removed, even with gc off.
+The checks cost a directory listing or two.
 """
 
 from __future__ import annotations
@@ -32,7 +42,7 @@ import os
 import time
 from typing import NamedTuple
 
-from gitcoop.store.packwrite import KEEP_TEXT
+from gitcoop.store.packwrite import keeper, kept_by_the_living
 from gitcoop.store.repository import Repo
 
 LOOSE_SAMPLE = "17"  # the fan-out directory git counts to estimate all loose objects
@@ -98,14 +108,16 @@ def _packs(objects: str, now: float | None = None) -> int:
 
 
 def _left_behind(base: str, now: float) -> bool:
-    """Whether `base`.keep was left by a killed write, and is now removed."""
+    """Whether `base`.keep was left by a killed gitcoop write, and is now removed: made
+    KEEP_STALE ago by a process of this host that is gone."""
     path = f"{base}.keep"
     try:
         if now - os.stat(path).st_mtime < KEEP_STALE:
             return False
         with open(path, "rb") as keep:
-            if keep.read(len(KEEP_TEXT) + 1) != KEEP_TEXT:
-                return False  # git's, or someone's: theirs to remove
+            made_by = keeper(keep.read(4096))
+        if made_by is None or kept_by_the_living(*made_by):
+            return False  # git's or someone's, or a write still at work: not ours to remove
         os.unlink(path)
     except OSError:
         return False
@@ -116,21 +128,30 @@ def after_write(repo: Repo) -> None:
     """Start `git gc --auto`, or roll up the small packs and loose objects, when due;
     call with no lock held."""
     objects = os.path.join(repo.common_dir, "objects")
+    now = time.time()
+    packs = _packs(objects, now)  # a killed writer's keep goes even when gc is off
     try:
         limits = Thresholds.of(repo)
     except ValueError:  # a gc setting git itself would refuse: leave it to git
         return
     if limits.loose <= 0:
         return
-    now = time.time()
-    packs = _packs(objects, now)
     if due(objects, limits, packs) and not _gc_running(repo.common_dir, now):
         collect(repo.common_dir, ["gc", "--auto", "--quiet"], limits.detach)
-    elif (packs > ROLL_AFTER or _loose_sample(objects) > PACK_AFTER) and _stamped(
-        repo.common_dir, now
-    ):
-        # also while git's gc runs: what is written meanwhile would wait for the next one
-        collect(repo.common_dir, REPACK, limits.detach)
+        return
+    if packs <= ROLL_AFTER and _loose_sample(objects) <= PACK_AFTER:
+        return
+    rolls = _stamped(repo.common_dir, now)
+    if rolls is None:
+        return
+    if 0 < limits.packs <= rolls and not _gc_running(repo.common_dir, now):
+        # the packs git's gc would have counted: its turn, as without the roll-ups
+        _stamp(repo.common_dir, now, 0)
+        collect(repo.common_dir, ["gc", "--quiet"], limits.detach)
+        return
+    # also while git's gc runs: what is written meanwhile would wait for the next one
+    midx = os.path.exists(os.path.join(objects, "pack", "multi-pack-index"))
+    collect(repo.common_dir, [*REPACK, "--write-midx"] if midx else REPACK, limits.detach)
 
 
 def _gc_running(common_dir: str, now: float) -> bool:
@@ -141,17 +162,25 @@ def _gc_running(common_dir: str, now: float) -> bool:
         return False
 
 
-def _stamped(common_dir: str, now: float) -> bool:
-    """Mark a pack of loose objects as started; False when one started under PACK_EVERY ago."""
+def _stamped(common_dir: str, now: float) -> int | None:
+    """Mark a roll-up as started: the roll-ups before it since git's last gc; None when
+    one started under PACK_EVERY ago (or the repository is read-only)."""
     path = os.path.join(common_dir, STAMP)
     try:
         if now - os.stat(path).st_mtime < PACK_EVERY:
-            return False
-    except OSError:
-        pass
+            return None
+        with open(path, encoding="utf-8") as stamp:
+            words = stamp.read(64).split()
+        rolls = int(words[1]) if len(words) == 2 and words[1].isdigit() else 0
+    except (OSError, ValueError):
+        rolls = 0
+    return rolls if _stamp(common_dir, now, rolls + 1) else None
+
+
+def _stamp(common_dir: str, now: float, rolls: int) -> bool:
     try:
-        with open(path, "w", encoding="utf-8") as stamp:
-            stamp.write(f"{now:.0f}\n")
+        with open(os.path.join(common_dir, STAMP), "w", encoding="utf-8") as stamp:
+            stamp.write(f"{now:.0f} {rolls}\n")
     except OSError:
         return False  # a read-only repository: git could not pack either
     return True

@@ -69,10 +69,44 @@ def test_a_base_out_of_git_s_order_or_naming_a_file_twice_comes_out_as_libgit2_w
     assert ours == raw[builder.write()].read_raw() == entry(b"a") + entry(b"b") + entry(b"c")
 
 
+def test_unusual_modes_and_names_in_a_base_come_out_as_libgit2_writes_them(
+    raw: pygit2.Repository,
+) -> None:
+    blob, folder = raw.create_blob(b"x"), raw.TreeBuilder().write()
+    # 040000 is a folder (sorted as "a/"), padded; a name with a slash, as libgit2 reads it
+    base = b"100644 a-b\0%s040000 a\0%s100664 odd\0%s100644 x/y\0%s" % (
+        blob.raw,
+        folder.raw,
+        blob.raw,
+        blob.raw,
+    )
+    tree = raw[raw.odb.write(pygit2.enums.ObjectType.TREE, base)]
+    builder = raw.TreeBuilder(tree)
+    builder.insert("c", blob, BLOB)
+    ours = packwrite.changed_tree(base, {"c": (BLOB, blob.raw)})
+    assert ours == raw[builder.write()].read_raw()
+    assert ours.startswith(b"100644 a-b\0") and b"40000 a\0" in ours and b"040000" not in ours
+
+
+def test_a_signed_commit_in_a_pack_is_the_one_libgit2_writes(tmp_path: Path) -> None:
+    path = make_repo(tmp_path / "r")
+    repo = open_repo(str(path))
+    tree = repo.raw.TreeBuilder().write()
+    when = datetime(2026, 11, 29, 10, tzinfo=UTC)
+    content = repo.commit_content(tree.raw, None, [], "bob@example.com", when, "take td-x\n")
+    for armour in (
+        "-----BEGIN SSH SIGNATURE-----\nU1NI\nU0lH\n-----END SSH SIGNATURE-----\n",
+        "one",
+    ):
+        theirs = repo.raw.create_commit_with_signature(content.decode(), armour)
+        ours = packwrite.signed(content, armour)
+        assert oid_of(ours, b"commit") == str(theirs)
+
+
 def test_what_is_not_a_tree_or_an_entry_is_refused() -> None:
     with pytest.raises(ValueError, match="could not read"):
         packwrite.changed_tree(b"100644 a\0short", {"b": (BLOB, b"\1" * 20)})
-    for bad in ("", ".", "..", "a/b", "a\0b"):
+    for bad in ("", ".", "..", "a/b", "a\0b"):  # as a change: gitcoop's names are plain
         with pytest.raises(ValueError, match="not a tree entry"):
             packwrite.changed_tree(b"", {bad: (BLOB, b"\1" * 20)})
 
@@ -85,8 +119,12 @@ def test_a_pack_is_read_back_by_git_and_libgit2(tmp_path: Path) -> None:
     names = {f"f{n}": (BLOB, oid) for n, oid in zip(sizes, blobs, strict=True)}
     tree = pack.tree(b"", {**names, "sub": (TREE, pack.tree(b"", {"x": (BLOB, blobs[0])}))})
     folder = repo / ".git" / "objects" / "pack"
-    name = packwrite.write(pack, str(folder), fsync=True)
-    assert (folder / f"pack-{name}.keep").read_bytes() == packwrite.KEEP_TEXT
+    keeps: list[str] = []
+    name = packwrite.write(pack, str(folder), True, keeps)
+    assert keeps == [str(folder / f"pack-{name}.keep")]
+    made_by = packwrite.keeper((folder / f"pack-{name}.keep").read_bytes())
+    assert made_by == (os.getpid(), os.uname().nodename.encode())
+    assert packwrite.kept_by_the_living(*made_by)
     listed = git(repo, "verify-pack", "-v", str(folder / f"pack-{name}.idx"))
     assert f"non delta: {len(pack.objects)} objects" in listed
     for oid in blobs:
@@ -95,8 +133,11 @@ def test_a_pack_is_read_back_by_git_and_libgit2(tmp_path: Path) -> None:
     raw = pygit2.Repository(str(repo))
     assert len(raw[pygit2.Oid(raw=blobs[-1])].data) == sizes[-1]
     assert not [p for p in folder.iterdir() if p.name.startswith("tmp_")]
-    packwrite.unkeep([str(folder / f"pack-{name}.keep")])
-    assert not (folder / f"pack-{name}.keep").exists()
+    packwrite.unkeep(keeps)
+    assert not (folder / f"pack-{name}.keep").exists() and keeps == []
+    (folder / f"pack-{name}.keep").write_bytes(b"git's own\n")  # written again: not ours
+    assert packwrite.write(pack, str(folder), False, keeps) == name and keeps == []
+    assert (folder / f"pack-{name}.keep").read_bytes() == b"git's own\n"
 
 
 def _cat(repo: Path, oid: bytes) -> bytes:
@@ -137,7 +178,7 @@ def test_a_pack_that_cannot_be_written_leaves_nothing(
 
     monkeypatch.setattr(packwrite, "_index", full)  # the pack is placed, its index fails
     with pytest.raises(OSError):
-        packwrite.write(pack, str(tmp_path), fsync=False)
+        packwrite.write(pack, str(tmp_path), False, [])
     assert list(tmp_path.iterdir()) == []  # no pack without its index, no keep, no temporary
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import subprocess
 import time
 from pathlib import Path
 
@@ -139,22 +140,52 @@ def test_the_small_packs_are_rolled_into_one(ledger: Path, monkeypatch: pytest.M
 
 
 def test_a_keep_a_killed_writer_left_is_removed_in_time(ledger: Path) -> None:
-    git(ledger, "config", "gc.autoDetach", "false")
+    git(ledger, "config", "gc.auto", "0")  # removed even with gc off: it is no gc
     folder = ledger / ".git" / "objects" / "pack"
-    pack = next(iter(packs(ledger)))[: -len(".pack")]
-    ours, gits, fresh = folder / f"{pack}.keep", folder / "pack-0.keep", folder / "pack-1.keep"
+    gone = subprocess.Popen(["true"])
+    gone.wait()  # a pid no process has now
+    host = os.uname().nodename.encode()
+    dead = b"%s (pid %d on %s)\n" % (KEEP_TEXT, gone.pid, host)
+    alive = b"%s (pid %d on %s)\n" % (KEEP_TEXT, os.getpid(), host)
+    elsewhere = b"%s (pid %d on another-host)\n" % (KEEP_TEXT, gone.pid)
+    cases = {"dead": dead, "alive": alive, "elsewhere": elsewhere, "git": b"receive-pack 1\n"}
     old = time.time() - upkeep.KEEP_STALE - 60
-    for path, text in (
-        (ours, KEEP_TEXT),
-        (gits, b"receive-pack 123 on host\n"),
-        (fresh, KEEP_TEXT),
-    ):
-        path.write_bytes(text)
-    for path in (ours, gits):
-        os.utime(path, (old, old))
+    for name, text in cases.items():
+        (folder / f"pack-{name}.keep").write_bytes(text)
+        os.utime(folder / f"pack-{name}.keep", (old, old))
+    (folder / "pack-fresh.keep").write_bytes(dead)  # a write still under way, for all we know
     upkeep.after_write(open_repo(str(ledger)))
-    assert not ours.exists()  # gitcoop's words, an hour old: its writer is gone
-    assert gits.exists() and fresh.exists()  # git's own, or a write still under way
+    left = sorted(p.name for p in folder.glob("*.keep"))
+    assert left == [f"pack-{n}.keep" for n in ("alive", "elsewhere", "fresh", "git")]
+
+
+def test_git_s_own_gc_still_comes_between_the_roll_ups(
+    ledger: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    item = coop("add", "todo", "busy", "--json").json()["id"]
+    git(ledger, "config", "gc.autoDetach", "false")
+    git(ledger, "config", "gc.autoPackLimit", "3")  # a gc after three roll-ups
+    monkeypatch.setattr(upkeep, "PACK_EVERY", 0.0)
+    monkeypatch.setattr(upkeep, "ROLL_AFTER", 1)
+    packed_refs = ledger / ".git" / "packed-refs"
+    assert "refs/coop/ledger" not in (packed_refs.read_text() if packed_refs.exists() else "")
+    transitions(item, 3)
+    assert "refs/coop/ledger" in packed_refs.read_text()  # git gc packs the refs
+    assert (ledger / ".git" / upkeep.STAMP).read_text().split()[1] in ("0", "1", "2")
+    git(ledger, "fsck", "--no-dangling")
+
+
+def test_a_multi_pack_index_is_kept_through_the_roll_ups(
+    ledger: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    item = coop("add", "todo", "busy", "--json").json()["id"]
+    git(ledger, "config", "gc.autoDetach", "false")
+    monkeypatch.setattr(upkeep, "PACK_EVERY", 0.0)
+    monkeypatch.setattr(upkeep, "ROLL_AFTER", 1)
+    git(ledger, "multi-pack-index", "write")
+    transitions(item, 2)
+    assert (ledger / ".git" / "objects" / "pack" / "multi-pack-index").exists()
+    git(ledger, "multi-pack-index", "verify")
 
 
 def test_gc_auto_0_leaves_the_repository_alone(ledger: Path) -> None:
