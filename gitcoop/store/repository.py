@@ -457,8 +457,6 @@ class Repo:
         """
         signature = pygit2.Signature(actor, actor, int(when.timestamp()), 0)
         parent_ids = [pygit2.Oid(hex=p) for p in parents]
-        if isinstance(tree, bytes):  # a tree of a `Pack`, by its 20-byte id
-            tree = pygit2.Oid(raw=tree)
         if sign is None:
             oid = self._writing(
                 lambda: self.raw.create_commit(

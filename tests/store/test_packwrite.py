@@ -194,6 +194,6 @@ def test_a_commit_in_a_pack_is_the_commit_libgit2_writes(tmp_path: Path) -> None
     commit = pack.add(packwrite.COMMIT, content)
     repo.write_pack(pack)
     repo.unkeep()
-    again = repo.write_commit(tree, [], "bob@example.com", when, message)
+    again = repo.write_commit(pygit2.Oid(raw=tree), [], "bob@example.com", when, message)
     assert again == Oid(commit.hex())
     assert git(path, "cat-file", "-t", commit.hex()).strip() == "commit"
