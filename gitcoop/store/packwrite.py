@@ -186,6 +186,8 @@ def _sync_folder(folder: str) -> None:
         os.close(handle)
 
 
+ELSEWHERE_STALE = 7 * 86400.0  # seconds: a keep another host made, left for its writer
+INCOMING = "coop-incoming-"  # in objects/: a pack or index being written (a merge's: a folder)
 KEEP_TEXT = b"gitcoop: kept until refs/coop/ledger names its objects"
 _KEEPER = re.compile(re.escape(KEEP_TEXT) + rb" \(pid (\d+) on (.*)\)\n\Z")
 
@@ -214,11 +216,12 @@ def keeper(text: bytes) -> tuple[int, bytes] | None:
     return None if found is None else (int(found.group(1)), found.group(2))
 
 
-def kept_by_the_living(pid: int, host: bytes) -> bool:
-    """Whether the writer that made a keep may still be at work: a process of that pid
-    runs on this host, or the keep was made on another host, which cannot be asked."""
+def kept_by_the_living(pid: int, host: bytes, age: float = 0.0) -> bool:
+    """Whether the writer that made a keep `age` seconds ago may still be at work: a
+    process of that pid runs on this host, or the keep was made on another host, which
+    cannot be asked, under a week ago."""
     if host != _host():
-        return True
+        return age < ELSEWHERE_STALE
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -284,7 +287,11 @@ def _place(final: str, chunks: tuple[bytes, ...], fsync: bool) -> bool:
     the name is their checksum)."""
     folder, name = os.path.split(final)
     suffix = name.rsplit(".", 1)[-1]  # not ending .idx or .pack: no scanner takes it for one
-    temporary = os.path.join(folder, f"tmp_coop_{suffix}_{os.getpid()}_{name[5:13]}")
+    # beside the folder (objects/), where no prune looks: `git prune` removes every tmp_
+    # file in objects/pack, and in a loop of them a write kept losing its own
+    temporary = os.path.join(
+        os.path.dirname(folder), f"{INCOMING}{suffix}-{os.getpid()}-{name[5:13]}"
+    )
     handle = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o444)
     try:
         try:

@@ -524,15 +524,21 @@ class Repo:
         if not written:
             return
         builder = pygit2.PackBuilder(self.raw)
-        for oid in written:
-            builder.add(pygit2.Oid(hex=oid))
+        try:
+            for oid in written:
+                builder.add(pygit2.Oid(hex=oid))
+        except KeyError:  # a `git prune --expire=now` took them while they were loose
+            raise _pruned() from None
         import tempfile  # it loads `random`: only a merge needs it
 
         objects = os.path.join(self.common_dir, "objects")
         built = ""
         try:  # built beside the packs, where no prune looks, then moved in, kept
-            built = tempfile.mkdtemp(prefix="coop-pack-", dir=objects)
-            self._writing(lambda: builder.write(built))
+            built = tempfile.mkdtemp(prefix=packwrite.INCOMING, dir=objects)
+            try:
+                self._writing(lambda: builder.write(built))
+            except KeyError:
+                raise _pruned() from None
             packwrite.adopt(built, os.path.join(objects, "pack"), _fsync["on"], self._keeps)
         except OSError as exc:
             failed = environment.failure(exc, "writing to the object store")
@@ -745,6 +751,13 @@ def _entry(raw: bytes) -> tuple[str, tuple[int, str]]:
     its bytes as escapes, which no layout rule accepts."""
     mode, _, name = raw[:-21].partition(b" ")
     return name.decode("utf-8", "surrogateescape"), (int(mode, 8), raw[-20:].hex())
+
+
+def _pruned() -> ChangedUnderWrite:
+    return ChangedUnderWrite(
+        "objects this merge had just written were removed under it — is a "
+        "`git prune --expire=now` running? nothing was recorded; retry"
+    )
 
 
 def _email(commit: Any) -> str:

@@ -23,17 +23,22 @@ take a minute), so that what is written meanwhile does not wait for the next
 one. With an older git it fails, and the packs wait for `gc.autoPackLimit`.
 A repository with a multi-pack index keeps it (`--write-midx`).
 
-Rolled up so, the packs never reach `gc.autoPackLimit` and the loose objects
-never reach `gc.auto`, so git's own gc, for gitcoop and for the user's git
-commands alike, would never run again: no reflog expiry, no pruning of what
+Rolled up so, the packs stay under `gc.autoPackLimit` and the loose objects
+under `gc.auto`, so git's own gc, for gitcoop and for the user's git
+commands alike, would hardly ever run again: no reflog expiry, no pruning of what
 nothing reaches. So the roll-ups are counted (in the STAMP file), and the
 `gc.autoPackLimit`-th starts `git gc` itself instead: git's gc comes as often
 as it came when every roll-up was a pack that `gc --auto` counted.
 
+While a `gc.log` of git's last gc stands (a day), `gc --auto` refuses to
+run, so the roll-ups go on meanwhile.
+
 A pack still kept by a write (its `.keep`, store/packwrite.py) is not
 counted, as git does not count it; one a gitcoop write left on this host,
-KEEP_STALE seconds old, whose process is gone, is removed, even with gc off.
-The checks cost a directory listing or two.
+KEEP_STALE seconds old, whose process is gone, is removed, even with gc off,
+and so is one another host left a week ago. A roll-up also removes what a
+killed write left in `objects/` (packwrite.INCOMING), KEEP_STALE old. The
+checks cost a directory listing or two.
 """
 
 from __future__ import annotations
@@ -42,7 +47,7 @@ import os
 import time
 from typing import NamedTuple
 
-from gitcoop.store.packwrite import keeper, kept_by_the_living
+from gitcoop.store.packwrite import INCOMING, keeper, kept_by_the_living
 from gitcoop.store.repository import Repo
 
 LOOSE_SAMPLE = "17"  # the fan-out directory git counts to estimate all loose objects
@@ -51,6 +56,7 @@ ROLL_AFTER = 8  # packs (not kept) from which the small ones are rolled into one
 STAMP = "coop-repack"  # in the common git dir: when the last repack started
 PACK_EVERY = 2.0  # seconds: at most one repack started in that time
 KEEP_STALE = 3600.0  # seconds: a write's keep older than this was left by a killed writer
+GC_LOG_KEPT = 86400.0  # seconds: git's default gc.logExpiry
 REPACK = ["repack", "-d", "-q", "--geometric=2"]
 HEX = frozenset("0123456789abcdef")
 # where a hook's git says the repository is; gc is pointed at the common git dir instead
@@ -112,11 +118,12 @@ def _left_behind(base: str, now: float) -> bool:
     KEEP_STALE ago by a process of this host that is gone."""
     path = f"{base}.keep"
     try:
-        if now - os.stat(path).st_mtime < KEEP_STALE:
+        age = now - os.stat(path).st_mtime
+        if age < KEEP_STALE:
             return False
         with open(path, "rb") as keep:
             made_by = keeper(keep.read(4096))
-        if made_by is None or kept_by_the_living(*made_by):
+        if made_by is None or kept_by_the_living(*made_by, age):
             return False  # git's or someone's, or a write still at work: not ours to remove
         os.unlink(path)
     except OSError:
@@ -136,7 +143,8 @@ def after_write(repo: Repo) -> None:
         return
     if limits.loose <= 0:
         return
-    if due(objects, limits, packs) and not _gc_running(repo.common_dir, now):
+    gc_acts = not _gc_running(repo.common_dir, now) and not _gc_logged(repo.common_dir, now)
+    if due(objects, limits, packs) and gc_acts:
         collect(repo.common_dir, ["gc", "--auto", "--quiet"], limits.detach)
         return
     if packs <= ROLL_AFTER and _loose_sample(objects) <= PACK_AFTER:
@@ -144,6 +152,7 @@ def after_write(repo: Repo) -> None:
     rolls = _stamped(repo.common_dir, now)
     if rolls is None:
         return
+    _tidy(objects, now)
     if 0 < limits.packs <= rolls and not _gc_running(repo.common_dir, now):
         # the packs git's gc would have counted: its turn, as without the roll-ups
         _stamp(repo.common_dir, now, 0)
@@ -152,6 +161,36 @@ def after_write(repo: Repo) -> None:
     # also while git's gc runs: what is written meanwhile would wait for the next one
     midx = os.path.exists(os.path.join(objects, "pack", "multi-pack-index"))
     collect(repo.common_dir, [*REPACK, "--write-midx"] if midx else REPACK, limits.detach)
+
+
+def _gc_logged(common_dir: str, now: float) -> bool:
+    """Whether `gc --auto` would refuse to run for a `gc.log` its last run left (git
+    keeps it a day, `gc.logExpiry`): the roll-ups then go on meanwhile."""
+    try:
+        return now - os.stat(os.path.join(common_dir, "gc.log")).st_mtime < GC_LOG_KEPT
+    except OSError:
+        return False
+
+
+def _tidy(objects: str, now: float) -> None:
+    """Remove what a killed write left in objects/ (packwrite.INCOMING), KEEP_STALE old."""
+    import shutil
+
+    try:
+        names = [n for n in os.listdir(objects) if n.startswith(INCOMING)]
+    except OSError:
+        return
+    for name in names:
+        path = os.path.join(objects, name)
+        try:
+            if now - os.lstat(path).st_mtime < KEEP_STALE:
+                continue
+            if os.path.isdir(path) and not os.path.islink(path):
+                shutil.rmtree(path, ignore_errors=True)
+            else:
+                os.unlink(path)
+        except OSError:
+            continue
 
 
 def _gc_running(common_dir: str, now: float) -> bool:

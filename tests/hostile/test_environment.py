@@ -69,6 +69,27 @@ def test_writes_beside_a_gc_loop_all_land(ledger_repo: Path) -> None:
     assert len(coop_in(ledger_repo, "list", "--json").json()) == 61
 
 
+def test_writes_beside_a_loop_of_plain_prunes_all_land(ledger_repo: Path) -> None:
+    """`git prune` with no expiry removes every unreachable loose object and every tmp_
+    file in objects/pack at once: a write's pack is written where it does not look."""
+    git(ledger_repo, "config", "coop.fsync", "false")
+    loop = subprocess.Popen(
+        ["sh", "-c", "while :; do git prune; done"],
+        cwd=ledger_repo,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    try:
+        codes = [coop_in(ledger_repo, "add", "todo", f"work {n}").code for n in range(40)]
+    finally:
+        os.killpg(loop.pid, signal.SIGKILL)
+        loop.wait()
+    assert codes == [0] * 40
+    assert coop_in(ledger_repo, "fsck").code == 0
+    git(ledger_repo, "rev-list", "--objects", "refs/coop/ledger")
+
+
 def namespace(script: str) -> subprocess.CompletedProcess[str]:
     """Run `script` in a private mount namespace, with this gitcoop on PATH."""
     env = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ['PATH']}"}

@@ -132,7 +132,7 @@ def test_a_pack_is_read_back_by_git_and_libgit2(tmp_path: Path) -> None:
     assert git(repo, "ls-tree", "-r", tree.hex()).count("\n") == len(sizes) + 1
     raw = pygit2.Repository(str(repo))
     assert len(raw[pygit2.Oid(raw=blobs[-1])].data) == sizes[-1]
-    assert not [p for p in folder.iterdir() if p.name.startswith("tmp_")]
+    assert not [p for p in folder.parent.iterdir() if p.name.startswith(packwrite.INCOMING)]
     packwrite.unkeep(keeps)
     assert not (folder / f"pack-{name}.keep").exists() and keeps == []
     (folder / f"pack-{name}.keep").write_bytes(b"git's own\n")  # written again: not ours
@@ -178,8 +178,9 @@ def test_a_pack_that_cannot_be_written_leaves_nothing(
 
     monkeypatch.setattr(packwrite, "_index", full)  # the pack is placed, its index fails
     with pytest.raises(OSError):
-        packwrite.write(pack, str(tmp_path), False, [])
-    assert list(tmp_path.iterdir()) == []  # no pack without its index, no keep, no temporary
+        packwrite.write(pack, str(tmp_path / "pack"), False, [])
+    assert list(tmp_path.iterdir()) == [tmp_path / "pack"]  # no temporary beside the packs
+    assert list((tmp_path / "pack").iterdir()) == []  # no pack without its index, no keep
 
 
 def test_a_commit_in_a_pack_is_the_commit_libgit2_writes(tmp_path: Path) -> None:

@@ -11,8 +11,8 @@ from pathlib import Path
 import pygit2
 import pytest
 
-from gitcoop.store import upkeep
-from gitcoop.store.packwrite import KEEP_TEXT
+from gitcoop.store import packwrite, upkeep
+from gitcoop.store.packwrite import INCOMING, KEEP_TEXT
 from gitcoop.store.repository import open_repo
 from tests.conftest import Clones, coop, coop_in, git
 
@@ -154,9 +154,46 @@ def test_a_keep_a_killed_writer_left_is_removed_in_time(ledger: Path) -> None:
         (folder / f"pack-{name}.keep").write_bytes(text)
         os.utime(folder / f"pack-{name}.keep", (old, old))
     (folder / "pack-fresh.keep").write_bytes(dead)  # a write still under way, for all we know
+    week = time.time() - packwrite.ELSEWHERE_STALE - 60
+    (folder / "pack-gone-elsewhere.keep").write_bytes(elsewhere)
+    os.utime(folder / "pack-gone-elsewhere.keep", (week, week))
     upkeep.after_write(open_repo(str(ledger)))
     left = sorted(p.name for p in folder.glob("*.keep"))
     assert left == [f"pack-{n}.keep" for n in ("alive", "elsewhere", "fresh", "git")]
+
+
+def test_a_gc_log_does_not_stop_the_roll_ups(ledger: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    item = coop("add", "todo", "busy", "--json").json()["id"]
+    git(ledger, "config", "gc.auto", "1")  # git's gc is due at every write...
+    git(ledger, "config", "gc.autoDetach", "false")
+    seed_sample_dir(ledger, 2)
+    (ledger / ".git" / "gc.log").write_text("warning: too many unreachable loose objects\n")
+    monkeypatch.setattr(upkeep, "PACK_EVERY", 0.0)  # ...but refuses to run for its log
+    for _ in range(upkeep.ROLL_AFTER + 4):
+        transitions(item, 1)
+        assert len(packs(ledger)) <= upkeep.ROLL_AFTER + 2
+    git(ledger, "fsck", "--no-dangling")
+
+
+def test_a_roll_up_removes_what_a_killed_write_left(
+    ledger: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    item = coop("add", "todo", "busy", "--json").json()["id"]
+    git(ledger, "config", "gc.autoDetach", "false")
+    monkeypatch.setattr(upkeep, "PACK_EVERY", 0.0)
+    monkeypatch.setattr(upkeep, "ROLL_AFTER", 0)
+    objects = ledger / ".git" / "objects"
+    old = time.time() - upkeep.KEEP_STALE - 60
+    stale_file, stale_folder = objects / f"{INCOMING}pack-1-ab", objects / f"{INCOMING}x1"
+    fresh = objects / f"{INCOMING}pack-2-cd"
+    stale_file.write_bytes(b"half a pack")
+    stale_folder.mkdir()
+    (stale_folder / "pack-1.pack").write_bytes(b"half")
+    fresh.write_bytes(b"a pack being written")
+    for path in (stale_file, stale_folder):
+        os.utime(path, (old, old))
+    transitions(item, 1)
+    assert not stale_file.exists() and not stale_folder.exists() and fresh.exists()
 
 
 def test_git_s_own_gc_still_comes_between_the_roll_ups(
@@ -246,5 +283,5 @@ def test_a_merge_writes_its_objects_into_one_pack(clones: Clones) -> None:
         assert git(b, "cat-file", "-t", oid).strip() in ("commit", "tree")
     git(b, "fsck", "--no-dangling")
     assert keeps(b) == []  # kept only until the ref named the merge's objects
-    assert not [p for p in (b / ".git" / "objects" / "pack").iterdir() if "tmp_" in p.name]
+    assert not [p for p in (b / ".git" / "objects").iterdir() if p.name.startswith(INCOMING)]
     assert coop_in(b, "list").code == 0
