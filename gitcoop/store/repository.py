@@ -16,15 +16,18 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
-from typing import Any, NewType
+from typing import TYPE_CHECKING, Any, NewType
 
 import pygit2
 
 from gitcoop.domain.frozen import frozen
 from gitcoop.errors import BadLedger, ChangedUnderWrite, NoLedger, UsageError
-from gitcoop.store import environment, packwrite
+from gitcoop.store import environment
 from gitcoop.store.codec import MAX_BYTES
 from gitcoop.store.layout import REF
+
+if TYPE_CHECKING:  # a write loads it (zlib, hashlib)
+    from gitcoop.store import packwrite
 
 Oid = NewType("Oid", str)  # a 40-hex object id
 Sign = Callable[[bytes], str]  # a commit's bytes -> its armoured signature
@@ -499,12 +502,17 @@ class Repo:
             return
         folder = os.path.join(self.common_dir, "objects", "pack")
         # again when a plain `git prune` took a temporary file away (it removes every tmp_)
+        from gitcoop.store import packwrite  # zlib, hashlib: no read needs them
+
         self._writing(lambda: packwrite.write(pack, folder, _fsync["on"], self._keeps) and None)
 
     def unkeep(self) -> None:
         """Let a repack have the packs `write_pack` made: call once the ref names their
         objects, or once they are given up (store/packwrite.py says why they are kept)."""
-        packwrite.unkeep(self._keeps)
+        if self._keeps:
+            from gitcoop.store import packwrite
+
+            packwrite.unkeep(self._keeps)
 
     @contextmanager
     def one_pack(self) -> Iterator[None]:
@@ -530,6 +538,8 @@ class Repo:
         except KeyError:  # a `git prune --expire=now` took them while they were loose
             raise _pruned() from None
         import tempfile  # it loads `random`: only a merge needs it
+
+        from gitcoop.store import packwrite
 
         objects = os.path.join(self.common_dir, "objects")
         built = ""

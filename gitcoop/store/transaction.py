@@ -21,16 +21,15 @@ from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gitcoop.domain.frozen import frozen
 from gitcoop.domain.ids import ItemId, fanout
 from gitcoop.domain.records import Event, Item, LedgerConfig
 from gitcoop.errors import ChangedUnderWrite
-from gitcoop.store import codec, packwrite, upkeep
+from gitcoop.store import codec, upkeep
 from gitcoop.store.layout import COOP_FILE, EVENTS, ITEMS, MODE_BLOB, MODE_TREE, event_name
 from gitcoop.store.lock import DEFAULT_TIMEOUT, writer_lock
-from gitcoop.store.packwrite import Entry
 from gitcoop.store.repository import (
     STALE_AFTER,
     Oid,
@@ -41,6 +40,9 @@ from gitcoop.store.repository import (
     stderr_notice,
 )
 from gitcoop.store.snapshot import Snapshot
+
+if TYPE_CHECKING:  # loaded by a write (zlib, hashlib): a read that imports this needs neither
+    from gitcoop.store.packwrite import Entry
 
 MAX_ATTEMPTS = 5
 LOCK_TIMEOUT_KEY = "coop.lockTimeout"
@@ -201,6 +203,8 @@ def commit_change(repo: Repo, base: Snapshot, change: Change) -> Oid:
 
     They go into the object store as one pack synced once (store/packwrite.py), the
     commit too, signed or not."""
+    from gitcoop.store import packwrite
+
     pack = packwrite.Pack()
     items_by_fan: dict[str, dict[str, Entry]] = defaultdict(dict)
     for item_id, item in change.items.items():

@@ -47,7 +47,6 @@ import os
 import time
 from typing import NamedTuple
 
-from gitcoop.store.packwrite import INCOMING, keeper, kept_by_the_living
 from gitcoop.store.repository import Repo
 
 LOOSE_SAMPLE = "17"  # the fan-out directory git counts to estimate all loose objects
@@ -116,6 +115,8 @@ def _packs(objects: str, now: float | None = None) -> int:
 def _left_behind(base: str, now: float) -> bool:
     """Whether `base`.keep was left by a killed gitcoop write, and is now removed: made
     KEEP_STALE ago by a process of this host that is gone."""
+    from gitcoop.store.packwrite import keeper, kept_by_the_living
+
     path = f"{base}.keep"
     try:
         age = now - os.stat(path).st_mtime
@@ -175,6 +176,8 @@ def _gc_logged(common_dir: str, now: float) -> bool:
 def _tidy(objects: str, now: float) -> None:
     """Remove what a killed write left in objects/ (packwrite.INCOMING), KEEP_STALE old."""
     import shutil
+
+    from gitcoop.store.packwrite import INCOMING
 
     try:
         names = [n for n in os.listdir(objects) if n.startswith(INCOMING)]

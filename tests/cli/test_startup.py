@@ -15,7 +15,8 @@ PROBE = """
 import sys
 from gitcoop.cli.main import main
 code = main(sys.argv[1:])
-loaded = [m for m in ("filelock", "ruamel.yaml", "json", "secrets", "random") if m in sys.modules]
+watched = ("filelock", "ruamel.yaml", "json", "secrets", "random", "gitcoop.store.packwrite")
+loaded = [m for m in watched if m in sys.modules]
 import json
 import gitcoop.store.canonical as canonical
 sys.stderr.write("PROBE " + json.dumps([code, loaded, canonical._unusual is not None]) + "\\n")
@@ -24,8 +25,8 @@ sys.stderr.write("PROBE " + json.dumps([code, loaded, canonical._unusual is not 
 
 def probe(cwd: Path, *args: str) -> tuple[int, list[str], bool]:
     """Run a command in a fresh process: its exit code, which of filelock, ruamel, json,
-    secrets and random it loaded, and whether it compiled the line reader's large
-    character class."""
+    secrets, random and the pack writer it loaded, and whether it compiled the line
+    reader's large character class."""
     done = subprocess.run(
         [sys.executable, "-c", PROBE, *args],
         cwd=cwd,
@@ -79,12 +80,13 @@ def test_a_warm_list_compiles_no_large_pattern_and_loads_no_yaml(busy: tuple[Pat
     code, loaded, compiled = probe(path, "list")
     assert (code, compiled) == (0, False)
     assert "filelock" not in loaded and "ruamel.yaml" not in loaded
+    assert "gitcoop.store.packwrite" not in loaded  # zlib and hashlib serve writes only
 
 
 def test_writes_still_take_the_lock(busy: tuple[Path, str]) -> None:
     path, item = busy
     code, loaded, _ = probe(path, "release", item, "--reason", "later")
-    assert code == 0 and "filelock" in loaded
+    assert code == 0 and "filelock" in loaded and "gitcoop.store.packwrite" in loaded
 
 
 def test_a_take_loads_no_json(busy: tuple[Path, str]) -> None:
