@@ -175,13 +175,19 @@ def test_a_gc_log_does_not_stop_the_roll_ups(ledger: Path, monkeypatch: pytest.M
     git(ledger, "fsck", "--no-dangling")
 
 
+def rolling(ledger: Path, monkeypatch: pytest.MonkeyPatch, after: int) -> str:
+    """An item to move, with roll-ups due past `after` packs, waited for, never paused."""
+    item = str(coop("add", "todo", "busy", "--json").json()["id"])
+    git(ledger, "config", "gc.autoDetach", "false")
+    monkeypatch.setattr(upkeep, "PACK_EVERY", 0.0)
+    monkeypatch.setattr(upkeep, "ROLL_AFTER", after)
+    return item
+
+
 def test_a_roll_up_removes_what_a_killed_write_left(
     ledger: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    item = coop("add", "todo", "busy", "--json").json()["id"]
-    git(ledger, "config", "gc.autoDetach", "false")
-    monkeypatch.setattr(upkeep, "PACK_EVERY", 0.0)
-    monkeypatch.setattr(upkeep, "ROLL_AFTER", 0)
+    item = rolling(ledger, monkeypatch, 0)
     objects = ledger / ".git" / "objects"
     old = time.time() - upkeep.KEEP_STALE - 60
     stale_file, stale_folder = objects / f"{INCOMING}pack-1-ab", objects / f"{INCOMING}x1"
@@ -199,11 +205,8 @@ def test_a_roll_up_removes_what_a_killed_write_left(
 def test_git_s_own_gc_still_comes_between_the_roll_ups(
     ledger: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    item = coop("add", "todo", "busy", "--json").json()["id"]
-    git(ledger, "config", "gc.autoDetach", "false")
+    item = rolling(ledger, monkeypatch, 1)
     git(ledger, "config", "gc.autoPackLimit", "3")  # a gc after three roll-ups
-    monkeypatch.setattr(upkeep, "PACK_EVERY", 0.0)
-    monkeypatch.setattr(upkeep, "ROLL_AFTER", 1)
     packed_refs = ledger / ".git" / "packed-refs"
     assert "refs/coop/ledger" not in (packed_refs.read_text() if packed_refs.exists() else "")
     transitions(item, 3)
@@ -215,10 +218,7 @@ def test_git_s_own_gc_still_comes_between_the_roll_ups(
 def test_a_multi_pack_index_is_kept_through_the_roll_ups(
     ledger: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    item = coop("add", "todo", "busy", "--json").json()["id"]
-    git(ledger, "config", "gc.autoDetach", "false")
-    monkeypatch.setattr(upkeep, "PACK_EVERY", 0.0)
-    monkeypatch.setattr(upkeep, "ROLL_AFTER", 1)
+    item = rolling(ledger, monkeypatch, 1)
     git(ledger, "multi-pack-index", "write")
     transitions(item, 2)
     assert (ledger / ".git" / "objects" / "pack" / "multi-pack-index").exists()
