@@ -106,6 +106,15 @@ class Repo:
         self._batch: list[Any] | None = None  # objects written inside `one_pack`
         self._keeps: list[str] = []  # of the packs written whose objects no ref names yet
 
+    def __del__(self) -> None:
+        """Close the pack files libgit2 holds open for this repository. pygit2's
+        Repository is in a reference cycle (its branches, references, remotes), so only
+        the cyclic collector frees it; a long-lived process (the MCP server, the tests)
+        ran out of file descriptors, one for each pack of each repository it had opened.
+        libgit2 reopens what a later read needs."""
+        with contextlib.suppress(Exception):
+            self.raw.free()
+
     # -- refs ---------------------------------------------------------------
 
     def tip(self, ref: str = REF) -> Oid | None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import subprocess
 import zlib
@@ -11,7 +12,7 @@ import pytest
 
 from gitcoop.errors import BadLedger
 from gitcoop.store.repository import PACK_FILES_OPEN, fetched_reads, open_repo
-from tests.conftest import git, make_repo
+from tests.conftest import coop_in, git, make_repo
 
 WRONG_ID = "1" * 40  # a name no content "blob 3\0abc" hashes to
 
@@ -35,6 +36,26 @@ def test_a_mismatched_object_is_refused_but_inside_fetched_reads(tmp_path: Path)
         repo.blob_bytes(WRONG_ID, "items/11/x.yaml", 1024)
     with fetched_reads(False), pytest.raises(BadLedger):
         repo.blob_bytes(WRONG_ID, "items/11/x.yaml", 1024)
+
+
+def test_a_repository_let_go_closes_its_pack_files(tmp_path: Path) -> None:
+    """A transition writes a pack, and the cyclic collector frees a pygit2 Repository
+    only now and then: commands run in one process held a descriptor for each pack of
+    each repository they had opened."""
+    path = make_repo(tmp_path / "r")
+    assert coop_in(path, "init").code == 0
+    git(path, "config", "gc.auto", "0")  # every pack stays: one a write
+    gc.collect()
+    gc.disable()
+    try:
+        before = len(os.listdir("/proc/self/fd"))
+        for n in range(40):
+            assert coop_in(path, "add", "todo", f"work number {n}").code == 0
+            assert coop_in(path, "list").code == 0
+        assert len(os.listdir("/proc/self/fd")) <= before + 5
+    finally:
+        gc.enable()
+    assert len(list((path / ".git" / "objects" / "pack").glob("*.pack"))) >= 40
 
 
 def test_a_long_lived_process_keeps_only_so_many_pack_files_open(tmp_path: Path) -> None:
