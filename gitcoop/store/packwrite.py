@@ -28,7 +28,7 @@ import os
 import re
 import struct
 import zlib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 COMMIT, TREE, BLOB = 1, 2, 3  # pack object types
 _KIND = {COMMIT: b"commit", TREE: b"tree", BLOB: b"blob"}
@@ -125,20 +125,35 @@ def write(pack: Pack, folder: str, fsync: bool, keeps: list[str]) -> str:
     checksum = hashlib.sha1(data).digest()
     name = checksum.hex()
     _ensure(folder, fsync)
-    base, made = os.path.join(folder, f"pack-{name}"), len(keeps)
+    base = os.path.join(folder, f"pack-{name}")
+    _install(
+        base,
+        lambda: _place(f"{base}.pack", (data, checksum), fsync),
+        lambda: _place(f"{base}.idx", (_index(rows, checksum),), fsync),
+        fsync,
+        keeps,
+    )
+    return name
+
+
+def _install(
+    base: str, pack: Callable[[], bool], index: Callable[[], bool], fsync: bool, keeps: list[str]
+) -> None:
+    """Keep `base`.pack, place it (`pack`: True when it was not there), then its index,
+    then sync their folder. Nothing half-placed stays: no pack without its index."""
+    made = len(keeps)
     _keep(f"{base}.keep", keeps)
     placed = False
     try:
-        placed = _place(f"{base}.pack", (data, checksum), fsync)
-        _place(f"{base}.idx", (_index(rows, checksum),), fsync)
-    except BaseException:  # nothing half-written stays: no pack without its index
+        placed = pack()
+        index()
+    except BaseException:
         if placed:
             _remove(f"{base}.pack")
         unkeep(keeps, made)  # this write's keep only
         raise
     if fsync:  # both are whole and kept: a failure here leaves them to the caller's unkeep
-        _sync_folder(folder)
-    return name
+        _sync_folder(os.path.dirname(base))
 
 
 def _ensure(folder: str, fsync: bool) -> None:
@@ -154,24 +169,21 @@ def adopt(built: str, folder: str, fsync: bool, keeps: list[str]) -> str:
     """Move the one pack libgit2 built in folder `built` into `folder`, kept (as `write`
     does); its SHA. libgit2 synced both files when fsync is on."""
     (pack,) = [n for n in os.listdir(built) if n.endswith(".pack")]
-    base, name = os.path.join(folder, pack[:-5]), pack[len("pack-") : -5]
-    made = len(keeps)
-    _keep(f"{base}.keep", keeps)
-    moved = False
-    try:
-        moved = _adopt(os.path.join(built, pack), f"{base}.pack")
-        _adopt(os.path.join(built, f"{pack[:-5]}.idx"), f"{base}.idx")
-    except BaseException:
-        if moved:
-            _remove(f"{base}.pack")
-        unkeep(keeps, made)  # this write's keep only
-        raise
-    if fsync:
-        _sync_folder(folder)
-    return name
+    stem = pack[: -len(".pack")]
+    base = os.path.join(folder, stem)
+    _install(
+        base,
+        lambda: _adopt(os.path.join(built, pack), f"{base}.pack"),
+        lambda: _adopt(os.path.join(built, f"{stem}.idx"), f"{base}.idx"),
+        fsync,
+        keeps,
+    )
+    return stem[len("pack-") :]
 
 
 def _adopt(source: str, final: str) -> bool:
+    """Give `source` the name `final`; False (`source` left) when a file has it already:
+    by that name, a pack or an index with the same bytes."""
     if os.path.exists(final):
         return False
     os.replace(source, final)
@@ -303,10 +315,9 @@ def _place(final: str, chunks: tuple[bytes, ...], fsync: bool) -> bool:
                 os.fsync(handle)
         finally:
             os.close(handle)
-        if os.path.exists(final):
+        if not _adopt(temporary, final):
             os.unlink(temporary)
             return False
-        os.replace(temporary, final)
         return True
     except BaseException:
         _remove(temporary)

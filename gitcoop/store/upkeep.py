@@ -78,15 +78,16 @@ class Thresholds(NamedTuple):  # not a dataclass: every write loads this module
         )
 
 
-def due(objects: str, limits: Thresholds, packs: int | None = None) -> bool:
+def due(objects: str, limits: Thresholds) -> bool:
     """Whether `git gc --auto` would find work: git's own estimate, not a count of all."""
+    return _due(limits, _loose_sample(objects), _packs(objects))
+
+
+def _due(limits: Thresholds, loose: int, packs: int) -> bool:
+    """`due`, from the loose objects in objects/17 and the packs not kept."""
     if limits.loose <= 0:
         return False
-    limit = -(-limits.loose // 256)  # git: DIV_ROUND_UP(gc.auto, 256)
-    if _loose_sample(objects) > limit:
-        return True
-    packs = _packs(objects) if packs is None else packs
-    return 0 < limits.packs < packs
+    return loose > -(-limits.loose // 256) or 0 < limits.packs < packs  # DIV_ROUND_UP
 
 
 def _loose_sample(objects: str) -> int:
@@ -145,10 +146,11 @@ def after_write(repo: Repo) -> None:
     if limits.loose <= 0:
         return
     gc_acts = not _gc_running(repo.common_dir, now) and not _gc_logged(repo.common_dir, now)
-    if due(objects, limits, packs) and gc_acts:
+    loose = _loose_sample(objects)
+    if _due(limits, loose, packs) and gc_acts:
         collect(repo.common_dir, ["gc", "--auto", "--quiet"], limits.detach)
         return
-    if packs <= ROLL_AFTER and _loose_sample(objects) <= PACK_AFTER:
+    if packs <= ROLL_AFTER and loose <= PACK_AFTER:
         return
     rolls = _stamped(repo.common_dir, now)
     if rolls is None:
