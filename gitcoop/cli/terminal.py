@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import _thread
 import os
-import re
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -37,6 +36,7 @@ from contextlib import contextmanager, suppress
 from re import Match
 
 from gitcoop.domain.bounds import unsafe
+from gitcoop.domain.patterns import lazy
 from gitcoop.domain.progress import Progress
 
 MODES = ("auto", "always", "never")
@@ -59,7 +59,7 @@ PALETTE = {
     "heading": "1",
     "hint": "2",
 }
-SGR = re.compile(r"\x1b\[[0-9;]*m")
+SGR = lazy(r"\x1b\[[0-9;]*m")
 
 
 def _escaped(found: Match[str]) -> str:

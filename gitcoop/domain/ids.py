@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable
 from typing import NewType
 
 from gitcoop.domain import bounds
 from gitcoop.domain.bounds import has_unsafe
+from gitcoop.domain.patterns import lazy
 
 ItemId = NewType("ItemId", str)
 EventId = NewType("EventId", str)
@@ -20,8 +20,8 @@ KIND_PREFIX = {"todo": "td", "request": "rq", "item": "it", "ledger": "cf"}
 PREFIX_KIND = {v: k for k, v in KIND_PREFIX.items()}
 EVENT_PREFIX = "ev"
 
-ITEM_ID_RE = re.compile(r"^(td|rq|it|cf)-[0-9a-hjkmnp-tv-z]{12}\Z")
-EVENT_ID_RE = re.compile(r"^ev-[0-9a-hjkmnp-tv-z]{12}\Z")
+ITEM_ID_RE = lazy(r"^(td|rq|it|cf)-[0-9a-hjkmnp-tv-z]{12}\Z")
+EVENT_ID_RE = lazy(r"^ev-[0-9a-hjkmnp-tv-z]{12}\Z")
 
 # Who acts: written into commit signatures and one-line messages, so no control
 # characters (bounds.unsafe()), no angle brackets (git's signature delimiters),

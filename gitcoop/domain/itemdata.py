@@ -12,14 +12,14 @@ test holds the two to each other on real items and on items mutated at random.
 
 from __future__ import annotations
 
-import re
 from datetime import datetime
 from typing import Any
 
 from gitcoop.domain.ids import ITEM_ID_RE
+from gitcoop.domain.patterns import lazy
 from gitcoop.domain.records import PRIORITIES
 
-_INSTANT = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z")
+_INSTANT = lazy(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z")
 
 _OPTIONAL_TEXT = frozenset(
     ("body", "taken_by", "session", "closed_by", "closed_note", "result_summary")

@@ -20,13 +20,13 @@ from __future__ import annotations
 import base64
 import binascii
 import hashlib
-import re
 import struct
 from collections.abc import Mapping
 from dataclasses import field, replace
 
 from gitcoop.domain.frozen import frozen
 from gitcoop.domain.ids import identity_problem
+from gitcoop.domain.patterns import lazy
 from gitcoop.domain.records import Event, Roles
 from gitcoop.errors import Refused
 
@@ -40,7 +40,7 @@ KEY_TYPES = (
     "sk-ecdsa-sha2-nistp256@openssh.com",
 )
 KEY_MAX = 2000  # base64 characters: an 8192-bit RSA key holds about 1,400
-KEY_RE = re.compile(r"^(?P<type>[a-z0-9@.-]{1,40}) (?P<blob>[A-Za-z0-9+/]{16,2000}={0,2})\Z")
+KEY_RE = lazy(r"^(?P<type>[a-z0-9@.-]{1,40}) (?P<blob>[A-Za-z0-9+/]{16,2000}={0,2})\Z")
 ACTIONS = ("add", "remove")
 SIGNATURE_BEGIN = "-----BEGIN SSH SIGNATURE-----"
 SIGNATURE_END = "-----END SSH SIGNATURE-----"

@@ -9,11 +9,11 @@ so "Fix the add button" is an `add` finding and "onError" is `onerror`, not
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import Generic, TypeVar
 
 from gitcoop.domain.frozen import frozen
+from gitcoop.domain.patterns import lazy
 
 VERBS = (
     "add",
@@ -51,10 +51,10 @@ OTHER = "other"
 FEW_SHAPES = 3  # a batch of WARN_BATCH or more spanning fewer shapes than this is lopsided
 WARN_BATCH = 5
 
-_TAG = re.compile(r"^\s*\[[^\]]*\]\s*")
-_QUOTES = re.compile(r"[\"'`‘’“”]")
-_FILE_LINE = re.compile(r"[\w./\\-]+\.\w+:\d+")
-_NUMBER = re.compile(r"\b\d+\b")
+_TAG = lazy(r"^\s*\[[^\]]*\]\s*")
+_QUOTES = lazy(r"[\"'`‘’“”]")
+_FILE_LINE = lazy(r"[\w./\\-]+\.\w+:\d+")
+_NUMBER = lazy(r"\b\d+\b")
 
 
 def normalise(title: str) -> str:
@@ -71,8 +71,8 @@ def _verb_forms(verb: str) -> str:
     return rf"\b(?:{verb}|{verb}s|{verb}es|{verb}d|{verb}ed|{stem}ing|{verb}ing)\b"
 
 
-_VERB_RE = {v: re.compile(_verb_forms(v)) for v in VERBS}
-_TARGET_RE = {t: re.compile(rf"\b{t}(?:s|es)?\b") for t in TARGETS}
+_VERB_RE = {v: lazy(_verb_forms(v)) for v in VERBS}
+_TARGET_RE = {t: lazy(rf"\b{t}(?:s|es)?\b") for t in TARGETS}
 
 
 def shape(title: str) -> str:

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-import re
 from datetime import UTC, datetime, timedelta
 
-_DURATION_RE = re.compile(r"^\s*(\d+)\s*([smhdw]?)\s*$")
+from gitcoop.domain.patterns import lazy
+
+_DURATION_RE = lazy(r"^\s*(\d+)\s*([smhdw]?)\s*$")
 _LONGEST = 100 * 366 * 86400
 _UNIT_SECONDS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
 

@@ -17,16 +17,15 @@ on commit messages (so a `---` line is not a divider here):
 
 from __future__ import annotations
 
-import re
-
 from gitcoop.domain.frozen import frozen
+from gitcoop.domain.patterns import lazy
 
 # The trailer key -> the verb it asks for.
 COOP_KEYS = {"coop-done": "done", "coop-close": "close", "coop-refs": "note"}
 GIT_GENERATED = ("Signed-off-by: ", "(cherry picked from commit ")
 
-_KEY = re.compile(r"^([A-Za-z0-9-]+)[ \t]*:(.*)$")
-_SPLIT = re.compile(r"[,\s]+")
+_KEY = lazy(r"^([A-Za-z0-9-]+)[ \t]*:(.*)$")
+_SPLIT = lazy(r"[,\s]+")
 
 
 @frozen

@@ -6,12 +6,12 @@ Only the CLI reads the environment; it builds a Context and passes it down.
 from __future__ import annotations
 
 import os
-import re
 from dataclasses import field
 from datetime import UTC, datetime
 
 from gitcoop.domain.frozen import frozen
 from gitcoop.domain.ids import RandomBits, identity_problem
+from gitcoop.domain.patterns import lazy
 from gitcoop.errors import NoLedger, UsageError
 from gitcoop.store.repository import Repo, Sign, open_repo
 from gitcoop.store.snapshot import Snapshot
@@ -52,7 +52,7 @@ class Context:
         return actor.strip()
 
 
-SHA_RE = re.compile(r"^[0-9a-f]{7,64}\Z")
+SHA_RE = lazy(r"^[0-9a-f]{7,64}\Z")
 
 
 def commit_named(repo: Repo, text: str) -> str:

@@ -27,14 +27,16 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from gitcoop.domain.patterns import lazy
+
 CONSTANTS: dict[str, Any] = {
     **dict.fromkeys(("", "~", "null", "Null", "NULL")),
     **dict.fromkeys(("true", "True", "TRUE"), True),
     **dict.fromkeys(("false", "False", "FALSE"), False),
 }
 NUMERIC_START = frozenset("0123456789+-.")
-INT = re.compile(r"^[-+]?[0-9]+$")
-FLOAT = re.compile(r"^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$")
+INT = lazy(r"^[-+]?[0-9]+$")
+FLOAT = lazy(r"^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$")
 
 # anything but a newline and the characters YAML prints as they are (no tab,
 # no line separators, no byte-order mark): such text goes to the parser. The

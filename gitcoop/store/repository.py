@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, NewType
 import pygit2
 
 from gitcoop.domain.frozen import frozen
+from gitcoop.domain.patterns import lazy
 from gitcoop.errors import BadLedger, ChangedUnderWrite, NoLedger, UsageError
 from gitcoop.store import environment
 from gitcoop.store.codec import MAX_BYTES
@@ -753,7 +754,7 @@ ENTRIES_KEPT = 100_000
 SMALL_TREE = 256
 COMPARED_LEVELS = 8  # a ledger's events/ holds three (fan-out, item, event file)
 # One tree entry as git writes it: octal mode, space, name, NUL, a 20-byte object id.
-_TREE_ENTRY = re.compile(rb"[0-7]+ [^\0]+\0.{20}", re.S)
+_TREE_ENTRY = lazy(rb"[0-7]+ [^\0]+\0.{20}", re.S)
 
 
 TREE = 0o040000

@@ -8,10 +8,10 @@ is unbounded), so an sha or an e-mail address appears in the bytes verbatim.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 from gitcoop.domain.ids import ItemId
+from gitcoop.domain.patterns import lazy
 from gitcoop.domain.records import Item
 from gitcoop.errors import BadLedger
 from gitcoop.store.layout import EVENTS, ITEM_DIR_RE, ITEM_FILE_RE, ITEMS, MODE_BLOB, MODE_TREE
@@ -32,7 +32,7 @@ def items_containing(snapshot: Snapshot, needle: str) -> Iterator[Item]:
                     yield item
 
 
-_SHA = re.compile(rb"(?<![0-9a-f])[0-9a-f]{40}(?:[0-9a-f]{24})?(?![0-9a-f])")
+_SHA = lazy(rb"(?<![0-9a-f])[0-9a-f]{40}(?:[0-9a-f]{24})?(?![0-9a-f])")
 
 
 def commits_named(snapshot: Snapshot) -> set[str]:

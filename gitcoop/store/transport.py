@@ -12,18 +12,18 @@ still exactly that commit, and only a descendant of that commit is offered.
 from __future__ import annotations
 
 import os
-import re
 import subprocess
 
 from gitcoop.domain import progress
 from gitcoop.domain.frozen import frozen
+from gitcoop.domain.patterns import lazy
 from gitcoop.errors import CoopError, FetchedLedgerRefused, UsageError
 from gitcoop.store import environment
 from gitcoop.store.layout import REF, remote_ref
 from gitcoop.store.repository import Oid, Repo
 
 ASK_TIMEOUT = 20  # seconds `init` waits to hear whether a remote has a ledger
-REMOTE_NAME_RE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._/-]*\Z")
+REMOTE_NAME_RE = lazy(r"^[A-Za-z0-9_][A-Za-z0-9._/-]*\Z")
 MISSING_REF = "couldn't find remote ref"
 
 
