@@ -45,8 +45,9 @@ HERE = Path(__file__).resolve().parent.parent
 FLOOR_ALL = "import pygit2, ruamel.yaml, filelock, typer"
 PROBE = """
 import sys, os
-from gitcoop.cli.main import main
-main(sys.argv[1:])
+from gitcoop.cli import main as cli
+cli.main(sys.argv[1:])
+sys.stderr.write(f"GC {getattr(cli, 'COMMAND_GC_THRESHOLD', 700)}\\n")
 site = [p for p in sys.path if p.endswith("site-packages")]
 mods = sorted(n for n, m in list(sys.modules.items())
               if getattr(m, "__file__", None) and any(m.__file__.startswith(s) for s in site)
@@ -136,7 +137,8 @@ def medians(samples: Samples) -> tuple[float, float]:
 
 
 def floor_of(args: list[str], cwd: Path) -> tuple[str, str]:
-    """The third-party modules a command's process loads, and code importing just them."""
+    """The third-party modules a command's process loads, and code importing just them,
+    in a process whose cycle collector is set as the command's is (cli/main.py)."""
     done = subprocess.run(
         [sys.executable, "-c", PROBE, *args],
         cwd=cwd,
@@ -148,7 +150,9 @@ def floor_of(args: list[str], cwd: Path) -> tuple[str, str]:
     line = [x for x in done.stderr.splitlines() if x.startswith("MODULES ")]
     modules = line[-1].split()[1:] if line else []
     tops = sorted({m.split(".")[0] for m in modules})
-    code = f"import importlib\nfor m in {modules!r}:\n    importlib.import_module(m)"
+    threshold = [x.split()[1] for x in done.stderr.splitlines() if x.startswith("GC ")]
+    collector = f"import gc\ngc.set_threshold({threshold[-1] if threshold else 700}, 10, 10)\n"
+    code = f"{collector}import importlib\nfor m in {modules!r}:\n    importlib.import_module(m)"
     return ",".join(tops), code
 
 

@@ -9,6 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from gitcoop.cli.main import COMMAND_GC_THRESHOLD
+from gitcoop.domain.ids import EVENT_ID_RE, ITEM_ID_RE
+from gitcoop.store.canonical import FLOAT
 from tests.conftest import coop
 
 PROBE = """
@@ -19,7 +22,17 @@ watched = ("filelock", "ruamel.yaml", "json", "secrets", "random", "gitcoop.stor
 loaded = [m for m in watched if m in sys.modules]
 import json
 import gitcoop.store.canonical as canonical
-sys.stderr.write("PROBE " + json.dumps([code, loaded, canonical._unusual is not None]) + "\\n")
+from gitcoop.domain.patterns import _Lazy
+patterns = sorted({
+    repr(value.pattern)
+    for name, module in list(sys.modules.items())
+    if name.startswith("gitcoop")
+    for value in vars(module).values()
+    if isinstance(value, _Lazy) and value.compiled is not None
+})
+sys.stderr.write(
+    "PROBE " + json.dumps([code, loaded, canonical._unusual is not None, patterns]) + "\\n"
+)
 """
 
 
@@ -27,6 +40,12 @@ def probe(cwd: Path, *args: str) -> tuple[int, list[str], bool]:
     """Run a command in a fresh process: its exit code, which of filelock, ruamel, json,
     secrets, random and the pack writer it loaded, and whether it compiled the line
     reader's large character class."""
+    code, loaded, compiled, _ = probed(cwd, *args)
+    return code, loaded, compiled
+
+
+def probed(cwd: Path, *args: str) -> tuple[int, list[str], bool, list[str]]:
+    """`probe`, and the module-level patterns the command compiled (each one's `repr`)."""
     done = subprocess.run(
         [sys.executable, "-c", PROBE, *args],
         cwd=cwd,
@@ -37,8 +56,8 @@ def probe(cwd: Path, *args: str) -> tuple[int, list[str], bool]:
     )
     lines = [x for x in done.stderr.splitlines() if x.startswith("PROBE ")]
     assert lines, done.stderr
-    code, loaded, compiled = json.loads(lines[-1][len("PROBE ") :])
-    return code, loaded, compiled
+    code, loaded, compiled, patterns = json.loads(lines[-1][len("PROBE ") :])
+    return code, loaded, compiled, patterns
 
 
 @pytest.fixture
@@ -105,3 +124,42 @@ def test_reads_load_neither_secrets_nor_random(busy: tuple[Path, str]) -> None:
     for args in (("list",), ("show", item)):
         code, loaded, _ = probe(path, *args)
         assert code == 0 and "secrets" not in loaded and "random" not in loaded
+
+
+def test_a_take_compiles_only_the_patterns_it_uses(busy: tuple[Path, str]) -> None:
+    """Module-level patterns are compiled on first use (domain/patterns.py): a take
+    imports sixteen and uses the few that check its id, its item's file name, its YAML
+    and its trees."""
+    path, item = busy
+    assert coop("release", item, "--reason", "later").code == 0
+    code, _, _, patterns = probed(path, "take", item)
+    assert code == 0
+    assert repr(ITEM_ID_RE.pattern) in patterns  # the probe sees what is compiled
+    assert len(patterns) <= 5, patterns
+    assert repr(EVENT_ID_RE.pattern) not in patterns
+    assert repr(FLOAT.pattern) not in patterns
+
+
+def test_a_command_process_collects_cycles_less_often(busy: tuple[Path, str]) -> None:
+    """The `git-coop` script raises the collector's first threshold: start-up's objects
+    live until the process ends. The collector still runs, and still frees cycles."""
+    path, _ = busy
+    script = (
+        "import atexit, gc, json, sys\n"
+        "from gitcoop.cli.main import run\n"
+        "def report():\n"
+        "    made = []\n"
+        "    made.append(made)  # a cycle: only the collector frees it\n"
+        "    del made\n"
+        "    found = gc.collect(0)\n"
+        "    sys.stderr.write('GC ' + json.dumps([gc.get_threshold(), gc.isenabled(), found]))\n"
+        "atexit.register(report)\n"
+        "sys.argv = ['git-coop', 'list']\n"
+        "run()\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], cwd=path, capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    threshold, enabled, found = json.loads(done.stderr.split("GC ")[-1])
+    assert threshold[0] == COMMAND_GC_THRESHOLD > 700 and enabled and found >= 1
