@@ -46,8 +46,8 @@ GLOBAL_FLAGS_WITH_VALUE = ("--as", "--session", "--expect-version")
 COMPLETE = "__complete"  # what the completion scripts call for item ids (cli/completion.py)
 # The cycle collector's first threshold in a `git-coop` process (Python's own is 700
 # allocations). A command's start-up makes ~35,000 objects (modules, their functions,
-# classes and tables) that live until the process ends: at 700, the collector walked
-# them 50 times in a `take`, a twentieth of its own cost. Cyclic garbage is still
+# classes and tables) that live until the process ends: at 700, the collector ran
+# about 50 times in a `take`, ~8 ms of its ~135. Cyclic garbage is still
 # collected, every 50,000 allocations; a bulk read pauses the collector (store/heap.py).
 COMMAND_GC_THRESHOLD = 50_000
 

@@ -128,7 +128,7 @@ def test_reads_load_neither_secrets_nor_random(busy: tuple[Path, str]) -> None:
 
 def test_a_take_compiles_only_the_patterns_it_uses(busy: tuple[Path, str]) -> None:
     """Module-level patterns are compiled on first use (domain/patterns.py): a take
-    imports sixteen and uses the few that check its id, its item's file name, its YAML
+    imports eighteen and uses the few that check its id, its item's file name, its YAML
     and its trees."""
     path, item = busy
     assert coop("release", item, "--reason", "later").code == 0
