@@ -14,6 +14,8 @@ from __future__ import annotations
 import re
 from datetime import datetime
 
+from gitcoop.domain.patterns import lazy
+
 FIRST_YEAR = 1970
 LAST_YEAR = 9000  # an event's instant; the rules add at most 30 days to one
 MAX_CLOCK = 10**12 - 1  # event file names hold 12 digits of clock
@@ -31,16 +33,13 @@ UNSAFE_IN_TEXT_PATTERN = f"[\x00-\x08\x0b-\x1f{_OTHERS}]"  # tabs and line break
 # process. They are compiled on first use, and ASCII text (all of an ordinary command's:
 # ids, instants, e-mail addresses) is answered by `str.isprintable` without them: for
 # ASCII, printable is exactly "no C0 control, no DEL" (property-tested against the class).
-_compiled: dict[str, re.Pattern[str]] = {}
+_UNSAFE = lazy(UNSAFE_PATTERN)
+_UNSAFE_IN_TEXT = lazy(UNSAFE_IN_TEXT_PATTERN)
 
 
 def unsafe(in_text: bool = False) -> re.Pattern[str]:
     """The characters no text may hold (with `in_text`: tabs and line breaks allowed)."""
-    pattern = UNSAFE_IN_TEXT_PATTERN if in_text else UNSAFE_PATTERN
-    found = _compiled.get(pattern)
-    if found is None:
-        found = _compiled[pattern] = re.compile(pattern)
-    return found
+    return _UNSAFE_IN_TEXT if in_text else _UNSAFE
 
 
 def has_unsafe(value: str, in_text: bool = False) -> bool:

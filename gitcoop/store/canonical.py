@@ -24,7 +24,6 @@ reading an item is mostly dictionary lookups.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from gitcoop.domain.patterns import lazy
@@ -45,7 +44,7 @@ FLOAT = lazy(r"^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$")
 _UNUSUAL_PATTERN = (
     "[^\n\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]"
 )
-_unusual: re.Pattern[str] | None = None
+_UNUSUAL = lazy(_UNUSUAL_PATTERN)
 _ASCII_UNUSUAL = bytes(c for c in range(128) if c != 10 and not 0x20 <= c <= 0x7E)
 # a plain scalar may not start with these (or a space); this reader also
 # leaves every scalar that starts with "-", "?" or ":" to the parser
@@ -86,14 +85,11 @@ def plain(value: str) -> Any:
 
 def unusual(text: str) -> bool:
     """Whether `text` holds a character this reader leaves to the parser."""
-    global _unusual
     if text.isascii():  # (known without a scan) the class holds `\n` and ` ` to `~` of ASCII
         return len(text.encode("ascii").translate(None, _ASCII_UNUSUAL)) != len(text)
     if text.replace("\n", "").isprintable():  # C speed; printable is a subset of the class
         return False
-    if _unusual is None:
-        _unusual = re.compile(_UNUSUAL_PATTERN)
-    return _unusual.search(text) is not None
+    return _UNUSUAL.search(text) is not None
 
 
 def read(text: str) -> dict[str, Any] | None:

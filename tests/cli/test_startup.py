@@ -31,7 +31,7 @@ patterns = sorted({
     if isinstance(value, _Lazy) and value.compiled is not None
 })
 sys.stderr.write(
-    "PROBE " + json.dumps([code, loaded, canonical._unusual is not None, patterns]) + "\\n"
+    "PROBE " + json.dumps([code, loaded, canonical._UNUSUAL.compiled is not None, patterns]) + "\\n"
 )
 """
 
