@@ -210,7 +210,7 @@ def _merge(share: Sharing, theirs: Oid | None) -> Oid | None:
             f"kept {len(merged.kept_out)} unsigned events from {share.remote} out "
             "(require_signed): an owner settles them"
         )
-    notices = merge_notices(share.repo, merged.before, merged.after, share.actor, merged.view)
+    notices = merge_notices(share.repo, merged.before, merged.after, share.actor, merged.conflicted)
     for notice in notices:
         if notice.mine:
             share.tries.notice(f"{notice.text} (git coop ack {notice.label} once you have stopped)")

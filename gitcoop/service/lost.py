@@ -24,35 +24,39 @@ from gitcoop.service.queries import ListFilter
 from gitcoop.service.writer import Intent, Shown, write
 from gitcoop.store.cache import ItemCache
 from gitcoop.store.repository import Oid, Repo
-from gitcoop.store.rows import OpenView
+from gitcoop.store.rows import Row, conflicted
 from gitcoop.store.snapshot import Snapshot
 
 
 def merge_notices(
-    repo: Repo, start: Oid | None, tip: Oid | None, actor: str, view: OpenView | None = None
+    repo: Repo,
+    start: Oid | None,
+    tip: Oid | None,
+    actor: str,
+    rows: tuple[Row, ...] | None = None,
 ) -> list[Notice]:
     """The conflicts that appeared between `start` and `tip` and touch `actor`.
 
     Every item with a conflict is in the open index, which the merge has just filled
-    (and may hand over as `view`, the open index of `tip`), so only those items are
+    (and may hand over its rows with conflicts as `rows`), so only those items are
     read, not every item the merge brought.
     """
     if tip is None or tip == start:
         return []
     after = Snapshot(repo, tip)
-    shown = view if view is not None else after.open_view(ItemCache(repo.common_dir))
-    conflicted = {r.item_id: r for r in shown.rows}
-    conflicted = {i: r for i, r in conflicted.items() if r.summary.conflicts}
-    if not conflicted:
+    if rows is None:
+        rows = conflicted(after.open_view(ItemCache(repo.common_dir)).rows)
+    by_id = {r.item_id: r for r in rows}
+    if not by_id:
         return []
     before = Snapshot(repo, start) if start else None
     found: list[Notice] = []
-    for item_id in sorted(conflicted):
+    for item_id in sorted(by_id):
         if before is not None and before.item_blob(ItemId(item_id)) == after.item_blob(
             ItemId(item_id)
         ):
             continue  # the merge left this item's file as it was: nothing new to tell
-        row = conflicted[item_id]
+        row = by_id[item_id]
         item = Item.from_data(row.data())
         old = before.item(ItemId(item_id)) if before else None
         seen = {c.event for c in old.conflicts} if old else set()

@@ -20,7 +20,7 @@ from gitcoop.service.context import (
 from gitcoop.service.lost import merge_notices
 from gitcoop.store import merge, transport
 from gitcoop.store.repository import Oid, Repo
-from gitcoop.store.rows import OpenView
+from gitcoop.store.rows import Row
 
 MAX_ATTEMPTS = 5
 
@@ -36,8 +36,8 @@ class SyncReport:
     tip: Oid | None = None
     notices: list[Notice] = field(default_factory=list)
     kept_out: list[str] = field(default_factory=list)  # events newly kept out (unsigned)
-    # the last merge's open index, and the tip it is of (the notices read it)
-    view: tuple[Oid, OpenView] | None = field(default=None, repr=False)
+    # the last merge's open rows with conflicts, and the tip they are of (the notices read them)
+    conflicted: tuple[Oid, tuple[Row, ...]] | None = field(default=None, repr=False)
 
     @property
     def lost(self) -> list[Notice]:
@@ -123,16 +123,17 @@ def _fetch_and_merge(ctx: Context, repo: Repo, actor: str, report: SyncReport) -
     if report.merged in ("none", "up-to-date", "ahead") or merged.kind == "merged":
         report.merged = merged.kind
     report.tip = merged.after
-    if merged.view is not None and merged.after is not None:
-        report.view = (merged.after, merged.view)
+    if merged.conflicted is not None and merged.after is not None:
+        report.conflicted = (merged.after, merged.conflicted)
     report.kept_out += [e for e in merged.kept_out if e not in report.kept_out]
     return theirs
 
 
 def _told(repo: Repo, report: SyncReport, actor: str, start: Oid | None) -> SyncReport:
     """Attach the conflicts that appeared between `start` and the final tip and touch `actor`."""
-    view = report.view[1] if report.view is not None and report.view[0] == report.tip else None
-    report.notices += merge_notices(repo, start, report.tip, actor, view)
+    known = report.conflicted
+    rows = known[1] if known is not None and known[0] == report.tip else None
+    report.notices += merge_notices(repo, start, report.tip, actor, rows)
     return report
 
 

@@ -20,7 +20,9 @@ hold yet, once, and then the tip that would become the local ledger:
                           own events; what it keeps out, unsigned commits added (and
                           on a fast-forward, all this clone keeps out); every item
                           that changed since the merge base (every item, when the
-                          roles changed) is the fold of its events
+                          roles changed) is the fold of its events (with no merge
+                          base, the events its commits added: none dropped, the tip
+                          holds exactly those)
 
 Any breach is a BadLedger naming the remote and the path (and the commit);
 nothing is written and the local ref does not move. `sync`, `pull`, a
@@ -54,7 +56,7 @@ from gitcoop.store.layout import (
     item_path,
 )
 from gitcoop.store.repository import CommitInfo, Oid, Repo, fetched_reads
-from gitcoop.store.rows import Data, Node, OpenView, Row, Tally
+from gitcoop.store.rows import Data, OpenView, Row, conflicted
 from gitcoop.store.snapshot import Known, Snapshot
 
 Entries = dict[str, Any]  # file name -> blob id, inside one item's event folder
@@ -103,13 +105,16 @@ class Arrival:
     # events kept out of every fold (docs/hardening.md): what this clone kept out already,
     # and the events of fetched commits that broke the owners' signing policy
     kept_out: frozenset[EventId] = frozenset()
-    view: OpenView | None = None  # the open index of the fetched tip, when `fill` built it
+    # the open rows of the fetched tip whose items hold conflicts, when `fill` built its
+    # open index: what the merge's notices read
+    conflicted: tuple[Row, ...] | None = None
 
 
 # builds the read cache's open index of some fan-outs from the item data the check found
 Fill = Callable[[Known, Callable[[str], bool]], OpenView]
 # what a check (or a half of one) found: the items touched, the item files' data, the
-# events each commit adds, the clocks' bounds, and what was wrong with the tip if anything
+# events each commit adds, the clocks' bounds, what was wrong with the tip if anything,
+# and the open rows with conflicts among those `fill` built
 Found = tuple[
     list[str], Known, list[tuple[str, frozenset[EventId]]], list["Bound"], str | None, Any
 ]
@@ -130,7 +135,7 @@ def check(
     the same, and a breach in either half refuses the whole. Each half then hands the
     data of the item files it checked, and which fan-outs it took, to `fill` (the read
     cache, which keys what it holds by object ids, so a refusal after leaves nothing
-    wrong in it).
+    wrong in it), and sends back only the open rows that hold conflicts.
     """
     where = f"remote {remote}: "
     reader = Reader(repo)
@@ -151,12 +156,12 @@ def check(
                 touched = _check_tip(reader, base, theirs, where, checked, part)
             except BadLedger as refused:  # told after the clocks: a forged clock refolds
                 return [], {}, [], history.bounds, refused.message, None
-            view = None
+            rows = None
             if fill is not None and part is not None:
-                view = _plain(fill(checked, part))
+                rows = [tuple(row) for row in conflicted(fill(checked, part).rows)]
                 checked = {}  # in the cache now: not marshalled back from the child
             added = [(str(c.info.oid), c.events) for c in history.candidates]
-            return sorted(touched), checked, added, history.bounds, None, view
+            return sorted(touched), checked, added, history.bounds, None, rows
 
         # events and items that live until the merge, no cyclic garbage; a first sync's
         # objects all came in the fetch just made
@@ -167,11 +172,11 @@ def check(
                 problems = [mine[4], other[4]]
                 touched = sorted({*mine[0], *other[0]})
                 checked, added = {**mine[1], **other[1]}, mine[2] + other[2]
-                view = _joined(mine[5], other[5])
+                rows = _joined(mine[5], other[5])
             else:
                 touched, checked, added, bounds, problem, _ = work(None)
                 check_bounds(bounds)
-                problems, view = [problem], None
+                problems, rows = [problem], None
             for problem in filter(None, problems):
                 raise BadLedger(problem)
         config = Snapshot(repo, theirs).config
@@ -182,35 +187,19 @@ def check(
     except BadLedger as error:
         text = error.message.removeprefix(where)
         raise FetchedLedgerRefused(f"{where}{text} — the local ledger is unchanged") from None
-    return Arrival(frozenset(ItemId(i) for i in touched), reader, checked, kept_out, view)
+    return Arrival(frozenset(ItemId(i) for i in touched), reader, checked, kept_out, rows)
 
 
-PlainView = tuple[list[tuple[Any, ...]], list[tuple[Any, ...]], list[tuple[Any, ...]]]
-
-
-def _plain(view: OpenView) -> PlainView:
-    """An open index as plain tuples (what marshal takes from the child)."""
-    return (
-        [tuple(r) for r in view.rows],
-        [tuple(t) for t in view.settled],
-        list(map(tuple, view.nodes)),
-    )
-
-
-def _joined(first: PlainView | None, second: PlainView | None) -> OpenView | None:
-    """The open index of every fan-out from those of the two halves: the first half's
-    fan-outs (`_FIRST_HALF`: digits and a-f) all sort before the second's, so its rows
-    and links come first, and the tallies add up in the order a whole build meets them."""
+def _joined(
+    first: list[tuple[Any, ...]] | None, second: list[tuple[Any, ...]] | None
+) -> tuple[Row, ...] | None:
+    """The conflicted open rows of every fan-out, from those of the two halves (as plain
+    tuples: what marshal takes from the child), in the order a whole build meets them:
+    the first half's fan-outs (`_FIRST_HALF`: digits and a-f) all sort before the
+    second's. Only these cross the pipe; the rest of the open index is in the cache."""
     if first is None or second is None:
         return None
-    tally: dict[tuple[Any, ...], int] = {}
-    for kind, status, tags, number in (*first[1], *second[1]):
-        tally[kind, status, tags] = tally.get((kind, status, tags), 0) + number
-    return OpenView(
-        [Row._make(r) for r in (*first[0], *second[0])],
-        [Tally(k, s, t, n) for (k, s, t), n in tally.items()],
-        [Node._make(n) for n in (*first[2], *second[2])],
-    )
+    return tuple(Row._make(r) for r in (*first, *second))
 
 
 def _candidates(
@@ -459,9 +448,12 @@ def _check_tip(
         listed = set(config.kept_out) - set(old.config.kept_out)
         touched |= {item for (item, _, _), event in reader.events.items() if event.id in listed}
     mine = [i for i in sorted(touched - {LEDGER_ID}) if part is None or part(fanout(i))]
+    added = _added_by_item(reader) if base is None else None
 
     def events_of(item_id: ItemId) -> list[Event]:
-        return reader.item_events(side, item_id)
+        if added is not None and (part is None or part(fanout(item_id))):
+            return added.get(item_id, [])
+        return reader.item_events(side, item_id)  # an item of the other half, or since `base`
 
     shown = progress.reporter()
     folds: list[tuple[ItemId, Any, Item | None]] = []
@@ -477,6 +469,17 @@ def _check_tip(
         checked[item_id, str(blob)] = _as_folded(side, item_id, blob, folded.to_data())
     shown.step("checking each item is the fold of its events", len(mine), len(mine))
     return touched
+
+
+def _added_by_item(reader: Reader) -> dict[ItemId, list[Event]]:
+    """The events the history check read, by item: with no merge base, each item's events
+    at the fetched tip (of the fan-outs it read). Every commit down to the root was
+    checked, none drops or rewrites an event file and a merge adds none, so the tip
+    holds exactly the event files its commits added, each parsed once already."""
+    by_item: dict[ItemId, list[Event]] = {}
+    for (item_id, _, _), event in reader.events.items():
+        by_item.setdefault(item_id, []).append(event)
+    return by_item
 
 
 def _as_folded(side: Snapshot, item_id: ItemId, blob: Any, folded: Data) -> Data:

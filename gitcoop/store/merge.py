@@ -37,7 +37,7 @@ from gitcoop.store.inbound import Entries, Reader, changed, entries
 from gitcoop.store.layout import COOP_FILE, MODE_BLOB, MODE_TREE, event_dir, item_path
 from gitcoop.store.lock import writer_lock
 from gitcoop.store.repository import Oid, Repo, Sign, enable_fsync
-from gitcoop.store.rows import OpenView
+from gitcoop.store.rows import OpenView, Row, conflicted
 from gitcoop.store.snapshot import Known, Snapshot
 
 MAX_ATTEMPTS = 5
@@ -54,7 +54,9 @@ class Merged:
     kept_out: tuple[EventId, ...] = ()  # events this merge newly keeps out (unsigned)
     # item data the merge already read or folded, by (item id, blob id): fills the cache
     known: Known = field(default_factory=dict, repr=False, compare=False)
-    view: OpenView | None = field(default=None, repr=False, compare=False)  # of `after`
+    # the open rows of `after` whose items hold conflicts (what the notices read), when
+    # the merge built its open index
+    conflicted: tuple[Row, ...] | None = field(default=None, repr=False, compare=False)
 
 
 def merge(
@@ -72,11 +74,12 @@ def merge(
     result = _merge_locked(repo, remote, theirs, actor, at, sign)
     if result.after != result.before and result.after is not None:
         # outside the lock: the open index of the new ledger, from what the check read
-        view = result.view  # a split first sync's halves built it
-        if view is None:
-            view = Snapshot(repo, result.after).open_view(ItemCache(repo.common_dir), result.known)
+        rows = result.conflicted  # a split first sync's halves built it
+        if rows is None:
+            after = Snapshot(repo, result.after)
+            rows = conflicted(after.open_view(ItemCache(repo.common_dir), result.known).rows)
         upkeep.after_write(repo)
-        return replace(result, view=view)
+        return replace(result, conflicted=rows)
     return result
 
 
@@ -131,7 +134,7 @@ def plan(
         kind = "new" if ours is None else "fast-forward"
         if keep <= set(Snapshot(repo, theirs).config.kept_out):
             touched = tuple(sorted(remote_side))
-            return Merged(kind, ours, theirs, touched, news, arrival.checked, arrival.view)
+            return Merged(kind, ours, theirs, touched, news, arrival.checked, arrival.conflicted)
         with repo.one_pack():
             commit, touched = _keep_out(arrival.reader, remote, theirs, keep, (actor, at, sign))
         return Merged(kind, ours, commit, tuple(sorted(remote_side | set(touched))), news)

@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, NewType
+from typing import TYPE_CHECKING, Any, NamedTuple, NewType
 
 import pygit2
 
@@ -68,9 +68,9 @@ class Backoff:
 WRITE_RETRIES = Backoff(attempts=8, first=0.005)  # a prune loop can strike a few times running
 
 
-@frozen
-class Delta:
-    """One path that differs between two commits' trees (content is never read)."""
+class Delta(NamedTuple):
+    """One path that differs between two commits' trees (content is never read); a
+    tuple, as a first sync makes one for every event file it brings."""
 
     status: str  # added | deleted | modified | typechange | other
     path: str
@@ -353,12 +353,18 @@ class Repo:
         whose kind changes (a file, a link, a folder) is deleted and added. Below
         `levels` folders, a changed folder is named itself (no ledger goes that deep)."""
         before, after = self._raw_entries(old, path), self._raw_entries(new, path)
-        gone = dict(_entry(raw) for raw in before - after)
-        came = dict(_entry(raw) for raw in after - before)
+        if not before:  # all of it added (every folder of a first sync's first commit)
+            self._added(after, path, found, levels, only)
+            return
+        gone = dict(map(_entry, before - after))
+        came = dict(map(_entry, after - before))
         names = gone.keys() | came.keys()
         for name in sorted(names if only is None else filter(only, names)):
             was, now = gone.get(name), came.get(name)
             here = f"{path}/{name}"
+            if was is None:  # added (what a fetched commit mostly does)
+                self._came(came[name], here, found, levels)
+                continue
             if was is not None and now is not None and _kind(was[0]) == _kind(now[0]) != TREE:
                 found.append(Delta("modified", here, now[1], now[0]))
                 continue
@@ -374,6 +380,27 @@ class Repo:
                 self._compare(folders[0], folders[1], here, found, levels - 1)
             if now is not None and _kind(now[0]) != TREE:
                 found.append(Delta("added", here, now[1], now[0]))
+
+    def _added(
+        self,
+        entries: frozenset[bytes],
+        path: str,
+        found: list[Delta],
+        levels: int,
+        only: Callable[[str], bool] | None,
+    ) -> None:
+        """`_compare` of a tree with nothing: every file in it added, as libgit2 names them."""
+        came = dict(map(_entry, entries))
+        for name in sorted(came if only is None else filter(only, came)):
+            self._came(came[name], f"{path}/{name}", found, levels)
+
+    def _came(self, entry: tuple[int, str], here: str, found: list[Delta], levels: int) -> None:
+        """An entry only the newer tree has: a file added, or a folder of files added."""
+        mode, oid = entry
+        if mode & 0o170000 != TREE or levels <= 0:
+            found.append(Delta("added", here, oid, mode))
+        else:
+            self._added(self._raw_entries(oid, here), here, found, levels - 1, None)
 
     def _raw_entries(self, oid: str | None, path: str) -> frozenset[bytes]:
         """A tree's entries as raw bytes (mode, name, id), parsed as git parses them."""

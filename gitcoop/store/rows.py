@@ -87,6 +87,15 @@ class OpenView(NamedTuple):
     nodes: list[Node]  # the other items' links
 
 
+def conflicted(rows: list[Row]) -> tuple[Row, ...]:
+    """The rows whose item holds conflicts: all a merge's notices read of the open index."""
+    at = _CONFLICTS
+    return tuple(row for row in rows if row.brief[at])
+
+
+_CONFLICTS = Summary._fields.index("conflicts")
+
+
 def summarise(data: Data) -> Summary:
     ob = data.get("obligation") or {}
     pending = ob.get("status") == "pending"

@@ -79,14 +79,32 @@ def test_a_large_first_sync_is_checked_in_two_halves_alike(
     assert cache.parsed == 0
 
 
-def test_the_open_index_the_halves_hand_over_is_the_one_in_the_cache(
+def lost_take(clones: Clones, count: int) -> tuple[Path, str]:
+    """A shared ledger where alice's take of one item lost to carol's: the item holds a
+    conflict (and is open, so the open index holds its row)."""
+    a = shared_ledger(clones, count)
+    c = clones.clone("carol")
+    assert coop_in(c, "sync").code == 0
+    todo = coop_in(a, "list", "--json").json()[0]["id"]
+    assert coop_in(c, "take", todo, env={"COOP_NOW": "2026-11-29T10:05:00Z"}).code == 0
+    assert coop_in(c, "sync").code == 0
+    assert coop_in(a, "take", todo, env={"COOP_NOW": "2026-11-29T10:30:00Z"}).code == 0
+    assert coop_in(a, "sync").code == 8  # alice's take lost: she is told
+    assert coop_in(a, "sync").code == 0
+    assert coop_in(a, "show", todo, "--json").json()["conflicts"]
+    return a, todo
+
+
+def test_the_conflicted_rows_the_halves_hand_over_are_those_of_the_cache(
     clones: Clones, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A split first sync's merge takes the open index the two halves built (their rows,
-    tallies and links joined) instead of reading it back: the same as a fresh read."""
+    """A split first sync's merge takes the open rows with conflicts that the two halves
+    found (all the notices read) instead of reading the open index back: the same rows
+    a fresh read of the cache gives, and only those cross from the child."""
     from gitcoop.store import inbound, merge, transport
+    from gitcoop.store.rows import conflicted
 
-    shared_ledger(clones, 40)
+    _, todo = lost_take(clones, 40)
     monkeypatch.setattr(inbound, "SPLIT_ITEMS", 10)
     b = clones.clone("bob")
     assert coop_in(b, "remote", "setup", "origin").code == 0
@@ -96,7 +114,27 @@ def test_the_open_index_the_halves_hand_over_is_the_one_in_the_cache(
     merged = merge.merge(
         repo, "origin", theirs, "bob@example.com", datetime(2026, 11, 29, tzinfo=UTC)
     )
-    assert merged.view is not None
     fresh = ItemCache(repo.common_dir)
-    assert merged.view == Snapshot(repo, theirs).open_view(fresh)
-    assert fresh.parsed == 0 and {r.item_id for r in merged.view.rows}
+    view = Snapshot(repo, theirs).open_view(fresh)
+    assert fresh.parsed == 0 and len(view.rows) > 1
+    assert merged.conflicted == conflicted(view.rows)
+    assert [r.item_id for r in merged.conflicted] == [todo]
+
+
+def test_a_split_first_sync_tells_its_actor_what_lost_as_a_whole_one_does(
+    clones: Clones, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """alice's new clone learns at its first sync that her take lost, whether the check
+    ran in two halves or in one piece."""
+    from gitcoop.store import inbound
+
+    _, todo = lost_take(clones, 40)
+    answers = []
+    for name, split in (("whole", 10_000), ("halves", 10)):
+        monkeypatch.setattr(inbound, "SPLIT_ITEMS", split)
+        fresh = clones.clone(f"alice-{name}", "alice@example.com")
+        told = coop_in(fresh, "sync", "--json")
+        assert told.code == 8, told.err
+        answers.append(told.out)
+        assert todo in told.out
+    assert answers[0] == answers[1]

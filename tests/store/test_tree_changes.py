@@ -82,3 +82,20 @@ def test_changes_under_chosen_folders_are_those_of_the_whole_comparison(
     part = repo.changes(old, new, "events", lambda name: name in chosen)
     expected = {d for d in whole if d[1].split("/")[1] in chosen}
     assert {(d.status, d.path, d.oid, d.mode) for d in part} == expected
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(after=trees, chosen=st.sets(names))
+def test_changes_from_no_commit_name_every_file_added_as_libgit2s_diff_does(
+    scratch: Path, after: dict[str, Any], chosen: set[str]
+) -> None:
+    """A first sync's first commit has no parent: everything in it is added (under the
+    chosen folders only, for a half)."""
+    raw = open_raw(scratch)
+    new = Oid(commit(raw, after))
+    repo = open_repo(str(scratch))
+    found = repo.changes(None, new, "events")
+    theirs = {(d.status, d.path, d.oid, d.mode) for d in repo.deltas(None, new, "events")}
+    assert {(d.status, d.path, d.oid, d.mode) for d in found} == theirs
+    part = repo.changes(None, new, "events", lambda name: name in chosen)
+    assert set(part) == {d for d in found if d.path.split("/")[1] in chosen}
