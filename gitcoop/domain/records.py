@@ -44,10 +44,12 @@ def replace(record: Record, /, **changes: Any) -> Record:
     names = _FIELD_NAMES.get(kind)
     if names is None:
         names = _FIELD_NAMES[kind] = _plain_fields(kind)
-    if not names or not changes.keys() <= names:
+    if not names:
         return dataclasses.replace(record, **changes)  # type: ignore[type-var]
-    state = record.__dict__.copy()
+    state = record.__dict__.copy()  # exactly the fields: `__init__` stores them so
     state.update(changes)
+    if len(state) != len(names):  # a change naming no field adds a key
+        return dataclasses.replace(record, **changes)  # type: ignore[type-var]
     copy: Record = object.__new__(kind)
     object.__setattr__(copy, "__dict__", state)
     return copy

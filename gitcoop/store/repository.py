@@ -466,6 +466,23 @@ class Repo:
             ) from None
         return data
 
+    def blobs_bytes(self, wanted: list[tuple[Any, str]], cap: int) -> list[bytes]:
+        """`blob_bytes` of many (object id, path)s, in one loop (a first sync reads every
+        event file: the calls and lookups of one read each were a tenth of reading)."""
+        odb = self.raw.odb
+        header, read, blob = odb.read_header, odb.read, pygit2.enums.ObjectType.BLOB
+        found = []
+        for oid, path in wanted:
+            try:
+                kind, size = header(oid)
+                if kind == blob and size <= cap:
+                    found.append(read(oid)[1])
+                    continue
+            except (KeyError, ValueError, pygit2.GitError):
+                pass
+            found.append(self.blob_bytes(oid, path, cap))  # which says what is wrong
+        return found
+
     @staticmethod
     def blob_id(data: bytes) -> str:
         """The id `data` has as a blob, computed, not written."""

@@ -24,6 +24,8 @@ def test_replace_gives_what_dataclasses_replace_gives(item: Item, other: Item) -
 def test_a_change_naming_no_field_is_refused_as_dataclasses_refuses_it() -> None:
     with pytest.raises(TypeError):
         replace(Roles(), nobody=("x",))
+    with pytest.raises(TypeError):  # beside a field it names, too
+        replace(Roles(), owners=("a",), nobody=("x",))
 
 
 def test_records_stay_frozen_after_replace() -> None:

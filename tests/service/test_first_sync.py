@@ -18,13 +18,18 @@ from tests.conftest import Clones, coop_in
 def counted_reads(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
     """Every blob read from now on, by ledger path."""
     reads: Counter[str] = Counter()
-    real = Repo.blob_bytes
+    one = Repo.blob_bytes
 
     def counting(self: Repo, oid: Any, path: str, cap: int) -> bytes:
         reads[path] += 1
-        return real(self, oid, path, cap)
+        return one(self, oid, path, cap)
+
+    def counting_many(self: Repo, wanted: list[tuple[Any, str]], cap: int) -> list[bytes]:
+        reads.update(path for _, path in wanted)
+        return [one(self, oid, path, cap) for oid, path in wanted]
 
     monkeypatch.setattr(Repo, "blob_bytes", counting)
+    monkeypatch.setattr(Repo, "blobs_bytes", counting_many)
     return reads
 
 
@@ -85,7 +90,8 @@ def lost_take(clones: Clones, count: int) -> tuple[Path, str]:
     a = shared_ledger(clones, count)
     c = clones.clone("carol")
     assert coop_in(c, "sync").code == 0
-    todo = coop_in(a, "list", "--json").json()[0]["id"]
+    listed = coop_in(a, "list", "--json").json()
+    todo = next(item["id"] for item in listed if item["taken_by"] is None)
     assert coop_in(c, "take", todo, env={"COOP_NOW": "2026-11-29T10:05:00Z"}).code == 0
     assert coop_in(c, "sync").code == 0
     assert coop_in(a, "take", todo, env={"COOP_NOW": "2026-11-29T10:30:00Z"}).code == 0

@@ -38,6 +38,25 @@ def test_a_mismatched_object_is_refused_but_inside_fetched_reads(tmp_path: Path)
         repo.blob_bytes(WRONG_ID, "items/11/x.yaml", 1024)
 
 
+def test_many_blobs_read_together_are_checked_as_one_is(tmp_path: Path) -> None:
+    """`blobs_bytes` (a first sync's event files) reads what `blob_bytes` reads, and
+    refuses what it refuses with the same words: a missing object, a tree, a file over
+    the cap, an object whose name is not its content's hash."""
+    path = make_repo(tmp_path / "r")
+    plant(path)
+    repo = open_repo(str(path))
+    small = str(repo.raw.create_blob(b"small"))
+    large = str(repo.raw.create_blob(b"x" * 2000))
+    tree = str(repo.raw.TreeBuilder().write())
+    assert repo.blobs_bytes([(small, "a"), (small, "b")], 1024) == [b"small", b"small"]
+    for bad in ("2" * 40, tree, large, WRONG_ID):
+        with pytest.raises(BadLedger) as one:
+            repo.blob_bytes(bad, "events/x.yaml", 1024)
+        with pytest.raises(BadLedger) as many:
+            repo.blobs_bytes([(small, "a"), (bad, "events/x.yaml")], 1024)
+        assert many.value.message == one.value.message
+
+
 def test_a_repository_let_go_closes_its_pack_files(tmp_path: Path) -> None:
     """A transition writes a pack, and the cyclic collector frees a pygit2 Repository
     only now and then: commands run in one process held a descriptor for each pack of
