@@ -12,6 +12,7 @@ from typing import Any
 
 from gitcoop.cli.terminal import warn
 from gitcoop.errors import BadLedger, CoopError, FetchedLedgerRefused, UsageError
+from gitcoop.store import heap
 
 EXIT_BUG = 70  # EX_SOFTWARE: not a user mistake; the message asks for a report
 EXIT_OUTPUT_LOST = 120  # what Python itself exits with when stdout fails to flush at exit
@@ -329,9 +330,11 @@ def run() -> None:
     and the standard streams are flushed.
 
     The process is one command's, so its cycle collector runs less often
-    (`COMMAND_GC_THRESHOLD`).
+    (`COMMAND_GC_THRESHOLD`), and what it read is held until it leaves instead of
+    being freed as the command returns (`heap.keep`).
     """
     gc.set_threshold(COMMAND_GC_THRESHOLD, *gc.get_threshold()[1:])
+    heap.keep_until_exit()
     code = main()
     atexit._run_exitfuncs()
     try:

@@ -69,34 +69,54 @@ def _mapping(
     if not data:
         raise _Declined
     deeper = indent + "  "
-    for key in sorted(data):
-        if key not in _KEYS and not _plain_key(key):
-            raise _Declined
-        lead = indent if first is None else first
-        first = None
+    add = out.append
+    lead = indent if first is None else first
+    for key in _in_order(data):
         value = data[key]
         kind = type(value)
         if kind is str:
             written = _written.get(value)
             if written is None:
                 written = _remember(value, resolves)
-            out.append(f"{lead}{key}: {written}\n")
+            add(f"{lead}{key}: {written}\n")
         elif value is None:
-            out.append(f"{lead}{key}: null\n")
+            add(f"{lead}{key}: null\n")
+        elif kind is bool:
+            add(f"{lead}{key}: true\n" if value else f"{lead}{key}: false\n")
         elif kind is dict or (kind is not list and isinstance(value, Mapping)):
             if value:
-                out.append(f"{lead}{key}:\n")
+                add(f"{lead}{key}:\n")
                 _mapping(value, deeper, out, resolves, None)
             else:
-                out.append(f"{lead}{key}: {{}}\n")
+                add(f"{lead}{key}: {{}}\n")
         elif kind is list or kind is tuple:
             if value:
-                out.append(f"{lead}{key}:\n")
+                add(f"{lead}{key}:\n")
                 _sequence(value, indent, out, resolves)
             else:
-                out.append(f"{lead}{key}: []\n")
+                add(f"{lead}{key}: []\n")
         else:
-            out.append(f"{lead}{key}: {_scalar(value, resolves)}\n")
+            add(f"{lead}{key}: {_scalar(value, resolves)}\n")
+        lead = indent
+
+
+# a mapping's keys in the order they are written, by the order it holds them: the
+# records of one kind hold the same keys in the same order, so each is sorted and
+# checked once
+_ORDERS: dict[tuple[Any, ...], tuple[str, ...]] = {}
+
+
+def _in_order(data: Mapping[str, Any]) -> tuple[str, ...]:
+    held = tuple(data)
+    order = _ORDERS.get(held)
+    if order is None:
+        order = tuple(sorted(held))  # TypeError for keys that do not sort (not all strings)
+        if not all(key in _KEYS or _plain_key(key) for key in order):
+            raise _Declined
+        if len(_ORDERS) >= SEEN_LIMIT:
+            _ORDERS.clear()
+        _ORDERS[held] = order
+    return order
 
 
 def _sequence(values: Any, indent: str, out: list[str], resolves: Resolves) -> None:

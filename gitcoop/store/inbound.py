@@ -159,7 +159,8 @@ def check(
             rows = None
             if fill is not None and part is not None:
                 rows = [tuple(row) for row in conflicted(fill(checked, part).rows)]
-                checked = {}  # in the cache now: not marshalled back from the child
+                heap.keep(checked)  # in the cache now: not marshalled back from the child,
+                checked = {}  # and not freed one by one (`heap.keep`)
             added = [(str(c.info.oid), c.events) for c in history.candidates]
             return sorted(touched), checked, added, history.bounds, None, rows
 
@@ -468,6 +469,7 @@ def _check_tip(
             continue
         checked[item_id, str(blob)] = _as_folded(side, item_id, blob, folded.to_data())
     shown.step("checking each item is the fold of its events", len(mine), len(mine))
+    heap.keep(folds)  # a first sync's every item: freed by the process's end
     return touched
 
 

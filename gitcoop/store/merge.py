@@ -31,7 +31,7 @@ from gitcoop.domain.records import Event, Item, LedgerConfig
 from gitcoop.domain.roles import LEDGER_ID
 from gitcoop.domain.settings import SETTINGS
 from gitcoop.errors import BadLedger, ChangedUnderWrite, Refused
-from gitcoop.store import codec, inbound, upkeep
+from gitcoop.store import codec, heap, inbound, upkeep
 from gitcoop.store.cache import ItemCache
 from gitcoop.store.inbound import Entries, Reader, changed, entries
 from gitcoop.store.layout import COOP_FILE, MODE_BLOB, MODE_TREE, event_dir, item_path
@@ -121,6 +121,7 @@ def plan(
     base = repo.merge_base(ours, theirs) if ours is not None else None
     fill = _cache_filler(repo, theirs) if ours is None else None  # nothing local to evict
     arrival = inbound.check(repo, remote, ours, base, theirs, fill)  # hostile data first: exit 4
+    heap.keep(arrival)  # a first sync's parsed events: freed by the process's end
     remote_side = arrival.touched
     if ours is not None and base is None:
         raise Refused(

@@ -23,7 +23,7 @@ import pygit2
 from gitcoop.domain.frozen import frozen
 from gitcoop.domain.patterns import lazy
 from gitcoop.errors import BadLedger, ChangedUnderWrite, NoLedger, UsageError
-from gitcoop.store import environment
+from gitcoop.store import environment, heap
 from gitcoop.store.codec import MAX_BYTES
 from gitcoop.store.layout import REF
 
@@ -883,9 +883,11 @@ def open_repo(path: str, git_parameters: str = "") -> Repo:
     if found is None:
         raise NoLedger(f"not a git repository (or any parent up to /): {os.path.abspath(path)}")
     try:
-        return Repo(pygit2.Repository(found), overrides=config_parameters(git_parameters))
+        repo = Repo(pygit2.Repository(found), overrides=config_parameters(git_parameters))
     except pygit2.GitError as exc:
         raise NoLedger(f"cannot open the git repository at {found}: {exc}") from None
+    heap.keep(repo)  # its caches are freed by the process's end, not one by one
+    return repo
 
 
 def config_key(key: str) -> str:

@@ -140,19 +140,26 @@ def test_a_take_compiles_only_the_patterns_it_uses(busy: tuple[Path, str]) -> No
     assert repr(FLOAT.pattern) not in patterns
 
 
-def test_a_command_process_collects_cycles_less_often(busy: tuple[Path, str]) -> None:
+def test_a_command_process_collects_cycles_less_often_and_keeps_what_it_read(
+    busy: tuple[Path, str],
+) -> None:
     """The `git-coop` script raises the collector's first threshold: start-up's objects
-    live until the process ends. The collector still runs, and still frees cycles."""
+    live until the process ends. The collector still runs, and still frees cycles. What
+    the command read (its repository, with libgit2's caches) is held until the process
+    leaves, which frees nothing one by one (`heap.keep`)."""
     path, _ = busy
     script = (
         "import atexit, gc, json, sys\n"
         "from gitcoop.cli.main import run\n"
+        "from gitcoop.store import heap\n"
         "def report():\n"
         "    made = []\n"
         "    made.append(made)  # a cycle: only the collector frees it\n"
         "    del made\n"
         "    found = gc.collect(0)\n"
-        "    sys.stderr.write('GC ' + json.dumps([gc.get_threshold(), gc.isenabled(), found]))\n"
+        "    kept = [type(value).__name__ for value in heap._kept]\n"
+        "    state = [gc.get_threshold(), gc.isenabled(), found, kept]\n"
+        "    sys.stderr.write('GC ' + json.dumps(state))\n"
         "atexit.register(report)\n"
         "sys.argv = ['git-coop', 'list']\n"
         "run()\n"
@@ -161,5 +168,15 @@ def test_a_command_process_collects_cycles_less_often(busy: tuple[Path, str]) ->
         [sys.executable, "-c", script], cwd=path, capture_output=True, text=True, check=False
     )
     assert done.returncode == 0, done.stderr
-    threshold, enabled, found = json.loads(done.stderr.split("GC ")[-1])
+    threshold, enabled, found, kept = json.loads(done.stderr.split("GC ")[-1])
     assert threshold[0] == COMMAND_GC_THRESHOLD > 700 and enabled and found >= 1
+    assert "Repo" in kept
+
+
+def test_a_command_run_in_a_longer_process_keeps_nothing(busy: tuple[Path, str]) -> None:
+    """`main` called in-process (the MCP server, these tests) frees what a command read
+    as it returns: only the script's own process, which ends with the command, keeps."""
+    from gitcoop.store import heap
+
+    assert coop("list").code == 0
+    assert heap._kept == []
