@@ -114,7 +114,7 @@ def _open(ctx: Context, remote: str) -> tuple[Repo, str]:
 
 
 def _fetch_and_merge(ctx: Context, repo: Repo, actor: str, report: SyncReport) -> Oid | None:
-    theirs = transport.fetch(repo, report.remote)
+    theirs = transport.fetch(repo, report.remote, meanwhile=merge.prepare)
     if theirs is None:
         report.tip = repo.tip()
         return None

@@ -167,7 +167,7 @@ def check(
         # events and items that live until the merge, no cyclic garbage; a first sync's
         # objects all came in the fetch just made
         with heap.bulk(), fetched_reads(ours is None):
-            if base is None and _items(repo, theirs) >= SPLIT_ITEMS:
+            if base is None and _holds_items(repo, theirs, SPLIT_ITEMS):
                 mine, other = twocores.halves(work)
                 check_bounds(mine[3], other[3])
                 problems = [mine[4], other[4]]
@@ -259,13 +259,19 @@ def _folders_of(part: Callable[[str], bool] | None) -> Callable[[str], bool] | N
     return lambda name: not FANOUT_RE.match(name) or part(name)
 
 
-def _items(repo: Repo, commit: Oid) -> int:
-    """How many item files a commit holds, counted without checking anything (0 if odd)."""
+def _holds_items(repo: Repo, commit: Oid, count: int) -> bool:
+    """Whether a commit holds `count` item files or more, counted (up to `count`) without
+    checking anything; False when its layout is odd."""
     try:
         items = Snapshot(repo, commit).subtree(ITEMS)
-        return sum(len(repo.tree(entry.id, ITEMS)) for entry in items) if items else 0
+        found = 0
+        for entry in items if items is not None else ():
+            found += len(repo.tree(entry.id, ITEMS))
+            if found >= count:
+                return True
     except BadLedger:
-        return 0
+        pass
+    return False
 
 
 # -- each commit ----------------------------------------------------------------------

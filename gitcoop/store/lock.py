@@ -24,6 +24,11 @@ def lock_path(common_dir: str) -> str:
     return os.path.join(common_dir, LOCK_NAME)
 
 
+def load() -> None:
+    """Import filelock now (while a fetch runs), not when the lock is first taken."""
+    import filelock  # noqa: F401
+
+
 @contextmanager
 def writer_lock(common_dir: str, timeout: float = DEFAULT_TIMEOUT) -> Iterator[None]:
     with file_lock(lock_path(common_dir), timeout):

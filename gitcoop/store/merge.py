@@ -31,7 +31,7 @@ from gitcoop.domain.records import Event, Item, LedgerConfig
 from gitcoop.domain.roles import LEDGER_ID
 from gitcoop.domain.settings import SETTINGS
 from gitcoop.errors import BadLedger, ChangedUnderWrite, Refused
-from gitcoop.store import codec, heap, inbound, upkeep
+from gitcoop.store import codec, heap, inbound, lock, upkeep
 from gitcoop.store.cache import ItemCache
 from gitcoop.store.inbound import Entries, Reader, changed, entries
 from gitcoop.store.layout import COOP_FILE, MODE_BLOB, MODE_TREE, event_dir, item_path
@@ -57,6 +57,12 @@ class Merged:
     # the open rows of `after` whose items hold conflicts (what the notices read), when
     # the merge built its open index
     conflicted: tuple[Row, ...] | None = field(default=None, repr=False, compare=False)
+
+
+def prepare() -> None:
+    """Load what a merge needs before it reads anything (the lock), while the fetch it
+    follows runs: ~12 ms a sync would otherwise spend after the fetch."""
+    lock.load()
 
 
 def merge(

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+from collections.abc import Callable
 
 from gitcoop.domain import progress
 from gitcoop.domain.frozen import frozen
@@ -69,8 +70,9 @@ def remote_ledger(repo: Repo, remote: str) -> Oid | None:
     return None
 
 
-def fetch(repo: Repo, remote: str) -> Oid | None:
-    """Bring the remote's ledger into refs/coop/remotes/REMOTE/ledger; None if it has none."""
+def fetch(repo: Repo, remote: str, meanwhile: Callable[[], None] | None = None) -> Oid | None:
+    """Bring the remote's ledger into refs/coop/remotes/REMOTE/ledger; None if it has none.
+    `meanwhile` runs while git fetches (what the caller needs next, loaded in the wait)."""
     # maintenance.auto=false: git would otherwise start `git maintenance run --auto`
     # after every fetch, and with claims through a remote every claim fetches; the
     # repository's maintenance stays with the user's own git commands
@@ -80,6 +82,7 @@ def fetch(repo: Repo, remote: str) -> Oid | None:
             "-c", "transfer.fsckObjects=true", "-c", "maintenance.auto=false",
             "fetch", "--quiet", "--no-tags", "--no-write-fetch-head",
             remote, fetch_refspec(remote),
+            meanwhile=meanwhile,
         )  # fmt: skip
     if done.returncode != 0:
         if MISSING_REF in done.stderr:
@@ -131,23 +134,34 @@ def push_leased(repo: Repo, remote: str, tip: Oid, merged: Oid | None) -> Pushed
     return _pushed(done, remote)
 
 
-def _git(repo: Repo, *args: str, quiet: bool = False) -> subprocess.CompletedProcess[str]:
-    """Run git; `quiet`: never prompt for anything, and give up after ASK_TIMEOUT."""
+def _git(
+    repo: Repo, *args: str, quiet: bool = False, meanwhile: Callable[[], None] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """Run git; `quiet`: never prompt for anything, and give up after ASK_TIMEOUT;
+    `meanwhile` runs once git has started, before its output is read."""
     env = {**os.environ, "GIT_TERMINAL_PROMPT": "0"} if quiet else None  # ssh setup stays theirs
+    command = ["git", "--git-dir", repo.git_dir, *args]
     try:
-        return subprocess.run(
-            ["git", "--git-dir", repo.git_dir, *args],
-            capture_output=True,
+        with subprocess.Popen(
+            command,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
             text=True,
-            check=False,
             env=env,
             stdin=subprocess.DEVNULL if quiet else None,
-            timeout=ASK_TIMEOUT if quiet else None,
-        )
+        ) as running:
+            try:
+                if meanwhile is not None:
+                    meanwhile()
+                out, err = running.communicate(timeout=ASK_TIMEOUT if quiet else None)
+            except BaseException:
+                running.kill()  # a timeout, an interrupt, `meanwhile` failing: git stops too
+                raise
     except subprocess.TimeoutExpired:
         raise TransportFailed(f"git {args[0]} took more than {ASK_TIMEOUT}s") from None
     except OSError as exc:
         raise TransportFailed(f"cannot run git: {exc}") from None
+    return subprocess.CompletedProcess(command, running.returncode, out, err)
 
 
 def _fsck_refusal(stderr: str) -> str | None:

@@ -144,3 +144,27 @@ def test_a_split_first_sync_tells_its_actor_what_lost_as_a_whole_one_does(
         answers.append(told.out)
         assert todo in told.out
     assert answers[0] == answers[1]
+
+
+def test_what_a_sync_needs_next_loads_while_git_fetches(clones: Clones) -> None:
+    """`fetch(meanwhile=...)` runs it once git has started and before the fetch is done;
+    if it fails, git is stopped and the failure is the fetch's."""
+    from gitcoop.store import transport
+
+    shared_ledger(clones, 4)
+    b = clones.clone("bob")
+    assert coop_in(b, "remote", "setup", "origin").code == 0
+    repo = open_repo(str(b))
+    tracking = transport.remote_ref("origin")
+    seen: list[object] = []  # the ref the fetch moves, as it stood while `meanwhile` ran
+    theirs = transport.fetch(repo, "origin", meanwhile=lambda: seen.append(repo.tip(tracking)))
+    assert seen == [None] and theirs is not None and repo.tip(tracking) == theirs
+
+    def failing() -> None:
+        raise RuntimeError("meanwhile failed")
+
+    c = clones.clone("carol")
+    assert coop_in(c, "remote", "setup", "origin").code == 0
+    with pytest.raises(RuntimeError, match="meanwhile failed"):
+        transport.fetch(open_repo(str(c)), "origin", meanwhile=failing)
+    assert open_repo(str(c)).tip(transport.remote_ref("origin")) is None
