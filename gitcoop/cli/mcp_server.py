@@ -27,6 +27,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp.types import CallToolResult, TextContent
 
 from gitcoop import __version__
+from gitcoop.store import heap
 
 _ONE_AT_A_TIME = threading.Lock()
 
@@ -111,6 +112,7 @@ def build() -> MCPServer:
 
 
 def serve() -> None:
+    heap.keep_nothing()  # a long-lived process: each call frees what it read
     build().run("stdio")
 
 

@@ -1,4 +1,5 @@
-"""The heap during a bulk read: Python's cycle collector paused while it runs.
+"""The heap during a bulk read: Python's cycle collector paused while it runs, and
+what a one-command process read held until it leaves.
 
 A cold cache build or the check of a first sync makes hundreds of thousands of
 rows, records and parsed files that live until the command ends, and no
@@ -17,6 +18,13 @@ generation they are walked only by a full collection, as long-lived objects
 are, and what becomes garbage there is still collected (a frozen object never
 is: a cycle a bulk read held would stay for the life of a long-lived process,
 the MCP server).
+
+The `git-coop` script's process runs one command and leaves without Python's
+teardown (`cli/main.py`). What the command read, freed as it returns, is work
+that end never does: a first sync's parsed ledger and the repository's caches
+took ~25 ms to free. `keep` holds such values (the last `KEPT_MOST`) until the
+process leaves, in that process only; the MCP server, and `main` run inside a
+longer process, free them as ever.
 """
 
 from __future__ import annotations
@@ -30,11 +38,24 @@ from typing import Any
 # Python's teardown (`cli/main.py`'s `run`); elsewhere nothing is held.
 _kept: list[Any] = []
 _keeping = {"on": False}
+# at most this many are held: a command that opens repository after repository (a long
+# `pick`) holds the last few, and lets the ones before go as it always did
+KEPT_MOST = 8
 
 
 def keep_until_exit() -> None:
     """From now on `keep` holds what it is given: this process ends without freeing it."""
     _keeping["on"] = True
+
+
+def keep_nothing() -> None:
+    """A long-lived process (the MCP server): `keep` holds nothing, and what it held goes."""
+    _keeping["on"] = False
+    _kept.clear()
+
+
+def keeping() -> bool:
+    return _keeping["on"]
 
 
 def keep(value: Any) -> None:
@@ -46,6 +67,8 @@ def keep(value: Any) -> None:
     A long-lived process (the MCP server) frees as ever."""
     if _keeping["on"]:
         _kept.append(value)
+        if len(_kept) > KEPT_MOST:
+            del _kept[0]
 
 
 @contextmanager

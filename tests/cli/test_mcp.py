@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
 from mcp import ClientSession, StdioServerParameters  # the test extra installs the SDK
 from mcp.client.stdio import stdio_client
 
@@ -124,3 +125,26 @@ def test_a_session_given_to_a_tool_is_recorded_where_the_command_has_no_session_
     assert not noted.is_error, answer(noted)
     events = coop("log", todo, "--json").json()
     assert [e["session"] for e in events if e["verb"] == "note"] == ["s-tool"]
+
+
+def test_the_server_frees_what_each_call_read(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The server runs through the `git-coop` script, which keeps what a command read
+    until the process leaves (`heap.keep`); a long-lived server must not: it stops
+    keeping, and lets go of what was kept, before it serves."""
+    from gitcoop.cli import mcp_server
+    from gitcoop.store import heap
+
+    served: list[tuple[str, bool, int]] = []
+
+    class Server:
+        def run(self, transport: str) -> None:
+            served.append((transport, heap.keeping(), len(heap._kept)))
+
+    monkeypatch.setattr(mcp_server, "build", Server)
+    heap.keep_until_exit()
+    heap.keep(object())
+    try:
+        mcp_server.serve()
+    finally:
+        heap.keep_nothing()
+    assert served == [("stdio", False, 0)]

@@ -180,3 +180,19 @@ def test_a_command_run_in_a_longer_process_keeps_nothing(busy: tuple[Path, str])
 
     assert coop("list").code == 0
     assert heap._kept == []
+
+
+def test_a_command_keeps_only_the_last_few_things_it_read() -> None:
+    """A command that opens repository after repository holds only the last
+    `KEPT_MOST`: the ones before are let go as they always were."""
+    from gitcoop.store import heap
+
+    heap.keep_until_exit()
+    try:
+        for n in range(heap.KEPT_MOST + 5):
+            heap.keep(n)
+        assert heap._kept == list(range(5, heap.KEPT_MOST + 5))
+    finally:
+        heap.keep_nothing()
+    heap.keep("after")
+    assert heap._kept == []
