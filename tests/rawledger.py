@@ -25,11 +25,14 @@ def open_raw(path: Path) -> pygit2.Repository:
 def write_tree(raw: pygit2.Repository, entries: dict[str, tuple[int, pygit2.Oid]]) -> pygit2.Oid:
     """A tree object with exactly these entries, sorted the way git sorts them."""
 
+    def raw_name(name: str) -> bytes:  # a lone surrogate, as a hostile name may hold, too
+        return name.encode("utf-8", "surrogatepass")
+
     def key(name: str) -> bytes:
-        return (name + "/" if entries[name][0] == TREE else name).encode()
+        return raw_name(name + "/" if entries[name][0] == TREE else name)
 
     data = b"".join(
-        b"%o %s\0" % (entries[name][0], name.encode()) + entries[name][1].raw
+        b"%o %s\0" % (entries[name][0], raw_name(name)) + entries[name][1].raw
         for name in sorted(entries, key=key)
     )
     return raw.odb.write(pygit2.enums.ObjectType.TREE, data)
