@@ -53,6 +53,22 @@ _read: dict[str, datetime] = {}
 
 
 def _parse_instant(text: str) -> datetime:
+    """`_any_instant`, a fifth of its time for an instant as gitcoop writes it (a first
+    sync reads tens of thousands); anything else, or anything odd, goes the general way
+    (property-tested against it, tests/domain/test_timefmt.py)."""
+    if len(text) == 20 and text[10] == "T" and text[19] == "Z":
+        try:
+            written = datetime.fromisoformat(text)
+        except ValueError:
+            return _any_instant(text)  # which says what is wrong
+        # `HH:MM.ff` reads as a fraction of a second, which the general way drops
+        if written.tzinfo is UTC and written.year >= 1970 and not written.microsecond:
+            return written
+    return _any_instant(text)
+
+
+def _any_instant(text: str) -> datetime:
+    """An instant in any form ISO 8601 allows: another offset, no offset, fractions."""
     value = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
     if value.tzinfo is None:
         value = value.replace(tzinfo=UTC)

@@ -74,6 +74,10 @@ def plain(value: str) -> Any:
     if value in CONSTANTS:
         return CONSTANTS[value]
     if value[0] in NUMERIC_START:
+        if value.isdigit() and value.isascii():  # INT without a sign (a clock), at C speed
+            if len(value) > MAX_DIGITS:
+                raise ValueError(f"a number of {len(value)} digits, more than a ledger holds")
+            return int(value)
         if INT.match(value):
             if len(value) > MAX_DIGITS:
                 raise ValueError(f"a number of {len(value)} digits, more than a ledger holds")
@@ -193,7 +197,7 @@ def _line(line: str) -> Line:
                 return _NOT_READ
             key = rest[:-1]
         depth, odd = divmod(indent, 2)
-        if odd or not _plain_key(key) or key in CONSTANTS:  # `true:` is a bool key
+        if odd or (key not in _KEYS and not _plain_key(key)):  # `true:` is a bool key
             return _NOT_READ
         if not colon:
             return (_KEY, depth, key, _OPENS)
@@ -207,8 +211,15 @@ def _line(line: str) -> Line:
 
 
 def _plain_key(key: str) -> bool:
-    """`[A-Za-z_][A-Za-z0-9_]{0,127}`: a key every YAML reader takes as the same string."""
-    return key.isascii() and key.isidentifier() and len(key) <= 128
+    """`[A-Za-z_][A-Za-z0-9_]{0,127}`, not a word that resolves to a bool or null: a key
+    every YAML reader takes as the same string (remembered, up to SEEN_LIMIT keys)."""
+    plain = key.isascii() and key.isidentifier() and len(key) <= 128 and key not in CONSTANTS
+    if plain and len(_KEYS) < SEEN_LIMIT:
+        _KEYS.add(key)
+    return plain
+
+
+_KEYS: set[str] = set()  # keys found plain
 
 
 def _scalar(value: str) -> Any:
