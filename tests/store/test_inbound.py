@@ -19,7 +19,7 @@ from tests.hostile.forge import (
     tip,
     write_tree,
 )
-from tests.rawledger import EXEC, GITLINK, LINK, open_raw, put
+from tests.rawledger import EXEC, GITLINK, LINK, TREE, open_raw, put
 
 
 @pytest.fixture
@@ -63,6 +63,33 @@ def test_an_event_entry_of_another_mode_is_refused(crew: Team, mode: int, label:
     put(crew.mallory, folder, mode=mode, oid=oid)
     push(crew.mallory, tip(crew.mallory))
     refused(crew, "not an allowed name or mode")
+
+
+EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+
+
+@pytest.mark.parametrize("name", ["000000000099-ev-mmmmmmmmmmmm.yaml", "junk"])
+@pytest.mark.parametrize("split", [1, 10**6], ids=["halves", "whole"])
+def test_an_empty_folder_in_an_items_event_folder_is_refused_by_a_first_sync(
+    crew: Team, clones: Clones, monkeypatch: pytest.MonkeyPatch, name: str, split: int
+) -> None:
+    """A commit that adds an empty tree inside an item's event folder adds no event file,
+    so the history check sees nothing; the tip's listing of the folder refuses it. A
+    first sync refuses it as a later one does (a shortcut taking the tip's events from
+    the history check let it through, and left an item no command could show)."""
+    from gitcoop.store import inbound
+
+    monkeypatch.setattr(inbound, "SPLIT_ITEMS", split)
+    raw = open_raw(crew.mallory)
+    empty = raw.odb.write(2, b"")
+    assert str(empty) == EMPTY_TREE
+    put(crew.mallory, ["events", crew.todo[3:5], crew.todo, name], mode=TREE, oid=empty)
+    push(crew.mallory, tip(crew.mallory))
+    refused(crew, f"{crew.todo}/{name}")
+    newcomer = clones.clone("carol")
+    result = coop_in(newcomer, "sync")
+    assert result.code == 4 and f"{crew.todo}/{name}" in result.err, result.err
+    assert git(newcomer, "rev-parse", "-q", "--verify", "refs/coop/ledger", check=False) == ""
 
 
 def test_honest_history_with_merges_from_a_peer_is_taken_in_whole(crew: Team) -> None:
