@@ -453,6 +453,7 @@ def _check_tip(
         listed = set(config.kept_out) - set(old.config.kept_out)
         touched |= {item for (item, _, _), event in reader.events.items() if event.id in listed}
     mine = [i for i in sorted(touched - {LEDGER_ID}) if part is None or part(fanout(i))]
+
     def events_of(item_id: ItemId) -> list[Event]:
         return reader.item_events(side, item_id)  # the tip's folder, its entries checked
 
