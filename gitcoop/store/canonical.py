@@ -74,11 +74,8 @@ def plain(value: str) -> Any:
     if value in CONSTANTS:
         return CONSTANTS[value]
     if value[0] in NUMERIC_START:
-        if value.isdigit() and value.isascii():  # INT without a sign (a clock), at C speed
-            if len(value) > MAX_DIGITS:
-                raise ValueError(f"a number of {len(value)} digits, more than a ledger holds")
-            return int(value)
-        if INT.match(value):
+        # an unsigned integer (a clock) is known at C speed; a signed one by the pattern
+        if (value.isdigit() and value.isascii()) or INT.match(value):
             if len(value) > MAX_DIGITS:
                 raise ValueError(f"a number of {len(value)} digits, more than a ledger holds")
             return int(value)

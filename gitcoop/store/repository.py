@@ -365,16 +365,16 @@ class Repo:
             if was is None:  # added (what a fetched commit mostly does)
                 self._came(came[name], here, found, levels)
                 continue
-            if was is not None and now is not None and _kind(was[0]) == _kind(now[0]) != TREE:
+            if now is not None and _kind(was[0]) == _kind(now[0]) != TREE:
                 found.append(Delta("modified", here, now[1], now[0]))
                 continue
-            if was is not None and _kind(was[0]) != TREE:
+            if _kind(was[0]) != TREE:
                 found.append(Delta("deleted", here))
             folders = [
                 entry[1] if entry and _kind(entry[0]) == TREE else None for entry in (was, now)
             ]
             if folders != [None, None] and levels <= 0:
-                status = "added" if was is None else "deleted" if now is None else "modified"
+                status = "deleted" if now is None else "modified"
                 found.append(Delta(status, here, now[1] if now else "", now[0] if now else 0))
             elif folders != [None, None]:
                 self._compare(folders[0], folders[1], here, found, levels - 1)
