@@ -20,7 +20,9 @@ hold yet, once, and then the tip that would become the local ledger:
                           own events; what it keeps out, unsigned commits added (and
                           on a fast-forward, all this clone keeps out); every item
                           that changed since the merge base (every item, when the
-                          roles changed) is the fold of its events
+                          roles changed) is the fold of its events (with no merge
+                          base, the events its commits added: none dropped, no
+                          empty folder, so the tip holds exactly those)
 
 Any breach is a BadLedger naming the remote and the path (and the commit);
 nothing is written and the local ref does not move. `sync`, `pull`, a
@@ -346,7 +348,7 @@ class _History:
         new_everywhere: dict[str, _Added] | None = None
         for parent in bases:
             added: dict[str, _Added] = {}
-            for delta in self.repo.changes(parent, commit, EVENTS, only):
+            for delta in self.repo.changes(parent, commit, EVENTS, only, empty=True):
                 if delta.status != "added":
                     raise BadLedger(f"{delta.path}: an event was dropped or rewritten")
                 added[delta.path] = _event_entry(delta.path, delta.oid, delta.mode)
@@ -453,9 +455,12 @@ def _check_tip(
         listed = set(config.kept_out) - set(old.config.kept_out)
         touched |= {item for (item, _, _), event in reader.events.items() if event.id in listed}
     mine = [i for i in sorted(touched - {LEDGER_ID}) if part is None or part(fanout(i))]
+    added = _added_by_item(reader) if base is None else None
 
     def events_of(item_id: ItemId) -> list[Event]:
-        return reader.item_events(side, item_id)  # the tip's folder, its entries checked
+        if added is not None and (part is None or part(fanout(item_id))):
+            return added.get(item_id, [])
+        return reader.item_events(side, item_id)  # since `base`: the tip's folder, checked
 
     shown = progress.reporter()
     folds: list[tuple[ItemId, Any, Item | None]] = []
@@ -472,6 +477,18 @@ def _check_tip(
     shown.step("checking each item is the fold of its events", len(mine), len(mine))
     heap.keep(folds)  # a first sync's every item: freed by the process's end
     return touched
+
+
+def _added_by_item(reader: Reader) -> dict[ItemId, list[Event]]:
+    """The events the history check read, by item: with no merge base, each item's events
+    at the fetched tip (of the fan-outs it read). Every commit down to the root was
+    checked: none drops or rewrites an event file, a merge adds none, and none adds an
+    empty folder (`Repo.changes(empty=True)` names it, and no layout allows it), so the
+    tip's event folders hold exactly the files its commits added, each parsed already."""
+    by_item: dict[ItemId, list[Event]] = {}
+    for (item_id, _, _), event in reader.events.items():
+        by_item.setdefault(item_id, []).append(event)
+    return by_item
 
 
 def _as_folded(side: Snapshot, item_id: ItemId, blob: Any, folded: Data) -> Data:

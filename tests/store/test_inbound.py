@@ -92,6 +92,37 @@ def test_an_empty_folder_in_an_items_event_folder_is_refused_by_a_first_sync(
     assert git(newcomer, "rev-parse", "-q", "--verify", "refs/coop/ledger", check=False) == ""
 
 
+@pytest.mark.parametrize("where", ["junk", "a fan-out", "an item's folder"])
+@pytest.mark.parametrize("split", [1, 10**6], ids=["halves", "whole"])
+def test_an_empty_folder_anywhere_under_events_is_refused_by_every_sync(
+    crew: Team, clones: Clones, monkeypatch: pytest.MonkeyPatch, where: str, split: int
+) -> None:
+    """An empty folder holds no event, so no event file names it: the history check
+    names it itself, and a later sync and a first sync both refuse it (before, one
+    outside an item's folder passed both, as junk the layout does not allow)."""
+    from gitcoop.store import inbound
+
+    monkeypatch.setattr(inbound, "SPLIT_ITEMS", split)
+    raw = open_raw(crew.mallory)
+    empty = raw.odb.write(2, b"")
+    used = {name for name in files(crew.mallory) if name.startswith("events/")}
+    fan = next(f"{a}{b}" for a in "zyx" for b in "zyx" if not any(f"/{a}{b}/" in u for u in used))
+    other = crew.todo[:-1] + ("a" if crew.todo[-1] != "a" else "b")  # no such item
+    parts = {
+        "junk": ["events", "junk"],
+        "a fan-out": ["events", fan],
+        "an item's folder": ["events", crew.todo[3:5], other],
+    }[where]
+    put(crew.mallory, parts, mode=TREE, oid=empty)
+    push(crew.mallory, tip(crew.mallory))
+    path = "/".join(parts)
+    refused(crew, f"{path}: not an allowed name or mode")
+    newcomer = clones.clone("carol")
+    result = coop_in(newcomer, "sync")
+    assert result.code == 4 and f"{path}: not an allowed name or mode" in result.err, result.err
+    assert git(newcomer, "rev-parse", "-q", "--verify", "refs/coop/ledger", check=False) == ""
+
+
 def test_honest_history_with_merges_from_a_peer_is_taken_in_whole(crew: Team) -> None:
     assert coop_in(crew.alice, "note", crew.todo, "alice was here").code == 0
     assert coop_in(crew.mallory, "add", "todo", "mallory's work").code == 0

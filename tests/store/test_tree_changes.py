@@ -99,3 +99,38 @@ def test_changes_from_no_commit_name_every_file_added_as_libgit2s_diff_does(
     assert {(d.status, d.path, d.oid, d.mode) for d in found} == theirs
     part = repo.changes(None, new, "events", lambda name: name in chosen)
     assert set(part) == {d for d in found if d.path.split("/")[1] in chosen}
+
+
+def folders_in(tree: dict[str, Any], path: str = "events") -> dict[str, bool]:
+    """path -> whether it is empty, of every folder in `tree`."""
+    found: dict[str, bool] = {}
+    for name, value in tree.items():
+        if isinstance(value, dict):
+            found[f"{path}/{name}"] = not value
+            found.update(folders_in(value, f"{path}/{name}"))
+    return found
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(before=trees | st.none(), after=trees)
+def test_changes_with_empty_name_each_new_empty_folder_besides(
+    scratch: Path, before: dict[str, Any] | None, after: dict[str, Any]
+) -> None:
+    """With `empty` (the inbound check), an empty folder of the newer tree where the older
+    has no folder is named as added with its tree mode; the rest is as ever. (Where the
+    older has a folder, its files are deleted, or it held an empty folder itself.)"""
+    raw = open_raw(scratch)
+    old = Oid(commit(raw, before)) if before is not None else None
+    new = Oid(commit(raw, after))
+    repo = open_repo(str(scratch))
+    found = repo.changes(old, new, "events", empty=True)
+    plain = [d for d in found if d.mode != TREE]
+    assert plain == repo.changes(old, new, "events")
+    had = folders_in(before or {})
+    expected = {path for path, bare in folders_in(after).items() if bare and path not in had}
+    named = [d for d in found if d.mode == TREE]
+    assert {d.path for d in named} == expected
+    assert all(d.status == "added" and d.oid == EMPTY for d in named)
+
+
+EMPTY = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
