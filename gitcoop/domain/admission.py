@@ -13,6 +13,7 @@ ids, shas and order keys have their own shapes.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -49,16 +50,16 @@ def _key_problem(value: Any) -> str | None:
 
 def event_problem(event: Event) -> str | None:
     """Why `event` may not enter the ledger, or None when it may."""
-    checks = (
-        _ledger_verb(event),
-        bounds.number_problem(event.clock, "clock", 1, bounds.MAX_CLOCK),
-        bounds.instant_problem(event.at, "at"),
-        _identity(event.actor, "actor"),
-        None if event.session is None else bounds.line_problem(event.session, "session"),
-        bounds.line_problem(event.verb, "verb"),
-        _arguments(event.args, "", 0),
+    return (  # the first problem found (a chain, not a generator: this runs per event)
+        _ledger_verb(event)
+        or bounds.number_problem(event.clock, "clock", 1, bounds.MAX_CLOCK)
+        or bounds.instant_problem(event.at, "at")
+        or _identity(event.actor, "actor")
+        or (None if event.session is None else bounds.line_problem(event.session, "session"))
+        or bounds.line_problem(event.verb, "verb")
+        or _arguments(event.args, "", 0)
+        or None
     )
-    return next((problem for problem in checks if problem), None)
 
 
 def _ledger_verb(event: Event) -> str | None:
@@ -79,17 +80,23 @@ def _arguments(args: Mapping[str, Any], where: str, depth: int) -> str | None:
     if depth > MAX_DEPTH:
         return f"{where or 'arguments'} are nested too deeply"
     for key, value in args.items():
-        name = f"{where}{key}"
-        if not isinstance(key, str) or bounds.line_problem(key, "a key", 100):
+        if not _short_name(key):
             return f"{where or 'an argument'} has a key that is not a short name"
         if value is None:
             continue
+        name = f"{where}{key}" if where else key
         # an amendment's record of a field's former value has that field's bounds
         check = TYPED.get(key) or TYPED.get(key.removeprefix("previous_"), _plain)
         problem = check(value, name, depth)
         if problem:
             return problem
     return None
+
+
+@functools.lru_cache(maxsize=4096)  # a fetched ledger's events use a few dozen keys
+def _short_name(key: Any) -> bool:
+    """Whether an argument's key is a short one-line name."""
+    return isinstance(key, str) and bounds.line_problem(key, "a key", 100) is None
 
 
 def _plain(value: Any, name: str, depth: int) -> str | None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable
 from typing import NewType
 
@@ -29,6 +30,7 @@ EVENT_ID_RE = lazy(r"^ev-[0-9a-hjkmnp-tv-z]{12}\Z")
 IDENTITY_MAX = 200
 
 
+@functools.lru_cache(maxsize=4096)  # a fetched ledger's events are by a few people
 def identity_problem(who: str) -> str | None:
     """Why `who` cannot name a person in the ledger, or None when it can."""
     sane = 1 <= len(who) <= IDENTITY_MAX and "<" not in who and ">" not in who

@@ -55,7 +55,7 @@ from gitcoop.store.layout import (
     event_dir,
     item_path,
 )
-from gitcoop.store.repository import CommitInfo, Oid, Repo, fetched_reads
+from gitcoop.store.repository import OUT_OF_ORDER, CommitInfo, Oid, Repo, fetched_reads
 from gitcoop.store.rows import Data, OpenView, Row, conflicted
 from gitcoop.store.snapshot import Known, Snapshot
 
@@ -549,7 +549,7 @@ def changed(
     found: set[ItemId] = set()
     for top in (ITEMS, EVENTS):
         before = _listing(old.subtree(top) if old else None)
-        after = _listing(new.subtree(top) if new else None)
+        after = _listing(new.subtree(top) if new else None, f"{where}{top}")
         for fan in sorted(before.keys() | after.keys()):
             if (fans is not None and not fans(fan)) or str(before.get(fan)) == str(after.get(fan)):
                 continue
@@ -568,14 +568,21 @@ def _tree(snapshot: Snapshot | None, oid: Any, path: str) -> Any:
 
 
 def _listing(tree: Any, path: str | None = None, top: str | None = None) -> dict[str, Any]:
-    """name -> object id of a tree's entries; with `path`, names and modes are checked."""
+    """name -> object id of a tree's entries; with `path`, the entries are in git's order
+    (all of one kind here, so by name), and with `top` too, names and modes are checked."""
     if tree is None:
         return {}
     listing = {}
+    last = ""
     for entry in tree:
+        name = entry.name
         if path is not None:
-            _check_entry(entry, path, top)
-        listing[entry.name] = entry.id
+            if top is not None:
+                _check_entry(entry, path, top)
+            if name <= last:  # a path lookup and a listing would find different entries
+                raise BadLedger(f"{path}: a tree whose entries are {OUT_OF_ORDER}")
+            last = name
+        listing[name] = entry.id
     return listing
 
 

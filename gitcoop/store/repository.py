@@ -438,6 +438,8 @@ class Repo:
         entries = _TREE_ENTRY.findall(data)
         if len(b"".join(entries)) != len(data):  # every byte in an entry, as git reads it
             raise BadLedger(f"{path}: a tree object git could not read")
+        if not _in_gits_order(data):
+            raise BadLedger(f"{path}: a tree whose entries are {OUT_OF_ORDER}")
         found = frozenset(entries)
         large = len(found) > SMALL_TREE
         kept = self._large_trees if large else self._trees
@@ -819,15 +821,47 @@ SMALL_TREE = 256
 COMPARED_LEVELS = 8  # a ledger's events/ holds three (fan-out, item, event file)
 # One tree entry as git writes it: octal mode, space, name, NUL, a 20-byte object id.
 _TREE_ENTRY = lazy(rb"[0-7]+ [^\0]+\0.{20}", re.S)
+OUT_OF_ORDER = (
+    "not in git's order (or that repeats a name, or holds a / in one), which git's own "
+    "check of fetched objects refuses"
+)
+_TREE_NAMES = lazy(rb"([0-7]+) ([^\0]+)\0.{20}", re.S)  # each entry's (mode, name)
 
 
 TREE = 0o040000
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 
 
+class _FolderModes(dict[bytes, bool]):
+    """Whether a tree entry's mode, as written, is a folder's (git sorts by its number)."""
+
+    def __missing__(self, mode: bytes) -> bool:
+        folder = _kind(int(mode, 8)) == TREE
+        if len(self) < 64:
+            self[mode] = folder
+        return folder
+
+
+_FOLDER_MODES = _FolderModes()
+
+
 def _kind(mode: int) -> int:
     """A folder, a file (of any permissions), a link or a submodule."""
     return mode & 0o170000
+
+
+def _in_gits_order(data: bytes) -> bool:
+    """Whether a tree's entries are as git writes them: sorted by name (a folder's as if it
+    ended in `/`), no name twice, none holding a `/`. libgit2 finds a path in a tree by
+    binary search, so a tree that is not reads one way entry by entry and another by path:
+    git's check of fetched objects refuses it, and objects a plain fetch brought skip that
+    check."""
+    named = _TREE_NAMES.findall(data)
+    names = [name for _, name in named]
+    keys = [name + b"/" if _FOLDER_MODES[mode] else name for mode, name in named]
+    if len(set(names)) != len(names) or b"/" in b"\0".join(names):
+        return False
+    return keys == sorted(keys)
 
 
 def _entry(raw: bytes) -> tuple[str, tuple[int, str]]:

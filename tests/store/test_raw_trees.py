@@ -1,0 +1,203 @@
+"""Trees git's own check would refuse, reaching a sync with that check skipped.
+
+A fetch checks what it brings (`transfer.fsckObjects`), but objects already in
+the clone skip it: a plain `git fetch` or `git clone` (the check is off by
+default) can bring a hostile ledger commit pushed to an ordinary branch, and
+`git coop sync` then finds every object present. The history check reads
+trees with its own parser, and every later read goes through libgit2, which
+finds a path by binary search: a tree whose entries are out of git's order,
+repeat a name, or hold a `/` in a name reads one way to the check and another
+to everything after it. The check refuses such trees itself, in a first sync
+(whose tip takes each item's events from the history check) and a later one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pygit2
+import pytest
+
+from tests.conftest import Clones, coop_in, git
+from tests.hostile.forge import Team, push, team, tip
+from tests.rawledger import open_raw
+
+REF = "refs/coop/ledger"
+Entry = tuple[bytes, bytes, pygit2.Oid]  # mode, name, object id, as a tree holds them
+
+
+@pytest.fixture
+def crew(clones: Clones, tmp_path: Path) -> Team:
+    return team(clones, tmp_path)
+
+
+def entries(raw: pygit2.Repository, oid: pygit2.Oid) -> list[Entry]:
+    data, found, at = raw.odb.read(oid)[1], [], 0
+    while at < len(data):
+        space = data.index(b" ", at)
+        nul = data.index(b"\0", space)
+        found.append(
+            (data[at:space], data[space + 1 : nul], pygit2.Oid(raw=data[nul + 1 : nul + 21]))
+        )
+        at = nul + 21
+    return found
+
+
+def raw_tree(raw: pygit2.Repository, listed: list[Entry]) -> pygit2.Oid:
+    """A tree object of exactly these entries, in this order (no check, as a peer may)."""
+    return raw.odb.write(2, b"".join(m + b" " + n + b"\0" + o.raw for m, n, o in listed))
+
+
+def rewrite(
+    raw: pygit2.Repository,
+    oid: pygit2.Oid,
+    parts: list[str],
+    change: Callable[[list[Entry]], list[Entry]],
+) -> pygit2.Oid:
+    """The tree `oid` with its subtree at `parts` replaced by `change` of its entries."""
+    if not parts:
+        return raw_tree(raw, change(entries(raw, oid)))
+    return raw_tree(
+        raw,
+        [
+            (m, n, rewrite(raw, o, parts[1:], change) if n == parts[0].encode() else o)
+            for m, n, o in entries(raw, oid)
+        ],
+    )
+
+
+def forge(
+    crew: Team,
+    parts: list[str],
+    change: Callable[[list[Entry]], list[Entry]],
+    parent: str | None = None,
+) -> None:
+    """mallory's next ledger commit with the tree at `parts` changed, pushed as the ledger
+    and as an ordinary branch (which a plain `git fetch` brings unchecked)."""
+    raw = open_raw(crew.mallory)
+    at = raw.revparse_single(REF)
+    base = raw.revparse_single(parent) if parent else at
+    made = raw.create_commit(
+        None, at.author, at.committer, "x", rewrite(raw, at.tree.id, parts, change), [base.id]
+    )
+    push(crew.mallory, str(made))
+    git(crew.mallory, "push", "-q", "-f", "origin", f"{made}:refs/heads/feature")
+
+
+def refused_by_both(crew: Team, clones: Clones, fragment: str) -> None:
+    """A later sync (bob) and a first sync (carol), each after a plain `git fetch`, refuse."""
+    before = tip(crew.victim)
+    git(crew.victim, "fetch", "-q", "origin")
+    later = coop_in(crew.victim, "sync")
+    assert later.code == 4 and fragment in later.err, later.err
+    assert tip(crew.victim) == before
+    carol = clones.clone("carol")
+    git(carol, "fetch", "-q", "origin")  # plain git: transfer.fsckObjects is off by default
+    first = coop_in(carol, "sync")
+    assert first.code == 4 and fragment in first.err, first.err
+    assert "the local ledger is unchanged" in first.err
+    assert git(carol, "rev-parse", "-q", "--verify", REF, check=False) == ""
+
+
+@pytest.fixture(params=[1, 10**6], ids=["halves", "whole"])
+def split(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    from gitcoop.store import inbound
+
+    monkeypatch.setattr(inbound, "SPLIT_ITEMS", request.param)
+
+
+NOT_GITS = "not in git's order"
+
+
+def test_an_events_tree_out_of_order_is_refused(crew: Team, clones: Clones, split: None) -> None:
+    """Out of order, libgit2's binary search missed the item's folder: a first sync took
+    the item, and the next note on it made the ledger fail its own fsck."""
+    target = crew.todo[3:5]
+    for n in range(20):
+        added = coop_in(crew.mallory, "add", "todo", f"other {n}", "--json").json()["id"]
+        if added[3:5] not in (target, "00"):
+            other = added[3:5]
+            break
+
+    def unsorted(listed: list[Entry]) -> list[Entry]:
+        by = {e[1].decode(): e for e in listed}
+        rest = [e for name, e in by.items() if name not in (target, "00", other)]
+        return [by[target], by["00"], by[other], *rest]
+
+    forge(crew, ["events"], unsorted)
+    refused_by_both(crew, clones, f"events: a tree whose entries are {NOT_GITS}")
+
+
+def test_an_entry_repeated_in_an_items_folder_is_refused(
+    crew: Team, clones: Clones, split: None
+) -> None:
+    folder = ["events", crew.todo[3:5], crew.todo]
+    forge(crew, folder, lambda listed: sorted([*listed, listed[0]], key=lambda e: e[1]))
+    refused_by_both(crew, clones, f"{'/'.join(folder)}: a tree whose entries are {NOT_GITS}")
+
+
+def test_a_name_held_twice_with_two_blobs_is_refused(
+    crew: Team, clones: Clones, split: None
+) -> None:
+    """Which of the two the check read depended on the order of a set: the other, a blob
+    that is no event, could be what libgit2 found at the tip."""
+    fan, todo = crew.todo[3:5], crew.todo
+    raw = open_raw(crew.mallory)
+    before = {e.name for e in raw.revparse_single(REF).tree[f"events/{fan}/{todo}"]}
+    assert coop_in(crew.mallory, "note", todo, "mallory").code == 0
+    garbage = open_raw(crew.mallory).create_blob(b"not: [an event\n")
+
+    def twin(listed: list[Entry]) -> list[Entry]:
+        new = next(e for e in listed if e[1].decode() not in before)
+        return sorted([*listed, (new[0], new[1], garbage)], key=lambda e: e[1])
+
+    forge(crew, ["events", fan, todo], twin, parent=tip(crew.mallory) + "^")
+    refused_by_both(crew, clones, f"events/{fan}/{todo}: a tree whose entries are {NOT_GITS}")
+
+
+def test_a_name_holding_a_slash_is_refused(crew: Team, clones: Clones, split: None) -> None:
+    """`events/` holding an entry named `FAN/ITEM`: the paths of its files look like any
+    item's events to the check, and libgit2 finds no such folder."""
+    fan, todo = crew.todo[3:5], crew.todo
+    raw = open_raw(crew.mallory)
+    fan_tree = raw.revparse_single(REF).tree[f"events/{fan}"].id
+    item = next(e for e in entries(raw, fan_tree) if e[1] == todo.encode())
+
+    def slashed(listed: list[Entry]) -> list[Entry]:
+        return sorted([*listed, (b"40000", f"{fan}/{todo}".encode(), item[2])], key=lambda e: e[1])
+
+    forge(crew, ["events"], slashed)
+    refused_by_both(crew, clones, "events: a tree whose entries are")
+
+
+def test_an_item_file_held_twice_is_refused(crew: Team, clones: Clones, split: None) -> None:
+    """The tip check found one of the two by path; a listing of the folder, as the read
+    cache makes, met the other, never checked."""
+    fan, todo = crew.todo[3:5], crew.todo
+    garbage = open_raw(crew.mallory).create_blob(b"not: [an item\n")
+
+    def twin(listed: list[Entry]) -> list[Entry]:
+        mine = next(e for e in listed if e[1] == f"{todo}.yaml".encode())
+        return sorted([*listed, (mine[0], mine[1], garbage)], key=lambda e: e[1])
+
+    forge(crew, ["items", fan], twin)
+    refused_by_both(crew, clones, f"items/{fan}: a tree whose entries are {NOT_GITS}")
+
+
+def test_an_items_tree_out_of_order_is_refused(crew: Team, clones: Clones, split: None) -> None:
+    for n in range(3):
+        assert coop_in(crew.mallory, "add", "todo", f"other {n}").code == 0
+    forge(crew, ["items"], lambda listed: list(reversed(sorted(listed, key=lambda e: e[1]))))
+    refused_by_both(crew, clones, f"items: a tree whose entries are {NOT_GITS}")
+
+
+def test_a_root_holding_a_name_twice_is_refused(crew: Team, clones: Clones, split: None) -> None:
+    raw = open_raw(crew.mallory)
+    empty_events = raw_tree(raw, [])
+
+    def twice(listed: list[Entry]) -> list[Entry]:
+        return sorted([*listed, (b"40000", b"events", empty_events)], key=lambda e: e[1])
+
+    forge(crew, [], twice)
+    refused_by_both(crew, clones, "a tree whose entries are")
