@@ -569,7 +569,8 @@ def _tree(snapshot: Snapshot | None, oid: Any, path: str) -> Any:
 
 def _listing(tree: Any, path: str | None = None, top: str | None = None) -> dict[str, Any]:
     """name -> object id of a tree's entries; with `path`, the entries are in git's order
-    (all of one kind here, so by name), and with `top` too, names and modes are checked."""
+    (all of one kind here, so by name) and their names are checked: fan-outs, or with
+    `top` (the fan-out's own listing), names and modes of what `top` holds."""
     if tree is None:
         return {}
     listing = {}
@@ -579,6 +580,8 @@ def _listing(tree: Any, path: str | None = None, top: str | None = None) -> dict
         if path is not None:
             if top is not None:
                 _check_entry(entry, path, top)
+            elif not FANOUT_RE.match(name):  # items/ and events/ hold fan-outs only
+                raise BadLedger(f"{path}/{name}: not an allowed name or mode for the ledger layout")
             if name <= last:  # a path lookup and a listing would find different entries
                 raise BadLedger(f"{path}: a tree whose entries are {OUT_OF_ORDER}")
             last = name

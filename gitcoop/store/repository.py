@@ -825,24 +825,11 @@ OUT_OF_ORDER = (
     "not in git's order (or that repeats a name, or holds a / in one), which git's own "
     "check of fetched objects refuses"
 )
-_TREE_NAMES = lazy(rb"([0-7]+) ([^\0]+)\0.{20}", re.S)  # each entry's (mode, name)
+_TREE_NAMES = lazy(rb"[0-7]+ ([^\0]+)\0.{20}", re.S)  # each entry's name
 
 
 TREE = 0o040000
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
-
-
-class _FolderModes(dict[bytes, bool]):
-    """Whether a tree entry's mode, as written, is a folder's (git sorts by its number)."""
-
-    def __missing__(self, mode: bytes) -> bool:
-        folder = _kind(int(mode, 8)) == TREE
-        if len(self) < 64:
-            self[mode] = folder
-        return folder
-
-
-_FOLDER_MODES = _FolderModes()
 
 
 def _kind(mode: int) -> int:
@@ -851,17 +838,19 @@ def _kind(mode: int) -> int:
 
 
 def _in_gits_order(data: bytes) -> bool:
-    """Whether a tree's entries are as git writes them: sorted by name (a folder's as if it
-    ended in `/`), no name twice, none holding a `/`. libgit2 finds a path in a tree by
-    binary search, so a tree that is not reads one way entry by entry and another by path:
-    git's check of fetched objects refuses it, and objects a plain fetch brought skip that
-    check."""
-    named = _TREE_NAMES.findall(data)
-    names = [name for _, name in named]
-    keys = [name + b"/" if _FOLDER_MODES[mode] else name for mode, name in named]
-    if len(set(names)) != len(names) or b"/" in b"\0".join(names):
-        return False
-    return keys == sorted(keys)
+    """Whether a tree's entries are sorted by name, no name twice and none holding a `/`.
+
+    libgit2 finds a path in a tree by binary search, so a tree that is not reads one way
+    entry by entry and another by path: git's check of fetched objects refuses it, and
+    objects a plain fetch brought skip that check. Git sorts a folder's name as if it
+    ended in `/`; that differs from plain byte order only where one name is a prefix of
+    another, and no two names the ledger's layout allows in one folder are (each level's
+    names have one length), so a tree that is sorted by bytes but not in git's order is
+    refused for its names anyway."""
+    names = _TREE_NAMES.findall(data)
+    return (
+        len(set(names)) == len(names) and names == sorted(names) and b"/" not in b"\0".join(names)
+    )
 
 
 def _entry(raw: bytes) -> tuple[str, tuple[int, str]]:

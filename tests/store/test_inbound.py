@@ -123,6 +123,25 @@ def test_an_empty_folder_anywhere_under_events_is_refused_by_every_sync(
     assert git(newcomer, "rev-parse", "-q", "--verify", "refs/coop/ledger", check=False) == ""
 
 
+@pytest.mark.parametrize("split", [1, 10**6], ids=["halves", "whole"])
+def test_an_empty_folder_under_items_that_is_no_fan_out_is_refused(
+    crew: Team, clones: Clones, monkeypatch: pytest.MonkeyPatch, split: int
+) -> None:
+    """Only fan-outs sit under items/; an empty folder of another name held no file to
+    refuse, and a name one longer than a fan-out's sorts apart from it in git's order."""
+    from gitcoop.store import inbound
+
+    monkeypatch.setattr(inbound, "SPLIT_ITEMS", split)
+    empty = open_raw(crew.mallory).odb.write(2, b"")
+    put(crew.mallory, ["items", f"{crew.todo[3:5]}-x"], mode=TREE, oid=empty)
+    push(crew.mallory, tip(crew.mallory))
+    path = f"items/{crew.todo[3:5]}-x"
+    refused(crew, f"{path}: not an allowed name or mode")
+    newcomer = clones.clone("carol")
+    result = coop_in(newcomer, "sync")
+    assert result.code == 4 and f"{path}: not an allowed name or mode" in result.err, result.err
+
+
 def test_honest_history_with_merges_from_a_peer_is_taken_in_whole(crew: Team) -> None:
     assert coop_in(crew.alice, "note", crew.todo, "alice was here").code == 0
     assert coop_in(crew.mallory, "add", "todo", "mallory's work").code == 0
