@@ -55,7 +55,7 @@ from gitcoop.store.layout import (
     event_dir,
     item_path,
 )
-from gitcoop.store.repository import OUT_OF_ORDER, CommitInfo, Oid, Repo, fetched_reads
+from gitcoop.store.repository import CommitInfo, Oid, Repo, fetched_reads
 from gitcoop.store.rows import Data, OpenView, Row, conflicted
 from gitcoop.store.snapshot import Known, Snapshot
 
@@ -549,14 +549,17 @@ def changed(
     found: set[ItemId] = set()
     for top in (ITEMS, EVENTS):
         before = _listing(old.subtree(top) if old else None)
-        after = _listing(new.subtree(top) if new else None, f"{where}{top}")
+        tree = new.subtree(top) if new else None
+        after = _listing(tree, f"{where}{top}")  # names first: the message names the entry
+        _written(new, tree, f"{where}{top}")
         for fan in sorted(before.keys() | after.keys()):
             if (fans is not None and not fans(fan)) or str(before.get(fan)) == str(after.get(fan)):
                 continue
             inner_before = _listing(_tree(old, before.get(fan), f"{top}/{fan}"))
-            inner_after = _listing(
-                _tree(new, after.get(fan), f"{where}{top}/{fan}"), f"{where}{top}/{fan}", top
-            )
+            here = f"{where}{top}/{fan}"
+            inner = _tree(new, after.get(fan), here)
+            inner_after = _listing(inner, here, top)
+            _written(new, inner, here)
             for name in inner_before.keys() | inner_after.keys():
                 if str(inner_before.get(name)) != str(inner_after.get(name)):
                     found.add(ItemId(name[:-5] if top == ITEMS else name))
@@ -567,14 +570,19 @@ def _tree(snapshot: Snapshot | None, oid: Any, path: str) -> Any:
     return snapshot.repo.tree(oid, path) if snapshot is not None and oid is not None else None
 
 
+def _written(snapshot: Snapshot | None, tree: Any, path: str) -> None:
+    """BadLedger unless `tree`'s entries are as git writes them, so that a listing and a
+    lookup by path find the same entries (`Repo.check_written`)."""
+    if snapshot is not None and tree is not None:
+        snapshot.repo.check_written(tree.id, path)
+
+
 def _listing(tree: Any, path: str | None = None, top: str | None = None) -> dict[str, Any]:
-    """name -> object id of a tree's entries; with `path`, the entries are in git's order
-    (all of one kind here, so by name) and their names are checked: fan-outs, or with
-    `top` (the fan-out's own listing), names and modes of what `top` holds."""
+    """name -> object id of a tree's entries; with `path`, their names are checked: fan-outs,
+    or with `top` (a fan-out's own listing), the names and modes of what `top` holds."""
     if tree is None:
         return {}
     listing = {}
-    last = ""
     for entry in tree:
         name = entry.name
         if path is not None:
@@ -582,9 +590,6 @@ def _listing(tree: Any, path: str | None = None, top: str | None = None) -> dict
                 _check_entry(entry, path, top)
             elif not FANOUT_RE.match(name):  # items/ and events/ hold fan-outs only
                 raise BadLedger(f"{path}/{name}: not an allowed name or mode for the ledger layout")
-            if name <= last:  # a path lookup and a listing would find different entries
-                raise BadLedger(f"{path}: a tree whose entries are {OUT_OF_ORDER}")
-            last = name
         listing[name] = entry.id
     return listing
 

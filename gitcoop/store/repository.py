@@ -103,6 +103,7 @@ class Repo:
         self._trees: dict[str, frozenset[bytes]] = {}
         self._large_trees: dict[str, frozenset[bytes]] = {}
         self._kept = {False: 0, True: 0}  # entries held: small, large
+        self._written: set[str] = set()  # trees `check_written` found as git writes them
         self._max_file_bytes: int | None = None
         self._batch: list[Any] | None = None  # objects written inside `one_pack`
         self._keeps: list[str] = []  # of the packs written whose objects no ref names yet
@@ -438,8 +439,8 @@ class Repo:
         entries = _TREE_ENTRY.findall(data)
         if len(b"".join(entries)) != len(data):  # every byte in an entry, as git reads it
             raise BadLedger(f"{path}: a tree object git could not read")
-        if not _in_gits_order(data):
-            raise BadLedger(f"{path}: a tree whose entries are {OUT_OF_ORDER}")
+        if not _as_git_writes(data):
+            raise BadLedger(f"{path}: a tree whose entries are {NOT_AS_GIT_WRITES}")
         found = frozenset(entries)
         large = len(found) > SMALL_TREE
         kept = self._large_trees if large else self._trees
@@ -448,6 +449,21 @@ class Repo:
         while self._kept[large] > ENTRIES_KEPT and len(kept) > 1:  # the oldest go first
             self._kept[large] -= len(kept.pop(next(iter(kept))))
         return found
+
+    def check_written(self, oid: Any, path: str) -> None:
+        """BadLedger unless the tree `oid`'s entries are as git writes them (see
+        `_as_git_writes`): what a fetched ledger's listings are read through."""
+        key = str(oid)
+        if key in self._written:
+            return
+        try:
+            kind, data = self.raw.odb.read(oid)
+        except (KeyError, ValueError, pygit2.GitError):
+            raise BadLedger(f"{path}: object {oid} is missing from the object store") from None
+        if kind != pygit2.enums.ObjectType.TREE or not _as_git_writes(data):
+            raise BadLedger(f"{path}: a tree whose entries are {NOT_AS_GIT_WRITES}")
+        if len(self._written) < ENTRIES_KEPT:
+            self._written.add(key)
 
     def _subtree_or_none(self, commit: Oid, name: str) -> Any:
         root = self.commit_tree(commit)
@@ -821,11 +837,12 @@ SMALL_TREE = 256
 COMPARED_LEVELS = 8  # a ledger's events/ holds three (fan-out, item, event file)
 # One tree entry as git writes it: octal mode, space, name, NUL, a 20-byte object id.
 _TREE_ENTRY = lazy(rb"[0-7]+ [^\0]+\0.{20}", re.S)
-OUT_OF_ORDER = (
-    "not in git's order (or that repeats a name, or holds a / in one), which git's own "
-    "check of fetched objects refuses"
+NOT_AS_GIT_WRITES = (
+    "not as git writes them (sorted, each name once, no / in a name, each mode spelt as "
+    "git spells it) — a ledger gitcoop takes reads the same entry by entry and by path"
 )
-_TREE_NAMES = lazy(rb"[0-7]+ ([^\0]+)\0.{20}", re.S)  # each entry's name
+_TREE_NAMES = lazy(rb"([0-7]+) ([^\0]+)\0.{20}", re.S)  # each entry's (mode, name)
+GIT_MODES = frozenset((b"40000", b"100644", b"100755", b"120000", b"160000"))
 
 
 TREE = 0o040000
@@ -837,19 +854,26 @@ def _kind(mode: int) -> int:
     return mode & 0o170000
 
 
-def _in_gits_order(data: bytes) -> bool:
-    """Whether a tree's entries are sorted by name, no name twice and none holding a `/`.
+def _as_git_writes(data: bytes) -> bool:
+    """Whether a tree's entries are sorted by name, no name twice, none holding a `/`, and
+    each mode spelt as git spells it.
 
-    libgit2 finds a path in a tree by binary search, so a tree that is not reads one way
-    entry by entry and another by path: git's check of fetched objects refuses it, and
-    objects a plain fetch brought skip that check. Git sorts a folder's name as if it
-    ended in `/`; that differs from plain byte order only where one name is a prefix of
-    another, and no two names the ledger's layout allows in one folder are (each level's
-    names have one length), so a tree that is sorted by bytes but not in git's order is
-    refused for its names anyway."""
-    names = _TREE_NAMES.findall(data)
+    libgit2 finds a path in a tree by binary search, so a tree out of order reads one way
+    entry by entry and another by path; and it reads a mode such as `644` or `0` as a
+    file's, where git reads it as a submodule's (whose object no fetch brings) and writes
+    a zero-padded one back unpadded (so the entry's bytes change). git's check of fetched
+    objects refuses such trees, and objects a plain fetch brought skip that check. Git
+    sorts a folder's name as if it ended in `/`; that differs from plain byte order only
+    where one name is a prefix of another, and no two names the ledger's layout allows in
+    one folder are (each level's names have one length), so a tree sorted by bytes but
+    not in git's order is refused for its names anyway."""
+    named = _TREE_NAMES.findall(data)
+    names = [name for _, name in named]
     return (
-        len(set(names)) == len(names) and names == sorted(names) and b"/" not in b"\0".join(names)
+        {mode for mode, _ in named} <= GIT_MODES
+        and len(set(names)) == len(names)
+        and names == sorted(names)
+        and b"/" not in b"\0".join(names)
     )
 
 

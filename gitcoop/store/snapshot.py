@@ -29,7 +29,7 @@ from gitcoop.store.layout import (
     item_path,
     remote_ref,
 )
-from gitcoop.store.repository import OUT_OF_ORDER, Oid, Repo
+from gitcoop.store.repository import Oid, Repo
 
 if TYPE_CHECKING:  # a write never loads the read cache
     from gitcoop.store.cache import Entry, ItemCache
@@ -50,7 +50,8 @@ class Snapshot:
         self.cap = repo.max_file_bytes
         self._config: LedgerConfig | None = None
         if self.tree is not None:
-            _check_root(self.tree)
+            _check_root(self.tree)  # names and modes first: its message names the entry
+            repo.check_written(self.tree.id, "the ledger's root")
 
     # -- config ---------------------------------------------------------------
 
@@ -344,10 +345,6 @@ class Snapshot:
 
 
 def _check_root(tree: Any) -> None:
-    names = [entry.name for entry in tree]  # in git's order: a folder's name as if with a /
-    keys = [e.name + "/" if e.filemode == MODE_TREE else e.name for e in tree]
-    if len(set(names)) != len(names) or keys != sorted(keys):
-        raise BadLedger(f"the ledger's root: a tree whose entries are {OUT_OF_ORDER}")
     for entry in tree:
         expected = ROOT_NAMES.get(entry.name)
         mode = MODE_BLOB if expected == "blob" else MODE_TREE

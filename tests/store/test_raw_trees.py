@@ -107,7 +107,7 @@ def split(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> No
     monkeypatch.setattr(inbound, "SPLIT_ITEMS", request.param)
 
 
-NOT_GITS = "not in git's order"
+NOT_GITS = "not as git writes them"
 
 
 def test_an_events_tree_out_of_order_is_refused(crew: Team, clones: Clones, split: None) -> None:
@@ -201,3 +201,53 @@ def test_a_root_holding_a_name_twice_is_refused(crew: Team, clones: Clones, spli
 
     forge(crew, [], twice)
     refused_by_both(crew, clones, "a tree whose entries are")
+
+
+@pytest.mark.parametrize("mode", [b"0", b"644", b"140000"])
+def test_an_item_file_git_reads_as_a_submodule_is_refused(
+    crew: Team, clones: Clones, split: None, mode: bytes
+) -> None:
+    """libgit2 reads these modes as 100644, git as a gitlink: a plain fetch never brought
+    the blob, and the tip check matched its id with the fold's without reading it."""
+    fan, todo = crew.todo[3:5], crew.todo
+    assert coop_in(crew.mallory, "note", todo, "mallory").code == 0
+    name = f"{todo}.yaml".encode()
+    forge(
+        crew,
+        ["items", fan],
+        lambda listed: [(mode if n == name else m, n, o) for m, n, o in listed],
+        parent=tip(crew.mallory) + "^",
+    )
+    refused_by_both(crew, clones, f"items/{fan}: a tree whose entries are {NOT_GITS}")
+
+
+def test_a_zero_padded_event_mode_is_refused(crew: Team, clones: Clones, split: None) -> None:
+    """Accepted, the next note on the item rewrote its folder with the mode unpadded, and
+    the clone's own fsck then found the event file modified."""
+    fan, todo = crew.todo[3:5], crew.todo
+    raw = open_raw(crew.mallory)
+    before = {e.name for e in raw.revparse_single(REF).tree[f"events/{fan}/{todo}"]}
+    assert coop_in(crew.mallory, "note", todo, "mallory").code == 0
+    forge(
+        crew,
+        ["events", fan, todo],
+        lambda listed: [(m if n.decode() in before else b"0100644", n, o) for m, n, o in listed],
+        parent=tip(crew.mallory) + "^",
+    )
+    refused_by_both(crew, clones, f"events/{fan}/{todo}: a tree whose entries are {NOT_GITS}")
+
+
+@pytest.mark.parametrize("where", ["events", "fan-out", "item"])
+def test_a_folder_mode_spelt_otherwise_is_refused(
+    crew: Team, clones: Clones, split: None, where: str
+) -> None:
+    """`040000` or `40755` for a folder: git's check refuses both, libgit2 reads a folder."""
+    fan, todo = crew.todo[3:5], crew.todo
+    parts, name, mode = {
+        "events": ([], b"events", b"040000"),
+        "fan-out": (["events"], fan.encode(), b"040000"),
+        "item": (["events", fan], todo.encode(), b"40755"),
+    }[where]
+    forge(crew, parts, lambda listed: [(mode if n == name else m, n, o) for m, n, o in listed])
+    path = "/".join(parts) or "the ledger's root"
+    refused_by_both(crew, clones, f"{path}: a tree whose entries are {NOT_GITS}")
