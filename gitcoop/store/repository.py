@@ -103,7 +103,6 @@ class Repo:
         self._trees: dict[str, frozenset[bytes]] = {}
         self._large_trees: dict[str, frozenset[bytes]] = {}
         self._kept = {False: 0, True: 0}  # entries held: small, large
-        self._written: set[str] = set()  # trees `check_written` found as git writes them
         self._max_file_bytes: int | None = None
         self._batch: list[Any] | None = None  # objects written inside `one_pack`
         self._keeps: list[str] = []  # of the packs written whose objects no ref names yet
@@ -452,18 +451,9 @@ class Repo:
 
     def check_written(self, oid: Any, path: str) -> None:
         """BadLedger unless the tree `oid`'s entries are as git writes them (see
-        `_as_git_writes`): what a fetched ledger's listings are read through."""
-        key = str(oid)
-        if key in self._written:
-            return
-        try:
-            kind, data = self.raw.odb.read(oid)
-        except (KeyError, ValueError, pygit2.GitError):
-            raise BadLedger(f"{path}: object {oid} is missing from the object store") from None
-        if kind != pygit2.enums.ObjectType.TREE or not _as_git_writes(data):
-            raise BadLedger(f"{path}: a tree whose entries are {NOT_AS_GIT_WRITES}")
-        if len(self._written) < ENTRIES_KEPT:
-            self._written.add(key)
+        `_as_git_writes`): what a fetched ledger's listings are read through. The tree is
+        read as `changes` reads it, and kept with the trees it compared."""
+        self._raw_entries(str(oid), path)
 
     def _subtree_or_none(self, commit: Oid, name: str) -> Any:
         root = self.commit_tree(commit)
