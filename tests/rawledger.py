@@ -7,22 +7,56 @@ refuses (`..`, `.git`, `a/b`) and any mode; the ref is then moved with git.
 from __future__ import annotations
 
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pygit2
+
+from gitcoop.store import environment
+from gitcoop.store.repository import WRITE_RETRIES
 
 REF = "refs/coop/ledger"
 BLOB, TREE, EXEC, LINK, GITLINK = 0o100644, 0o040000, 0o100755, 0o120000, 0o160000
 
 
-def open_raw(path: Path) -> pygit2.Repository:
+class Surgery(pygit2.Repository):
+    """A repository whose object writes try again when a folder vanished under them.
+
+    A gitcoop write may start `git repack -d` in the background (store/upkeep.py),
+    which removes the loose-object folders it empties, so a write here can lose its
+    folder between libgit2 making it and renaming the object in; the store's own
+    writes try again for the same reason (store/environment.py).
+    """
+
+    def create_blob(self, data: bytes) -> pygit2.Oid:
+        return _again(super().create_blob, data)
+
+    def create_commit(self, *args: Any) -> pygit2.Oid:
+        return _again(super().create_commit, *args)
+
+    def write(self, kind: int, data: bytes) -> pygit2.Oid:
+        return _again(super().write, kind, data)
+
+
+def _again(write: Callable[..., pygit2.Oid], *args: Any) -> pygit2.Oid:
+    for _ in WRITE_RETRIES.pauses():
+        try:
+            return write(*args)
+        except (pygit2.GitError, OSError) as exc:
+            if not environment.transient(exc):
+                raise
+    return write(*args)
+
+
+def open_raw(path: Path) -> Surgery:
     # fsync is a process-wide libgit2 setting; surgery needs no durability (every
     # gitcoop write sets it again for itself)
     pygit2.settings.enable_fsync_gitdir(False)
-    return pygit2.Repository(str(path))
+    return Surgery(str(path))
 
 
-def write_tree(raw: pygit2.Repository, entries: dict[str, tuple[int, pygit2.Oid]]) -> pygit2.Oid:
+def write_tree(raw: Surgery, entries: dict[str, tuple[int, pygit2.Oid]]) -> pygit2.Oid:
     """A tree object with exactly these entries, sorted the way git sorts them."""
 
     def raw_name(name: str) -> bytes:  # a lone surrogate, as a hostile name may hold, too
@@ -35,7 +69,7 @@ def write_tree(raw: pygit2.Repository, entries: dict[str, tuple[int, pygit2.Oid]
         b"%o %s\0" % (entries[name][0], raw_name(name)) + entries[name][1].raw
         for name in sorted(entries, key=key)
     )
-    return raw.odb.write(pygit2.enums.ObjectType.TREE, data)
+    return raw.write(pygit2.enums.ObjectType.TREE, data)
 
 
 def _entries(

@@ -13,6 +13,7 @@ import pytest
 
 from gitcoop.store.layout import REF
 from tests.conftest import coop, coop_process, git, make_repo
+from tests.rawledger import open_raw
 
 BOB = {"COOP_ACTOR": "bob@example.com"}
 
@@ -203,7 +204,7 @@ def test_no_identity_is_a_usage_error(repo: Path) -> None:
 
 def put_on_ledger(path: Path, name: str, content: bytes) -> None:
     """Write one file into the ledger's tip with raw pygit2, like a hostile clone would."""
-    raw = pygit2.Repository(str(path))
+    raw = open_raw(path)
     tip = raw.references[REF].target
     commit = raw[tip]
     parts = name.split("/")

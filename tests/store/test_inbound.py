@@ -81,7 +81,7 @@ def test_an_empty_folder_in_an_items_event_folder_is_refused_by_a_first_sync(
 
     monkeypatch.setattr(inbound, "SPLIT_ITEMS", split)
     raw = open_raw(crew.mallory)
-    empty = raw.odb.write(2, b"")
+    empty = raw.write(2, b"")
     assert str(empty) == EMPTY_TREE
     put(crew.mallory, ["events", crew.todo[3:5], crew.todo, name], mode=TREE, oid=empty)
     push(crew.mallory, tip(crew.mallory))
@@ -104,7 +104,7 @@ def test_an_empty_folder_anywhere_under_events_is_refused_by_every_sync(
 
     monkeypatch.setattr(inbound, "SPLIT_ITEMS", split)
     raw = open_raw(crew.mallory)
-    empty = raw.odb.write(2, b"")
+    empty = raw.write(2, b"")
     used = {name for name in files(crew.mallory) if name.startswith("events/")}
     fan = next(f"{a}{b}" for a in "zyx" for b in "zyx" if not any(f"/{a}{b}/" in u for u in used))
     other = crew.todo[:-1] + ("a" if crew.todo[-1] != "a" else "b")  # no such item
@@ -132,7 +132,7 @@ def test_an_empty_folder_under_items_that_is_no_fan_out_is_refused(
     from gitcoop.store import inbound
 
     monkeypatch.setattr(inbound, "SPLIT_ITEMS", split)
-    empty = open_raw(crew.mallory).odb.write(2, b"")
+    empty = open_raw(crew.mallory).write(2, b"")
     put(crew.mallory, ["items", "_x_"], mode=TREE, oid=empty)
     push(crew.mallory, tip(crew.mallory))
     path = "items/_x_"

@@ -21,7 +21,7 @@ import pytest
 
 from tests.conftest import Clones, coop_in, git
 from tests.hostile.forge import Team, push, team, tip
-from tests.rawledger import open_raw
+from tests.rawledger import Surgery, open_raw
 
 REF = "refs/coop/ledger"
 Entry = tuple[bytes, bytes, pygit2.Oid]  # mode, name, object id, as a tree holds them
@@ -44,9 +44,9 @@ def entries(raw: pygit2.Repository, oid: pygit2.Oid) -> list[Entry]:
     return found
 
 
-def raw_tree(raw: pygit2.Repository, listed: list[Entry]) -> pygit2.Oid:
+def raw_tree(raw: Surgery, listed: list[Entry]) -> pygit2.Oid:
     """A tree object of exactly these entries, in this order (no check, as a peer may)."""
-    return raw.odb.write(2, b"".join(m + b" " + n + b"\0" + o.raw for m, n, o in listed))
+    return raw.write(2, b"".join(m + b" " + n + b"\0" + o.raw for m, n, o in listed))
 
 
 def rewrite(

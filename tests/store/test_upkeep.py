@@ -8,13 +8,13 @@ import subprocess
 import time
 from pathlib import Path
 
-import pygit2
 import pytest
 
 from gitcoop.store import packwrite, upkeep
 from gitcoop.store.packwrite import INCOMING, KEEP_TEXT
 from gitcoop.store.repository import open_repo
 from tests.conftest import Clones, coop, coop_in, git
+from tests.rawledger import open_raw
 
 
 def loose_objects(repo: Path) -> list[Path]:
@@ -29,7 +29,7 @@ def seed_sample_dir(repo: Path, count: int) -> None:
     gc.auto of 1 and every ledger write finds gc due: no test waits on chance
     landing objects in objects/17.
     """
-    raw = pygit2.Repository(str(repo))
+    raw = open_raw(repo)
     made, n = 0, 0
     while made < count:
         content = b"seed %d" % n
