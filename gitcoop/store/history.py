@@ -8,9 +8,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-import pygit2
-
 from gitcoop.domain.frozen import frozen
+from gitcoop.store.libgit2 import pygit2
 from gitcoop.store.repository import Oid, Repo
 
 READ_CAP = 8 * 1024 * 1024  # a cited file larger than this is checked for existence only

@@ -18,14 +18,13 @@ from contextlib import contextmanager
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, NamedTuple, NewType
 
-import pygit2
-
 from gitcoop.domain.frozen import frozen
 from gitcoop.domain.patterns import lazy
 from gitcoop.errors import BadLedger, ChangedUnderWrite, NoLedger, UsageError
 from gitcoop.store import environment, heap
 from gitcoop.store.codec import MAX_BYTES
 from gitcoop.store.layout import REF
+from gitcoop.store.libgit2 import pygit2
 
 if TYPE_CHECKING:  # a write loads it (zlib, hashlib)
     from gitcoop.store import packwrite

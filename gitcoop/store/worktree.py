@@ -10,10 +10,9 @@ from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import Any
 
-import pygit2
-
 from gitcoop.domain.frozen import frozen
 from gitcoop.errors import NoLedger
+from gitcoop.store.libgit2 import pygit2
 from gitcoop.store.repository import Repo
 
 REBASE_DIRS = ("rebase-merge", "rebase-apply")

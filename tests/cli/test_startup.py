@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import ssl
 import subprocess
 import sys
 from pathlib import Path
@@ -196,3 +198,53 @@ def test_a_command_keeps_only_the_last_few_things_it_read() -> None:
         heap.keep_nothing()
     heap.keep("after")
     assert heap._kept == []
+
+
+CERTS = """
+import os, ssl, sys
+from gitcoop.cli.main import main
+code = main(sys.argv[1:])
+import pygit2
+told = pygit2.settings._default_tls_verify_paths
+sys.stderr.write("CERTS %d %s %s %s\\n" % (
+    code, told.cafile, told.capath, ssl.get_default_verify_paths.__module__))
+"""
+
+
+def certificates(cwd: Path, env: dict[str, str], *args: str) -> list[str]:
+    """A command in a fresh process: its exit code, the CA file and folder libgit2 was
+    given, and the module `ssl.get_default_verify_paths` comes from afterwards."""
+    done = subprocess.run(
+        [sys.executable, "-c", CERTS, *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        check=False,
+        env={**os.environ, **env},
+    )
+    lines = [x for x in done.stderr.splitlines() if x.startswith("CERTS ")]
+    assert lines, done.stderr
+    return lines[-1].split()[1:]
+
+
+def test_a_command_leaves_the_ca_file_unread_where_a_ca_folder_serves(
+    busy: tuple[Path, str], tmp_path: Path
+) -> None:
+    """libgit2's TLS is never used (git carries the network), and parsing the whole CA
+    bundle at pygit2's import was a tenth of a `show`: it is given the folder only."""
+    path, item = busy
+    bundle, folder = tmp_path / "bundle.pem", tmp_path / "certs"
+    bundle.write_text(Path(ssl.get_default_verify_paths().openssl_cafile).read_text())
+    folder.mkdir()
+    env = {"SSL_CERT_FILE": str(bundle), "SSL_CERT_DIR": str(folder)}
+    assert certificates(path, env, "show", item) == ["0", "None", str(folder), "ssl"]
+
+
+def test_without_a_ca_folder_libgit2_still_gets_the_ca_file(
+    busy: tuple[Path, str], tmp_path: Path
+) -> None:
+    path, item = busy
+    bundle = tmp_path / "bundle.pem"
+    bundle.write_text(Path(ssl.get_default_verify_paths().openssl_cafile).read_text())
+    env = {"SSL_CERT_FILE": str(bundle), "SSL_CERT_DIR": str(tmp_path / "absent")}
+    assert certificates(path, env, "show", item) == ["0", str(bundle), "None", "ssl"]
