@@ -9,10 +9,11 @@ from __future__ import annotations
 import io
 import json
 import os
+import signal
 import subprocess
 import sys
 from collections.abc import Iterator
-from contextlib import redirect_stderr, redirect_stdout
+from contextlib import contextmanager, redirect_stderr, redirect_stdout
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
@@ -160,3 +161,21 @@ def coop_in(path: Path, *args: str, env: dict[str, str] | None = None) -> Result
         return coop(*args, env=env)
     finally:
         os.chdir(saved)
+
+
+@contextmanager
+def git_loop(path: Path, script: str) -> Iterator[None]:
+    """Another process running the shell `script` in `path` (a loop of git commands, as
+    fast as they go) while the body runs; killed with all it started at the end."""
+    loop = subprocess.Popen(
+        ["sh", "-c", script],
+        cwd=path,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    try:
+        yield
+    finally:
+        os.killpg(loop.pid, signal.SIGKILL)
+        loop.wait()

@@ -48,18 +48,24 @@ def probe(cwd: Path, *args: str) -> tuple[int, list[str], bool]:
 
 def probed(cwd: Path, *args: str) -> tuple[int, list[str], bool, list[str]]:
     """`probe`, and the module-level patterns the command compiled (each one's `repr`)."""
+    code, loaded, compiled, patterns = json.loads(reported(PROBE, "PROBE ", cwd, args))
+    return code, loaded, compiled, patterns
+
+
+def reported(script: str, mark: str, cwd: Path, args: tuple[str, ...], **env: str) -> str:
+    """Run `script` with `args` in a fresh process (`env` added to this one's): the rest
+    of the last line of its stderr that starts with `mark`."""
     done = subprocess.run(
-        [sys.executable, "-c", PROBE, *args],
+        [sys.executable, "-c", script, *args],
         cwd=cwd,
         capture_output=True,
         text=True,
         check=False,
-        env=None,
+        env={**os.environ, **env},
     )
-    lines = [x for x in done.stderr.splitlines() if x.startswith("PROBE ")]
+    lines = [x for x in done.stderr.splitlines() if x.startswith(mark)]
     assert lines, done.stderr
-    code, loaded, compiled, patterns = json.loads(lines[-1][len("PROBE ") :])
-    return code, loaded, compiled, patterns
+    return lines[-1][len(mark) :]
 
 
 @pytest.fixture
@@ -214,17 +220,7 @@ sys.stderr.write("CERTS %d %s %s %s\\n" % (
 def certificates(cwd: Path, env: dict[str, str], *args: str) -> list[str]:
     """A command in a fresh process: its exit code, the CA file and folder libgit2 was
     given, and the module `ssl.get_default_verify_paths` comes from afterwards."""
-    done = subprocess.run(
-        [sys.executable, "-c", CERTS, *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        check=False,
-        env={**os.environ, **env},
-    )
-    lines = [x for x in done.stderr.splitlines() if x.startswith("CERTS ")]
-    assert lines, done.stderr
-    return lines[-1].split()[1:]
+    return reported(CERTS, "CERTS ", cwd, args, **env).split()
 
 
 def test_a_command_leaves_the_ca_file_unread_where_a_ca_folder_serves(

@@ -11,16 +11,14 @@ from __future__ import annotations
 
 import os
 import shutil
-import signal
 import subprocess
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import coop_in, coop_process, git, make_repo
+from tests.conftest import coop_in, coop_process, git, git_loop, make_repo
 from tests.hostile.forge import DOCUMENTED
 
 BIN = str(Path(sys.executable).parent)
@@ -38,22 +36,11 @@ def ledger_state(path: Path) -> tuple[str, str]:
     return git(path, "rev-parse", "refs/coop/ledger"), git(path, "reflog", "refs/coop/ledger")
 
 
-@contextmanager
-def gc_loop(path: Path) -> Iterator[None]:
+def gc_loop(path: Path) -> AbstractContextManager[None]:
     """Another process: gc --auto (made to run every time) and prune, as fast as they go."""
-    script = "while :; do git -c gc.auto=1 gc --auto --quiet; git prune; done"
-    loop = subprocess.Popen(
-        ["sh", "-c", script.replace("git prune", "git prune --expire=2.weeks.ago")],
-        cwd=path,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
-    try:
-        yield
-    finally:
-        os.killpg(loop.pid, signal.SIGKILL)
-        loop.wait()
+    gc, prune = "git -c gc.auto=1 gc --auto --quiet", "git prune --expire=2.weeks.ago"
+    script = f"while :; do {gc}; {prune}; done"
+    return git_loop(path, script)
 
 
 def test_writes_beside_a_gc_loop_all_land(ledger_repo: Path) -> None:
@@ -73,18 +60,8 @@ def test_writes_beside_a_loop_of_plain_prunes_all_land(ledger_repo: Path) -> Non
     """`git prune` with no expiry removes every unreachable loose object and every tmp_
     file in objects/pack at once: a write's pack is written where it does not look."""
     git(ledger_repo, "config", "coop.fsync", "false")
-    loop = subprocess.Popen(
-        ["sh", "-c", "while :; do git prune; done"],
-        cwd=ledger_repo,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
-    try:
+    with git_loop(ledger_repo, "while :; do git prune; done"):
         codes = [coop_in(ledger_repo, "add", "todo", f"work {n}").code for n in range(40)]
-    finally:
-        os.killpg(loop.pid, signal.SIGKILL)
-        loop.wait()
     assert codes == [0] * 40
     assert coop_in(ledger_repo, "fsck").code == 0
     git(ledger_repo, "rev-list", "--objects", "refs/coop/ledger")
