@@ -2,7 +2,7 @@
 
 At import, pygit2 hands libgit2 the CA file and folder `ssl` names, and
 libgit2's OpenSSL parses every certificate in the file there and then: about
-100 M instructions, a tenth of a `git coop show`, in every process. gitcoop
+57 M instructions, a tenth of a `git coop show`, in every process. gitcoop
 never uses libgit2's TLS (git carries the network), so where a CA folder
 exists libgit2 is given the folder alone, which OpenSSL reads only when a
 certificate is looked up; without one it gets both, as before. `ssl` is

@@ -207,7 +207,7 @@ def test_a_command_keeps_only_the_last_few_things_it_read() -> None:
 
 
 CERTS = """
-import os, ssl, sys
+import ssl, sys
 from gitcoop.cli.main import main
 code = main(sys.argv[1:])
 import pygit2
