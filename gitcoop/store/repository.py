@@ -30,6 +30,7 @@ if TYPE_CHECKING:  # a write loads it (zlib, hashlib)
     from gitcoop.store import packwrite
 
 Oid = NewType("Oid", str)  # a 40-hex object id
+TreeEntries = dict[str, tuple[int, str]]  # a tree's entries: name -> (mode, object id)
 Sign = Callable[[bytes], str]  # a commit's bytes -> its armoured signature
 
 MAX_FILE_BYTES_KEY = "coop.maxFileBytes"
@@ -99,9 +100,10 @@ class Repo:
         self.overrides = overrides or {}  # `git -c` values: they win over every config file
         # recently compared trees, oldest first: the small (fan-outs, item folders) and the
         # large (the events tree itself, needed again only by the next commit)
-        self._trees: dict[str, frozenset[bytes]] = {}
-        self._large_trees: dict[str, frozenset[bytes]] = {}
+        self._trees: dict[str, TreeEntries] = {}
+        self._large_trees: dict[str, TreeEntries] = {}
         self._kept = {False: 0, True: 0}  # entries held: small, large
+        self._backend: Any = None  # the object store's first backend, once bulk reads use it
         self._max_file_bytes: int | None = None
         self._batch: list[Any] | None = None  # objects written inside `one_pack`
         self._keeps: list[str] = []  # of the packs written whose objects no ref names yet
@@ -365,8 +367,8 @@ class Repo:
         if not before:  # all of it added (every folder of a first sync's first commit)
             self._added(after, path, found, levels, only, empty)
             return
-        gone = dict(map(_entry, before - after))
-        came = dict(map(_entry, after - before))
+        gone = dict(before.items() - after.items())
+        came = dict(after.items() - before.items())
         names = gone.keys() | came.keys()
         for name in sorted(names if only is None else filter(only, names)):
             was, now = gone.get(name), came.get(name)
@@ -394,7 +396,7 @@ class Repo:
 
     def _added(
         self,
-        entries: frozenset[bytes],
+        came: TreeEntries,
         path: str,
         found: list[Delta],
         levels: int,
@@ -402,7 +404,6 @@ class Repo:
         empty: bool = False,
     ) -> None:
         """`_compare` of a tree with nothing: every file in it added, as libgit2 names them."""
-        came = dict(map(_entry, entries))
         for name in sorted(came if only is None else filter(only, came)):
             self._came(came[name], f"{path}/{name}", found, levels, empty)
 
@@ -421,31 +422,66 @@ class Repo:
         else:
             found.append(Delta("added", here, oid, mode))
 
-    def _raw_entries(self, oid: str | None, path: str) -> frozenset[bytes]:
-        """A tree's entries as raw bytes (mode, name, id), parsed as git parses them."""
+    def _raw_entries(self, oid: str | None, path: str) -> TreeEntries:
+        """A tree's entries (name: (mode, id)), parsed from its raw bytes as git parses
+        them, and refused unless they are as git writes them (`_as_git_writes`)."""
         if oid is None:
-            return frozenset()
+            return {}
         cached = self._trees.get(oid) or self._large_trees.get(oid)
         if cached is not None:
             return cached
         try:
-            kind, data = self.raw.odb.read(oid)
+            kind, data = self._object_reads()[1](oid)
         except (KeyError, ValueError, pygit2.GitError):
-            raise BadLedger(f"{path}: object {oid} is missing from the object store") from None
+            kind, data = self._read_or_missing(oid, path)
         if kind != pygit2.enums.ObjectType.TREE:
             raise BadLedger(f"{path}: has tree mode but is not a tree")
-        entries = _TREE_ENTRY.findall(data)
-        if len(b"".join(entries)) != len(data):  # every byte in an entry, as git reads it
+        parts = _TREE_PARTS.findall(data)
+        modes, names, ids = zip(*parts, strict=True) if parts else ((), (), ())
+        # every byte in an entry, as git reads it: the entries found are disjoint, so they
+        # cover the tree exactly when their lengths add up to its length
+        if sum(map(len, modes)) + sum(map(len, names)) + 22 * len(parts) != len(data):
             raise BadLedger(f"{path}: a tree object git could not read")
-        if not _as_git_writes(data):
+        if not _as_git_writes(modes, names):
             raise BadLedger(f"{path}: a tree whose entries are {NOT_AS_GIT_WRITES}")
-        found = frozenset(entries)
+        # a name that is not UTF-8 keeps its bytes as escapes, which no layout rule accepts
+        found = dict(
+            zip(
+                [name.decode("utf-8", "surrogateescape") for name in names],
+                zip(map(GIT_MODES.__getitem__, modes), map(bytes.hex, ids), strict=True),
+                strict=True,
+            )
+        )
         large = len(found) > SMALL_TREE
         kept = self._large_trees if large else self._trees
         kept[oid] = found
         self._kept[large] += len(found)
         while self._kept[large] > ENTRIES_KEPT and len(kept) > 1:  # the oldest go first
             self._kept[large] -= len(kept.pop(next(iter(kept))))
+        return found
+
+    def _object_reads(self) -> tuple[Callable[[str], Any], Callable[[str], Any]]:
+        """The header and object reads of bulk reads: the object store's, or, while a
+        first sync checks what it fetched (`fetched_reads`), those of its first backend
+        (the pack files). A backend's read gives the kind as a plain number where the
+        object store's makes an enum of it in Python, and keeps no copy in libgit2's
+        cache (the trees this class parses are kept here): ~60% of reading a small
+        tree, ~25% of a small blob. It neither re-hashes what it reads (the object store
+        does not either, inside `fetched_reads`) nor finds what another backend holds (a
+        loose object, an alternate's pack), so a caller reads what it missed, or what
+        failed, through the object store, which says what is wrong."""
+        odb = self.raw.odb
+        if not _fetched["on"]:
+            return odb.read_header, odb.read
+        if self._backend is None:
+            self._backend = next(iter(odb.backends))
+        return self._backend.read_header, self._backend.read
+
+    def _read_or_missing(self, oid: str, path: str) -> tuple[int, bytes]:
+        try:
+            found: tuple[int, bytes] = self.raw.odb.read(oid)
+        except (KeyError, ValueError, pygit2.GitError):
+            raise BadLedger(f"{path}: object {oid} is missing from the object store") from None
         return found
 
     def check_written(self, oid: Any, path: str) -> None:
@@ -496,8 +532,7 @@ class Repo:
     def blobs_bytes(self, wanted: list[tuple[Any, str]], cap: int) -> list[bytes]:
         """`blob_bytes` of many (object id, path)s, in one loop (a first sync reads every
         event file: the calls and lookups of one read each were a tenth of reading)."""
-        odb = self.raw.odb
-        header, read, blob = odb.read_header, odb.read, pygit2.enums.ObjectType.BLOB
+        (header, read), blob = self._object_reads(), pygit2.enums.ObjectType.BLOB
         found = []
         for oid, path in wanted:
             try:
@@ -825,13 +860,14 @@ ENTRIES_KEPT = 100_000
 SMALL_TREE = 256
 COMPARED_LEVELS = 8  # a ledger's events/ holds three (fan-out, item, event file)
 # One tree entry as git writes it: octal mode, space, name, NUL, a 20-byte object id.
-_TREE_ENTRY = lazy(rb"[0-7]+ [^\0]+\0.{20}", re.S)
 NOT_AS_GIT_WRITES = (
     "not as git writes them (sorted, each name once, no / in a name, each mode spelt as "
     "git spells it) — a ledger gitcoop takes reads the same entry by entry and by path"
 )
-_TREE_NAMES = lazy(rb"([0-7]+) ([^\0]+)\0.{20}", re.S)  # each entry's (mode, name)
-GIT_MODES = frozenset((b"40000", b"100644", b"100755", b"120000", b"160000"))
+# each entry of a raw tree as git reads it: (mode, name, id)
+_TREE_PARTS = lazy(rb"([0-7]+) ([^\0]+)\0(.{20})", re.S)
+# each mode as git spells it, and what it reads as
+GIT_MODES = {mode: int(mode, 8) for mode in (b"40000", b"100644", b"100755", b"120000", b"160000")}
 
 
 TREE = 0o040000
@@ -843,7 +879,7 @@ def _kind(mode: int) -> int:
     return mode & 0o170000
 
 
-def _as_git_writes(data: bytes) -> bool:
+def _as_git_writes(modes: Sequence[bytes], names: Sequence[bytes]) -> bool:
     """Whether a tree's entries are sorted by name, no name twice, none holding a `/`, and
     each mode spelt as git spells it.
 
@@ -856,21 +892,11 @@ def _as_git_writes(data: bytes) -> bool:
     where one name is a prefix of another, and no two names the ledger's layout allows in
     one folder are (each level's names have one length), so a tree sorted by bytes but
     not in git's order is refused for its names anyway."""
-    named = _TREE_NAMES.findall(data)
-    names = [name for _, name in named]
     return (
-        {mode for mode, _ in named} <= GIT_MODES
-        and len(set(names)) == len(names)
-        and names == sorted(names)
+        set(modes) <= GIT_MODES.keys()
+        and sorted(set(names)) == list(names)  # in order, and none twice
         and b"/" not in b"\0".join(names)
     )
-
-
-def _entry(raw: bytes) -> tuple[str, tuple[int, str]]:
-    """(name, (mode, object id)) of one raw tree entry; a name that is not UTF-8 keeps
-    its bytes as escapes, which no layout rule accepts."""
-    mode, _, name = raw[:-21].partition(b" ")
-    return name.decode("utf-8", "surrogateescape"), (int(mode, 8), raw[-20:].hex())
 
 
 def _pruned() -> ChangedUnderWrite:
@@ -904,10 +930,15 @@ def fetched_reads(fetched: bool) -> Iterator[None]:
         yield
         return
     pygit2.settings.enable_strict_hash_verification(False)
+    _fetched["on"] = True
     try:
         yield
     finally:
+        _fetched["on"] = False
         pygit2.settings.enable_strict_hash_verification(True)
+
+
+_fetched = {"on": False}  # inside `fetched_reads(True)`
 
 
 # libgit2 caches no tree over 4 KiB, and the ledger's `items` and `events`

@@ -57,6 +57,59 @@ def test_many_blobs_read_together_are_checked_as_one_is(tmp_path: Path) -> None:
         assert many.value.message == one.value.message
 
 
+def test_a_first_syncs_bulk_reads_find_packed_loose_and_newly_fetched_objects(
+    tmp_path: Path,
+) -> None:
+    """Inside `fetched_reads`, bulk reads go to the pack files' backend directly: what it
+    lacks (a loose object, a pack written after the repository was opened, as a fetch
+    writes one) is read through the object store, and what is wrong is refused as
+    outside, with the same words."""
+    path = make_repo(tmp_path / "r")
+    repo = open_repo(str(path))
+    packed = _packed(path, b"packed\n")
+    loose = str(repo.raw.create_blob(b"loose\n"))
+    tree = repo.raw.TreeBuilder()
+    tree.insert("a.yaml", loose, 0o100644)
+    tree_id = str(tree.write())
+    large = str(repo.raw.create_blob(b"x" * 2000))
+    with fetched_reads(True):
+        later = _packed(path, b"fetched after\n")  # a pack the open repository never saw
+        found = repo.blobs_bytes([(packed, "a"), (loose, "b"), (later, "c")], 1024)
+        assert found == [b"packed\n", b"loose\n", b"fetched after\n"]
+        repo.check_written(tree_id, "events/11")
+        assert repo._raw_entries(tree_id, "events/11") == {"a.yaml": (0o100644, loose)}
+        for bad in ("2" * 40, tree_id, large):
+            with pytest.raises(BadLedger) as one:
+                repo.blob_bytes(bad, "events/x.yaml", 1024)
+            with pytest.raises(BadLedger) as many:
+                repo.blobs_bytes([(packed, "a"), (bad, "events/x.yaml")], 1024)
+            assert many.value.message == one.value.message
+        with pytest.raises(BadLedger, match="missing from the object store"):
+            repo.check_written("3" * 40, "events/12")
+        with pytest.raises(BadLedger, match="has tree mode but is not a tree"):
+            repo.check_written(packed, "events/13")
+
+
+def _packed(path: Path, content: bytes) -> str:
+    """A blob written into a pack of its own, and no loose copy."""
+    oid = subprocess.run(
+        ["git", "hash-object", "-w", "--stdin"],
+        cwd=path,
+        input=content,
+        capture_output=True,
+        check=True,
+    ).stdout.decode().strip()
+    subprocess.run(
+        ["git", "pack-objects", "-q", ".git/objects/pack/pack"],
+        cwd=path,
+        input=(oid + "\n").encode(),
+        capture_output=True,
+        check=True,
+    )
+    git(path, "prune-packed")
+    return oid
+
+
 def test_a_repository_let_go_closes_its_pack_files(tmp_path: Path) -> None:
     """A transition writes a pack, and the cyclic collector frees a pygit2 Repository
     only now and then: commands run in one process held a descriptor for each pack of
