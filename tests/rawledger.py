@@ -72,6 +72,46 @@ def write_tree(raw: Surgery, entries: dict[str, tuple[int, pygit2.Oid]]) -> pygi
     return raw.write(pygit2.enums.ObjectType.TREE, data)
 
 
+Entry = tuple[bytes, bytes, pygit2.Oid]  # mode, name, object id, as a tree holds them
+
+
+def raw_entries(raw: pygit2.Repository, oid: pygit2.Oid) -> list[Entry]:
+    """A tree's entries as its bytes hold them, in their order."""
+    data, found, at = raw.odb.read(oid)[1], [], 0
+    while at < len(data):
+        space = data.index(b" ", at)
+        nul = data.index(b"\0", space)
+        found.append(
+            (data[at:space], data[space + 1 : nul], pygit2.Oid(raw=data[nul + 1 : nul + 21]))
+        )
+        at = nul + 21
+    return found
+
+
+def raw_tree(raw: pygit2.Repository, listed: list[Entry]) -> pygit2.Oid:
+    """A tree object of exactly these entries, in this order (no check, as a peer may)."""
+    data = b"".join(m + b" " + n + b"\0" + o.raw for m, n, o in listed)
+    return raw.write(pygit2.enums.ObjectType.TREE, data)
+
+
+def rewrite(
+    raw: pygit2.Repository,
+    oid: pygit2.Oid,
+    parts: list[str],
+    change: Callable[[list[Entry]], list[Entry]],
+) -> pygit2.Oid:
+    """The tree `oid` with its subtree at `parts` replaced by `change` of its entries."""
+    if not parts:
+        return raw_tree(raw, change(raw_entries(raw, oid)))
+    return raw_tree(
+        raw,
+        [
+            (m, n, rewrite(raw, o, parts[1:], change) if n == parts[0].encode() else o)
+            for m, n, o in raw_entries(raw, oid)
+        ],
+    )
+
+
 def _entries(
     raw: pygit2.Repository, tree_id: pygit2.Oid | None
 ) -> dict[str, tuple[int, pygit2.Oid]]:

@@ -178,6 +178,12 @@ def fold(
     return dict(fold_items([own], of, roles, kept_out))[own]
 
 
+def of_no_item(events: Iterable[Event], kept_out: Collection[str]) -> bool:
+    """Whether events held where no item file is make a broken ledger: any that is not
+    kept out (a kept-out `add` makes no item, and nothing else may be there)."""
+    return any(event.id not in kept_out for event in events)
+
+
 def fold_items(
     item_ids: Iterable[ItemId],
     events_of: EventsOf,
@@ -315,6 +321,17 @@ class LedgerState:
     @property
     def requires_signing(self) -> bool:
         return self.settings.get("require_signed") is True
+
+
+def turns_signing_on(event: Event) -> bool:
+    """Whether a ledger event is a `config require_signed true` (the owners' signing
+    policy turned on), counted or not."""
+    if event.verb != "config" or event.arg("key") != "require_signed":
+        return False
+    try:
+        return SETTINGS["require_signed"].check(event.arg("value")) is True
+    except SettingError:
+        return False
 
 
 def apply_ledger(state: LedgerState, event: Event) -> LedgerState:

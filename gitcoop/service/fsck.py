@@ -100,7 +100,7 @@ def _check_items(
             _check_roles(report, item_events, config)
             continue
         if item_id not in items:
-            if not {e.id for e in item_events} <= kept_out:  # a kept-out add makes no item
+            if rulebook.of_no_item(item_events, kept_out):
                 where = f"{EVENTS}/{ids.fanout(item_id)}/{item_id}"
                 report.add(where, "fold", "events of no item")
             continue
@@ -262,12 +262,24 @@ def _check_new_clocks(
             report.add(path, "clock", f"added in {commit} with clock {value} above coop.yaml's")
 
 
+def _readable(repo: Repo, commit: Oid) -> bool:
+    try:
+        Snapshot(repo, commit).subtree(EVENTS)
+    except BadLedger:
+        return False
+    return True
+
+
 def _check_signatures(report: Report, repo: Repo, tip: Oid, kept_out: frozenset[str]) -> None:
     """Since the owners required signed commits, each commit that adds events is signed by a
     key registered to its author (at its parent), or its events are all kept out: the first
     that is neither is reported."""
     states = trust.LedgerStates(repo, inbound.Reader(repo))
-    judged = trust.judge(states, candidates(repo, tip))
+    commits = candidates(repo, tip)
+    newest = tip  # whose ledger names the policy's starts: the tip, unless fsck reports it
+    if commits and not _readable(repo, tip):
+        newest = commits[-1].info.oid
+    judged = trust.judge(states, commits, newest)
     found = [b for b in judged.broken if not (b.commit.events and b.commit.events <= kept_out)]
     if found:
         more = f" ({len(found)} such commits in all)" if len(found) > 1 else ""

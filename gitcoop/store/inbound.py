@@ -141,6 +141,7 @@ def check(
     reader = Reader(repo)
     try:
         commits = list(repo.commits_since(theirs, ours))
+        _check_one_root(commits, related=base is not None)
         checking = f"checking what arrived from {remote}"
 
         def work(half: int | None) -> Found:
@@ -182,13 +183,34 @@ def check(
                 raise BadLedger(problem)
         config = Snapshot(repo, theirs).config
         trusted = frozenset(Snapshot(repo, ours).config.kept_out) if ours else frozenset()
-        kept_out = _signatures(repo, reader, _candidates(commits, added), trusted, config)
+        kept_out = _signatures(
+            repo, reader, _candidates(commits, added), (ours, theirs), trusted, config
+        )
         if ours is not None and base == ours:
             _check_still_kept_out(config, trusted)
     except BadLedger as error:
         text = error.message.removeprefix(where)
         raise FetchedLedgerRefused(f"{where}{text} — the local ledger is unchanged") from None
     return Arrival(frozenset(ItemId(i) for i in touched), reader, checked, kept_out, rows)
+
+
+def _check_one_root(commits: list[CommitInfo], related: bool) -> None:
+    """A ledger's history starts from one commit, its `init`, and every clone's from the
+    same: a fetched commit with no parent beside it (an unrelated history merged in, whose
+    events could sort before the ledger's own first ones) refuses. Fetched commits
+    `related` to the local ledger (a merge base) start from its root, so they hold none;
+    a new clone's, or an unrelated ledger's (which the merge then refuses), hold one."""
+    roots = [info.oid for info in commits if not info.parents]
+    if not related and len(roots) > 1:
+        raise BadLedger(
+            f"commit {roots[1][:12]}: a second first commit (no parent) beside commit "
+            f"{roots[0][:12]} — a ledger's history starts from one commit"
+        )
+    if related and roots:
+        raise BadLedger(
+            f"commit {roots[0][:12]}: a first commit (no parent) of its own — this "
+            "clone's ledger already starts from one, and a ledger's history has only one"
+        )
 
 
 def _joined(
@@ -220,21 +242,23 @@ def _signatures(
     repo: Repo,
     reader: Reader,
     candidates: list[trust.Candidate],
+    tips: tuple[Oid | None, Oid],
     trusted: frozenset[EventId],
-    theirs: LedgerConfig,
+    fetched: LedgerConfig,
 ) -> frozenset[EventId]:
     """Under the owners' signing policy, the events to keep out: `trusted` (what this
     clone keeps out already) and those of every fetched commit not signed by its
     author's registered key. When no covered commit kept the policy, and the fetched
     tip does not keep them out already, BadLedger: there is nothing good to take. The
     fetched coop.yaml may keep out only these."""
-    judged = trust.judge(trust.LedgerStates(repo, reader), candidates, trusted)
+    ours, theirs = tips  # the local ledger's tip (if any) and the fetched one
+    judged = trust.judge(trust.LedgerStates(repo, reader), candidates, theirs, trusted, ours)
     nothing_good = judged.broken and len(judged.broken) == len(judged.covered)
-    if nothing_good and not judged.kept_out <= set(theirs.kept_out):
+    if nothing_good and not judged.kept_out <= set(fetched.kept_out):
         raise BadLedger(judged.broken[0].message)
     kept_out = trusted | judged.kept_out
-    if not kept_out.issuperset(theirs.kept_out):
-        wrong = sorted(set(theirs.kept_out) - kept_out)[0]
+    if not kept_out.issuperset(fetched.kept_out):
+        wrong = sorted(set(fetched.kept_out) - kept_out)[0]
         raise BadLedger(
             f"coop.yaml: keeps {wrong} out, though no commit that broke the signing policy added it"
         )
@@ -472,6 +496,11 @@ def _check_tip(
         if blob is None or folded is None:
             if (blob is None) != (folded is None):
                 raise BadLedger(f"{item_path(item_id)}: is not the fold of its events")
+            if rulebook.of_no_item(events_of(item_id), config.kept_out):  # as fsck says
+                raise BadLedger(
+                    f"{event_dir(item_id)}: events of no item — an event folder needs its "
+                    "item's file, unless all its events are kept out"
+                )
             continue
         checked[item_id, str(blob)] = _as_folded(side, item_id, blob, folded.to_data())
     shown.step("checking each item is the fold of its events", len(mine), len(mine))

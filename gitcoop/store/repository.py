@@ -778,6 +778,13 @@ class Repo:
         except (KeyError, ValueError):
             return False
 
+    def ancestors(self, commit: Oid) -> frozenset[str]:
+        """The ids of `commit` and every commit in its history."""
+        try:
+            return frozenset(str(c.id) for c in self.raw.walk(pygit2.Oid(hex=commit)))
+        except (pygit2.GitError, KeyError, ValueError) as exc:
+            raise BadLedger(f"commit {commit[:12]}: cannot walk its history ({exc})") from None
+
     def commits_since(self, tip: Oid, known: Oid | None) -> list[CommitInfo]:
         """Commits reachable from `tip` but not from `known`, parents before children."""
         walker = self.raw.walk(

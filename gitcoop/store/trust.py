@@ -22,6 +22,7 @@ from gitcoop.domain import rulebook
 from gitcoop.domain.frozen import frozen
 from gitcoop.domain.ids import EventId
 from gitcoop.domain.keys import Keys
+from gitcoop.domain.records import Event
 from gitcoop.domain.roles import LEDGER_ID
 from gitcoop.store.layout import event_dir
 from gitcoop.store.repository import CommitInfo, Oid, Repo
@@ -69,21 +70,87 @@ class LedgerStates:
         self.folded: dict[tuple[str, frozenset[EventId]], rulebook.LedgerState] = {}
 
     def at(self, commit: Oid, kept_out: frozenset[EventId] = frozenset()) -> rulebook.LedgerState:
-        snapshot = Snapshot(self.repo, commit)
-        folder = snapshot.subtree(event_dir(LEDGER_ID))
-        key = (str(folder.id) if folder is not None else "", kept_out)
+        folder, events = self.events(commit)
+        key = (folder, kept_out)
         if key not in self.folded:
-            events = self.reader.item_events(snapshot, LEDGER_ID) if key[0] else []
             self.folded[key] = rulebook.fold_ledger(events, kept_out)[0]
         return self.folded[key]
 
+    def events(self, commit: Oid) -> tuple[str, list[Event]]:
+        """The id of the ledger's event folder at `commit` ("" for none) and its events."""
+        snapshot = Snapshot(self.repo, commit)
+        folder = snapshot.subtree(event_dir(LEDGER_ID))
+        if folder is None:
+            return "", []
+        return str(folder.id), self.reader.item_events(snapshot, LEDGER_ID)
+
+
+class _Starts:
+    """Each `require_signed true` among the ledger's events at the tip, and the commits
+    in the history of every commit that added it (read when first asked): a commit whose
+    parent did not require signing wrote "before the policy" only if every start its
+    parent does not hold came after it, in each commit that added it. One beside a start
+    (a side branch forked before it and merged in after) is covered as if its parent
+    required signing: otherwise anyone could write unsigned "by" anyone, on a fork of
+    the commit before the policy began, and merge it in. Every adder counts, not one: a
+    copy of the start's file in a commit of the side branch would otherwise vouch for
+    the side; and a start the local ledger (`ours`) holds was added by a commit of its
+    own, which has no fetched commit in its history."""
+
+    def __init__(
+        self, states: LedgerStates, candidates: list[Candidate], tip: Oid, ours: Oid | None
+    ) -> None:
+        self.states = states
+        self.ids = [e.id for e in states.events(tip)[1] if rulebook.turns_signing_on(e)]
+        self.adders: dict[EventId, list[Oid]] = {start: [] for start in self.ids}
+        for candidate in candidates if self.ids else ():
+            for event in candidate.events & self.adders.keys():
+                self.adders[event].append(candidate.info.oid)
+        self.local = frozenset(e.id for e in states.events(ours)[1]) if ours else frozenset()
+        self.histories: dict[EventId, frozenset[str]] = {}
+        self.held: dict[str, frozenset[str]] = {}
+
+    def beside(self, candidate: Candidate) -> bool:
+        """Whether some start is neither in the candidate's parent's ledger nor after it."""
+        if not self.ids:
+            return False
+        folder, events = self.states.events(_parent(candidate))
+        if folder not in self.held:
+            self.held[folder] = frozenset(e.id for e in events)
+        held = self.held[folder]
+        return any(
+            start not in held and str(candidate.info.oid) not in self._history(start)
+            for start in self.ids
+        )
+
+    def _history(self, start: EventId) -> frozenset[str]:
+        """The fetched commits every adder of `start` has in its history (none when the
+        local ledger holds it, or no fetched commit adds it)."""
+        if start not in self.histories:
+            adders = [] if start in self.local else self.adders[start]
+            found = self.states.repo.ancestors(adders[0]) if adders else frozenset()
+            for adder in adders[1:]:
+                found &= self.states.repo.ancestors(adder)
+            self.histories[start] = found
+        return self.histories[start]
+
 
 def judge(
-    states: LedgerStates, candidates: list[Candidate], trusted: Collection[EventId] = ()
+    states: LedgerStates,
+    candidates: list[Candidate],
+    tip: Oid,
+    trusted: Collection[EventId] = (),
+    ours: Oid | None = None,
 ) -> Judgement:
-    """Walk `candidates` (parents first): each covered one is judged with the ledger as it
-    stands once every earlier breaker's events (and `trusted`, already kept out) are out."""
-    first = [c for c in candidates if states.at(_parent(c)).requires_signing]
+    """Walk `candidates` (parents first: the history of `tip` since `ours`, the local
+    ledger's tip, if any): each covered one is judged with the ledger as it stands once
+    every earlier breaker's events (and `trusted`, already kept out) are out. A commit is
+    covered when the ledger at its parent requires signing, or when a start of the
+    policy is beside it (`_Starts`)."""
+    if not candidates:
+        return Judgement()
+    starts = _Starts(states, candidates, tip, ours)
+    first = [c for c in candidates if states.at(_parent(c)).requires_signing or starts.beside(c)]
     if not first:
         return Judgement()
     verdicts = _Verdicts(states.repo, candidates, states)
@@ -92,7 +159,7 @@ def judge(
     found = Judgement()
     for candidate in candidates:
         state = states.at(_parent(candidate), kept)
-        if not state.requires_signing:
+        if not state.requires_signing and not starts.beside(candidate):
             continue
         found.covered.append(candidate)
         why = _problem(verdicts.of(candidate), candidate.info.author, state.keys)

@@ -283,3 +283,18 @@ TERMINAL_CONTROL = re.compile(
 def unsafe_in(text: str) -> list[str]:
     """Characters on a terminal line that could drive the terminal (line breaks are layout)."""
     return TERMINAL_CONTROL.findall(text)
+
+
+def refused_on(where: Path, *fragments: str) -> str:
+    """A plain `git fetch` (git's own check of fetched objects is off), then `git coop
+    sync`: exit 4 naming each fragment, the ledger unchanged."""
+    before = git(where, "rev-parse", "-q", "--verify", REF, check=False).strip()
+    git(where, "fetch", "-q", "origin")  # plain git: transfer.fsckObjects is off
+    synced = coop_in(where, "sync")
+    assert synced.code == 4, (synced.code, synced.err)
+    for fragment in fragments:
+        assert fragment in synced.err, synced.err
+    assert "the local ledger is unchanged" in synced.err
+    assert "unexpected" not in synced.err
+    assert git(where, "rev-parse", "-q", "--verify", REF, check=False).strip() == before
+    return synced.err

@@ -385,7 +385,9 @@ def test_git_verify_commit_agrees_with_gitcoop_on_every_ledger_commit(
     allowed = crew.mallory.parent / "allowed"
     allowed.write_text(coop_in(crew.mallory, "keys", "export").out)
     repo = open_repo(str(crew.mallory))
-    judged = trust.judge(trust.LedgerStates(repo, Reader(repo)), fsck.candidates(repo, Oid(parent)))
+    judged = trust.judge(
+        trust.LedgerStates(repo, Reader(repo)), fsck.candidates(repo, Oid(parent)), Oid(parent)
+    )
     assert len(judged.covered) >= 8
     bad = {broken.commit.info.oid for broken in judged.broken}
     for covered in judged.covered:

@@ -92,13 +92,17 @@ def test_a_first_syncs_bulk_reads_find_packed_loose_and_newly_fetched_objects(
 
 def _packed(path: Path, content: bytes) -> str:
     """A blob written into a pack of its own, and no loose copy."""
-    oid = subprocess.run(
-        ["git", "hash-object", "-w", "--stdin"],
-        cwd=path,
-        input=content,
-        capture_output=True,
-        check=True,
-    ).stdout.decode().strip()
+    oid = (
+        subprocess.run(
+            ["git", "hash-object", "-w", "--stdin"],
+            cwd=path,
+            input=content,
+            capture_output=True,
+            check=True,
+        )
+        .stdout.decode()
+        .strip()
+    )
     subprocess.run(
         ["git", "pack-objects", "-q", ".git/objects/pack/pack"],
         cwd=path,

@@ -16,55 +16,18 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-import pygit2
 import pytest
 
 from tests.conftest import Clones, coop_in, git
 from tests.hostile.forge import Team, push, team, tip
-from tests.rawledger import Surgery, open_raw
+from tests.rawledger import Entry, open_raw, raw_entries, raw_tree, rewrite
 
 REF = "refs/coop/ledger"
-Entry = tuple[bytes, bytes, pygit2.Oid]  # mode, name, object id, as a tree holds them
 
 
 @pytest.fixture
 def crew(clones: Clones, tmp_path: Path) -> Team:
     return team(clones, tmp_path)
-
-
-def entries(raw: pygit2.Repository, oid: pygit2.Oid) -> list[Entry]:
-    data, found, at = raw.odb.read(oid)[1], [], 0
-    while at < len(data):
-        space = data.index(b" ", at)
-        nul = data.index(b"\0", space)
-        found.append(
-            (data[at:space], data[space + 1 : nul], pygit2.Oid(raw=data[nul + 1 : nul + 21]))
-        )
-        at = nul + 21
-    return found
-
-
-def raw_tree(raw: Surgery, listed: list[Entry]) -> pygit2.Oid:
-    """A tree object of exactly these entries, in this order (no check, as a peer may)."""
-    return raw.write(2, b"".join(m + b" " + n + b"\0" + o.raw for m, n, o in listed))
-
-
-def rewrite(
-    raw: pygit2.Repository,
-    oid: pygit2.Oid,
-    parts: list[str],
-    change: Callable[[list[Entry]], list[Entry]],
-) -> pygit2.Oid:
-    """The tree `oid` with its subtree at `parts` replaced by `change` of its entries."""
-    if not parts:
-        return raw_tree(raw, change(entries(raw, oid)))
-    return raw_tree(
-        raw,
-        [
-            (m, n, rewrite(raw, o, parts[1:], change) if n == parts[0].encode() else o)
-            for m, n, o in entries(raw, oid)
-        ],
-    )
 
 
 def forge(
@@ -162,7 +125,7 @@ def test_a_name_holding_a_slash_is_refused(crew: Team, clones: Clones, split: No
     fan, todo = crew.todo[3:5], crew.todo
     raw = open_raw(crew.mallory)
     fan_tree = raw.revparse_single(REF).tree[f"events/{fan}"].id
-    item = next(e for e in entries(raw, fan_tree) if e[1] == todo.encode())
+    item = next(e for e in raw_entries(raw, fan_tree) if e[1] == todo.encode())
 
     def slashed(listed: list[Entry]) -> list[Entry]:
         return sorted([*listed, (b"40000", f"{fan}/{todo}".encode(), item[2])], key=lambda e: e[1])
