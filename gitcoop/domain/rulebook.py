@@ -178,10 +178,11 @@ def fold(
     return dict(fold_items([own], of, roles, kept_out))[own]
 
 
-def of_no_item(events: Iterable[Event], kept_out: Collection[str]) -> bool:
-    """Whether events held where no item file is make a broken ledger: any that is not
-    kept out (a kept-out `add` makes no item, and nothing else may be there)."""
-    return any(event.id not in kept_out for event in events)
+def of_no_item(events: Sequence[Event], kept_out: Collection[str]) -> bool:
+    """Whether events held where no item file is make a broken ledger: the first of them
+    (the item's `add`) is not kept out. A kept-out `add` makes no item, and what came
+    after it (a signed note on the item of an unsigned add) folds to none."""
+    return bool(events) and min(events, key=lambda e: e.order).id not in kept_out
 
 
 def fold_items(

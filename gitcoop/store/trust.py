@@ -53,11 +53,13 @@ class Broken:
 class Judgement:
     covered: list[Candidate] = field(default_factory=list)  # the commits the policy covers
     broken: list[Broken] = field(default_factory=list)
+    kept: set[EventId] = field(default_factory=set)  # the breakers' events no other vouches for
 
     @property
     def kept_out(self) -> frozenset[EventId]:
-        """The events of the commits that broke the policy."""
-        return frozenset(e for b in self.broken for e in b.commit.events)
+        """The events of the commits that broke the policy, but those the local ledger
+        holds or a commit not found broken adds too."""
+        return frozenset(self.kept)
 
 
 class LedgerStates:
@@ -68,71 +70,95 @@ class LedgerStates:
         self.repo = repo
         self.reader = reader
         self.folded: dict[tuple[str, frozenset[EventId]], rulebook.LedgerState] = {}
+        self.listed: dict[str, frozenset[str]] = {}
 
     def at(self, commit: Oid, kept_out: frozenset[EventId] = frozenset()) -> rulebook.LedgerState:
-        folder, events = self.events(commit)
-        key = (folder, kept_out)
+        snapshot = Snapshot(self.repo, commit)
+        folder = snapshot.subtree(event_dir(LEDGER_ID))
+        key = (str(folder.id) if folder is not None else "", kept_out)
         if key not in self.folded:
+            events = self.reader.item_events(snapshot, LEDGER_ID) if key[0] else []
             self.folded[key] = rulebook.fold_ledger(events, kept_out)[0]
         return self.folded[key]
 
-    def events(self, commit: Oid) -> tuple[str, list[Event]]:
-        """The id of the ledger's event folder at `commit` ("" for none) and its events."""
-        snapshot = Snapshot(self.repo, commit)
-        folder = snapshot.subtree(event_dir(LEDGER_ID))
+    def names(self, commit: Oid) -> frozenset[str]:
+        """The names of the ledger's event files at `commit` (one listing per version)."""
+        folder = Snapshot(self.repo, commit).subtree(event_dir(LEDGER_ID))
         if folder is None:
-            return "", []
-        return str(folder.id), self.reader.item_events(snapshot, LEDGER_ID)
+            return frozenset()
+        if str(folder.id) not in self.listed:
+            self.listed[str(folder.id)] = frozenset(entry.name for entry in folder)
+        return self.listed[str(folder.id)]
+
+    def ledger_events(self, commit: Oid) -> list[Event]:
+        return self.reader.item_events(Snapshot(self.repo, commit), LEDGER_ID)
+
+    def starts(self, commit: Oid) -> dict[str, EventId]:
+        """The `require_signed true`s the fold of the ledger's events at `commit` applies
+        (an owner's), by file name."""
+        events = self.ledger_events(commit)
+        refused = {(event.clock, event.id) for event, _ in rulebook.fold_ledger(events)[1]}
+        return {
+            f"{e.clock:012d}-{e.id}.yaml": e.id
+            for e in events
+            if rulebook.turns_signing_on(e) and (e.clock, e.id) not in refused
+        }
 
 
 class _Starts:
-    """Each `require_signed true` among the ledger's events at the tip, and the commits
-    in the history of every commit that added it (read when first asked): a commit whose
-    parent did not require signing wrote "before the policy" only if every start its
-    parent does not hold came after it, in each commit that added it. One beside a start
-    (a side branch forked before it and merged in after) is covered as if its parent
-    required signing: otherwise anyone could write unsigned "by" anyone, on a fork of
-    the commit before the policy began, and merge it in. Every adder counts, not one: a
-    copy of the start's file in a commit of the side branch would otherwise vouch for
-    the side; and a start the local ledger (`ours`) holds was added by a commit of its
-    own, which has no fetched commit in its history."""
+    """Each `require_signed true` the ledger applies, at the fetched tip or the local one,
+    and the commits in the history of every commit that added it: a commit whose parent
+    did not require signing wrote "before the policy" only if every start its parent does
+    not hold came after it, in each commit that added it. One beside a start (a side
+    branch forked before it and merged in after, by its author or by whoever merges it)
+    is covered as if its parent required signing: otherwise anyone could write unsigned
+    "by" anyone, on a fork of the commit before the policy began, and merge it in.
+
+    A start is its file (name and so clock and id), held or not by a parent; every
+    adder counts, not one: a copy of the start's file in a commit of the side branch
+    would otherwise vouch for the side; and a start the local ledger (`ours`) holds was
+    added by a commit of its own, which has no fetched commit in its history."""
 
     def __init__(
         self, states: LedgerStates, candidates: list[Candidate], tip: Oid, ours: Oid | None
     ) -> None:
         self.states = states
-        self.ids = [e.id for e in states.events(tip)[1] if rulebook.turns_signing_on(e)]
-        self.adders: dict[EventId, list[Oid]] = {start: [] for start in self.ids}
-        for candidate in candidates if self.ids else ():
-            for event in candidate.events & self.adders.keys():
+        local = states.starts(ours) if ours else {}
+        self.files = {**states.starts(tip), **local}
+        self.local = frozenset(local)
+        wanted = set(self.files.values())
+        self.adders: dict[EventId, list[Oid]] = {start: [] for start in wanted}
+        for candidate in candidates if wanted else ():
+            for event in candidate.events & wanted:
                 self.adders[event].append(candidate.info.oid)
-        self.local = frozenset(e.id for e in states.events(ours)[1]) if ours else frozenset()
-        self.histories: dict[EventId, frozenset[str]] = {}
-        self.held: dict[str, frozenset[str]] = {}
+        self.histories: dict[str, frozenset[str]] = {}
+        self.walked: dict[Oid, frozenset[str]] = {}
 
     def beside(self, candidate: Candidate) -> bool:
         """Whether some start is neither in the candidate's parent's ledger nor after it."""
-        if not self.ids:
+        if not self.files:
             return False
-        folder, events = self.states.events(_parent(candidate))
-        if folder not in self.held:
-            self.held[folder] = frozenset(e.id for e in events)
-        held = self.held[folder]
+        held = self.states.names(_parent(candidate))
         return any(
-            start not in held and str(candidate.info.oid) not in self._history(start)
-            for start in self.ids
+            name not in held and str(candidate.info.oid) not in self._history(name)
+            for name in self.files
         )
 
-    def _history(self, start: EventId) -> frozenset[str]:
-        """The fetched commits every adder of `start` has in its history (none when the
+    def _history(self, name: str) -> frozenset[str]:
+        """The fetched commits every adder of the start has in its history (none when the
         local ledger holds it, or no fetched commit adds it)."""
-        if start not in self.histories:
-            adders = [] if start in self.local else self.adders[start]
-            found = self.states.repo.ancestors(adders[0]) if adders else frozenset()
+        if name not in self.histories:
+            adders = [] if name in self.local else self.adders[self.files[name]]
+            found = self._ancestors(adders[0]) if adders else frozenset()
             for adder in adders[1:]:
-                found &= self.states.repo.ancestors(adder)
-            self.histories[start] = found
-        return self.histories[start]
+                found &= self._ancestors(adder)
+            self.histories[name] = found
+        return self.histories[name]
+
+    def _ancestors(self, commit: Oid) -> frozenset[str]:
+        if commit not in self.walked:
+            self.walked[commit] = self.states.repo.ancestors(commit)
+        return self.walked[commit]
 
 
 def judge(
@@ -146,7 +172,11 @@ def judge(
     ledger's tip, if any): each covered one is judged with the ledger as it stands once
     every earlier breaker's events (and `trusted`, already kept out) are out. A commit is
     covered when the ledger at its parent requires signing, or when a start of the
-    policy is beside it (`_Starts`)."""
+    policy is beside it (`_Starts`).
+
+    A breaker's events are kept out unless a commit not found broken adds them too, or
+    the local ledger holds them among its own (roles, settings, keys): a copy of an
+    owner's own signed event in a forged commit must not keep the owner's event out."""
     if not candidates:
         return Judgement()
     starts = _Starts(states, candidates, tip, ours)
@@ -155,8 +185,14 @@ def judge(
         return Judgement()
     verdicts = _Verdicts(states.repo, candidates, states)
     verdicts.fetch(first)
+    local = frozenset(e.id for e in states.ledger_events(ours)) if ours else frozenset()
+    adders: dict[EventId, int] = {}
+    for candidate in candidates:
+        for event in candidate.events:
+            adders[event] = adders.get(event, 0) + 1
     kept = frozenset(trusted)
     found = Judgement()
+    broke: dict[EventId, int] = {}
     for candidate in candidates:
         state = states.at(_parent(candidate), kept)
         if not state.requires_signing and not starts.beside(candidate):
@@ -165,7 +201,11 @@ def judge(
         why = _problem(verdicts.of(candidate), candidate.info.author, state.keys)
         if why is not None:
             found.broken.append(Broken(candidate, _message(candidate, why)))
-            kept = kept | candidate.events
+            for event in candidate.events:
+                broke[event] = broke.get(event, 0) + 1
+            out = {e for e in candidate.events if broke[e] == adders[e]} - local
+            found.kept |= out
+            kept = kept | out
     return found
 
 
