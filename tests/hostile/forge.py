@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from gitcoop.domain import rulebook
+from gitcoop.domain.ids import EventId
 from gitcoop.domain.records import Event, LedgerConfig
 from gitcoop.store import codec
 from tests.conftest import Clones, Result, coop_in, coop_process, git
@@ -298,3 +299,28 @@ def refused_on(where: Path, *fragments: str) -> str:
     assert "unexpected" not in synced.err
     assert git(where, "rev-parse", "-q", "--verify", REF, check=False).strip() == before
     return synced.err
+
+
+def refolded(content: dict[str, bytes], kept_out: tuple[str, ...] = ()) -> dict[str, bytes]:
+    """coop.yaml's roles and settings the fold of the ledger's events less `kept_out` (which
+    it lists), every item the fold of its events: what an honest writer would hold."""
+    state, _ = rulebook.fold_ledger(_events_raw(content, LEDGER), kept_out)
+    settings = replace(
+        config(content),
+        roles=state.roles,
+        settings=dict(state.settings),
+        kept_out=tuple(EventId(e) for e in kept_out),
+    )
+    changed = {**content, "coop.yaml": codec.dump(settings.to_data())}
+    for name in content:
+        if name.startswith("items/"):
+            item_id = name.rsplit("/", 1)[1].removesuffix(".yaml")
+            item = rulebook.fold(
+                _events_raw(changed, item_id),
+                state.roles,
+                events_of=lambda other: _events_raw(changed, other),
+                kept_out=kept_out,
+            )
+            assert item is not None
+            changed[name] = codec.dump(item.to_data())
+    return changed

@@ -14,7 +14,6 @@ a side branch forked from the ledger's root is still checked commit by commit.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -22,11 +21,9 @@ import pytest
 from tests.conftest import Clones, coop_in, git
 from tests.hostile.forge import (
     ALICE,
-    BOB,
     LEDGER,
     MALLORY,
     REF,
-    Team,
     add_event,
     commit,
     config,
@@ -37,50 +34,12 @@ from tests.hostile.forge import (
     tip,
     write_tree,
 )
-from tests.sshkeys import Key, make_key, sign_with
-
-ROLES = {"owners": [ALICE], "chiefs": [MALLORY]}
-
-
-@dataclass
-class Signed:
-    crew: Team
-    keys: dict[str, Key]
-    before_policy: str  # the ledger's tip just before alice turned require_signed on
-    newcomer: Path  # a clone with no ledger yet
+from tests.hostile.policy import ROLES, Signed, forged_owner, not_believed, signed_team
 
 
 @pytest.fixture
 def signed(clones: Clones, tmp_path: Path) -> Signed:
-    """forge.team, each with a registered key, then alice's require_signed; all synced."""
-    crew = team(clones, tmp_path)
-    keys = {name: make_key(tmp_path / "keys", name) for name in ("alice", "mallory", "bob")}
-    for path, name in ((crew.alice, "alice"), (crew.mallory, "mallory"), (crew.victim, "bob")):
-        sign_with(path, keys[name])
-    for who, name in ((ALICE, "alice"), (MALLORY, "mallory"), (BOB, "bob")):
-        assert coop_in(crew.alice, "keys", "add", who, str(keys[name].public)).code == 0
-    before = tip(crew.alice)
-    assert coop_in(crew.alice, "config", "require_signed", "true").code == 0
-    for path in (crew.alice, crew.mallory, crew.victim):
-        assert coop_in(path, "sync").code == 0
-    newcomer = clones.clone("carol")
-    sign_with(newcomer, keys["bob"])
-    return Signed(crew, keys, before, newcomer)
-
-
-def forged_owner(content: dict[str, bytes], clock: int | None = None) -> dict[str, object]:
-    """alice making mallory an owner: the event mallory forges."""
-    return new_event(
-        content,
-        LEDGER,
-        "roles",
-        actor=ALICE,
-        clock=clock,
-        event_id="ev-ffffffffffff",
-        action="add",
-        role="owner",
-        who=MALLORY,
-    )
+    return signed_team(clones, tmp_path)
 
 
 def merged_in(s: Signed, side: str, forged: dict[str, object]) -> str:
@@ -114,28 +73,6 @@ def never_a_tip(where: Path, commit_id: str) -> None:
     assert commit_id not in tips, tips
 
 
-def not_believed(where: Path, bad: str, event_id: str) -> None:
-    """The forged commit's event does not count in `where`: the sync is refused (exit 4
-    naming it, the ledger unchanged) or keeps the event out; and mallory is no owner."""
-    before = git(where, "rev-parse", "-q", "--verify", REF, check=False).strip()
-    synced = coop_in(where, "sync", "--json")
-    if synced.code != 0:
-        assert synced.code == 4, synced.err
-        assert f"commit {bad[:12]}" in synced.err, synced.err
-        assert "the local ledger is unchanged" in synced.err
-        assert git(where, "rev-parse", "-q", "--verify", REF, check=False).strip() == before
-        if not before:
-            return
-    roles = coop_in(where, "roles", "--json").json()
-    policy = coop_in(where, "config", "require_signed", "--json").json()["value"]
-    kept = synced.json().get("kept_out", []) if synced.code == 0 else []
-    assert (roles, policy) == (ROLES, True), (
-        f"the unsigned commit {bad[:12]} was believed: roles {roles}, require_signed "
-        f"{policy}, kept out {kept}"
-    )
-    assert synced.code != 0 or event_id in kept, kept
-
-
 @pytest.mark.parametrize("path", ["fast-forward", "merge", "first-sync"])
 def test_unsigned_work_forked_before_the_policy_and_merged_in_is_not_believed(
     signed: Signed, path: str
@@ -154,7 +91,7 @@ def test_unsigned_work_forked_before_the_policy_and_merged_in_is_not_believed(
     if path != "first-sync":
         never_a_tip(crew.victim, signed.before_policy)
     where = signed.newcomer if path == "first-sync" else crew.victim
-    not_believed(where, side, str(forged["id"]))
+    not_believed(where, side, str(forged["id"]), named=True)
 
 
 def test_a_forged_policy_switch_off_forked_before_the_policy_turns_nothing_off(
@@ -180,7 +117,7 @@ def test_a_forged_policy_switch_off_forked_before_the_policy_turns_nothing_off(
         mallory, write_tree(mallory, add_event(content, off)), [signed.before_policy], ALICE
     )
     merged_in(signed, side, off)
-    not_believed(signed.crew.victim, side, "ev-ffffffffffff")
+    not_believed(signed.crew.victim, side, "ev-ffffffffffff", named=True)
 
 
 def test_unsigned_work_forked_after_the_policy_and_merged_in_is_refused(signed: Signed) -> None:

@@ -13,23 +13,20 @@ signing, or with no policy at all) sync cleanly on every path.
 from __future__ import annotations
 
 import subprocess
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from gitcoop.domain import rulebook
-from gitcoop.domain.ids import EventId
 from gitcoop.store import codec
 from tests.conftest import Clones, coop_in, git
 from tests.hostile.forge import (
     ALICE,
-    BOB,
     LEDGER,
     MALLORY,
     REF,
-    Team,
     _events_raw,
     add_event,
     commit,
@@ -38,58 +35,30 @@ from tests.hostile.forge import (
     mktree,
     new_event,
     push,
+    refolded,
     team,
     tip,
     write_tree,
 )
-from tests.sshkeys import Key, make_key, sign_with
+from tests.hostile.policy import (
+    ROLES,
+    Signed,
+    believed,
+    forged_owner,
+    keyed_team,
+    not_believed,
+    signed_team,
+)
 
-ROLES = {"owners": [ALICE], "chiefs": [MALLORY]}
 Content = dict[str, bytes]
-
-
-@dataclass
-class Signed:
-    crew: Team
-    keys: dict[str, Key]
-    before_policy: str  # the ledger's tip just before alice turned require_signed on
-    newcomer: Path  # a clone with no ledger yet
 
 
 @pytest.fixture
 def signed(clones: Clones, tmp_path: Path) -> Signed:
-    """forge.team, each with a registered key, then alice's require_signed; all synced."""
-    crew = team(clones, tmp_path)
-    keys = {name: make_key(tmp_path / "keys", name) for name in ("alice", "mallory", "bob")}
-    for path, name in ((crew.alice, "alice"), (crew.mallory, "mallory"), (crew.victim, "bob")):
-        sign_with(path, keys[name])
-    for who, name in ((ALICE, "alice"), (MALLORY, "mallory"), (BOB, "bob")):
-        assert coop_in(crew.alice, "keys", "add", who, str(keys[name].public)).code == 0
-    before = tip(crew.alice)
-    assert coop_in(crew.alice, "config", "require_signed", "true").code == 0
-    for path in (crew.alice, crew.mallory, crew.victim):
-        assert coop_in(path, "sync").code == 0
-    newcomer = clones.clone("carol")
-    sign_with(newcomer, keys["bob"])
-    return Signed(crew, keys, before, newcomer)
+    return signed_team(clones, tmp_path)
 
 
 # -- an attacker's building blocks ------------------------------------------------------
-
-
-def forged_owner(content: Content, clock: int | None = None) -> dict[str, Any]:
-    """alice making mallory an owner: the event mallory forges."""
-    return new_event(
-        content,
-        LEDGER,
-        "roles",
-        actor=ALICE,
-        clock=clock,
-        event_id="ev-ffffffffffff",
-        action="add",
-        role="owner",
-        who=MALLORY,
-    )
 
 
 def start_of(content: Content) -> tuple[str, bytes, str]:
@@ -102,31 +71,6 @@ def start_of(content: Content) -> tuple[str, bytes, str]:
     raise AssertionError("no require_signed true in the ledger")
 
 
-def refolded(content: Content, kept_out: tuple[str, ...] = ()) -> Content:
-    """coop.yaml's roles and settings the fold of the ledger's events less `kept_out` (which
-    it lists), every item the fold of its events: what an honest writer would hold."""
-    state, _ = rulebook.fold_ledger(_events_raw(content, LEDGER), kept_out)
-    settings = replace(
-        config(content),
-        roles=state.roles,
-        settings=dict(state.settings),
-        kept_out=tuple(EventId(e) for e in kept_out),
-    )
-    changed = {**content, "coop.yaml": codec.dump(settings.to_data())}
-    for name in content:
-        if name.startswith("items/"):
-            item_id = name.rsplit("/", 1)[1].removesuffix(".yaml")
-            item = rulebook.fold(
-                _events_raw(changed, item_id),
-                state.roles,
-                events_of=lambda other: _events_raw(changed, other),
-                kept_out=kept_out,
-            )
-            assert item is not None
-            changed[name] = codec.dump(item.to_data())
-    return changed
-
-
 def signed_merge(s: Signed, parents: list[str], content: Content) -> str:
     """mallory's merge of `parents` holding `content`, signed by her own key; pushed."""
     mallory = s.crew.mallory
@@ -135,34 +79,6 @@ def signed_merge(s: Signed, parents: list[str], content: Content) -> str:
     )
     push(mallory, made)
     return made
-
-
-def believed(where: Path) -> tuple[Any, Any]:
-    """The roles and the policy as the clone now folds them."""
-    roles = coop_in(where, "roles", "--json").json()
-    policy = coop_in(where, "config", "require_signed", "--json").json()["value"]
-    return roles, policy
-
-
-def not_believed(where: Path, bad: str, event_id: str) -> None:
-    """The forged commit's event does not count in `where`: the sync is refused (exit 4,
-    the ledger unchanged; which commit or file it names is the fix's to choose) or keeps
-    the event out; alice's policy still holds and mallory is no owner."""
-    before = git(where, "rev-parse", "-q", "--verify", REF, check=False).strip()
-    synced = coop_in(where, "sync", "--json")
-    if synced.code != 0:
-        assert synced.code == 4, synced.err
-        assert "the local ledger is unchanged" in synced.err
-        assert git(where, "rev-parse", "-q", "--verify", REF, check=False).strip() == before
-        if not before:
-            return
-    roles, policy = believed(where)
-    kept = synced.json().get("kept_out", []) if synced.code == 0 else []
-    assert (roles, policy) == (ROLES, True), (
-        f"the unsigned commit {bad[:12]} was believed: roles {roles}, require_signed "
-        f"{policy}, kept out {kept}"
-    )
-    assert synced.code != 0 or event_id in kept, kept
 
 
 # -- a copy of alice's start ------------------------------------------------------------
@@ -458,12 +374,7 @@ def test_signed_work_written_before_the_policy_and_merged_after_it_is_taken_ever
     """Passes: every one signs from the start. bob writes a note offline on the commit
     before the policy while alice turns it on; whoever syncs first pushes, the other
     merges, and every clone (a fast-forward, a merge, a first sync) takes it all."""
-    crew = team(clones, tmp_path)
-    keys = {name: make_key(tmp_path / "keys", name) for name in ("alice", "mallory", "bob")}
-    for path, name in ((crew.alice, "alice"), (crew.mallory, "mallory"), (crew.victim, "bob")):
-        sign_with(path, keys[name])
-    for who, name in ((ALICE, "alice"), (MALLORY, "mallory"), (BOB, "bob")):
-        assert coop_in(crew.alice, "keys", "add", who, str(keys[name].public)).code == 0
+    crew, _ = keyed_team(clones, tmp_path)
     for path in (crew.alice, crew.mallory, crew.victim):
         assert coop_in(path, "sync").code == 0
     assert coop_in(crew.victim, "note", crew.todo, "offline, signed").code == 0

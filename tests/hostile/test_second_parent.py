@@ -18,14 +18,13 @@ the ledger, holding an event older than the ledger's first.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pygit2
 import pytest
 
-from gitcoop.domain import rulebook
 from gitcoop.domain.records import LedgerConfig, Roles
 from gitcoop.store import codec
 from tests.conftest import Clones, coop_in, git
@@ -35,12 +34,12 @@ from tests.hostile.forge import (
     MALLORY,
     REF,
     Team,
-    _events_raw,
     add_event,
     commit,
     config,
     files,
     new_event,
+    refolded,
     refused_on,
     team,
     tip,
@@ -243,25 +242,6 @@ def test_a_forgery_reached_only_through_a_merges_second_parent_is_refused(
 
 
 # -- an unrelated root, merged in ----------------------------------------------------
-
-
-def refolded(content: Content) -> Content:
-    """coop.yaml's roles and settings the fold of the ledger's events, and every item the
-    fold of its events under those roles: what an honest writer would hold."""
-    state, _ = rulebook.fold_ledger(_events_raw(content, LEDGER))
-    settings = replace(config(content), roles=state.roles, settings=dict(state.settings))
-    changed = {**content, "coop.yaml": codec.dump(settings.to_data())}
-    for name in content:
-        if name.startswith("items/"):
-            item_id = name.rsplit("/", 1)[1].removesuffix(".yaml")
-            item = rulebook.fold(
-                _events_raw(changed, item_id),
-                state.roles,
-                events_of=lambda other: _events_raw(changed, other),
-            )
-            assert item is not None
-            changed[name] = codec.dump(item.to_data())
-    return changed
 
 
 def unrelated_root(crew: Team) -> tuple[str, str]:

@@ -1,0 +1,89 @@
+"""A team under the owners' signing policy, and what a forgery under it must not do:
+the building blocks of tests/hostile/test_merge_base.py and test_policy_starts.py."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tests.conftest import Clones, coop_in, git
+from tests.hostile.forge import ALICE, BOB, LEDGER, MALLORY, REF, Team, new_event, team, tip
+from tests.sshkeys import Key, make_key, sign_with
+
+ROLES = {"owners": [ALICE], "chiefs": [MALLORY]}
+
+
+@dataclass
+class Signed:
+    crew: Team
+    keys: dict[str, Key]
+    before_policy: str  # the ledger's tip just before alice turned require_signed on
+    newcomer: Path  # a clone with no ledger yet
+
+
+def keyed_team(clones: Clones, tmp_path: Path) -> tuple[Team, dict[str, Key]]:
+    """forge.team, each signing with a key alice registered; no policy yet."""
+    crew = team(clones, tmp_path)
+    keys = {name: make_key(tmp_path / "keys", name) for name in ("alice", "mallory", "bob")}
+    for path, name in ((crew.alice, "alice"), (crew.mallory, "mallory"), (crew.victim, "bob")):
+        sign_with(path, keys[name])
+    for who, name in ((ALICE, "alice"), (MALLORY, "mallory"), (BOB, "bob")):
+        assert coop_in(crew.alice, "keys", "add", who, str(keys[name].public)).code == 0
+    return crew, keys
+
+
+def signed_team(clones: Clones, tmp_path: Path) -> Signed:
+    """`keyed_team`, then alice's require_signed; all synced, and a newcomer signing as bob."""
+    crew, keys = keyed_team(clones, tmp_path)
+    before = tip(crew.alice)
+    assert coop_in(crew.alice, "config", "require_signed", "true").code == 0
+    for path in (crew.alice, crew.mallory, crew.victim):
+        assert coop_in(path, "sync").code == 0
+    newcomer = clones.clone("carol")
+    sign_with(newcomer, keys["bob"])
+    return Signed(crew, keys, before, newcomer)
+
+
+def forged_owner(content: dict[str, bytes], clock: int | None = None) -> dict[str, Any]:
+    """alice making mallory an owner: the event mallory forges."""
+    return new_event(
+        content,
+        LEDGER,
+        "roles",
+        actor=ALICE,
+        clock=clock,
+        event_id="ev-ffffffffffff",
+        action="add",
+        role="owner",
+        who=MALLORY,
+    )
+
+
+def believed(where: Path) -> tuple[Any, Any]:
+    """The roles and the policy as the clone now folds them."""
+    roles = coop_in(where, "roles", "--json").json()
+    policy = coop_in(where, "config", "require_signed", "--json").json()["value"]
+    return roles, policy
+
+
+def not_believed(where: Path, bad: str, event_id: str, named: bool = False) -> None:
+    """The forged commit's event does not count in `where`: the sync is refused (exit 4,
+    the ledger unchanged; with `named`, naming the forged commit) or keeps the event out;
+    alice's policy still holds and mallory is no owner."""
+    before = git(where, "rev-parse", "-q", "--verify", REF, check=False).strip()
+    synced = coop_in(where, "sync", "--json")
+    if synced.code != 0:
+        assert synced.code == 4, synced.err
+        assert not named or f"commit {bad[:12]}" in synced.err, synced.err
+        assert "the local ledger is unchanged" in synced.err
+        assert git(where, "rev-parse", "-q", "--verify", REF, check=False).strip() == before
+        if not before:
+            return
+    roles, policy = believed(where)
+    kept = synced.json().get("kept_out", []) if synced.code == 0 else []
+    assert (roles, policy) == (ROLES, True), (
+        f"the unsigned commit {bad[:12]} was believed: roles {roles}, require_signed "
+        f"{policy}, kept out {kept}"
+    )
+    assert synced.code != 0 or event_id in kept, kept
