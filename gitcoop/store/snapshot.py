@@ -88,6 +88,11 @@ class Snapshot:
             raise BadLedger(f"{path}: mode {entry.filemode:o} is not allowed (only 100644)")
         return codec.load(self.repo.blob_bytes(entry.id, path, self.cap), path, self.cap)
 
+    def file_id(self, path: str) -> str | None:
+        """The blob id of the file at `path`, or None when there is none."""
+        entry = self._entry(path)
+        return str(entry.id) if entry is not None and entry.filemode == MODE_BLOB else None
+
     def subtree(self, path: str) -> Any:
         entry = self._entry(path)
         if entry is None:

@@ -24,7 +24,7 @@ from gitcoop.domain.ids import EventId
 from gitcoop.domain.keys import Keys
 from gitcoop.domain.records import Event
 from gitcoop.domain.roles import LEDGER_ID
-from gitcoop.store.layout import event_dir
+from gitcoop.store.layout import EVENT_FILE_RE, EVENTS, event_dir
 from gitcoop.store.repository import CommitInfo, Oid, Repo
 from gitcoop.store.snapshot import Snapshot
 
@@ -89,6 +89,17 @@ class LedgerStates:
         if str(folder.id) not in self.listed:
             self.listed[str(folder.id)] = frozenset(entry.name for entry in folder)
         return self.listed[str(folder.id)]
+
+    def held(self, ours: Oid, candidate: Candidate) -> set[EventId]:
+        """The events `candidate` adds whose files the local ledger (at `ours`) holds as
+        they are: a commit of its own added them."""
+        local = Snapshot(self.repo, ours)
+        found: set[EventId] = set()
+        for delta in self.repo.changes(_parent(candidate), candidate.info.oid, EVENTS):
+            named = EVENT_FILE_RE.match(delta.path.rsplit("/", 1)[-1])
+            if delta.status == "added" and named and local.file_id(delta.path) == delta.oid:
+                found.add(EventId(named.group(2)))
+        return found
 
     def ledger_events(self, commit: Oid) -> list[Event]:
         return self.reader.item_events(Snapshot(self.repo, commit), LEDGER_ID)
@@ -175,8 +186,8 @@ def judge(
     policy is beside it (`_Starts`).
 
     A breaker's events are kept out unless a commit not found broken adds them too, or
-    the local ledger holds them among its own (roles, settings, keys): a copy of an
-    owner's own signed event in a forged commit must not keep the owner's event out."""
+    the local ledger holds their files as they are: a copy of someone's own signed event
+    in a forged commit must not keep theirs out."""
     if not candidates:
         return Judgement()
     starts = _Starts(states, candidates, tip, ours)
@@ -185,7 +196,6 @@ def judge(
         return Judgement()
     verdicts = _Verdicts(states.repo, candidates, states)
     verdicts.fetch(first)
-    local = frozenset(e.id for e in states.ledger_events(ours)) if ours else frozenset()
     adders: dict[EventId, int] = {}
     for candidate in candidates:
         for event in candidate.events:
@@ -203,7 +213,9 @@ def judge(
             found.broken.append(Broken(candidate, _message(candidate, why)))
             for event in candidate.events:
                 broke[event] = broke.get(event, 0) + 1
-            out = {e for e in candidate.events if broke[e] == adders[e]} - local
+            out = {e for e in candidate.events if broke[e] == adders[e]}
+            if out and ours is not None:
+                out -= states.held(ours, candidate)
             found.kept |= out
             kept = kept | out
     return found

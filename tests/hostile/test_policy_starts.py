@@ -611,3 +611,41 @@ def test_a_root_in_disguise_is_refused(
     assert "commit " in synced.err and "the local ledger is unchanged" in synced.err
     assert "unexpected" not in synced.err
     assert git(where, "rev-parse", "-q", "--verify", REF, check=False).strip() == before
+
+
+# -- a copy of an item's signed event -----------------------------------------------------
+
+
+def test_a_copy_of_alices_signed_note_in_a_forged_commit_does_not_keep_hers_out(
+    signed: Signed,
+) -> None:
+    """alice's signed note is in every clone's ledger. mallory forks from the commit before
+    it, adds a byte-identical copy of its file in a commit "by alice" without a signature,
+    and merges that in with her own key. The copy breaks the policy, but the event is
+    alice's, held by the victim's own ledger: keeping it out (by its id) would hide
+    alice's real note on every clone that syncs after."""
+    crew = signed.crew
+    before = tip(crew.alice)
+    assert coop_in(crew.alice, "note", crew.todo, "alice's own words").code == 0
+    assert coop_in(crew.alice, "sync").code == 0
+    for path in (crew.mallory, crew.victim):
+        assert coop_in(path, "sync").code == 0
+    mallory = crew.mallory
+    now = files(mallory)
+    old = files(mallory, before)
+    added = [name for name in now if name.startswith("events/") and name not in old]
+    note = next(name for name in added if b"verb: note" in now[name])
+    side = add_event(old, codec.load(now[note], note))  # coop.yaml's clock moved, as a writer
+    assert side[note] == now[note]
+    copy = commit(mallory, write_tree(mallory, side), [before], ALICE)
+    event_id = note.rsplit("/", 1)[1].split("-", 1)[1].removesuffix(".yaml")
+    signed_merge(signed, [tip(mallory), copy], refolded(now, kept_out=(event_id,)))
+    before_sync = tip(crew.victim)
+    synced = coop_in(crew.victim, "sync", "--json")
+    if synced.code == 0:  # taken: the note is not kept out
+        assert event_id not in synced.json().get("kept_out", []), synced.out
+    else:  # or refused: the merge's coop.yaml keeps out an event no breaker alone added
+        assert synced.code == 4 and f"keeps {event_id} out" in synced.err, synced.err
+        assert tip(crew.victim) == before_sync
+    shown = coop_in(crew.victim, "show", crew.todo, "--json")
+    assert shown.code == 0 and "alice's own words" in shown.out, shown.out
