@@ -179,10 +179,13 @@ def fold(
 
 
 def of_no_item(events: Sequence[Event], kept_out: Collection[str]) -> bool:
-    """Whether events held where no item file is make a broken ledger: the first of them
-    (the item's `add`) is not kept out. A kept-out `add` makes no item, and what came
-    after it (a signed note on the item of an unsigned add) folds to none."""
-    return bool(events) and min(events, key=lambda e: e.order).id not in kept_out
+    """Whether events held where no item file is make a broken ledger: unless the first
+    of them is an `add` kept out. A kept-out `add` makes no item, and what came after it
+    (a signed note on the item of an unsigned add) folds to none."""
+    if not events:
+        return False
+    first = min(events, key=lambda e: e.order)
+    return not (first.verb == "add" and first.id in kept_out)
 
 
 def fold_items(

@@ -262,25 +262,19 @@ def _check_new_clocks(
             report.add(path, "clock", f"added in {commit} with clock {value} above coop.yaml's")
 
 
-def _readable(repo: Repo, commit: Oid) -> bool:
-    try:
-        Snapshot(repo, commit).subtree(EVENTS)
-    except BadLedger:
-        return False
-    return True
-
-
 def _check_signatures(report: Report, repo: Repo, tip: Oid, kept_out: frozenset[str]) -> None:
     """Since the owners required signed commits, each commit that adds events is signed by a
     key registered to its author (at its parent), or its events are all kept out: the first
     that is neither is reported."""
     states = trust.LedgerStates(repo, inbound.Reader(repo))
     commits = candidates(repo, tip)
-    newest = tip  # whose ledger names the policy's starts: the tip, unless fsck reports it
-    if commits and not _readable(repo, tip):
-        newest = commits[-1].info.oid
-    judged = trust.judge(states, commits, newest)
-    found = [b for b in judged.broken if not (b.commit.events and b.commit.events <= kept_out)]
+    try:  # the tip's ledger names the policy's starts
+        judged = trust.judge(states, commits, tip)
+    except BadLedger:  # a tip the survey reports: the starts of the newest commit before
+        judged = trust.judge(states, commits, commits[-1].info.oid)
+    # a breaker none of whose events needed keeping out (copies of authentic ones) wrote
+    # nothing; one whose kept-out events the ledger does not keep out is reported
+    found = [b for b in judged.broken if not (b.commit.events and b.kept <= kept_out)]
     if found:
         more = f" ({len(found)} such commits in all)" if len(found) > 1 else ""
         report.add(REF, "signature", found[0].message + more)

@@ -47,6 +47,7 @@ class Broken:
 
     commit: Candidate
     message: str
+    kept: frozenset[EventId] = frozenset()  # its events kept out: those nothing vouches for
 
 
 @dataclass
@@ -71,6 +72,7 @@ class LedgerStates:
         self.reader = reader
         self.folded: dict[tuple[str, frozenset[EventId]], rulebook.LedgerState] = {}
         self.listed: dict[str, frozenset[str]] = {}
+        self.files: dict[Oid, dict[EventId, tuple[str, str]]] = {}
 
     def at(self, commit: Oid, kept_out: frozenset[EventId] = frozenset()) -> rulebook.LedgerState:
         snapshot = Snapshot(self.repo, commit)
@@ -90,16 +92,24 @@ class LedgerStates:
             self.listed[str(folder.id)] = frozenset(entry.name for entry in folder)
         return self.listed[str(folder.id)]
 
+    def added(self, candidate: Candidate) -> dict[EventId, tuple[str, str]]:
+        """The event files `candidate` adds, by event id: (path, blob id)."""
+        key = candidate.info.oid
+        if key not in self.files:
+            found: dict[EventId, tuple[str, str]] = {}
+            for delta in self.repo.changes(_parent(candidate), key, EVENTS):
+                named = EVENT_FILE_RE.match(delta.path.rsplit("/", 1)[-1])
+                if delta.status == "added" and named:
+                    found[EventId(named.group(2))] = (delta.path, delta.oid)
+            self.files[key] = found
+        return self.files[key]
+
     def held(self, ours: Oid, candidate: Candidate) -> set[EventId]:
         """The events `candidate` adds whose files the local ledger (at `ours`) holds as
         they are: a commit of its own added them."""
         local = Snapshot(self.repo, ours)
-        found: set[EventId] = set()
-        for delta in self.repo.changes(_parent(candidate), candidate.info.oid, EVENTS):
-            named = EVENT_FILE_RE.match(delta.path.rsplit("/", 1)[-1])
-            if delta.status == "added" and named and local.file_id(delta.path) == delta.oid:
-                found.add(EventId(named.group(2)))
-        return found
+        added = self.added(candidate).items()
+        return {event for event, (path, blob) in added if local.file_id(path) == blob}
 
     def ledger_events(self, commit: Oid) -> list[Event]:
         return self.reader.item_events(Snapshot(self.repo, commit), LEDGER_ID)
@@ -138,10 +148,12 @@ class _Starts:
         self.files = {**states.starts(tip), **local}
         self.local = frozenset(local)
         wanted = set(self.files.values())
+        paths = {start: f"{event_dir(LEDGER_ID)}/{name}" for name, start in self.files.items()}
         self.adders: dict[EventId, list[Oid]] = {start: [] for start in wanted}
         for candidate in candidates if wanted else ():
-            for event in candidate.events & wanted:
-                self.adders[event].append(candidate.info.oid)
+            for event in candidate.events & wanted:  # the start's own file, not a twin id's
+                if states.added(candidate)[event][0] == paths[event]:
+                    self.adders[event].append(candidate.info.oid)
         self.histories: dict[str, frozenset[str]] = {}
         self.walked: dict[Oid, frozenset[str]] = {}
 
@@ -185,9 +197,10 @@ def judge(
     covered when the ledger at its parent requires signing, or when a start of the
     policy is beside it (`_Starts`).
 
-    A breaker's events are kept out unless a commit not found broken adds them too, or
-    the local ledger holds their files as they are: a copy of someone's own signed event
-    in a forged commit must not keep theirs out."""
+    A breaker's events are kept out at once, but those whose very files (path and
+    blob) the local ledger holds, or another commit adds that is signed by its author's
+    key: a copy of someone's signed event in a forged commit must not keep theirs out,
+    and an event of another file with the same id vouches for nothing."""
     if not candidates:
         return Judgement()
     starts = _Starts(states, candidates, tip, ours)
@@ -196,13 +209,32 @@ def judge(
         return Judgement()
     verdicts = _Verdicts(states.repo, candidates, states)
     verdicts.fetch(first)
-    adders: dict[EventId, int] = {}
+    by_id: dict[EventId, list[Candidate]] = {}
     for candidate in candidates:
         for event in candidate.events:
-            adders[event] = adders.get(event, 0) + 1
+            by_id.setdefault(event, []).append(candidate)
     kept = frozenset(trusted)
     found = Judgement()
-    broke: dict[EventId, int] = {}
+
+    def signed_by_its_author(other: Candidate) -> bool:
+        keys = states.at(_parent(other), kept).keys
+        return _problem(verdicts.of(other), other.info.author, keys) is None
+
+    def vouched(candidate: Candidate) -> set[EventId]:
+        """The breaker's events whose very files the local ledger holds, or another
+        commit adds that is signed by its author's key: copies of authentic events."""
+        mine = states.added(candidate)
+        authentic = states.held(ours, candidate) if ours is not None else set()
+        for event in set(candidate.events) - authentic:
+            twins = [
+                c
+                for c in by_id[event]
+                if c is not candidate and states.added(c).get(event) == mine.get(event)
+            ]
+            if any(signed_by_its_author(c) for c in twins):
+                authentic.add(event)
+        return authentic
+
     for candidate in candidates:
         state = states.at(_parent(candidate), kept)
         if not state.requires_signing and not starts.beside(candidate):
@@ -210,12 +242,8 @@ def judge(
         found.covered.append(candidate)
         why = _problem(verdicts.of(candidate), candidate.info.author, state.keys)
         if why is not None:
-            found.broken.append(Broken(candidate, _message(candidate, why)))
-            for event in candidate.events:
-                broke[event] = broke.get(event, 0) + 1
-            out = {e for e in candidate.events if broke[e] == adders[e]}
-            if out and ours is not None:
-                out -= states.held(ours, candidate)
+            out = frozenset(candidate.events) - vouched(candidate)
+            found.broken.append(Broken(candidate, _message(candidate, why), out))
             found.kept |= out
             kept = kept | out
     return found

@@ -649,3 +649,33 @@ def test_a_copy_of_alices_signed_note_in_a_forged_commit_does_not_keep_hers_out(
         assert tip(crew.victim) == before_sync
     shown = coop_in(crew.victim, "show", crew.todo, "--json")
     assert shown.code == 0 and "alice's own words" in shown.out, shown.out
+
+
+# -- an event of another file with a forged event's id -------------------------------------
+
+
+@pytest.mark.parametrize("path", ["fast-forward", "first-sync"])
+def test_an_event_of_mallorys_own_with_a_forged_events_id_vouches_for_nothing(
+    signed: Signed, path: str
+) -> None:
+    """Nothing makes an event id unique across files. mallory's unsigned commit "by alice"
+    adds the forged owner; her own signed commit beside it adds a note of hers with the
+    same id, in another item's folder. Were another commit's event of that id enough to
+    vouch for the forged one, nothing would be kept out, and the merge's honest fold of
+    both would make her an owner."""
+    crew = signed.crew
+    mallory = crew.mallory
+    content = files(mallory)
+    forged = forged_owner(content)
+    forgery = commit(
+        mallory, write_tree(mallory, add_event(content, forged)), [tip(mallory)], ALICE
+    )
+    note = new_event(
+        content, crew.todo, "note", actor=MALLORY, clock=forged["clock"],
+        event_id=str(forged["id"]), text="mine",
+    )  # fmt: skip
+    key = signed.keys["mallory"].private
+    mine = commit(mallory, write_tree(mallory, add_event(content, note)), [tip(mallory)], key=key)
+    signed_merge(signed, [forgery, mine], refolded(add_event(add_event(content, forged), note)))
+    where = signed.newcomer if path == "first-sync" else crew.victim
+    not_believed(where, forgery, str(forged["id"]))
