@@ -183,9 +183,8 @@ def check(
                 raise BadLedger(problem)
         config = Snapshot(repo, theirs).config
         trusted = frozenset(Snapshot(repo, ours).config.kept_out) if ours else frozenset()
-        kept_out = _signatures(
-            repo, reader, _candidates(commits, added), (ours, theirs), trusted, config
-        )
+        candidates = _candidates(commits, added)
+        kept_out = _signatures(repo, reader, candidates, ours, theirs, trusted, config)
         if ours is not None and base == ours:
             _check_still_kept_out(config, trusted)
     except BadLedger as error:
@@ -242,7 +241,8 @@ def _signatures(
     repo: Repo,
     reader: Reader,
     candidates: list[trust.Candidate],
-    tips: tuple[Oid | None, Oid],
+    ours: Oid | None,
+    theirs: Oid,
     trusted: frozenset[EventId],
     fetched: LedgerConfig,
 ) -> frozenset[EventId]:
@@ -251,7 +251,6 @@ def _signatures(
     author's registered key. When no covered commit kept the policy, and the fetched
     tip does not keep them out already, BadLedger: there is nothing good to take. The
     fetched coop.yaml may keep out only these."""
-    ours, theirs = tips  # the local ledger's tip (if any) and the fetched one
     judged = trust.judge(trust.LedgerStates(repo, reader), candidates, theirs, trusted, ours)
     nothing_good = judged.broken and len(judged.broken) == len(judged.covered)
     if nothing_good and not judged.kept_out <= set(fetched.kept_out):
@@ -499,7 +498,7 @@ def _check_tip(
             if rulebook.of_no_item(events_of(item_id), config.kept_out):  # as fsck says
                 raise BadLedger(
                     f"{event_dir(item_id)}: events of no item — an event folder needs its "
-                    "item's file, unless all its events are kept out"
+                    "item's file, unless its first event is an add kept out"
                 )
             continue
         checked[item_id, str(blob)] = _as_folded(side, item_id, blob, folded.to_data())

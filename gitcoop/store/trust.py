@@ -54,13 +54,11 @@ class Broken:
 class Judgement:
     covered: list[Candidate] = field(default_factory=list)  # the commits the policy covers
     broken: list[Broken] = field(default_factory=list)
-    kept: set[EventId] = field(default_factory=set)  # the breakers' events no other vouches for
 
     @property
     def kept_out(self) -> frozenset[EventId]:
-        """The events of the commits that broke the policy, but those the local ledger
-        holds or a commit not found broken adds too."""
-        return frozenset(self.kept)
+        """The events the commits that broke the policy are kept out for (`Broken.kept`)."""
+        return frozenset(e for b in self.broken for e in b.kept)
 
 
 class LedgerStates:
@@ -72,7 +70,7 @@ class LedgerStates:
         self.reader = reader
         self.folded: dict[tuple[str, frozenset[EventId]], rulebook.LedgerState] = {}
         self.listed: dict[str, frozenset[str]] = {}
-        self.files: dict[Oid, dict[EventId, tuple[str, str]]] = {}
+        self.files: dict[Oid, dict[str, tuple[EventId, str]]] = {}
 
     def at(self, commit: Oid, kept_out: frozenset[EventId] = frozenset()) -> rulebook.LedgerState:
         snapshot = Snapshot(self.repo, commit)
@@ -92,24 +90,17 @@ class LedgerStates:
             self.listed[str(folder.id)] = frozenset(entry.name for entry in folder)
         return self.listed[str(folder.id)]
 
-    def added(self, candidate: Candidate) -> dict[EventId, tuple[str, str]]:
-        """The event files `candidate` adds, by event id: (path, blob id)."""
+    def added(self, candidate: Candidate) -> dict[str, tuple[EventId, str]]:
+        """The event files `candidate` adds: path -> (event id, blob id)."""
         key = candidate.info.oid
         if key not in self.files:
-            found: dict[EventId, tuple[str, str]] = {}
+            found: dict[str, tuple[EventId, str]] = {}
             for delta in self.repo.changes(_parent(candidate), key, EVENTS):
                 named = EVENT_FILE_RE.match(delta.path.rsplit("/", 1)[-1])
                 if delta.status == "added" and named:
-                    found[EventId(named.group(2))] = (delta.path, delta.oid)
+                    found[delta.path] = (EventId(named.group(2)), delta.oid)
             self.files[key] = found
         return self.files[key]
-
-    def held(self, ours: Oid, candidate: Candidate) -> set[EventId]:
-        """The events `candidate` adds whose files the local ledger (at `ours`) holds as
-        they are: a commit of its own added them."""
-        local = Snapshot(self.repo, ours)
-        added = self.added(candidate).items()
-        return {event for event, (path, blob) in added if local.file_id(path) == blob}
 
     def ledger_events(self, commit: Oid) -> list[Event]:
         return self.reader.item_events(Snapshot(self.repo, commit), LEDGER_ID)
@@ -152,7 +143,7 @@ class _Starts:
         self.adders: dict[EventId, list[Oid]] = {start: [] for start in wanted}
         for candidate in candidates if wanted else ():
             for event in candidate.events & wanted:  # the start's own file, not a twin id's
-                if states.added(candidate)[event][0] == paths[event]:
+                if paths[event] in states.added(candidate):
                     self.adders[event].append(candidate.info.oid)
         self.histories: dict[str, frozenset[str]] = {}
         self.walked: dict[Oid, frozenset[str]] = {}
@@ -220,20 +211,25 @@ def judge(
         keys = states.at(_parent(other), kept).keys
         return _problem(verdicts.of(other), other.info.author, keys) is None
 
+    local = Snapshot(states.repo, ours) if ours is not None else None
+
+    def copied(candidate: Candidate, path: str, file: tuple[EventId, str]) -> bool:
+        """Whether the local ledger holds this very file, or another commit that is signed
+        by its author's key adds it: a copy of an authentic event."""
+        if local is not None and local.file_id(path) == file[1]:
+            return True
+        return any(
+            signed_by_its_author(c)
+            for c in by_id[file[0]]
+            if c is not candidate and states.added(c).get(path) == file
+        )
+
     def vouched(candidate: Candidate) -> set[EventId]:
-        """The breaker's events whose very files the local ledger holds, or another
-        commit adds that is signed by its author's key: copies of authentic events."""
-        mine = states.added(candidate)
-        authentic = states.held(ours, candidate) if ours is not None else set()
-        for event in set(candidate.events) - authentic:
-            twins = [
-                c
-                for c in by_id[event]
-                if c is not candidate and states.added(c).get(event) == mine.get(event)
-            ]
-            if any(signed_by_its_author(c) for c in twins):
-                authentic.add(event)
-        return authentic
+        """The breaker's events each of whose files it adds is a copy of an authentic one."""
+        files = states.added(candidate).items()
+        copies = {path for path, file in files if copied(candidate, path, file)}
+        doubted = {event for path, (event, _) in files if path not in copies}
+        return {event for _, (event, _) in files} - doubted
 
     for candidate in candidates:
         state = states.at(_parent(candidate), kept)
@@ -244,7 +240,6 @@ def judge(
         if why is not None:
             out = frozenset(candidate.events) - vouched(candidate)
             found.broken.append(Broken(candidate, _message(candidate, why), out))
-            found.kept |= out
             kept = kept | out
     return found
 
