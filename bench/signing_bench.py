@@ -30,7 +30,6 @@ from pathlib import Path
 
 from gitcoop.service import ledger as service
 from gitcoop.service.context import Context
-from gitcoop.service.fsck import candidates
 from gitcoop.store import trust
 from gitcoop.store.inbound import Reader
 from gitcoop.store.repository import open_repo
@@ -185,7 +184,7 @@ def checks(repo_path: Path) -> list[tuple[str, float, float]]:
     repo = open_repo(str(repo_path))
     tip = repo.tip()
     assert tip is not None
-    found = candidates(repo, tip)
+    found = trust.history(repo, tip)
     cpu = children_cpu()
     started = time.perf_counter()
     judged = trust.judge(trust.LedgerStates(repo, Reader(repo)), found)

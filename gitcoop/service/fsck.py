@@ -16,7 +16,7 @@ from typing import Any
 
 from gitcoop.domain import ids, lifecycle, progress, rulebook
 from gitcoop.domain.frozen import frozen
-from gitcoop.domain.ids import EventId, ItemId
+from gitcoop.domain.ids import ItemId
 from gitcoop.domain.records import Event, Item, LedgerConfig, Roles
 from gitcoop.domain.roles import LEDGER_ID
 from gitcoop.domain.settings import SETTINGS
@@ -267,7 +267,7 @@ def _check_signatures(report: Report, repo: Repo, tip: Oid, kept_out: frozenset[
     key registered to its author (at its parent), or its events are all kept out: the first
     that is neither is reported."""
     states = trust.LedgerStates(repo, inbound.Reader(repo))
-    commits = candidates(repo, tip)
+    commits = trust.history(repo, tip)
     try:  # the tip's ledger names the policy's starts
         judged = trust.judge(states, commits, tip)
     except BadLedger:  # a tip the survey reports: the starts of the newest commit before
@@ -278,20 +278,6 @@ def _check_signatures(report: Report, repo: Repo, tip: Oid, kept_out: frozenset[
     if found:
         more = f" ({len(found)} such commits in all)" if len(found) > 1 else ""
         report.add(REF, "signature", found[0].message + more)
-
-
-def candidates(repo: Repo, tip: Oid) -> list[trust.Candidate]:
-    """The commits of the ledger's history, parents first, that add events to one parent."""
-    found: list[trust.Candidate] = []
-    for info in repo.commits_since(tip, None):
-        if len(info.parents) != 1:
-            continue  # a root holds no policy yet; a merge adds no events
-        added = [d for d in repo.changes(info.parents[0], info.oid, EVENTS) if d.status == "added"]
-        names = (EVENT_FILE_RE.match(d.path.rsplit("/", 1)[-1]) for d in added)
-        events = frozenset(EventId(m.group(2)) for m in names if m is not None)
-        if added:  # a file of no event's name still needs a signature (the survey names it)
-            found.append(trust.Candidate(info, events))
-    return found
 
 
 def _clock(repo: Repo, commit: Oid, clocks: dict[Oid, int | None]) -> int | None:

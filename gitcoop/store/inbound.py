@@ -250,12 +250,18 @@ def _signatures(
     clone keeps out already) and those of every fetched commit not signed by its
     author's registered key. When no covered commit kept the policy, and the fetched
     tip does not keep them out already, BadLedger: there is nothing good to take. The
-    fetched coop.yaml may keep out only these."""
-    judged = trust.judge(trust.LedgerStates(repo, reader), candidates, theirs, trusted, ours)
+    fetched coop.yaml may keep out only these, and events this clone holds only through
+    commits that broke the policy (`trust.held_breakers`: its own unsigned work from
+    before the policy reached it, which the others judged)."""
+    states = trust.LedgerStates(repo, reader)
+    judged = trust.judge(states, candidates, theirs, trusted, ours)
     nothing_good = judged.broken and len(judged.broken) == len(judged.covered)
     if nothing_good and not judged.kept_out <= set(fetched.kept_out):
         raise BadLedger(judged.broken[0].message)
     kept_out = trusted | judged.kept_out
+    unexplained = frozenset(fetched.kept_out) - kept_out
+    if unexplained and ours is not None:  # events of commits this clone holds already
+        kept_out |= trust.held_breakers(states, theirs, ours, unexplained)
     if not kept_out.issuperset(fetched.kept_out):
         wrong = sorted(set(fetched.kept_out) - kept_out)[0]
         raise BadLedger(

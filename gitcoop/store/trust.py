@@ -244,6 +244,51 @@ def judge(
     return found
 
 
+def history(repo: Repo, tip: Oid) -> list[Candidate]:
+    """The commits of the ledger's history, parents first, that add events to one parent."""
+    found: list[Candidate] = []
+    for info in repo.commits_since(tip, None):
+        if len(info.parents) != 1:
+            continue  # a root holds no policy yet; a merge adds no events
+        added = [d for d in repo.changes(info.parents[0], info.oid, EVENTS) if d.status == "added"]
+        names = (EVENT_FILE_RE.match(d.path.rsplit("/", 1)[-1]) for d in added)
+        events = frozenset(EventId(m.group(2)) for m in names if m is not None)
+        if added:  # a file of no event's name still needs a signature (the survey names it)
+            found.append(Candidate(info, events))
+    return found
+
+
+def held_breakers(
+    states: LedgerStates, tip: Oid, ours: Oid, events: frozenset[EventId]
+) -> frozenset[EventId]:
+    """Of `events`, which a fetched `tip` keeps out and this clone's judgement of the
+    fetched commits did not: those this clone must keep out too, because it holds them
+    only through commits that broke the policy. Such a commit is one this clone wrote,
+    or fetched, before the policy's start reached it (work forked before the policy and
+    merged in after, which a clone that judges it afterwards keeps out), so this clone
+    never judged it.
+
+    An event counts when a newcomer's judgement of `tip`'s whole history keeps it out
+    (no local ledger to vouch for anything), and every commit of the local ledger's
+    history that adds an event of its id is one that judgement finds broken and keeps
+    it out for. A commit of the local history that is signed, or that the fetched
+    history lacks, keeps it in: a forged copy of an authentic event, however the
+    fetched ledger keeps it out, does not keep the local one out."""
+    fresh = judge(states, history(states.repo, tip), tip)
+    broke = {b.commit.info.oid: b.kept for b in fresh.broken}
+    adders: dict[EventId, list[Oid]] = {event: [] for event in events}
+    for candidate in history(states.repo, ours):
+        for event in candidate.events & events:
+            adders[event].append(candidate.info.oid)
+    return frozenset(
+        event
+        for event, commits in adders.items()
+        if event in fresh.kept_out
+        and commits
+        and all(event in broke.get(commit, ()) for commit in commits)
+    )
+
+
 class _Verdicts:
     """git's verdicts, fetched in batches: first for the commits the policy may cover, and
     for the rest of the run if a kept-out change turns the policy back on."""

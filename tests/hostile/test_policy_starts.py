@@ -679,3 +679,79 @@ def test_an_event_of_mallorys_own_with_a_forged_events_id_vouches_for_nothing(
     signed_merge(signed, [forgery, mine], refolded(add_event(add_event(content, forged), note)))
     where = signed.newcomer if path == "first-sync" else crew.victim
     not_believed(where, forgery, str(forged["id"]))
+
+
+def test_unsigned_work_forked_before_the_policy_is_kept_out_and_its_author_still_syncs(
+    clones: Clones, tmp_path: Path
+) -> None:
+    """bob writes a note offline and unsigned on the commit before alice turns
+    require_signed on. His sync merges her start (his own commit is not fetched, so
+    his clone does not judge it) and pushes; alice's sync judges bob's commit beside
+    the start and, with his signed note beside it, keeps the unsigned one out and pushes
+    that. bob's next sync then fetches a
+    coop.yaml keeping out an event of a commit his clone holds already: it must take it,
+    as a newcomer does, not refuse every sync from then on."""
+    crew, _ = keyed_team(clones, tmp_path)
+    for path in (crew.alice, crew.mallory, crew.victim):
+        assert coop_in(path, "sync").code == 0
+    git(crew.victim, "config", "coop.sign", "false")
+    assert coop_in(crew.victim, "note", crew.todo, "offline, unsigned").code == 0
+    note = coop_in(crew.victim, "log", crew.todo, "--json").json()[-1]["id"]
+    assert coop_in(crew.alice, "config", "require_signed", "true").code == 0
+    assert coop_in(crew.alice, "sync").code == 0
+    assert coop_in(crew.victim, "sync").code == 0  # merges alice's start, pushes his note
+    git(crew.victim, "config", "coop.sign", "true")  # signing again, as the refusal asks
+    assert coop_in(crew.victim, "note", crew.todo, "again, signed").code == 0
+    assert coop_in(crew.victim, "sync").code == 0
+    kept = coop_in(crew.alice, "sync", "--json")
+    assert kept.code == 0, kept.err
+    assert note in kept.json()["kept_out"], kept.out
+    again = coop_in(crew.victim, "sync", "--json")
+    assert again.code == 0, f"bob's next sync: {again.err.strip()}"
+    assert note in again.json()["kept_out"], again.out
+    assert tip(crew.victim) == tip(crew.alice)
+    fresh = clones.clone("carol")
+    first = coop_in(fresh, "sync", "--json")
+    assert first.code == 0, first.err
+    assert note in first.json()["kept_out"], first.out
+    for path in (crew.victim, crew.alice, fresh):
+        checked = coop_in(path, "fsck", "--full")
+        assert checked.code == 0, checked.out
+    assert files(fresh) == files(crew.victim) == files(crew.alice)
+
+
+def test_a_fork_without_alices_signed_note_that_keeps_a_copy_of_it_out_is_refused(
+    signed: Signed,
+) -> None:
+    """As above, but mallory's branch never holds alice's signed commit: it forks from the
+    commit before it, adds an unsigned copy of her note "by alice", then a signed note of
+    mallory's own whose coop.yaml keeps alice's note out. A newcomer to that branch alone
+    would keep the note out (nothing there vouches for the copy); the victim, who holds
+    alice's signed commit, must not, however it judges commits it holds already."""
+    crew = signed.crew
+    before = tip(crew.alice)
+    assert coop_in(crew.alice, "note", crew.todo, "alice's own words").code == 0
+    assert coop_in(crew.alice, "sync").code == 0
+    for path in (crew.mallory, crew.victim):
+        assert coop_in(path, "sync").code == 0
+    mallory = crew.mallory
+    now, old = files(mallory), files(mallory, before)
+    added = [name for name in now if name.startswith("events/") and name not in old]
+    note = next(name for name in added if b"verb: note" in now[name])
+    side = add_event(old, codec.load(now[note], note))
+    copy = commit(mallory, write_tree(mallory, side), [before], ALICE)
+    event_id = note.rsplit("/", 1)[1].split("-", 1)[1].removesuffix(".yaml")
+    hers = new_event(side, crew.todo, "note", actor=MALLORY, text="mine")
+    content = refolded(add_event(side, hers), kept_out=(event_id,))
+    key = signed.keys["mallory"].private
+    made = commit(mallory, write_tree(mallory, content), [copy], key=key)
+    git(mallory, "push", "-q", "--force", "origin", f"{made}:{REF}")
+    before_sync = tip(crew.victim)
+    synced = coop_in(crew.victim, "sync", "--json")
+    if synced.code == 0:  # taken: the note is not kept out
+        assert event_id not in synced.json().get("kept_out", []), synced.out
+    else:
+        assert synced.code == 4 and f"keeps {event_id} out" in synced.err, synced.err
+        assert tip(crew.victim) == before_sync
+    shown = coop_in(crew.victim, "show", crew.todo, "--json")
+    assert shown.code == 0 and "alice's own words" in shown.out, shown.out

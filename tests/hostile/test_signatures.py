@@ -16,7 +16,6 @@ from pathlib import Path
 import pytest
 
 from gitcoop.domain import rulebook
-from gitcoop.service import fsck
 from gitcoop.store import codec, trust
 from gitcoop.store.inbound import Reader
 from gitcoop.store.repository import Oid, open_repo
@@ -386,7 +385,7 @@ def test_git_verify_commit_agrees_with_gitcoop_on_every_ledger_commit(
     allowed.write_text(coop_in(crew.mallory, "keys", "export").out)
     repo = open_repo(str(crew.mallory))
     judged = trust.judge(
-        trust.LedgerStates(repo, Reader(repo)), fsck.candidates(repo, Oid(parent)), Oid(parent)
+        trust.LedgerStates(repo, Reader(repo)), trust.history(repo, Oid(parent)), Oid(parent)
     )
     assert len(judged.covered) >= 8
     bad = {broken.commit.info.oid for broken in judged.broken}
