@@ -261,7 +261,7 @@ def _signatures(
     kept_out = trusted | judged.kept_out
     unexplained = frozenset(fetched.kept_out) - kept_out
     if unexplained and ours is not None:  # events of commits this clone holds already
-        kept_out |= trust.held_breakers(states, theirs, ours, unexplained)
+        kept_out |= trust.held_breakers(states, candidates, theirs, ours, trusted, unexplained)
     if not kept_out.issuperset(fetched.kept_out):
         wrong = sorted(set(fetched.kept_out) - kept_out)[0]
         raise BadLedger(

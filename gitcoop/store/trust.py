@@ -259,33 +259,65 @@ def history(repo: Repo, tip: Oid) -> list[Candidate]:
 
 
 def held_breakers(
-    states: LedgerStates, tip: Oid, ours: Oid, events: frozenset[EventId]
+    states: LedgerStates,
+    fetched: list[Candidate],
+    tip: Oid,
+    ours: Oid,
+    trusted: frozenset[EventId],
+    events: frozenset[EventId],
 ) -> frozenset[EventId]:
     """Of `events`, which a fetched `tip` keeps out and this clone's judgement of the
-    fetched commits did not: those this clone must keep out too, because it holds them
-    only through commits that broke the policy. Such a commit is one this clone wrote,
-    or fetched, before the policy's start reached it (work forked before the policy and
-    merged in after, which a clone that judges it afterwards keeps out), so this clone
-    never judged it.
+    `fetched` commits did not: those this clone must keep out too, because every commit
+    of its own history that adds them broke the policy, judged as this clone judges
+    (the keys and settings of its ledger less what it keeps out, `trusted`). Such a
+    commit is one this clone wrote, or merged in, before the policy's start reached it
+    (work forked before the policy and merged in after), so it never judged it; the
+    clones that fetched it judged it and kept its events out.
 
-    An event counts when a newcomer's judgement of `tip`'s whole history keeps it out
-    (no local ledger to vouch for anything), and every commit of the local ledger's
-    history that adds an event of its id is one that judgement finds broken and keeps
-    it out for. A commit of the local history that is signed, or that the fetched
-    history lacks, keeps it in: a forged copy of an authentic event, however the
-    fetched ledger keeps it out, does not keep the local one out."""
-    fresh = judge(states, history(states.repo, tip), tip)
-    broke = {b.commit.info.oid: b.kept for b in fresh.broken}
-    adders: dict[EventId, list[Oid]] = {event: [] for event in events}
-    for candidate in history(states.repo, ours):
-        for event in candidate.events & events:
-            adders[event].append(candidate.info.oid)
+    An event counts only when each of its local adders is covered (its parent requires
+    signing, or a start is beside it) and not signed by its author's key, and no other
+    commit adds the same file signed by its author or before the policy: a copy of an
+    authentic event never counts, and neither does an event of an id an authentic
+    commit also adds. Signatures are checked for those commits only."""
+    repo = states.repo
+    mine = history(repo, ours)
+    adders = {e: [c for c in mine if e in c.events] for e in events}
+    adders = {e: found for e, found in adders.items() if found}
+    if not adders:
+        return frozenset()
+    every = list({c.info.oid: c for c in (*mine, *fetched)}.values())
+    files = {
+        e: {f for c in found for f in states.added(c).items() if f[1][0] == e}
+        for e, found in adders.items()
+    }
+    copies = {
+        e: [
+            o
+            for o in every
+            if e in o.events and o not in adders[e] and files[e] & states.added(o).items()
+        ]
+        for e in adders
+    }
+    judged = list({c.info.oid: c for e in adders for c in (*adders[e], *copies[e])}.values())
+    # every start's adders are among these commits: none is taken as the local ledger's own
+    views = [_Starts(states, every, tip, None), _Starts(states, every, ours, None)]
+    verdicts = _Verdicts(repo, judged, states)
+    verdicts.fetch(judged)
+
+    def covered(candidate: Candidate) -> bool:
+        if states.at(_parent(candidate), trusted).requires_signing:
+            return True
+        return any(view.beside(candidate) for view in views)
+
+    def good(candidate: Candidate) -> bool:
+        keys = states.at(_parent(candidate), trusted).keys
+        return _problem(verdicts.of(candidate), candidate.info.author, keys) is None
+
     return frozenset(
-        event
-        for event, commits in adders.items()
-        if event in fresh.kept_out
-        and commits
-        and all(event in broke.get(commit, ()) for commit in commits)
+        e
+        for e, found in adders.items()
+        if all(covered(c) and not good(c) for c in found)
+        and not any(good(o) or not covered(o) for o in copies[e])
     )
 
 
