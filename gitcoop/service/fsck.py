@@ -268,10 +268,14 @@ def _check_signatures(report: Report, repo: Repo, tip: Oid, kept_out: frozenset[
     that is neither is reported."""
     states = trust.LedgerStates(repo, inbound.Reader(repo))
     commits = trust.history(repo, tip)
-    try:  # the tip's ledger names the policy's starts
-        judged = trust.judge(states, commits, tip)
-    except BadLedger:  # a tip the survey reports: the starts of the newest commit before
-        judged = trust.judge(states, commits, commits[-1].info.oid)
+    try:
+        try:  # the tip's ledger names the policy's starts
+            judged = trust.judge(states, commits, tip)
+        except BadLedger:  # a tip the survey reports: the starts of the newest commit before
+            judged = trust.judge(states, commits, commits[-1].info.oid)
+    except BadLedger as breach:  # an event id a breaker took from an earlier event
+        report.add(REF, "signature", breach.message)
+        return
     # a breaker none of whose events needed keeping out (copies of authentic ones) wrote
     # nothing; one whose kept-out events the ledger does not keep out is reported
     found = [b for b in judged.broken if not (b.commit.events and b.kept <= kept_out)]

@@ -24,6 +24,7 @@ from gitcoop.domain.ids import EventId
 from gitcoop.domain.keys import Keys
 from gitcoop.domain.records import Event
 from gitcoop.domain.roles import LEDGER_ID
+from gitcoop.errors import BadLedger
 from gitcoop.store.layout import EVENT_FILE_RE, EVENTS, event_dir
 from gitcoop.store.repository import CommitInfo, Oid, Repo
 from gitcoop.store.snapshot import Snapshot
@@ -101,6 +102,21 @@ class LedgerStates:
                     found[delta.path] = (EventId(named.group(2)), delta.oid)
             self.files[key] = found
         return self.files[key]
+
+    def named(
+        self, snapshot: Snapshot, events: frozenset[EventId]
+    ) -> dict[EventId, set[tuple[str, str]]]:
+        """The event files of `snapshot` whose names give one of these ids: id -> (path,
+        blob id)s. Reads every event folder's listing (no file)."""
+        found: dict[EventId, set[tuple[str, str]]] = {}
+        for fan, tree in snapshot.fanouts(EVENTS):
+            for folder in tree:
+                for entry in self.repo.tree(folder.id, f"{EVENTS}/{fan}/{folder.name}"):
+                    named = EVENT_FILE_RE.match(entry.name)
+                    if named and named.group(2) in events:
+                        path = f"{EVENTS}/{fan}/{folder.name}/{entry.name}"
+                        found.setdefault(EventId(named.group(2)), set()).add((path, str(entry.id)))
+        return found
 
     def ledger_events(self, commit: Oid) -> list[Event]:
         return self.reader.item_events(Snapshot(self.repo, commit), LEDGER_ID)
@@ -207,22 +223,50 @@ def judge(
     kept = frozenset(trusted)
     found = Judgement()
 
-    def signed_by_its_author(other: Candidate) -> bool:
-        keys = states.at(_parent(other), kept).keys
-        return _problem(verdicts.of(other), other.info.author, keys) is None
+    def authentic(other: Candidate) -> bool:
+        """Written before the policy (as the history says), or signed by its author's key."""
+        state = states.at(_parent(other), kept)
+        if not state.requires_signing and not starts.beside(other):
+            return True
+        return _problem(verdicts.of(other), other.info.author, state.keys) is None
 
     local = Snapshot(states.repo, ours) if ours is not None else None
 
     def copied(candidate: Candidate, path: str, file: tuple[EventId, str]) -> bool:
-        """Whether the local ledger holds this very file, or another commit that is signed
-        by its author's key adds it: a copy of an authentic event."""
+        """Whether the local ledger holds this very file, or another commit adds it that
+        wrote before the policy or is signed by its author's key: a copy of an authentic
+        event (the first key's own `keys add` is never signed by a key registered before
+        it, so only its place before the policy vouches for a copy of it)."""
         if local is not None and local.file_id(path) == file[1]:
             return True
         return any(
-            signed_by_its_author(c)
+            authentic(c)
             for c in by_id[file[0]]
             if c is not candidate and states.added(c).get(path) == file
         )
+
+    local_files: dict[EventId, set[tuple[str, str]]] | None = None
+
+    def twin(candidate: Candidate, event: EventId) -> str | None:
+        """Another file of `event`'s id written before the breaker's: in the local ledger,
+        or added by an authentic commit of its history. Keeping the id out would keep that
+        one out too, and taking it would take the breaker's: neither can be done."""
+        nonlocal local_files
+        own = {(path, f[1]) for path, f in states.added(candidate).items() if f[0] == event}
+        if local is not None:
+            if local_files is None:  # read once, and only for a breaker's kept events
+                wanted = frozenset(e for c in candidates for e in c.events)
+                local_files = states.named(local, wanted)
+            held = sorted(local_files.get(event, set()) - own)
+            if held:
+                return held[0][0]
+        for other in by_id.get(event, ()):
+            if other is candidate or not states.repo.is_ancestor(other.info.oid, _oid(candidate)):
+                continue
+            theirs = {(path, f[1]) for path, f in states.added(other).items() if f[0] == event}
+            if theirs - own and authentic(other):
+                return sorted(theirs - own)[0][0]
+        return None
 
     def vouched(candidate: Candidate) -> set[EventId]:
         """The breaker's events each of whose files it adds is a copy of an authentic one."""
@@ -239,6 +283,10 @@ def judge(
         why = _problem(verdicts.of(candidate), candidate.info.author, state.keys)
         if why is not None:
             out = frozenset(candidate.events) - vouched(candidate)
+            for event in out:
+                held = twin(candidate, event)
+                if held is not None:
+                    raise BadLedger(_twin_message(candidate, event, held))
             found.broken.append(Broken(candidate, _message(candidate, why), out))
             kept = kept | out
     return found
@@ -278,10 +326,13 @@ def held_breakers(
     signing, or a start is beside it) and not signed by its author's key, and no other
     commit adds the same file signed by its author or before the policy: a copy of an
     authentic event never counts, and neither does an event of an id an authentic
-    commit also adds. Signatures are checked for those commits only."""
+    commit also adds, but for a file of that id written after the first (in a commit
+    that has an adder of another file of the id in its history): an id is the first
+    file's, and a later twin is kept out with it, as the clones that judged the first
+    did. Signatures are checked for those commits only."""
     repo = states.repo
     mine = history(repo, ours)
-    adders = {e: [c for c in mine if e in c.events] for e in events}
+    adders = {e: _first_files(states, [c for c in mine if e in c.events], e) for e in events}
     adders = {e: found for e, found in adders.items() if found}
     if not adders:
         return frozenset()
@@ -321,6 +372,25 @@ def held_breakers(
     )
 
 
+def _first_files(states: LedgerStates, adders: list[Candidate], event: EventId) -> list[Candidate]:
+    """Those of `adders` (commits adding a file of `event`'s id) with no adder of another
+    file of that id in their history: the adders of the id's first file, or files."""
+
+    def files(candidate: Candidate) -> frozenset[tuple[str, str]]:
+        added = states.added(candidate).items()
+        return frozenset((path, blob) for path, (e, blob) in added if e == event)
+
+    return [
+        c
+        for c in adders
+        if not any(
+            files(o) != files(c) and states.repo.is_ancestor(_oid(o), _oid(c))
+            for o in adders
+            if o is not c
+        )
+    ]
+
+
 class _Verdicts:
     """git's verdicts, fetched in batches: first for the commits the policy may cover, and
     for the rest of the run if a kept-out change turns the policy back on."""
@@ -347,6 +417,18 @@ class _Verdicts:
 
 def _parent(candidate: Candidate) -> Oid:
     return candidate.info.parents[0]
+
+
+def _oid(candidate: Candidate) -> Oid:
+    return candidate.info.oid
+
+
+def _twin_message(candidate: Candidate, event: EventId, held: str) -> str:
+    return (
+        f"commit {candidate.info.oid[:12]}: adds an event {event}, the id of {held} "
+        "written before it, without the signature the policy requires — an event id "
+        "names one event, and keeping this one out would keep that one out too"
+    )
 
 
 def _problem(checked: Checked, author: str, keys: Keys) -> str | None:
