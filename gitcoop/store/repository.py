@@ -16,6 +16,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
+from functools import partial
 from typing import TYPE_CHECKING, Any, NamedTuple, NewType
 
 from gitcoop.domain.frozen import frozen
@@ -76,6 +77,11 @@ class Delta(NamedTuple):
     path: str
     oid: str = ""  # the blob on the newer side ("" when deleted)
     mode: int = 0  # its mode on the newer side
+
+
+# a Delta made from a tuple of its four fields without a Python call (a first sync makes
+# one for each event file it brings)
+_added_delta = partial(tuple.__new__, Delta)
 
 
 @frozen
@@ -369,6 +375,9 @@ class Repo:
             return
         gone = dict(before.items() - after.items())
         came = dict(after.items() - before.items())
+        if not gone:  # entries added only (what a fetched commit mostly does)
+            self._added(came, path, found, levels, only, empty)
+            return
         names = gone.keys() | came.keys()
         for name in sorted(names if only is None else filter(only, names)):
             was, now = gone.get(name), came.get(name)
@@ -404,8 +413,13 @@ class Repo:
         empty: bool = False,
     ) -> None:
         """`_compare` of a tree with nothing: every file in it added, as libgit2 names them."""
+        add, made = found.append, _added_delta
         for name in sorted(came if only is None else filter(only, came)):
-            self._came(came[name], f"{path}/{name}", found, levels, empty)
+            entry = came[name]
+            if entry[0] & 0o170000 != TREE or levels <= 0:  # `_came` of a file, in line
+                add(made(("added", f"{path}/{name}", entry[1], entry[0])))
+            else:
+                self._came(entry, f"{path}/{name}", found, levels, empty)
 
     def _came(
         self, entry: tuple[int, str], here: str, found: list[Delta], levels: int, empty: bool
