@@ -19,7 +19,16 @@ from typing import Any
 from gitcoop.domain import fields, obligations, resolution
 from gitcoop.domain.ids import kind_of
 from gitcoop.domain.queue import STATES, invalidated
-from gitcoop.domain.records import DEFAULT_PRIORITY, Event, Evidence, Item, Roles, Takeover, replace
+from gitcoop.domain.records import (
+    DEFAULT_PRIORITY,
+    Event,
+    Evidence,
+    Item,
+    Obligation,
+    Roles,
+    Takeover,
+    replace,
+)
 from gitcoop.domain.timefmt import format_instant, human_instant
 from gitcoop.errors import Refused
 
@@ -175,6 +184,13 @@ def _resolved(item: Item, disposition: str) -> Item:
     return replace(item, obligation=obligations.resolve(item.obligation, disposition))
 
 
+def _resolved_obligation(item: Item, disposition: str) -> Obligation | None:
+    """`item`'s obligation as `_resolved` leaves it."""
+    if item.obligation is None or not item.obligation.pending:
+        return item.obligation
+    return obligations.resolve(item.obligation, disposition)
+
+
 # -- verbs -------------------------------------------------------------------
 
 
@@ -286,20 +302,20 @@ def finish(item: Item, event: Event, roles: Roles, verb: str, privileged: bool =
     elif not privileged:
         _guard_holder(item, event, verb)
     if item.status in HELD and item.obligation is not None:
-        bound = _resolved(item, status)
-    else:
-        obligation = obligations.bind_and_resolve(event.actor, event.session, event.at, status)
-        bound = replace(
-            item,
-            taken_by=event.actor,
-            taken_at=event.at,
-            session=event.session,
-            obligation=obligation,
-            previous_obligation=item.obligation or item.previous_obligation,
-        )
+        held: dict[str, Any] = {"obligation": _resolved_obligation(item, status)}
+    else:  # the fast path: an implicit take, disposed of in the same event
+        held = {
+            "taken_by": event.actor,
+            "taken_at": event.at,
+            "session": event.session,
+            "obligation": obligations.bind_and_resolve(
+                event.actor, event.session, event.at, status
+            ),
+            "previous_obligation": item.obligation or item.previous_obligation,
+        }
     closed_at, note = _closing_time(item, event, status)
-    return replace(
-        bound,
+    return replace(  # one copy of the item
+        item,
         status=status,
         closed_by=event.actor,
         closed_at=closed_at,
@@ -307,6 +323,7 @@ def finish(item: Item, event: Event, roles: Roles, verb: str, privileged: bool =
         result_summary=event.arg("summary"),
         commit_sha=event.arg("commit"),
         reason=event.arg("reason"),
+        **held,
     )
 
 
@@ -332,10 +349,12 @@ def release(item: Item | None, event: Event, roles: Roles, privileged: bool = Fa
             "else's take needs --force and the owner or chief role",
             holder=item.taken_by,
         )
-    released = _unbound(_resolved(item, "released"))
+    unbound = {"taken_by": None, "taken_at": None, "session": None, "reason": reason}
+    obligation = _resolved_obligation(item, "released")  # one copy of the item, not three
     if item.kind == "item":  # back to the queue: a discard, so its evidence cache goes
-        return replace(released, status="ready", reason=reason, evidence=invalidated(item.evidence))
-    return replace(released, status="open", reason=reason)
+        evidence = invalidated(item.evidence)
+        return replace(item, status="ready", obligation=obligation, evidence=evidence, **unbound)
+    return replace(item, status="open", obligation=obligation, **unbound)
 
 
 def abandon(item: Item | None, event: Event, roles: Roles, privileged: bool = False) -> Item:

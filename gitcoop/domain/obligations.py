@@ -106,12 +106,11 @@ def resolve(obligation: Obligation, disposition: str) -> Obligation:
     return replace(obligation, status="resolved", due=None, parked=False, disposition=disposition)
 
 
-def stamped(item: Item, event: Event) -> Item:
-    """Every disposition `event` made records who made it, when, and the event's id."""
-    current, previous = _stamp(item.obligation, event), _stamp(item.previous_obligation, event)
-    if current is item.obligation and previous is item.previous_obligation:
-        return item
-    return replace(item, obligation=current, previous_obligation=previous)
+def stamped(item: Item, event: Event) -> tuple[Obligation | None, Obligation | None]:
+    """`item`'s obligation and previous one, each disposition `event` made recording who
+    made it, when, and the event's id (the fold writes them back with the item's next
+    version, in the one copy of the item an event makes there)."""
+    return _stamp(item.obligation, event), _stamp(item.previous_obligation, event)
 
 
 def _stamp(obligation: Obligation | None, event: Event) -> Obligation | None:

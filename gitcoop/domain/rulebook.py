@@ -77,12 +77,16 @@ def apply(item: Item | None, event: Event, roles: Roles, named: Named = nothing_
     if item is None and event.verb != "add":
         raise Refused(f"{event.item} does not exist yet; {event.verb} needs an added item")
     try:
-        after = queue_verbs.tidy(
-            item, event, obligations.stamped(_dispatch(item, event, roles, named), event)
-        )
+        after = queue_verbs.tidy(item, event, _dispatch(item, event, roles, named))
     except RecordError as bad:  # an argument of the wrong shape: refused like any rule
         raise Refused(f"event {event.id}: {bad}") from None
-    return replace(after, version=(item.version if item else 0) + 1)
+    current, previous = obligations.stamped(after, event)  # tidy reads no obligation
+    return replace(
+        after,
+        version=(item.version if item else 0) + 1,
+        obligation=current,
+        previous_obligation=previous,
+    )
 
 
 def plan(
