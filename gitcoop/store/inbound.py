@@ -33,6 +33,7 @@ fast-forward and a first fetch all come through `store/merge.py`, which calls
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import Any, NamedTuple
 
 from gitcoop.domain import admission, progress, rulebook
@@ -84,8 +85,8 @@ class Reader:
         keys = [(file.item_id, file.name, file.id) for file in files]
         events = self.events
         new = [(file, key) for file, key in zip(files, keys, strict=True) if key not in events]
-        if new:
-            read = snapshot.read_events([(f.path, f.item_id, f) for f, _ in new])
+        if new:  # each named as the layout allows by `_event_entry` already
+            read = snapshot.read_events([(f.path, f.item_id, f) for f, _ in new], named=True)
             events.update(zip((key for _, key in new), read, strict=True))
         return [events[key] for key in keys]
 
@@ -317,6 +318,9 @@ class _Added(NamedTuple):
     filemode: int
 
 
+_made_added = partial(tuple.__new__, _Added)  # an _Added from its fields, without a call
+
+
 # What one commit's check leaves for the clocks' upper bound, which needs the number of
 # events the commit adds in all (a half of a first sync sees only its own): the commit,
 # its parents' largest clock, the events it adds here, its largest clock here and that
@@ -374,18 +378,26 @@ class _History:
     ) -> list[_Added]:
         """The event files under `only`'s folders of events/ in `commit` that no parent has;
         a dropped or changed one refuses."""
+        if len(bases) == 1:  # what all but merges have
+            return sorted(self._added_files(bases[0], commit, only))  # by path
         new_everywhere: dict[str, _Added] | None = None
         for parent in bases:
-            added: dict[str, _Added] = {}
-            for delta in self.repo.changes(parent, commit, EVENTS, only, empty=True):
-                if delta.status != "added":
-                    raise BadLedger(f"{delta.path}: an event was dropped or rewritten")
-                added[delta.path] = _event_entry(delta.path, delta.oid, delta.mode)
+            added = {file.path: file for file in self._added_files(parent, commit, only)}
             if new_everywhere is None:
                 new_everywhere = added
             else:
                 new_everywhere = {k: v for k, v in new_everywhere.items() if k in added}
         return sorted((new_everywhere or {}).values())  # by path
+
+    def _added_files(
+        self, parent: Oid | None, commit: Oid, only: Callable[[str], bool] | None
+    ) -> list[_Added]:
+        found = []
+        for delta in self.repo.changes(parent, commit, EVENTS, only, empty=True):
+            if delta.status != "added":
+                raise BadLedger(f"{delta.path}: an event was dropped or rewritten")
+            found.append(_event_entry(delta.path, delta.oid, delta.mode))
+        return found
 
 
 def check_bounds(*halves: list[Bound]) -> None:
@@ -420,7 +432,7 @@ def _event_entry(path: str, oid: str, mode: int) -> _Added:
     )
     if not good:
         raise BadLedger(f"{path}: not an allowed name or mode for the ledger layout")
-    return _Added(path, ItemId(parts[2]), parts[3], oid, mode)
+    return _made_added((path, parts[2], parts[3], oid, mode))  # (parts[2] is an item id)
 
 
 _FOLDERS: set[tuple[str, str]] = set()  # (fan-out, item folder) names found allowed
