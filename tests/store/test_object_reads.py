@@ -8,10 +8,13 @@ import subprocess
 import zlib
 from pathlib import Path
 
+import pygit2
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gitcoop.errors import BadLedger
-from gitcoop.store.repository import PACK_FILES_OPEN, fetched_reads, open_repo
+from gitcoop.store.repository import PACK_FILES_OPEN, Repo, fetched_reads, open_repo
 from tests.conftest import coop_in, git, make_repo
 
 WRONG_ID = "1" * 40  # a name no content "blob 3\0abc" hashes to
@@ -171,3 +174,9 @@ def _target(fd: str) -> str:
         return os.readlink(f"/proc/self/fd/{fd}")
     except OSError:
         return ""
+
+
+@settings(max_examples=200)
+@given(st.binary(max_size=3000))
+def test_a_blob_id_is_the_id_git_gives_those_bytes(data: bytes) -> None:
+    assert Repo.blob_id(data) == str(pygit2.hash(data))
