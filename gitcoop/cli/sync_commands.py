@@ -11,7 +11,7 @@ from gitcoop.cli.helptext import CoopGroup
 from gitcoop.cli.options import AsOpt, ExpectOpt, JsonOpt, make_context
 from gitcoop.cli.terminal import printable, say, warn
 from gitcoop.errors import LostOnMerge, UsageError
-from gitcoop.service import resolution, sync
+from gitcoop.service import sync
 from gitcoop.service.sync import SyncReport
 
 RemoteArg = Annotated[
@@ -206,6 +206,8 @@ def register(app: typer.Typer) -> None:
             raise UsageError("resolve needs --reason: say why the conflict is settled this way")
         ctx = make_context(actor, None, expect)
         decision = "apply" if apply else "dismiss"
+        from gitcoop.service import resolution  # a sync never loads the writer's verbs
+
         shown = resolution.resolve(ctx, item, event, decision, reason.strip())
         if as_json:
             render.emit_json(render.item_json(shown))

@@ -7,6 +7,7 @@ first) fetches, merges and pushes again, a bounded number of times.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from gitcoop.domain.reconcile import Notice
 from gitcoop.errors import ChangedUnderWrite, NoLedger, Refused
@@ -17,10 +18,11 @@ from gitcoop.service.context import (
     fsync_wanted,
     merge_sign,
 )
-from gitcoop.service.lost import merge_notices
-from gitcoop.store import merge, transport
+from gitcoop.store import transport
 from gitcoop.store.repository import Oid, Repo
-from gitcoop.store.rows import Row
+
+if TYPE_CHECKING:
+    from gitcoop.store.rows import Row
 
 MAX_ATTEMPTS = 5
 
@@ -113,11 +115,22 @@ def _open(ctx: Context, remote: str) -> tuple[Repo, str]:
     return repo, ctx.who(repo)
 
 
+def _prepare() -> None:
+    """What the merge and its notices need, loaded while git fetches, not before it starts
+    (~6 ms of modules) nor after it ends (the lock's, ~12 ms)."""
+    from gitcoop.service import lost  # noqa: F401
+    from gitcoop.store import merge
+
+    merge.prepare()
+
+
 def _fetch_and_merge(ctx: Context, repo: Repo, actor: str, report: SyncReport) -> Oid | None:
-    theirs = transport.fetch(repo, report.remote, meanwhile=merge.prepare)
+    theirs = transport.fetch(repo, report.remote, meanwhile=_prepare)
     if theirs is None:
         report.tip = repo.tip()
         return None
+    from gitcoop.store import merge  # loaded by `_prepare` while git fetched
+
     sign = merge_sign(repo, actor)
     merged = merge.merge(repo, report.remote, theirs, actor, ctx.now, fsync_wanted(repo), sign)
     if report.merged in ("none", "up-to-date", "ahead") or merged.kind == "merged":
@@ -131,6 +144,8 @@ def _fetch_and_merge(ctx: Context, repo: Repo, actor: str, report: SyncReport) -
 
 def _told(repo: Repo, report: SyncReport, actor: str, start: Oid | None) -> SyncReport:
     """Attach the conflicts that appeared between `start` and the final tip and touch `actor`."""
+    from gitcoop.service.lost import merge_notices
+
     known = report.conflicted
     rows = known[1] if known is not None and known[0] == report.tip else None
     report.notices += merge_notices(repo, start, report.tip, actor, rows)

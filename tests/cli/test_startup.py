@@ -14,7 +14,7 @@ import pytest
 from gitcoop.cli.main import COMMAND_GC_THRESHOLD
 from gitcoop.domain.ids import EVENT_ID_RE, ITEM_ID_RE
 from gitcoop.store.canonical import FLOAT
-from tests.conftest import coop
+from tests.conftest import Clones, coop, coop_in
 
 PROBE = """
 import sys
@@ -244,3 +244,26 @@ def test_without_a_ca_folder_libgit2_still_gets_the_ca_file(
     bundle.write_text(Path(ssl.get_default_verify_paths().openssl_cafile).read_text())
     env = {"SSL_CERT_FILE": str(bundle), "SSL_CERT_DIR": str(tmp_path / "absent")}
     assert certificates(path, env, "show", item) == ["0", str(bundle), "None", "ssl"]
+
+
+FETCH_PROBE = """
+import subprocess, sys
+from gitcoop.cli.main import main
+watched = ("gitcoop.store.merge", "gitcoop.store.inbound", "gitcoop.service.lost", "filelock")
+at_fetch = []
+def audit(event, args):
+    if event == "subprocess.Popen" and "fetch" in list(args[1]) and not at_fetch:
+        at_fetch.append([m for m in watched if m in sys.modules])
+sys.addaudithook(audit)
+code = main(sys.argv[1:])
+sys.stderr.write("FETCHED " + repr([code, at_fetch]) + "\\n")
+"""
+
+
+def test_a_sync_starts_its_fetch_before_it_loads_the_merge(clones: Clones) -> None:
+    """The merge, the check of what arrived and the notices load while git fetches."""
+    alice, bob = clones.clone("alice"), clones.clone("bob")
+    assert coop_in(alice, "init").code == 0
+    assert coop_in(alice, "sync").code == 0
+    found = reported(FETCH_PROBE, "FETCHED ", bob, ("sync",))
+    assert found == "[0, [[]]]", found
