@@ -55,11 +55,18 @@ def line_problem(value: object, name: str, longest: int = LINE_MAX) -> str | Non
         return f"{name} must be text"
     if len(value) > longest:
         return f"{name} is {len(value)} characters long; at most {longest} are allowed"
+    if value in _one_line:  # (a ledger's events repeat their verbs, sessions and names)
+        return None
     found = unsafe().search(value) if has_unsafe(value) else None
     if found:
         return f"{name} must be one line without control characters (it holds {_named(found)})"
+    if len(_one_line) >= 100_000:
+        _one_line.clear()
+    _one_line.add(value)
     return None
 
+
+_one_line: set[str] = set()  # texts found to hold no character a line may not
 
 def text_problem(value: object, name: str) -> str | None:
     """Why `value` is not free text (lines and tabs allowed; None when it is)."""

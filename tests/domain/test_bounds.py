@@ -39,3 +39,14 @@ def test_problems_name_the_first_unsafe_character() -> None:
         "body must not hold control characters (it holds U+202E at character 2)"
     )
     assert bounds.line_problem("fine, \u00e9t\u00e9", "title") is None
+
+
+def test_a_line_found_good_once_is_still_held_to_each_callers_length() -> None:
+    text = "x" * 50
+    assert bounds.line_problem(text, "title") is None  # now remembered
+    assert (
+        bounds.line_problem(text, "a key", 20)
+        == "a key is 50 characters long; at most 20 are allowed"
+    )
+    assert bounds.line_problem("a\nb", "title") is not None
+    assert bounds.line_problem("a\nb", "title") is not None  # a bad one is never remembered
