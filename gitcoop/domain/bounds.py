@@ -68,6 +68,7 @@ def line_problem(value: object, name: str, longest: int = LINE_MAX) -> str | Non
 
 _one_line: set[str] = set()  # texts found to hold no character a line may not
 
+
 def text_problem(value: object, name: str) -> str | None:
     """Why `value` is not free text (lines and tabs allowed; None when it is)."""
     if not isinstance(value, str):

@@ -142,10 +142,12 @@ class _Starts:
     is covered as if its parent required signing: otherwise anyone could write unsigned
     "by" anyone, on a fork of the commit before the policy began, and merge it in.
 
-    A start is its file (name and so clock and id), held or not by a parent; every
-    adder counts, not one: a copy of the start's file in a commit of the side branch
-    would otherwise vouch for the side; and a start the local ledger (`ours`) holds was
-    added by a commit of its own, which has no fetched commit in its history."""
+    A start is its file (name and so clock and id), held or not by a parent, and one
+    commit adds it: a second adder is a copy, and refuses. Counted, a copy on a side
+    branch vouched for the side; counted with the first, one on a fork from before the
+    keys made the owner's own key registrations "beside" the start, and kept them out. A
+    start the local ledger (`ours`) holds was added by a commit of its own, which has no
+    fetched commit in its history: a fetched adder of it is a copy too."""
 
     def __init__(
         self, states: LedgerStates, candidates: list[Candidate], tip: Oid, ours: Oid | None
@@ -161,6 +163,16 @@ class _Starts:
             for event in candidate.events & wanted:  # the start's own file, not a twin id's
                 if paths[event] in states.added(candidate):
                     self.adders[event].append(candidate.info.oid)
+        for name, start in self.files.items():  # one commit adds an event: others copy it
+            adders = self.adders[start]
+            if len(adders) > 1 or (adders and name in self.local):
+                first = "this clone's ledger" if name in self.local else f"commit {adders[0][:12]}"
+                raise BadLedger(
+                    f"commit {adders[-1][:12]}: adds {paths[start]}, the policy's start, "
+                    f"which {first} adds too — one commit adds an event, and another file "
+                    "of the start's name (a copy or a forgery) would move where the policy "
+                    "began"
+                )
         self.histories: dict[str, frozenset[str]] = {}
         self.walked: dict[Oid, frozenset[str]] = {}
 
@@ -175,14 +187,11 @@ class _Starts:
         )
 
     def _history(self, name: str) -> frozenset[str]:
-        """The fetched commits every adder of the start has in its history (none when the
-        local ledger holds it, or no fetched commit adds it)."""
+        """The commits its one adder has in its history (none when the local ledger holds
+        it, or no commit among the candidates adds it)."""
         if name not in self.histories:
             adders = [] if name in self.local else self.adders[self.files[name]]
-            found = self._ancestors(adders[0]) if adders else frozenset()
-            for adder in adders[1:]:
-                found &= self._ancestors(adder)
-            self.histories[name] = found
+            self.histories[name] = self._ancestors(adders[0]) if adders else frozenset()
         return self.histories[name]
 
     def _ancestors(self, commit: Oid) -> frozenset[str]:
@@ -350,15 +359,15 @@ def held_breakers(
         for e in adders
     }
     judged = list({c.info.oid: c for e in adders for c in (*adders[e], *copies[e])}.values())
-    # every start's adders are among these commits: none is taken as the local ledger's own
-    views = [_Starts(states, every, tip, None), _Starts(states, every, ours, None)]
+    # where the policy began as this clone's own history says: the starts it holds, each
+    # added by a commit of that history (a fetched start, or a fetched copy of one, would
+    # make its own commits from before the policy "beside" it)
+    starts = _Starts(states, mine, ours, None)
     verdicts = _Verdicts(repo, judged, states)
     verdicts.fetch(judged)
 
     def covered(candidate: Candidate) -> bool:
-        if states.at(_parent(candidate), trusted).requires_signing:
-            return True
-        return any(view.beside(candidate) for view in views)
+        return states.at(_parent(candidate), trusted).requires_signing or starts.beside(candidate)
 
     def good(candidate: Candidate) -> bool:
         keys = states.at(_parent(candidate), trusted).keys

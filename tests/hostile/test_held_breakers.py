@@ -198,18 +198,13 @@ def test_a_copy_of_the_start_forked_before_the_keys_does_not_turn_the_policy_off
     victim_keeps_it_in(crew.victim if who == "bob" else crew.alice, start)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="open: every adder of a start counts, so a copy of it on a fork from before the "
-    "keys makes alice's own commits registering them beside the start in a first sync "
-    "(docs/hardening.md, 'Open')",
-)
 def test_a_copy_of_the_start_forked_before_the_keys_does_not_turn_the_policy_off_for_a_newcomer(
     signed: tuple[Signed, str],
 ) -> None:
-    """AN OPEN HOLE, pinned (`judge` and `_Starts`; it predates `held_breakers`). The same
-    ledger, listing all a newcomer's judgement keeps out, for a first sync: the newcomer
-    takes it, with alice's start and keys kept out. Existing clones refuse it (above)."""
+    """The same ledger, listing all a newcomer's judgement kept out, for a first sync: while
+    every adder of a start counted, the copy shrank the start's history to the fork
+    point, and the newcomer took it with alice's start and keys kept out. A start has one
+    adder: the copy refuses."""
     s, unkeyed = signed
     mallory = s.crew.mallory
     now = files(mallory)

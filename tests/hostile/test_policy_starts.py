@@ -158,7 +158,11 @@ def test_a_side_pushed_alone_with_another_file_of_the_starts_name_is_refused(
     synced = coop_in(crew.victim, "sync")
     assert synced.code == 4, synced.err
     differs = f"{name}: differs from the local event of the same name"
-    named = (f"commit {side[:12]}: no signature", f"commit {side[:12]}: adds an event")
+    named = (
+        f"commit {side[:12]}: no signature",
+        f"commit {side[:12]}: adds an event",
+        f"commit {side[:12]}: adds {name}, the policy's start",
+    )
     assert differs in synced.err or any(n in synced.err for n in named), synced.err
     assert tip(crew.victim) == before
     assert believed(crew.victim) == (ROLES, True)
