@@ -500,8 +500,12 @@ def _check_tip(
 
     def events_of(item_id: ItemId) -> list[Event]:
         if added is not None and (part is None or part(fanout(item_id))):
-            return added.get(item_id, [])
-        return reader.item_events(side, item_id)  # since `base`: the tip's folder, checked
+            found = added.get(item_id, [])
+        else:
+            found = reader.item_events(side, item_id)  # since `base`: the tip's folder, checked
+        if len({event.id for event in found}) != len(found):
+            _twice(item_id, found)
+        return found
 
     shown = progress.reporter()
     folds: list[tuple[ItemId, Any, Item | None]] = []
@@ -523,6 +527,19 @@ def _check_tip(
     shown.step("checking each item is the fold of its events", len(mine), len(mine))
     heap.keep(folds)  # a first sync's every item: freed by the process's end
     return touched
+
+
+def _twice(item_id: ItemId, events: list[Event]) -> None:
+    """BadLedger naming an event id an item's folder holds in two files: an id names one
+    event (`fsck` says so of the whole ledger; a sync refuses it where it arrives)."""
+    seen: set[str] = set()
+    for event in sorted(events, key=lambda e: e.order):
+        if event.id in seen:
+            raise BadLedger(
+                f"{event_dir(item_id)}: holds event {event.id} in two files — an event id "
+                "names one event"
+            )
+        seen.add(event.id)
 
 
 def _added_by_item(reader: Reader) -> dict[ItemId, list[Event]]:

@@ -72,6 +72,13 @@ class LedgerStates:
         self.folded: dict[tuple[str, frozenset[EventId]], rulebook.LedgerState] = {}
         self.listed: dict[str, frozenset[str]] = {}
         self.files: dict[Oid, dict[str, tuple[EventId, str]]] = {}
+        self.walked: dict[Oid, frozenset[str]] = {}
+
+    def ancestors(self, commit: Oid) -> frozenset[str]:
+        """`commit` and the commits in its history (walked once a commit)."""
+        if commit not in self.walked:
+            self.walked[commit] = self.repo.ancestors(commit)
+        return self.walked[commit]
 
     def at(self, commit: Oid, kept_out: frozenset[EventId] = frozenset()) -> rulebook.LedgerState:
         snapshot = Snapshot(self.repo, commit)
@@ -174,7 +181,6 @@ class _Starts:
                     "began"
                 )
         self.histories: dict[str, frozenset[str]] = {}
-        self.walked: dict[Oid, frozenset[str]] = {}
 
     def beside(self, candidate: Candidate) -> bool:
         """Whether some start is neither in the candidate's parent's ledger nor after it."""
@@ -191,13 +197,8 @@ class _Starts:
         it, or no commit among the candidates adds it)."""
         if name not in self.histories:
             adders = [] if name in self.local else self.adders[self.files[name]]
-            self.histories[name] = self._ancestors(adders[0]) if adders else frozenset()
+            self.histories[name] = self.states.ancestors(adders[0]) if adders else frozenset()
         return self.histories[name]
-
-    def _ancestors(self, commit: Oid) -> frozenset[str]:
-        if commit not in self.walked:
-            self.walked[commit] = self.states.repo.ancestors(commit)
-        return self.walked[commit]
 
 
 def judge(
@@ -257,9 +258,10 @@ def judge(
     local_files: dict[EventId, set[tuple[str, str]]] | None = None
 
     def twin(candidate: Candidate, event: EventId) -> str | None:
-        """Another file of `event`'s id written before the breaker's: in the local ledger,
-        or added by an authentic commit of its history. Keeping the id out would keep that
-        one out too, and taking it would take the breaker's: neither can be done."""
+        """Another file of `event`'s id not written after the breaker's: in the local
+        ledger, or added by an authentic commit that does not have the breaker in its
+        history. Keeping the id out would keep that one out too, and taking it would take
+        the breaker's: neither can be done."""
         nonlocal local_files
         own = {(path, f[1]) for path, f in states.added(candidate).items() if f[0] == event}
         if local is not None:
@@ -270,10 +272,16 @@ def judge(
             if held:
                 return held[0][0]
         for other in by_id.get(event, ()):
-            if other is candidate or not states.repo.is_ancestor(other.info.oid, _oid(candidate)):
+            if other is candidate:
                 continue
             theirs = {(path, f[1]) for path, f in states.added(other).items() if f[0] == event}
-            if theirs - own and authentic(other):
+            # another authentic file, not written after the breaker's (before it, or on a
+            # branch beside it): the id is not the breaker's to give away
+            if (
+                theirs - own
+                and authentic(other)
+                and _oid(candidate) not in states.ancestors(_oid(other))
+            ):
                 return sorted(theirs - own)[0][0]
         return None
 
@@ -393,7 +401,7 @@ def _first_files(states: LedgerStates, adders: list[Candidate], event: EventId) 
         c
         for c in adders
         if not any(
-            files(o) != files(c) and states.repo.is_ancestor(_oid(o), _oid(c))
+            files(o) != files(c) and _oid(o) in states.ancestors(_oid(c))
             for o in adders
             if o is not c
         )
