@@ -7,8 +7,22 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from gitcoop.store import codec
 from tests.conftest import Clones, coop_in, git
-from tests.hostile.forge import ALICE, BOB, LEDGER, MALLORY, REF, Team, new_event, team, tip
+from tests.hostile.forge import (
+    ALICE,
+    BOB,
+    LEDGER,
+    MALLORY,
+    REF,
+    Team,
+    commit,
+    new_event,
+    push,
+    team,
+    tip,
+    write_tree,
+)
 from tests.sshkeys import Key, make_key, sign_with
 
 ROLES = {"owners": [ALICE], "chiefs": [MALLORY]}
@@ -87,3 +101,23 @@ def not_believed(where: Path, bad: str, event_id: str, named: bool = False) -> N
         f"{policy}, kept out {kept}"
     )
     assert synced.code != 0 or event_id in kept, kept
+
+
+def start_of(content: dict[str, bytes]) -> tuple[str, bytes, str]:
+    """alice's `config require_signed true`: its path, its bytes and its event id."""
+    for name, data in content.items():
+        if name.startswith(f"events/00/{LEDGER}/"):
+            raw = codec.load(data, name)
+            if raw["verb"] == "config" and raw["key"] == "require_signed" and raw["value"]:
+                return name, data, str(raw["id"])
+    raise AssertionError("no require_signed true in the ledger")
+
+
+def signed_merge(s: Signed, parents: list[str], content: dict[str, bytes]) -> str:
+    """mallory's merge of `parents` holding `content`, signed by her own key; pushed."""
+    mallory = s.crew.mallory
+    made = commit(
+        mallory, write_tree(mallory, content), parents, MALLORY, key=s.keys["mallory"].private
+    )
+    push(mallory, made)
+    return made

@@ -37,17 +37,15 @@ from tests.hostile.forge import (
     tip,
     write_tree,
 )
-from tests.hostile.policy import ROLES, Signed, believed
+from tests.hostile.policy import ROLES, Signed, believed, signed_merge
 from tests.hostile.test_held_breakers import (  # the fixture and the building blocks
     added_between,
     alices_signed_note,
+    early_start_copy_from,
     event_id_of,
-    fillers,
     own_key_file,
     remote_tip,
     signed,
-    signed_merge,
-    start_of,
 )
 
 __all__ = ["signed"]  # the fixture, used by name
@@ -193,20 +191,6 @@ def test_a_twin_of_alices_pre_policy_take_on_a_fork_from_before_it_does_not_keep
 
 
 # -- rule 3: held_breakers' "covered", widened by a copy of the start ---------------------
-
-
-def early_start_copy_from(s: Signed, fork: str) -> tuple[str, list[str]]:
-    """test_held_breakers.early_start_copy, from any fork: mallory's unsigned copy "by
-    alice" of alice's start (fillers first, to reach its clock). The commit, the fillers."""
-    mallory = s.crew.mallory
-    name, blob, _ = start_of(files(mallory))
-    side = files(mallory, fork)
-    notes = fillers(side, codec.load(blob, name)["clock"], ALICE)
-    for data in notes:
-        side = add_event(side, data)
-    side = add_event(side, codec.load(blob, name))
-    assert side[name] == blob
-    return commit(mallory, write_tree(mallory, side), [fork], ALICE), [str(n["id"]) for n in notes]
 
 
 def held_target(s: Signed, unkeyed: str, target: str) -> tuple[str, str]:

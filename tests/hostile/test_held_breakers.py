@@ -23,7 +23,6 @@ from tests.conftest import Clones, coop_in, git
 from tests.hostile.forge import (
     ALICE,
     BOB,
-    LEDGER,
     MALLORY,
     REF,
     Team,
@@ -38,7 +37,15 @@ from tests.hostile.forge import (
     tip,
     write_tree,
 )
-from tests.hostile.policy import ROLES, Signed, believed, forged_owner, keyed_team
+from tests.hostile.policy import (
+    ROLES,
+    Signed,
+    believed,
+    forged_owner,
+    keyed_team,
+    signed_merge,
+    start_of,
+)
 from tests.sshkeys import make_key, sign_with
 
 Content = dict[str, bytes]
@@ -74,26 +81,6 @@ def added_between(where: Path, old: str, new: str) -> dict[str, bytes]:
     """The event files `new` holds that `old` does not."""
     before, after = files(where, old), files(where, new)
     return {n: d for n, d in after.items() if n.startswith("events/") and n not in before}
-
-
-def start_of(content: Content) -> tuple[str, bytes, str]:
-    """alice's `config require_signed true`: its path, its bytes and its event id."""
-    for name, data in content.items():
-        if name.startswith(f"events/00/{LEDGER}/"):
-            raw = codec.load(data, name)
-            if raw["verb"] == "config" and raw["key"] == "require_signed" and raw["value"]:
-                return name, data, str(raw["id"])
-    raise AssertionError("no require_signed true in the ledger")
-
-
-def signed_merge(s: Signed, parents: list[str], content: Content) -> str:
-    """mallory's merge of `parents` holding `content`, signed by her own key; pushed."""
-    mallory = s.crew.mallory
-    made = commit(
-        mallory, write_tree(mallory, content), parents, MALLORY, key=s.keys["mallory"].private
-    )
-    push(mallory, made)
-    return made
 
 
 def fillers(content: Content, upto: int, actor: str) -> list[dict[str, Any]]:
@@ -161,17 +148,21 @@ def early_start_copy(s: Signed, unkeyed: str) -> tuple[str, list[str]]:
     after the fork, are beside the start in a newcomer's judgement: covered, and broken
     (her key is not registered at the parent of the commit registering it), so her key is
     kept out, and with it her start. The copy's commit and the filler events' ids."""
+    return early_start_copy_from(s, unkeyed)
+
+
+def early_start_copy_from(s: Signed, fork: str) -> tuple[str, list[str]]:
+    """`early_start_copy` from any fork: mallory's unsigned copy "by alice" of alice's start
+    (fillers first, to reach its clock). The commit, and the fillers' ids."""
     mallory = s.crew.mallory
     name, blob, _ = start_of(files(mallory))
-    side = files(mallory, unkeyed)
+    side = files(mallory, fork)
     notes = fillers(side, codec.load(blob, name)["clock"], ALICE)
     for data in notes:
         side = add_event(side, data)
     side = add_event(side, codec.load(blob, name))
     assert side[name] == blob
-    return commit(mallory, write_tree(mallory, side), [unkeyed], ALICE), [
-        str(n["id"]) for n in notes
-    ]
+    return commit(mallory, write_tree(mallory, side), [fork], ALICE), [str(n["id"]) for n in notes]
 
 
 @pytest.mark.parametrize("who", ["bob", "alice"])
@@ -329,8 +320,9 @@ def remote_tip(where: Path) -> str:
 def test_a_signed_twin_of_bobs_kept_out_note_does_not_stop_his_syncs_for_good(
     clones: Clones, tmp_path: Path
 ) -> None:
-    """LIVENESS. As soon as bob pushes his offline note, mallory pushes a note of her own,
-    signed by her key, with the note's event id (another file: nothing makes ids unique).
+    """LIVENESS. As soon as bob pushes his offline note, mallory pushes a todo of her own,
+    signed by her key, its `add` carrying the note's event id (another item's folder: one
+    folder holding an id twice is refused where it arrives, another item's is not yet).
     bob syncs it (a fast-forward: good). alice's sync then keeps bob's note's id out, and
     mallory's later twin with it. bob's next sync meets that coop.yaml: his local history
     adds the id twice, in his unsigned commit and in mallory's good one after it. The id
@@ -340,10 +332,10 @@ def test_a_signed_twin_of_bobs_kept_out_note_does_not_stop_his_syncs_for_good(
     mallory = crew.mallory
     under = remote_tip(mallory)
     content = files(mallory, under)
-    twin = new_event(content, crew.todo, "note", actor=MALLORY, event_id=note, text="twin")
-    made = commit(
-        mallory, write_tree(mallory, add_event(content, twin)), [under], key=keys["mallory"].private
-    )
+    hers = "td-mmmmmmmmmmmm"
+    twin = new_event(content, hers, "add", event_id=note, kind="todo", title="twin")
+    changed = refolded(add_event(content, twin))
+    made = commit(mallory, write_tree(mallory, changed), [under], key=keys["mallory"].private)
     push(mallory, made)
     assert coop_in(crew.victim, "sync").code == 0  # bob takes mallory's signed commit
     kept = coop_in(crew.alice, "sync", "--json")

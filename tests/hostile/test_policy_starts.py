@@ -47,7 +47,9 @@ from tests.hostile.policy import (
     forged_owner,
     keyed_team,
     not_believed,
+    signed_merge,
     signed_team,
+    start_of,
 )
 
 Content = dict[str, bytes]
@@ -59,26 +61,6 @@ def signed(clones: Clones, tmp_path: Path) -> Signed:
 
 
 # -- an attacker's building blocks ------------------------------------------------------
-
-
-def start_of(content: Content) -> tuple[str, bytes, str]:
-    """alice's `config require_signed true`: its path, its bytes and its event id."""
-    for name, data in content.items():
-        if name.startswith(f"events/00/{LEDGER}/"):
-            raw = codec.load(data, name)
-            if raw["verb"] == "config" and raw["key"] == "require_signed" and raw["value"]:
-                return name, data, str(raw["id"])
-    raise AssertionError("no require_signed true in the ledger")
-
-
-def signed_merge(s: Signed, parents: list[str], content: Content) -> str:
-    """mallory's merge of `parents` holding `content`, signed by her own key; pushed."""
-    mallory = s.crew.mallory
-    made = commit(
-        mallory, write_tree(mallory, content), parents, MALLORY, key=s.keys["mallory"].private
-    )
-    push(mallory, made)
-    return made
 
 
 # -- a copy of alice's start ------------------------------------------------------------
