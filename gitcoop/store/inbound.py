@@ -529,6 +529,17 @@ def _check_tip(
     return touched
 
 
+def refuse_twice(remote: str, item_id: ItemId, events: list[Event]) -> None:
+    """`_twice` of a merge's united folder: each side's held the id once, together they
+    hold it in two files (a fork of the remote's that copied a local event's id)."""
+    try:
+        _twice(item_id, events)
+    except BadLedger as error:
+        raise FetchedLedgerRefused(
+            f"remote {remote}: {error.message} — the local ledger is unchanged"
+        ) from None
+
+
 def _twice(item_id: ItemId, events: list[Event]) -> None:
     """BadLedger naming an event id an item's folder holds in two files: an id names one
     event (`fsck` says so of the whole ledger; a sync refuses it where it arrives)."""
@@ -581,7 +592,10 @@ def _check_still_kept_out(config: LedgerConfig, trusted: frozenset[EventId]) -> 
 
 def _check_ledger_fold(reader: Reader, side: Snapshot, config: LedgerConfig) -> None:
     """coop.yaml's roles and settings are what the ledger's own events fold to."""
-    state, _refused = rulebook.fold_ledger(reader.item_events(side, LEDGER_ID), config.kept_out)
+    events = reader.item_events(side, LEDGER_ID)
+    if len({event.id for event in events}) != len(events):
+        _twice(LEDGER_ID, events)
+    state, _refused = rulebook.fold_ledger(events, config.kept_out)
     if not _same_roles(LedgerConfig(roles=state.roles), config):
         raise BadLedger("coop.yaml: its roles are not the fold of the ledger's role events")
     known = {k: v for k, v in config.settings.items() if k in SETTINGS}

@@ -253,6 +253,8 @@ class _Union:
             events = self.reader.item_events(self.mine, item_id)
             skip = _tree_entries(self.yours, item_id, ours)
             events += [self.reader.event(self.yours, item_id, e) for e in skip]
+            if len({event.id for event in events}) != len(events):  # each side's alone was fine
+                inbound.refuse_twice(self.remote, item_id, events)
             self.found[item_id] = ({**ours, **theirs}, events)
         return self.found[item_id]
 

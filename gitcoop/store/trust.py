@@ -164,18 +164,21 @@ class _Starts:
         self.files = {**states.starts(tip), **local}
         self.local = frozenset(local)
         wanted = set(self.files.values())
-        paths = {start: f"{event_dir(LEDGER_ID)}/{name}" for name, start in self.files.items()}
-        self.adders: dict[EventId, list[Oid]] = {start: [] for start in wanted}
+        paths = {name: f"{event_dir(LEDGER_ID)}/{name}" for name in self.files}
+        # by file name: two files of one id are two starts (the fetch refuses such twins)
+        self.adders: dict[str, list[Oid]] = {name: [] for name in self.files}
         for candidate in candidates if wanted else ():
-            for event in candidate.events & wanted:  # the start's own file, not a twin id's
-                if paths[event] in states.added(candidate):
-                    self.adders[event].append(candidate.info.oid)
-        for name, start in self.files.items():  # one commit adds an event: others copy it
-            adders = self.adders[start]
+            if candidate.events & wanted:
+                added = states.added(candidate)
+                for name in self.files:
+                    if paths[name] in added:  # the start's own file, not a twin id's
+                        self.adders[name].append(candidate.info.oid)
+        for name in self.files:  # one commit adds an event: others copy it
+            adders = self.adders[name]
             if len(adders) > 1 or (adders and name in self.local):
                 first = "this clone's ledger" if name in self.local else f"commit {adders[0][:12]}"
                 raise BadLedger(
-                    f"commit {adders[-1][:12]}: adds {paths[start]}, the policy's start, "
+                    f"commit {adders[-1][:12]}: adds {paths[name]}, the policy's start, "
                     f"which {first} adds too — one commit adds an event, and another file "
                     "of the start's name (a copy or a forgery) would move where the policy "
                     "began"
@@ -196,7 +199,7 @@ class _Starts:
         """The commits its one adder has in its history (none when the local ledger holds
         it, or no commit among the candidates adds it)."""
         if name not in self.histories:
-            adders = [] if name in self.local else self.adders[self.files[name]]
+            adders = [] if name in self.local else self.adders[name]
             self.histories[name] = self.states.ancestors(adders[0]) if adders else frozenset()
         return self.histories[name]
 
