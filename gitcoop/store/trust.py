@@ -218,63 +218,104 @@ def judge(
     policy is beside it (`_Starts`).
 
     A breaker's events are kept out at once, but those whose very files (path and
-    blob) the local ledger holds, or another commit adds that is signed by its author's
-    key: a copy of someone's signed event in a forged commit must not keep theirs out,
-    and an event of another file with the same id vouches for nothing."""
+    blob) the local ledger holds, or another commit adds that wrote before the policy or
+    is signed by its author's key: a copy of someone's authentic event in a forged
+    commit must not keep theirs out, and an event of another file with the same id
+    vouches for nothing. A breaker's event whose id another authentic file holds, not
+    written after it, refuses (BadLedger): an event id names one event."""
     if not candidates:
         return Judgement()
     starts = _Starts(states, candidates, tip, ours)
     first = [c for c in candidates if states.at(_parent(c)).requires_signing or starts.beside(c)]
     if not first:
         return Judgement()
-    verdicts = _Verdicts(states.repo, candidates, states)
-    verdicts.fetch(first)
-    by_id: dict[EventId, list[Candidate]] = {}
-    for candidate in candidates:
-        for event in candidate.events:
-            by_id.setdefault(event, []).append(candidate)
-    kept = frozenset(trusted)
-    found = Judgement()
+    return _Judging(states, candidates, starts, frozenset(trusted), ours).run(first)
 
-    def authentic(other: Candidate) -> bool:
+
+class _Judging:
+    """One walk of `judge`: what the breakers found so far keep out, and the checks that
+    read it (which other files vouch for a breaker's, and which earlier ones it twins)."""
+
+    def __init__(
+        self,
+        states: LedgerStates,
+        candidates: list[Candidate],
+        starts: _Starts,
+        trusted: frozenset[EventId],
+        ours: Oid | None,
+    ) -> None:
+        self.states, self.candidates, self.starts = states, candidates, starts
+        self.verdicts = _Verdicts(states.repo, candidates, states)
+        self.by_id: dict[EventId, list[Candidate]] = {}
+        for candidate in candidates:
+            for event in candidate.events:
+                self.by_id.setdefault(event, []).append(candidate)
+        self.kept = trusted
+        self.local = Snapshot(states.repo, ours) if ours is not None else None
+        self.local_files: dict[EventId, set[tuple[str, str]]] | None = None
+
+    def run(self, first: list[Candidate]) -> Judgement:
+        self.verdicts.fetch(first)
+        found = Judgement()
+        for candidate in self.candidates:
+            state = self.states.at(_parent(candidate), self.kept)
+            if not state.requires_signing and not self.starts.beside(candidate):
+                continue
+            found.covered.append(candidate)
+            why = _problem(self.verdicts.of(candidate), candidate.info.author, state.keys)
+            if why is None:
+                continue
+            out = frozenset(candidate.events) - self.vouched(candidate)
+            for event in out:
+                held = self.twin(candidate, event)
+                if held is not None:
+                    raise BadLedger(_twin_message(candidate, event, held))
+            found.broken.append(Broken(candidate, _message(candidate, why), out))
+            self.kept = self.kept | out
+        return found
+
+    def authentic(self, other: Candidate) -> bool:
         """Written before the policy (as the history says), or signed by its author's key."""
-        state = states.at(_parent(other), kept)
-        if not state.requires_signing and not starts.beside(other):
+        state = self.states.at(_parent(other), self.kept)
+        if not state.requires_signing and not self.starts.beside(other):
             return True
-        return _problem(verdicts.of(other), other.info.author, state.keys) is None
+        return _problem(self.verdicts.of(other), other.info.author, state.keys) is None
 
-    local = Snapshot(states.repo, ours) if ours is not None else None
-
-    def copied(candidate: Candidate, path: str, file: tuple[EventId, str]) -> bool:
+    def copied(self, candidate: Candidate, path: str, file: tuple[EventId, str]) -> bool:
         """Whether the local ledger holds this very file, or another commit adds it that
         wrote before the policy or is signed by its author's key: a copy of an authentic
         event (the first key's own `keys add` is never signed by a key registered before
         it, so only its place before the policy vouches for a copy of it)."""
-        if local is not None and local.file_id(path) == file[1]:
+        if self.local is not None and self.local.file_id(path) == file[1]:
             return True
         return any(
-            authentic(c)
-            for c in by_id[file[0]]
-            if c is not candidate and states.added(c).get(path) == file
+            self.authentic(c)
+            for c in self.by_id[file[0]]
+            if c is not candidate and self.states.added(c).get(path) == file
         )
 
-    local_files: dict[EventId, set[tuple[str, str]]] | None = None
+    def vouched(self, candidate: Candidate) -> set[EventId]:
+        """The breaker's events each of whose files it adds is a copy of an authentic one."""
+        files = self.states.added(candidate).items()
+        copies = {path for path, file in files if self.copied(candidate, path, file)}
+        doubted = {event for path, (event, _) in files if path not in copies}
+        return {event for _, (event, _) in files} - doubted
 
-    def twin(candidate: Candidate, event: EventId) -> str | None:
+    def twin(self, candidate: Candidate, event: EventId) -> str | None:
         """Another file of `event`'s id not written after the breaker's: in the local
         ledger, or added by an authentic commit that does not have the breaker in its
         history. Keeping the id out would keep that one out too, and taking it would take
         the breaker's: neither can be done."""
-        nonlocal local_files
+        states = self.states
         own = {(path, f[1]) for path, f in states.added(candidate).items() if f[0] == event}
-        if local is not None:
-            if local_files is None:  # read once, and only for a breaker's kept events
-                wanted = frozenset(e for c in candidates for e in c.events)
-                local_files = states.named(local, wanted)
-            held = sorted(local_files.get(event, set()) - own)
+        if self.local is not None:
+            if self.local_files is None:  # read once, and only for a breaker's kept events
+                wanted = frozenset(e for c in self.candidates for e in c.events)
+                self.local_files = states.named(self.local, wanted)
+            held = sorted(self.local_files.get(event, set()) - own)
             if held:
                 return held[0][0]
-        for other in by_id.get(event, ()):
+        for other in self.by_id.get(event, ()):
             if other is candidate:
                 continue
             theirs = {(path, f[1]) for path, f in states.added(other).items() if f[0] == event}
@@ -282,34 +323,11 @@ def judge(
             # branch beside it): the id is not the breaker's to give away
             if (
                 theirs - own
-                and authentic(other)
+                and self.authentic(other)
                 and _oid(candidate) not in states.ancestors(_oid(other))
             ):
                 return sorted(theirs - own)[0][0]
         return None
-
-    def vouched(candidate: Candidate) -> set[EventId]:
-        """The breaker's events each of whose files it adds is a copy of an authentic one."""
-        files = states.added(candidate).items()
-        copies = {path for path, file in files if copied(candidate, path, file)}
-        doubted = {event for path, (event, _) in files if path not in copies}
-        return {event for _, (event, _) in files} - doubted
-
-    for candidate in candidates:
-        state = states.at(_parent(candidate), kept)
-        if not state.requires_signing and not starts.beside(candidate):
-            continue
-        found.covered.append(candidate)
-        why = _problem(verdicts.of(candidate), candidate.info.author, state.keys)
-        if why is not None:
-            out = frozenset(candidate.events) - vouched(candidate)
-            for event in out:
-                held = twin(candidate, event)
-                if held is not None:
-                    raise BadLedger(_twin_message(candidate, event, held))
-            found.broken.append(Broken(candidate, _message(candidate, why), out))
-            kept = kept | out
-    return found
 
 
 def history(repo: Repo, tip: Oid) -> list[Candidate]:
