@@ -174,18 +174,8 @@ def _closing_time(item: Item, event: Event, ending: str) -> tuple[datetime, str 
     )
 
 
-def _unbound(item: Item) -> Item:
-    return replace(item, taken_by=None, taken_at=None, session=None)
-
-
-def _resolved(item: Item, disposition: str) -> Item:
-    if item.obligation is None or not item.obligation.pending:
-        return item
-    return replace(item, obligation=obligations.resolve(item.obligation, disposition))
-
-
 def _resolved_obligation(item: Item, disposition: str) -> Obligation | None:
-    """`item`'s obligation as `_resolved` leaves it."""
+    """`item`'s obligation resolved with `disposition`, if it is pending."""
     if item.obligation is None or not item.obligation.pending:
         return item.obligation
     return obligations.resolve(item.obligation, disposition)
@@ -365,10 +355,10 @@ def abandon(item: Item | None, event: Event, roles: Roles, privileged: bool = Fa
     _guard_not_terminal(item, "abandon")
     if not privileged:
         _guard_holder(item, event, "abandon")
-    abandoned = _resolved(item, "abandoned")
     closed_at, note = _closing_time(item, event, "abandoned")
     return replace(
-        abandoned,
+        item,
+        obligation=_resolved_obligation(item, "abandoned"),
         status="abandoned",
         closed_by=event.actor,
         closed_at=closed_at,
