@@ -503,8 +503,7 @@ def _check_tip(
             found = added.get(item_id, [])
         else:
             found = reader.item_events(side, item_id)  # since `base`: the tip's folder, checked
-        if len({event.id for event in found}) != len(found):
-            _twice(item_id, found)
+        one_id_each(item_id, found)
         return found
 
     shown = progress.reporter()
@@ -529,20 +528,11 @@ def _check_tip(
     return touched
 
 
-def refuse_twice(remote: str, item_id: ItemId, events: list[Event]) -> None:
-    """`_twice` of a merge's united folder: each side's held the id once, together they
-    hold it in two files (a fork of the remote's that copied a local event's id)."""
-    try:
-        _twice(item_id, events)
-    except BadLedger as error:
-        raise FetchedLedgerRefused(
-            f"remote {remote}: {error.message} — the local ledger is unchanged"
-        ) from None
-
-
-def _twice(item_id: ItemId, events: list[Event]) -> None:
+def one_id_each(item_id: ItemId, events: list[Event]) -> None:
     """BadLedger naming an event id an item's folder holds in two files: an id names one
     event (`fsck` says so of the whole ledger; a sync refuses it where it arrives)."""
+    if len({event.id for event in events}) == len(events):
+        return
     seen: set[str] = set()
     for event in sorted(events, key=lambda e: e.order):
         if event.id in seen:
@@ -593,8 +583,7 @@ def _check_still_kept_out(config: LedgerConfig, trusted: frozenset[EventId]) -> 
 def _check_ledger_fold(reader: Reader, side: Snapshot, config: LedgerConfig) -> None:
     """coop.yaml's roles and settings are what the ledger's own events fold to."""
     events = reader.item_events(side, LEDGER_ID)
-    if len({event.id for event in events}) != len(events):
-        _twice(LEDGER_ID, events)
+    one_id_each(LEDGER_ID, events)
     state, _refused = rulebook.fold_ledger(events, config.kept_out)
     if not _same_roles(LedgerConfig(roles=state.roles), config):
         raise BadLedger("coop.yaml: its roles are not the fold of the ledger's role events")

@@ -30,7 +30,7 @@ from gitcoop.domain.ids import EventId, ItemId
 from gitcoop.domain.records import Event, Item, LedgerConfig
 from gitcoop.domain.roles import LEDGER_ID
 from gitcoop.domain.settings import SETTINGS
-from gitcoop.errors import BadLedger, ChangedUnderWrite, Refused
+from gitcoop.errors import BadLedger, ChangedUnderWrite, FetchedLedgerRefused, Refused
 from gitcoop.store import codec, heap, inbound, lock, upkeep
 from gitcoop.store.cache import ItemCache
 from gitcoop.store.inbound import Entries, Reader, changed, entries
@@ -253,8 +253,12 @@ class _Union:
             events = self.reader.item_events(self.mine, item_id)
             skip = _tree_entries(self.yours, item_id, ours)
             events += [self.reader.event(self.yours, item_id, e) for e in skip]
-            if len({event.id for event in events}) != len(events):  # each side's alone was fine
-                inbound.refuse_twice(self.remote, item_id, events)
+            try:  # each side's folder held each id once; together they may not
+                inbound.one_id_each(item_id, events)
+            except BadLedger as twice:
+                raise FetchedLedgerRefused(
+                    f"remote {self.remote}: {twice.message} — the local ledger is unchanged"
+                ) from None
             self.found[item_id] = ({**ours, **theirs}, events)
         return self.found[item_id]
 

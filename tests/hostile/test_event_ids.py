@@ -233,7 +233,7 @@ def test_a_signed_twin_of_alices_note_is_not_taken_where_fsck_then_fails(
     alice's signed note, in the same item's folder: no breaker, so no policy rule reads
     the id, and every clone took it; each clone's `fsck` then reported "event id ... is
     also used by", for good. What a sync takes, fsck must pass: an item's folder holding
-    an id twice is refused where it arrives (`inbound._twice`). A twin in another item's
+    an id twice is refused where it arrives (`inbound.one_id_each`). A twin in another item's
     folder is not caught yet (docs/hardening.md)."""
     s, _ = signed
     crew, mallory = s.crew, s.crew.mallory

@@ -1,6 +1,6 @@
 """Two rules: one commit adds the policy's start (`trust._Starts`, keyed by file), and an
 item's folder (the ledger's own too, and a merge's united one) holding one event id in
-two files is refused where it arrives (`inbound._twice`).
+two files is refused where it arrives (`inbound.one_id_each`).
 
 mallory (a chief with push access and her own registered key) attacks them; honest teams
 (all signing) must sync cleanly on every path."""
@@ -71,7 +71,7 @@ def test_a_second_start_file_with_the_starts_id_does_not_move_where_the_policy_b
     a later clock (another file name, sorting after hers). Her merge is signed by her own
     key. While `_Starts` keyed the adders by event id, the twin's path replaced the
     start's, so alice's start's "one adder" was mallory's fork commit, whose history
-    holds the fork, and a newcomer believed the forged owner; `_twice` did not read the
+    holds the fork, and a newcomer believed the forged owner; `one_id_each` did not read the
     ledger's own folder. Starts are keyed by file now, and the folder is read: refused."""
     crew, mallory = signed.crew, signed.crew.mallory
     _, _, start = start_of(files(mallory))
@@ -107,7 +107,7 @@ def test_a_signed_twin_on_a_fork_pushed_alone_is_not_taken_where_fsck_then_fails
     another file, same folder), and force-pushes that fork alone. The fetched tip's folder
     holds the id once, and her commit is good (no breaker). bob's merge held the id twice:
     his fsck failed, and his pushed merge was refused by every clone and newcomer from
-    then on. The merge's united folder is checked now (`inbound.refuse_twice`): refused."""
+    then on. The merge's united folder is checked now (`inbound.one_id_each`): refused."""
     crew, mallory = signed.crew, signed.crew.mallory
     assert coop_in(crew.alice, "note", crew.todo, "alice's own words").code == 0
     assert coop_in(crew.alice, "sync").code == 0
