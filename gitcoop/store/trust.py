@@ -110,6 +110,11 @@ class LedgerStates:
             self.files[key] = found
         return self.files[key]
 
+    def files_of(self, candidate: Candidate, event: EventId) -> frozenset[tuple[str, str]]:
+        """The files (path, blob id) of `event`'s id that `candidate` adds."""
+        added = self.added(candidate).items()
+        return frozenset((path, blob) for path, (e, blob) in added if e == event)
+
     def named(
         self, snapshot: Snapshot, events: frozenset[EventId]
     ) -> dict[EventId, set[tuple[str, str]]]:
@@ -307,7 +312,7 @@ class _Judging:
         history. Keeping the id out would keep that one out too, and taking it would take
         the breaker's: neither can be done."""
         states = self.states
-        own = {(path, f[1]) for path, f in states.added(candidate).items() if f[0] == event}
+        own = states.files_of(candidate, event)
         if self.local is not None:
             if self.local_files is None:  # read once, and only for a breaker's kept events
                 wanted = frozenset(e for c in self.candidates for e in c.events)
@@ -318,7 +323,7 @@ class _Judging:
         for other in self.by_id.get(event, ()):
             if other is candidate:
                 continue
-            theirs = {(path, f[1]) for path, f in states.added(other).items() if f[0] == event}
+            theirs = states.files_of(other, event)
             # another authentic file, not written after the breaker's (before it, or on a
             # branch beside it): the id is not the breaker's to give away
             if (
@@ -376,37 +381,26 @@ def held_breakers(
         return frozenset()
     every = list({c.info.oid: c for c in (*mine, *fetched)}.values())
     files = {
-        e: {f for c in found for f in states.added(c).items() if f[1][0] == e}
-        for e, found in adders.items()
+        e: frozenset().union(*(states.files_of(c, e) for c in found)) for e, found in adders.items()
     }
     copies = {
         e: [
             o
             for o in every
-            if e in o.events and o not in adders[e] and files[e] & states.added(o).items()
+            if e in o.events and o not in adders[e] and files[e] & states.files_of(o, e)
         ]
         for e in adders
     }
     judged = list({c.info.oid: c for e in adders for c in (*adders[e], *copies[e])}.values())
     # where the policy began as this clone's own history says: the starts it holds, each
     # added by a commit of that history (a fetched start, or a fetched copy of one, would
-    # make its own commits from before the policy "beside" it)
-    starts = _Starts(states, mine, ours, None)
-    verdicts = _Verdicts(repo, judged, states)
-    verdicts.fetch(judged)
-
-    def covered(candidate: Candidate) -> bool:
-        return states.at(_parent(candidate), trusted).requires_signing or starts.beside(candidate)
-
-    def good(candidate: Candidate) -> bool:
-        keys = states.at(_parent(candidate), trusted).keys
-        return _problem(verdicts.of(candidate), candidate.info.author, keys) is None
-
+    # make its own commits from before the policy "beside" it); judged with this clone's
+    # keys and settings, less what it keeps out (nothing more is kept out meanwhile)
+    judging = _Judging(states, judged, _Starts(states, mine, ours, None), trusted, None)
+    judging.verdicts.fetch(judged)
+    authentic = judging.authentic
     return frozenset(
-        e
-        for e, found in adders.items()
-        if all(covered(c) and not good(c) for c in found)
-        and not any(good(o) or not covered(o) for o in copies[e])
+        e for e, found in adders.items() if not any(authentic(c) for c in (*found, *copies[e]))
     )
 
 
@@ -414,15 +408,12 @@ def _first_files(states: LedgerStates, adders: list[Candidate], event: EventId) 
     """Those of `adders` (commits adding a file of `event`'s id) with no adder of another
     file of that id in their history: the adders of the id's first file, or files."""
 
-    def files(candidate: Candidate) -> frozenset[tuple[str, str]]:
-        added = states.added(candidate).items()
-        return frozenset((path, blob) for path, (e, blob) in added if e == event)
-
+    files = states.files_of
     return [
         c
         for c in adders
         if not any(
-            files(o) != files(c) and _oid(o) in states.ancestors(_oid(c))
+            files(o, event) != files(c, event) and _oid(o) in states.ancestors(_oid(c))
             for o in adders
             if o is not c
         )
