@@ -17,6 +17,7 @@ from tests.hostile.forge import (
     REF,
     Team,
     commit,
+    files,
     new_event,
     push,
     team,
@@ -121,3 +122,26 @@ def signed_merge(s: Signed, parents: list[str], content: dict[str, bytes]) -> st
     )
     push(mallory, made)
     return made
+
+
+def event_id_of(name: str) -> str:
+    return name.rsplit("/", 1)[1].split("-", 1)[1].removesuffix(".yaml")
+
+
+def added_between(where: Path, old: str, new: str) -> dict[str, bytes]:
+    """The event files `new` holds that `old` does not."""
+    before, after = files(where, old), files(where, new)
+    return {n: d for n, d in after.items() if n.startswith("events/") and n not in before}
+
+
+def alices_signed_note(s: Signed) -> tuple[str, str]:
+    """alice writes a signed note after the policy began; every clone syncs it. Its event
+    id, and the commit adding it."""
+    crew = s.crew
+    assert coop_in(crew.alice, "note", crew.todo, "alice's own words").code == 0
+    made = tip(crew.alice)
+    assert coop_in(crew.alice, "sync").code == 0
+    for path in (crew.mallory, crew.victim):
+        assert coop_in(path, "sync").code == 0
+    [note] = [n for n in added_between(crew.alice, f"{made}^", made) if crew.todo[3:] in n]
+    return event_id_of(note), made

@@ -37,12 +37,17 @@ from tests.hostile.forge import (
     tip,
     write_tree,
 )
-from tests.hostile.policy import ROLES, Signed, believed, signed_merge
-from tests.hostile.test_held_breakers import (  # the fixture and the building blocks
+from tests.hostile.policy import (
+    ROLES,
+    Signed,
     added_between,
     alices_signed_note,
-    early_start_copy_from,
+    believed,
     event_id_of,
+    signed_merge,
+)
+from tests.hostile.test_held_breakers import (  # the fixture and the building blocks
+    early_start_copy_from,
     own_key_file,
     remote_tip,
     signed,

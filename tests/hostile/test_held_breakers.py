@@ -40,7 +40,10 @@ from tests.hostile.forge import (
 from tests.hostile.policy import (
     ROLES,
     Signed,
+    added_between,
+    alices_signed_note,
     believed,
+    event_id_of,
     forged_owner,
     keyed_team,
     signed_merge,
@@ -73,16 +76,6 @@ def signed(clones: Clones, tmp_path: Path) -> tuple[Signed, str]:
 # -- building blocks --------------------------------------------------------------------
 
 
-def event_id_of(name: str) -> str:
-    return name.rsplit("/", 1)[1].split("-", 1)[1].removesuffix(".yaml")
-
-
-def added_between(where: Path, old: str, new: str) -> dict[str, bytes]:
-    """The event files `new` holds that `old` does not."""
-    before, after = files(where, old), files(where, new)
-    return {n: d for n, d in after.items() if n.startswith("events/") and n not in before}
-
-
 def fillers(content: Content, upto: int, actor: str) -> list[dict[str, Any]]:
     """Notes of `actor` on the seed todo lifting a commit's clock bound to `upto`."""
     todo = next(n for n in content if n.startswith("items/")).rsplit("/", 1)[1][:-5]
@@ -95,19 +88,6 @@ def fillers(content: Content, upto: int, actor: str) -> list[dict[str, Any]]:
             )
         )
     return made
-
-
-def alices_signed_note(s: Signed) -> tuple[str, str]:
-    """alice writes a signed note after the policy began; every clone syncs it. Its event
-    id, and the commit adding it."""
-    crew = s.crew
-    assert coop_in(crew.alice, "note", crew.todo, "alice's own words").code == 0
-    made = tip(crew.alice)
-    assert coop_in(crew.alice, "sync").code == 0
-    for path in (crew.mallory, crew.victim):
-        assert coop_in(path, "sync").code == 0
-    [note] = [n for n in added_between(crew.alice, f"{made}^", made) if crew.todo[3:] in n]
-    return event_id_of(note), made
 
 
 def own_key_file(s: Signed, unkeyed: str) -> tuple[str, bytes]:

@@ -43,6 +43,7 @@ from tests.hostile.forge import (
 from tests.hostile.policy import (
     ROLES,
     Signed,
+    alices_signed_note,
     believed,
     forged_owner,
     keyed_team,
@@ -613,10 +614,7 @@ def test_a_copy_of_alices_signed_note_in_a_forged_commit_does_not_keep_hers_out(
     alice's real note on every clone that syncs after."""
     crew = signed.crew
     before = tip(crew.alice)
-    assert coop_in(crew.alice, "note", crew.todo, "alice's own words").code == 0
-    assert coop_in(crew.alice, "sync").code == 0
-    for path in (crew.mallory, crew.victim):
-        assert coop_in(path, "sync").code == 0
+    alices_signed_note(signed)
     mallory = crew.mallory
     now = files(mallory)
     old = files(mallory, before)
@@ -717,10 +715,7 @@ def test_a_fork_without_alices_signed_note_that_keeps_a_copy_of_it_out_is_refuse
     alice's signed commit, must not, however it judges commits it holds already."""
     crew = signed.crew
     before = tip(crew.alice)
-    assert coop_in(crew.alice, "note", crew.todo, "alice's own words").code == 0
-    assert coop_in(crew.alice, "sync").code == 0
-    for path in (crew.mallory, crew.victim):
-        assert coop_in(path, "sync").code == 0
+    alices_signed_note(signed)
     mallory = crew.mallory
     now, old = files(mallory), files(mallory, before)
     added = [name for name in now if name.startswith("events/") and name not in old]
