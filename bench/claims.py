@@ -17,6 +17,24 @@ new commit (to refs/coop/bench), as git itself does them, plus a local pick
 (`pick --offline`, in-process) in the same clone.
 
 Run: python bench/claims.py [--clones 1,2,4,8,16] [--claims 96] [--workdir DIR]
+
+Fleet mode (`--fleet CLONESxWORKERS`, e.g. 16x4): confirmed claims overruled.
+A fresh remote holds --items open todos (default 40). CLONES clones (claims
+on) each run WORKERS processes, each with its own actor (COOP_ACTOR=
+wC-K@fleet), and ONE more clone runs one process as offline@fleet; all are
+released together by one line on their stdin. Each fleet worker walks every
+item in its own shuffled order with `take ID --json` (through the remote: an
+exit 0 is a confirmed claim); the offline worker walks them too with
+`take ID --offline --json`, then runs `git coop sync`. In the backdated
+variant the offline takes run with COOP_NOW=1970-01-02T00:00:00Z. Then every
+clone runs `git coop sync`, and a fresh clone reads the final ledger
+(`list --json --all`): a confirmed claim is overruled when the item's final
+holder (`taken_by`, or `closed_by` once closed) is not the actor that got the
+exit 0. Double claims: items whose take got exit 0 for two or more fleet
+actors, or whose remote ledger carries takes by two or more fleet actors.
+
+Run: python bench/claims.py --fleet 16x4 [--items 40] [--variants plain,backdated]
+     [--seed S] [--workdir DIR]
 """
 
 from __future__ import annotations
@@ -24,6 +42,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shlex
 import socket
 import statistics
@@ -32,11 +51,13 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections import Counter
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+import gitcoop
 from gitcoop.store.repository import open_repo
 from gitcoop.store.snapshot import Snapshot
 
@@ -178,6 +199,21 @@ class Round:
         return [p for p in self.picks if p["code"] == 0]
 
 
+def release(workers: Sequence[subprocess.Popen[str]], ready: str = "ready\n") -> float:
+    """Wait until every worker says `ready` (imports and caches warm), then let them all go
+    at once, by one line on each one's stdin; the instant they were let go."""
+    for worker in workers:
+        assert worker.stdout is not None
+        if worker.stdout.readline() != ready:
+            raise SystemExit(f"a worker failed to start: {worker.communicate()[1]}")
+    start = time.perf_counter()
+    for worker in workers:
+        assert worker.stdin is not None
+        worker.stdin.write("go\n")
+        worker.stdin.flush()
+    return start
+
+
 def race(
     paths: list[Path], picks: int, mode: str = "remote"
 ) -> tuple[list[dict[str, object]], float]:
@@ -192,15 +228,7 @@ def race(
         )
         for path in paths
     ]
-    for worker in workers:  # each says so once its imports and caches are warm
-        assert worker.stdout is not None
-        if worker.stdout.readline() != "ready\n":
-            raise SystemExit(f"a worker failed to start: {worker.communicate()[1]}")
-    start = time.perf_counter()
-    for worker in workers:
-        assert worker.stdin is not None
-        worker.stdin.write("go\n")
-        worker.stdin.flush()
+    start = release(workers)
     results: list[dict[str, object]] = []
     for worker in workers:
         out, err = worker.communicate(timeout=1800)
@@ -295,16 +323,313 @@ def report(rounds: list[Round], base: dict[str, float]) -> None:
         print(f"\n{most.clones} clones' claim rate is {share:.0%} of one clone's")
 
 
+# --- fleet mode: confirmed claims overruled ---------------------------------------------------
+
+BACKDATED = "1970-01-02T00:00:00Z"
+OFFLINE_ACTOR = "offline@fleet"
+
+FLEET_WORKER = """
+import contextlib, io, json, os, random, sys, time
+import gitcoop
+from gitcoop.cli.main import main
+
+def coop(*args):
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(list(args))
+    return code, out.getvalue(), err.getvalue()
+
+ids, mode, seed, now = json.loads(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
+coop("list")  # imports and caches warm before the race
+print("ready", flush=True)
+print(os.path.dirname(os.path.dirname(os.path.realpath(gitcoop.__file__))), flush=True)
+sys.stdin.readline()  # the barrier
+order = list(ids)
+random.Random(seed).shuffle(order)
+if now:
+    os.environ["COOP_NOW"] = now  # the takes only: the sync below runs at the real time
+for item in order:
+    start = time.perf_counter()
+    code, out, err = coop("take", item, "--json", *(["--offline"] if mode == "offline" else []))
+    took = time.perf_counter() - start
+    print(json.dumps({"item": item, "code": code, "seconds": took,
+                      "err": "" if code == 0 else err.strip()[:500]}), flush=True)
+os.environ.pop("COOP_NOW", None)
+if mode == "offline":
+    start = time.perf_counter()
+    code, out, err = coop("sync")
+    print(json.dumps({"sync": code, "seconds": time.perf_counter() - start,
+                      "err": err.strip()[-300:]}), flush=True)
+"""
+
+
+def seed_todos(root: Path, url: str, items: int) -> list[str]:
+    """A remote whose ledger holds `items` open todos (takeable by id); their ids."""
+    path = root / "seed"
+    git(root, "init", "-q", "-b", "main", str(path))
+    git(path, "config", "user.email", "owner@example.com")
+    git(path, "config", "coop.fsync", "false")
+    git(path, "commit", "-q", "--allow-empty", "-m", "code")
+    git(path, "remote", "add", "origin", url)
+    coop(path, "init")
+    script = (
+        "import sys\nfrom gitcoop.cli.main import main\n"
+        "for n in range(int(sys.argv[1])):\n"
+        "    assert main(['add', 'todo', f'fleet task {n}']) == 0\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(items)], cwd=path, capture_output=True, text=True
+    )
+    if done.returncode != 0:
+        raise SystemExit(f"seeding the todos failed: {done.stderr}")
+    git(path, "push", "-q", "origin", "main")
+    coop(path, "sync")
+    return sorted(i["id"] for i in json.loads(coop(path, "list", "--json", "--all")))
+
+
+@dataclass
+class Fleet:
+    variant: str
+    clones: int
+    workers: int
+    items: int
+    takes: list[dict[str, object]]  # every fleet take: actor, item, code, seconds, err
+    offline: list[dict[str, object]]  # the offline clone's takes
+    offline_sync: dict[str, object]
+    final: dict[str, dict[str, object]]  # item id -> its final state on the remote
+    remote_takers: dict[str, set[str]]  # item id -> actors with a take event there
+    final_syncs: Counter[int]  # exit code of each clone's last `git coop sync`
+    wall: float  # release to the last worker done (the offline sync included)
+    settle: float  # every clone's final sync, and the read of the final ledger
+    total: float  # the variant end to end, set-up included
+
+    @property
+    def confirmed(self) -> list[dict[str, object]]:
+        return [t for t in self.takes if t["code"] == 0]
+
+    def holder(self, item: str) -> str | None:
+        state = self.final.get(item, {})
+        return str(state.get("closed_by") or state.get("taken_by") or "") or None
+
+    @property
+    def overruled(self) -> list[dict[str, object]]:
+        return [t for t in self.confirmed if self.holder(str(t["item"])) != t["actor"]]
+
+    @property
+    def double(self) -> int:
+        confirmed: dict[str, set[str]] = {}
+        for t in self.confirmed:
+            confirmed.setdefault(str(t["item"]), set()).add(str(t["actor"]))
+        fleet = {i: a - {OFFLINE_ACTOR} for i, a in self.remote_takers.items()}
+        return sum(
+            len(confirmed.get(i, set())) > 1 or len(fleet.get(i, set())) > 1
+            for i in set(confirmed) | set(fleet)
+        )
+
+
+def remote_takers(bare: Path) -> dict[str, set[str]]:
+    """Per item, the actors with a take event (take, takeover, pick) on the remote."""
+    repo = open_repo(str(bare))
+    snapshot = Snapshot(repo, repo.tip())
+    takers: dict[str, set[str]] = {}
+    for item_id in snapshot.item_ids():
+        actors = {
+            e.actor
+            for e in snapshot.events(item_id)
+            if e.verb in ("take", "takeover", "pick")
+        }
+        takers[str(item_id)] = actors
+    return takers
+
+
+def collect(workers: list[subprocess.Popen[str]], timeout: float) -> list[tuple[int, str, str]]:
+    """Every worker's exit code, stdout and stderr, read side by side (no pipe fills up)."""
+    done: list[tuple[int, str, str] | None] = [None] * len(workers)
+
+    def read(n: int) -> None:
+        try:
+            out, err = workers[n].communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            workers[n].kill()
+            out, err = workers[n].communicate()
+            err += f"\n(killed after {timeout:.0f} s)"
+        done[n] = (workers[n].returncode, out, err)
+
+    threads = [threading.Thread(target=read, args=(n,)) for n in range(len(workers))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return [d for d in done if d is not None]
+
+
+def fleet_round(
+    root: Path, variant: str, clones: int, workers: int, items: int, seed: str, timeout: float
+) -> Fleet:
+    began = time.perf_counter()
+    base = root / f"fleet-{variant}-{clones}x{workers}"
+    base.mkdir()
+    now = BACKDATED if variant == "backdated" else ""
+    with daemon(base) as url:
+        ids = seed_todos(base, url, items)
+        paths = [clone(base, url, n) for n in range(clones)]
+        offline_path = clone(base, url, clones)  # claims on too: its takes say --offline
+        here = str(Path(gitcoop.__file__).resolve().parent.parent)
+        plan: list[tuple[str, Path, str]] = [
+            (f"w{c}-{k}@fleet", paths[c], "remote") for c in range(clones) for k in range(workers)
+        ]
+        plan.append((OFFLINE_ACTOR, offline_path, "offline"))
+        procs = [
+            subprocess.Popen(
+                [sys.executable, "-c", FLEET_WORKER, json.dumps(ids), mode,
+                 f"{seed}/{variant}/{actor}", now if mode == "offline" else ""],
+                cwd=path,
+                env={**os.environ, "COOP_ACTOR": actor},
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                text=True,
+            )  # fmt: skip
+            for actor, path, mode in plan
+        ]
+        start = release(procs)
+        for proc in procs:  # each names the gitcoop it imported, after `ready`
+            assert proc.stdout is not None
+            where = proc.stdout.readline().strip()
+            if where != here:
+                raise SystemExit(f"a worker imported gitcoop from {where}, not {here}")
+        finished = collect(procs, timeout)
+        wall = time.perf_counter() - start
+        takes: list[dict[str, object]] = []
+        offline: list[dict[str, object]] = []
+        offline_sync: dict[str, object] = {}
+        for (actor, _, mode), (code, out, err) in zip(plan, finished, strict=True):
+            if code != 0:
+                raise SystemExit(f"worker {actor} failed (exit {code}): {err[-2000:]}")
+            for line in out.splitlines():
+                row = {**json.loads(line), "actor": actor}
+                if "sync" in row:
+                    offline_sync = row
+                else:
+                    (offline if mode == "offline" else takes).append(row)
+        settled = time.perf_counter()
+        final_syncs: Counter[int] = Counter()
+        for path in [*paths, offline_path]:  # every clone syncs at the end, as its own actor
+            done = subprocess.run(
+                [sys.executable, "-c", "from gitcoop.cli.main import run; run()", "sync"],
+                cwd=path, capture_output=True, text=True,
+            )  # fmt: skip
+            final_syncs[done.returncode] += 1
+        reader = base / "reader"
+        git(base, "clone", "-q", "-b", "main", url, str(reader))
+        git(reader, "config", "user.email", "reader@example.com")
+        coop(reader, "remote", "setup", "origin")
+        coop(reader, "sync")
+        final = {str(i["id"]): i for i in json.loads(coop(reader, "list", "--json", "--all"))}
+        takers = remote_takers(base / "remote.git")
+        settle = time.perf_counter() - settled
+    return Fleet(
+        variant, clones, workers, items, takes, offline, offline_sync, final, takers,
+        final_syncs, wall, settle, time.perf_counter() - began,
+    )  # fmt: skip
+
+
+def shape(message: str) -> str:
+    """A message with its shas, ids and instants blanked, to group alike ones."""
+    message = re.sub(r"\b[0-9a-f]{7,40}\b", "SHA", message)
+    message = re.sub(r"\b[a-z]{2}-[0-9a-z]{4,}\b", "ID", message)
+    return re.sub(r"\d{4}-\d\d-\d\d[ T][\d:]+( UTC|Z)?", "TIME", message)[:160]
+
+
+def fleet_report(rounds: list[Fleet]) -> None:
+    print(
+        "| variant | clones | workers | items | offline takes | confirmed claims | overruled "
+        "| double claims | wall time |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|")
+    for r in rounds:
+        offline_ok = sum(t["code"] == 0 for t in r.offline)
+        print(
+            f"| {r.variant} | {r.clones} | {r.clones * r.workers} | {r.items} "
+            f"| {offline_ok}/{len(r.offline)} | {len(r.confirmed)} | {len(r.overruled)} "
+            f"| {r.double} | {r.wall:.1f} s |"
+        )
+    print()
+    for r in rounds:
+        codes = Counter(int(str(t["code"])) for t in r.takes)
+        lat = [float(str(t["seconds"])) for t in r.confirmed] or [float("nan")]
+        held = Counter(r.holder(i) == OFFLINE_ACTOR for i in r.final)
+        conflicts = sum(bool(s.get("conflicts")) for s in r.final.values())
+        landed = sum(OFFLINE_ACTOR in a for a in r.remote_takers.values())
+        unconfirmed = sum(1 for i in r.final if r.holder(i) not in {None, OFFLINE_ACTOR}
+                          and not any(t["item"] == i and t["code"] == 0 for t in r.confirmed))
+        print(
+            f"{r.variant}: fleet take exits {dict(sorted(codes.items()))}; confirmed take "
+            f"p50 {percentile(lat, 0.5) * 1000:.0f} ms, p99 {percentile(lat, 0.99) * 1000:.0f} ms; "
+            f"offline sync exit {r.offline_sync.get('sync')} "
+            f"({float(str(r.offline_sync.get('seconds', 0))):.1f} s); final syncs "
+            f"{dict(sorted(r.final_syncs.items()))} ({r.settle:.1f} s with the read); "
+            f"final holders: offline {held[True]}, fleet {held[False]} "
+            f"(not confirmed to their holder: {unconfirmed}); offline takes on the remote "
+            f"{landed}; items with conflicts {conflicts}; "
+            f"end to end {r.total:.0f} s"
+        )
+        odd = [t for t in r.takes if t["code"] not in (0, 1)]
+        odd += [t for t in r.offline if t["code"] != 0]
+        kinds: dict[tuple[object, str], list[dict[str, object]]] = {}
+        for t in odd:  # grouped by exit and message, with the ids and shas left out
+            kinds.setdefault((t["code"], shape(str(t["err"]))), []).append(t)
+        for (code, _), alike in sorted(kinds.items(), key=lambda k: -len(k[1])):
+            t = alike[0]
+            print(f"  odd: {len(alike)} x exit {code}, e.g. {t['actor']} take {t['item']}: "
+                  f"{t['err']}")
+        if r.offline_sync.get("sync") not in (0, None):
+            print(f"  offline sync said: {r.offline_sync.get('err')}")
+        for t in r.overruled[:3]:
+            print(f"  overruled: {t['actor']} took {t['item']} (exit 0); final holder "
+                  f"{r.holder(str(t['item']))}")
+
+
+def fleet_main(args: argparse.Namespace, root: Path) -> None:
+    clones, _, workers = args.fleet.partition("x")
+    if not (clones.isdigit() and workers.isdigit()) or int(clones) < 1 or int(workers) < 1:
+        raise SystemExit(f"--fleet wants CLONESxWORKERS, e.g. 16x4 (not {args.fleet!r})")
+    seed = args.seed if args.seed is not None else os.urandom(4).hex()
+    variants = [v.strip() for v in args.variants.split(",") if v.strip()]
+    if not variants or set(variants) - {"plain", "backdated"}:
+        raise SystemExit("--variants takes plain, backdated or both")
+    rounds = [
+        fleet_round(root, v, int(clones), int(workers), args.items, seed, args.timeout)
+        for v in variants
+    ]
+    print(
+        f"Machine: {os.cpu_count()} cores; {sys.version.split()[0]}; "
+        f"{git(root, 'version').strip()}; gitcoop from "
+        f"{Path(gitcoop.__file__).resolve().parent}; seed {seed}\n"
+    )
+    fleet_report(rounds)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--clones", default="1,2,4,8,16")
     parser.add_argument("--claims", type=int, default=96, help="claims per round (all clones)")
     parser.add_argument("--workdir", default=None)
+    parser.add_argument("--fleet", default=None, metavar="CLONESxWORKERS",
+                        help="fleet mode: confirmed claims overruled, e.g. 16x4")
+    parser.add_argument("--items", type=int, default=40, help="fleet mode: todos to take")
+    parser.add_argument("--variants", default="plain,backdated",
+                        help="fleet mode: plain, backdated (offline takes at COOP_NOW=1970-01-02)")
+    parser.add_argument("--seed", default=None, help="fleet mode: the shuffles' seed")
+    parser.add_argument("--timeout", type=float, default=1800, help="fleet mode: per worker, s")
     args = parser.parse_args()
     subprocess.run([sys.executable, "-m", "compileall", "-q", "gitcoop"], check=False)
     with tempfile.TemporaryDirectory(dir=args.workdir) as tmp:
         root = Path(tmp)
         os.environ.update(GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL=str(root / "gitconfig"))
+        if args.fleet:
+            for name in ("COOP_ACTOR", "COOP_NOW", "COOP_SESSION"):  # set per worker only
+                os.environ.pop(name, None)
+            fleet_main(args, root)
+            return
         base = floor(root, 15, args.claims)
         counts = [int(n) for n in args.clones.split(",")]
         rounds = [one_round(root, n, max(1, args.claims // n)) for n in counts]

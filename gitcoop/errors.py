@@ -131,3 +131,11 @@ class EnvironmentFailed(CoopError):
 
     exit_code = 9
     code = "environment"
+
+
+class RemoteRewritten(CoopError):
+    """The remote's ledger no longer holds, on its first-parent chain, the tip this clone
+    took in last: forced back, deleted, or merged aside (docs/hardening.md, H4)."""
+
+    exit_code = 10
+    code = "remote_rewritten"

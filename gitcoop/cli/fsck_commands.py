@@ -32,6 +32,7 @@ def register(app: typer.Typer) -> None:
                     "events": report.events,
                     "commits": report.commits,
                     "breaches": [vars(b) for b in report.breaches],
+                    "notes": report.notes,
                 }
             )
         else:
@@ -45,4 +46,6 @@ def register(app: typer.Typer) -> None:
                 printed=as_json,  # the report is the answer
             )
         if not as_json:
+            for note in report.notes:
+                say(f"note: {note}")
             say(f"ok: {checks.summary(report)}")

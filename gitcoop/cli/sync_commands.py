@@ -68,7 +68,8 @@ def report_json(report: SyncReport) -> dict[str, Any]:
             {"item": n.item, "short_id": n.label, "event": n.event, "message": n.text}
             for n in report.lost
         ],
-        "kept_out": report.kept_out,
+        "unsigned": report.unsigned,
+        "rewritten": report.rewritten,
     }
 
 
@@ -98,17 +99,33 @@ def print_report(report: SyncReport, as_json: bool, verb: str) -> None:
     say(f"{verb} {report.remote}: {', '.join(parts) or 'nothing to do'} (ledger at {tip})")
     for notice in report.notices:
         say(f"conflict: {printable(notice.text)}")
-    if report.kept_out:
-        warn(kept_out_line(report.remote, len(report.kept_out)))
+    if report.rewritten:
+        warn(
+            f"{printable(report.rewritten)} — this clone's history was put back first "
+            f"and pushed to {report.remote}"
+        )
+    if report.unsigned:
+        warn(unsigned_line(report.remote, len(report.unsigned)))
 
 
-def kept_out_line(remote: str, count: int) -> str:
+def unsigned_line(remote: str, count: int) -> str:
     events = "1 event" if count == 1 else f"{count} events"
     return (
-        f"kept {events} from {remote} out: their commits were not signed by their authors' "
-        "registered keys (require_signed); they show as conflicts an owner settles "
-        "(git coop resolve ID EVENT --apply|--dismiss --reason R; fsck lists ledger changes)"
+        f"refused {events} from {remote} where they joined: their commits were not signed by "
+        "their authors' registered keys (require_signed); they show as conflicts an owner "
+        "settles (git coop resolve ID EVENT --apply|--dismiss --reason R; fsck --full lists "
+        "them)"
     )
+
+
+AcceptRewriteOpt = Annotated[
+    bool,
+    typer.Option(
+        "--accept-rewrite",
+        help="Take the remote's history as it now is, though it no longer holds what this "
+        "clone took in last first (a deliberate rewrite); your events join after it.",
+    ),
+]
 
 
 def register(app: typer.Typer) -> None:
@@ -160,24 +177,49 @@ def register(app: typer.Typer) -> None:
             warn(line)
 
     @app.command("sync")
-    def sync_(remote: RemoteArg = "origin", actor: AsOpt = None, as_json: JsonOpt = False) -> None:
+    def sync_(
+        remote: RemoteArg = "origin",
+        accept_rewrite: AcceptRewriteOpt = False,
+        put_back: Annotated[
+            bool,
+            typer.Option(
+                "--put-back",
+                help="Put this clone's history back first even where the remote holds it "
+                "aside, behind a merge of someone else's (exit 10 says when).",
+            ),
+        ] = False,
+        actor: AsOpt = None,
+        as_json: JsonOpt = False,
+    ) -> None:
         """Fetch the remote's ledger, merge it, push the result (retrying if it moved).
 
-        Exits 8 when the merge refused one of your own events (a take that lost to
-        an earlier one): stop working on that item; list --mine shows it until
-        git coop ack ID.
+        The remote's history is the order: this clone's unpublished events join
+        after what the remote holds. Exits 8 when that refused one of your own
+        events (a take that lost to an earlier one): stop working on that item;
+        list --mine shows it until git coop ack ID. Exits 10 when the remote's
+        history was rewritten and this clone cannot put it back (the message
+        says what happened and what to run); a remote that lost history this
+        clone holds gets it back, with a warning.
         """
-        report = sync.sync(make_context(actor), remote)
+        if accept_rewrite and put_back:
+            raise UsageError("--accept-rewrite and --put-back pull opposite ways — give one")
+        report = sync.sync(make_context(actor), remote, accept_rewrite, put_back)
         print_report(report, as_json, "sync")
         stop_if_lost(report, as_json)
 
     @app.command()
-    def pull(remote: RemoteArg = "origin", actor: AsOpt = None, as_json: JsonOpt = False) -> None:
+    def pull(
+        remote: RemoteArg = "origin",
+        accept_rewrite: AcceptRewriteOpt = False,
+        actor: AsOpt = None,
+        as_json: JsonOpt = False,
+    ) -> None:
         """Fetch the remote's ledger and merge it into this clone's; push nothing.
 
-        Exits 8, like sync, when the merge refused one of your own events.
+        Exits 8, like sync, when the merge refused one of your own events, and 10
+        when the remote's history was rewritten (git coop sync puts it back).
         """
-        report = sync.pull(make_context(actor), remote)
+        report = sync.pull(make_context(actor), remote, accept_rewrite)
         print_report(report, as_json, "pull")
         stop_if_lost(report, as_json)
 

@@ -22,7 +22,10 @@ PREFIX_KIND = {v: k for k, v in KIND_PREFIX.items()}
 EVENT_PREFIX = "ev"
 
 ITEM_ID_RE = lazy(r"^(td|rq|it|cf)-[0-9a-hjkmnp-tv-z]{12}\Z")
-EVENT_ID_RE = lazy(r"^ev-[0-9a-hjkmnp-tv-z]{12}\Z")
+# format 1 minted event ids at random (12 characters); from format 2 an event's id is
+# the hash of its content (26 characters, 130 bits): one id names one event
+EVENT_ID_RE = lazy(r"^ev-(?:[0-9a-hjkmnp-tv-z]{12}|[0-9a-hjkmnp-tv-z]{26})\Z")
+CONTENT_ID_LENGTH = 26
 
 # Who acts: written into commit signatures and one-line messages, so no control
 # characters (bounds.unsafe()), no angle brackets (git's signature delimiters),
@@ -68,6 +71,23 @@ def mint_item_id(kind: str, bits: RandomBits) -> ItemId:
 
 def mint_event_id(bits: RandomBits) -> EventId:
     return EventId(f"{EVENT_PREFIX}-{_random_part(bits)}")
+
+
+def content_event_id(content: bytes) -> EventId:
+    """The id of an event whose canonical content (every field but the id) is `content`:
+    130 bits of its SHA-256, as git names an object by its content."""
+    import hashlib  # only writers and the boundary hash
+
+    value = int.from_bytes(hashlib.sha256(content).digest()[:17], "big") >> 6
+    chars = []
+    for _ in range(CONTENT_ID_LENGTH):
+        chars.append(ALPHABET[value & 31])
+        value >>= 5
+    return EventId(f"{EVENT_PREFIX}-{''.join(chars)}")
+
+
+def is_content_id(event_id: str) -> bool:
+    return len(event_id) == len(EVENT_PREFIX) + 1 + CONTENT_ID_LENGTH
 
 
 def random_part(item_id: str) -> str:

@@ -6,10 +6,8 @@ what the two sides hold, never on which side ran the merge.
 
 from __future__ import annotations
 
-from typing import Any
-
 from gitcoop.domain.frozen import frozen
-from gitcoop.domain.records import Conflict, Item, LedgerConfig, Roles
+from gitcoop.domain.records import Conflict, Item, Roles
 from gitcoop.domain.timefmt import human_instant
 
 
@@ -26,33 +24,6 @@ def merge_roles(a: Roles, b: Roles) -> Roles:
 def same_roles(a: Roles, b: Roles) -> bool:
     """Whether the rules see the same people (order does not matter to them)."""
     return set(a.owners) == set(b.owners) and set(a.chiefs) == set(b.chiefs)
-
-
-def merge_config(a: LedgerConfig, b: LedgerConfig) -> LedgerConfig:
-    """Roles united, the Lamport clock at the max of both, settings and kept-out events
-    united.
-
-    A setting both sides hold with different values keeps the larger one in its
-    canonical JSON form: arbitrary, but the same whichever side merges.
-    """
-    settings: dict[str, Any] = dict(a.settings)
-    for key, value in b.settings.items():
-        if key in settings and settings[key] != value:
-            settings[key] = max(settings[key], value, key=_canonical)
-        else:
-            settings[key] = value
-    return LedgerConfig(
-        roles=merge_roles(a.roles, b.roles),
-        settings={k: settings[k] for k in sorted(settings)},
-        clock=max(a.clock, b.clock),
-        kept_out=tuple(sorted({*a.kept_out, *b.kept_out})),
-    )
-
-
-def _canonical(value: Any) -> str:
-    import json  # only a merge of settings needs it; writers load no json
-
-    return json.dumps(value, sort_keys=True, default=str)
 
 
 @frozen

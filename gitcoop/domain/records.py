@@ -148,6 +148,20 @@ class Event:
     def arg(self, name: str) -> Any:
         return self.args.get(name)
 
+    def content(self) -> bytes:
+        """Every field but the id, in one canonical form: what a content id hashes."""
+        import json  # only writers and the boundary hash events
+
+        data = self.to_data()
+        del data["id"]
+        return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+
+    def named_by_content(self) -> Event:
+        """This event with the id its content gives (ledger format 2)."""
+        from gitcoop.domain.ids import content_event_id
+
+        return replace(self, id=content_event_id(self.content()))
+
     def to_data(self) -> Data:
         data: Data = dict(self.args)
         data.update(
@@ -593,20 +607,27 @@ class Roles:
         return cls(owners=tuple(owners), chiefs=tuple(chiefs))
 
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # what this gitcoop writes
+FORMATS = (1, 2)  # what it reads: a format-1 ledger upgrades on its first write
 
 
 @frozen
 class LedgerConfig:
-    """coop.yaml: the format version, the roles, settings, and the Lamport clock."""
+    """coop.yaml: the format version, the roles, settings, the keys and the Lamport clock.
+
+    From format 2 it is the whole of the ledger's own state (docs/hardening.md, H1):
+    the state a commit joins is read from its first parent alone. Format 1 kept no
+    keys (they were folded from the ledger's events) and listed the events a merge
+    kept out for want of a signature; that list is read, never written."""
 
     roles: Roles = Roles()
     settings: Mapping[str, Any] = field(default_factory=dict)
     clock: int = 0
     format: int = FORMAT_VERSION
-    # events a merge kept out of every fold: their commits were not signed by their
-    # actors' registered keys under the owners' require_signed policy (docs/hardening.md)
-    kept_out: tuple[EventId, ...] = ()
+    # the key registry (domain/keys.Keys as data): {"registered": {who: [key, ...]},
+    # "proposed": {...}}; format 2 only
+    keys: Mapping[str, Mapping[str, tuple[str, ...]]] = field(default_factory=dict)
+    kept_out: tuple[EventId, ...] = ()  # format 1 only
 
     def to_data(self) -> Data:
         data: Data = {
@@ -615,25 +636,58 @@ class LedgerConfig:
             "settings": dict(self.settings),
             "clock": self.clock,
         }
-        if self.kept_out:  # written only when there are some: older ledgers keep their bytes
+        if self.format >= 2:
+            data["keys"] = {
+                part: {who: list(keys) for who, keys in self.keys.get(part, {}).items()}
+                for part in KEY_PARTS
+            }
+        elif self.kept_out:  # format 1 wrote it only when there were some
             data["kept_out"] = list(self.kept_out)
         return data
 
     @classmethod
     def from_data(cls, data: Mapping[str, Any]) -> LedgerConfig:
         version = data.get("format")
-        if version != FORMAT_VERSION:
+        if version not in FORMATS or isinstance(version, bool):
             raise RecordError(
-                f"ledger format {version!r} is not supported (this gitcoop reads format "
-                f"{FORMAT_VERSION}) — upgrade gitcoop"
+                f"ledger format {version!r} is not supported (this gitcoop reads formats "
+                f"{' and '.join(map(str, FORMATS))}) — upgrade gitcoop"
             )
         try:
             settings = checked(data.get("settings"))
         except SettingError as bad:
             raise RecordError(str(bad)) from None
+        if version >= 2 and "kept_out" in data:
+            raise RecordError("kept_out is a format-1 list; format 2 keeps no such list")
         return cls(
             roles=Roles.from_data(data.get("roles")),
             settings=settings,
             clock=_int(data.get("clock", 0), "clock"),
-            kept_out=_event_ids(data.get("kept_out"), "kept_out"),
+            format=version,
+            keys=_keys(data.get("keys")) if version >= 2 else {},
+            kept_out=_event_ids(data.get("kept_out"), "kept_out") if version == 1 else (),
         )
+
+
+KEY_PARTS = ("registered", "proposed")
+
+
+def _keys(value: Any) -> dict[str, dict[str, tuple[str, ...]]]:
+    """The key registry's data: each part a mapping of a person to a list of keys."""
+    if value is None:
+        return {part: {} for part in KEY_PARTS}
+    if not isinstance(value, Mapping) or set(value) - set(KEY_PARTS):
+        raise RecordError(f"keys must be a mapping of {' and '.join(KEY_PARTS)}")
+    found: dict[str, dict[str, tuple[str, ...]]] = {}
+    for part in KEY_PARTS:
+        table = value.get(part) or {}
+        if not isinstance(table, Mapping) or not all(
+            isinstance(who, str)
+            and isinstance(keys, list)
+            and keys
+            and all(isinstance(k, str) for k in keys)
+            for who, keys in table.items()
+        ):
+            raise RecordError(f"keys.{part} must map each person to a list of keys")
+        found[part] = {who: tuple(table[who]) for who in sorted(table)}
+    return found

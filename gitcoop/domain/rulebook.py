@@ -35,8 +35,16 @@ from gitcoop.domain import (
 )
 from gitcoop.domain.frozen import frozen
 from gitcoop.domain.ids import ItemId
-from gitcoop.domain.records import Conflict, Event, Item, RecordError, Roles, replace
-from gitcoop.domain.roles import apply_roles
+from gitcoop.domain.records import (
+    Conflict,
+    Event,
+    Item,
+    LedgerConfig,
+    RecordError,
+    Roles,
+    replace,
+)
+from gitcoop.domain.roles import LEDGER_ID, apply_roles
 from gitcoop.domain.settings import SETTINGS, SettingError
 from gitcoop.errors import Refused
 
@@ -394,3 +402,83 @@ def fold_ledger(
         except Refused as refusal:
             refused.append((event, refusal.message))
     return state, refused
+
+
+def state_of(config: LedgerConfig, ledger_events: Callable[[], Sequence[Event]]) -> LedgerState:
+    """The ledger's own state at a commit: coop.yaml holds it whole from format 2; format 1
+    kept no keys, so they are the fold of the ledger's events less those it kept out."""
+    if config.format >= 2:
+        keys = _keys().Keys(
+            registered=dict(config.keys.get("registered", {})),
+            proposed=dict(config.keys.get("proposed", {})),
+        )
+    else:
+        keys = fold_ledger(list(ledger_events()), config.kept_out)[0].keys
+    return LedgerState(config.roles, config.settings, keys)
+
+
+def config_of(state: LedgerState, clock: int) -> LedgerConfig:
+    """coop.yaml (the format this gitcoop writes) holding `state` at `clock`."""
+    keys = state.keys
+    return LedgerConfig(
+        roles=state.roles,
+        settings={k: state.settings[k] for k in sorted(state.settings)},
+        clock=clock,
+        keys={"registered": dict(keys.registered), "proposed": dict(keys.proposed)},
+    )
+
+
+@frozen
+class Joined:
+    """A commit's state as it joins its first parent's: every item the added events
+    touched (None: no item, its add refused or not yet there), the ledger's own state, and
+    the ledger events refused, with the reason."""
+
+    items: dict[ItemId, Item | None]
+    ledger: LedgerState
+    refused: list[tuple[Event, str]]
+
+
+def join(
+    before: Named,
+    ledger: LedgerState,
+    events: Iterable[Event],
+    unsigned: Mapping[str, str] | None = None,
+) -> Joined:
+    """The state after `events` join a commit's state (docs/hardening.md, H1 and H2).
+
+    `before` gives an item as the first parent holds it, `ledger` that parent's own
+    state. The events are applied one by one in (clock, at, id) order, each by the
+    rules to the state as it stands then; one `unsigned` names (with the reason) is
+    refused without being applied: its writer's commit was not signed by a key the
+    first parent registers to its actor. Every refusal is a conflict on its item.
+    """
+    unsigned = unsigned or {}
+    items: dict[ItemId, Item | None] = {}
+    early: dict[ItemId, list[Conflict]] = {}  # refused before the item exists
+    refused: list[tuple[Event, str]] = []
+
+    def current(item_id: ItemId) -> Item | None:
+        return items[item_id] if item_id in items else before(item_id)
+
+    for event in sorted(events, key=lambda e: e.order):
+        try:
+            if event.id in unsigned:
+                raise _KeptOut(unsigned[event.id])
+            if event.item == LEDGER_ID:
+                ledger = apply_ledger(ledger, event)
+                continue
+            item = current(event.item)
+            after = apply(item, event, ledger.roles, current)
+        except Refused as refusal:
+            if event.item == LEDGER_ID:
+                refused.append((event, refusal.message))
+            else:
+                item = current(event.item)
+                items[event.item] = _refused(item, event, refusal, early.setdefault(event.item, []))
+            continue
+        waited = early.pop(event.item, None) if early else None
+        items[event.item] = (
+            replace(after, conflicts=(*waited, *after.conflicts)) if waited else after
+        )
+    return Joined(items, ledger, refused)

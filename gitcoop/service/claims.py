@@ -37,15 +37,20 @@ from collections.abc import Callable
 from datetime import datetime
 
 from gitcoop.domain.frozen import frozen
-from gitcoop.errors import ChangedUnderWrite, RemoteUnreachable, UsageError
+from gitcoop.errors import ChangedUnderWrite, RemoteRewritten, RemoteUnreachable, UsageError
 from gitcoop.service.context import CLAIMS_KEY, claims_remote, merge_sign
 from gitcoop.service.lost import merge_notices
 from gitcoop.store import merge, transport
+from gitcoop.store.boundary import remembered
 from gitcoop.store.layout import remote_ref
 from gitcoop.store.repository import Oid, Repo
 from gitcoop.store.transport import TransportFailed
 
 CLAIM_VERBS = frozenset({"take", "takeover", "pick"})  # the events that bind a holder
+# what else the remote decides, like a claim: a finish, and a done or close of an item
+# still open (the fast path, an implicit take: a stale clone must not finish away a
+# claim the remote confirmed)
+FINISH_VERBS = frozenset({"done", "close", "finish"})
 CLAIM_ATTEMPTS = 10
 PUBLISH_ATTEMPTS = 3
 
@@ -129,6 +134,12 @@ def claim(share: Sharing, prepare: Callable[[], Oid | None], land: Callable[[], 
     """
     try:
         return _claim(share, prepare, land)
+    except RemoteRewritten as rewrite:
+        raise RemoteRewritten(
+            f"{rewrite.message} — no claim is decided on it, and nothing was recorded; "
+            f"git coop sync {share.remote} puts this clone's history back (or takes the "
+            "rewrite with --accept-rewrite)"
+        ) from None
     finally:
         share.repo.unkeep()  # the packs of what was prepared (store/packwrite.py)
 
@@ -159,6 +170,7 @@ def _claim(share: Sharing, prepare: Callable[[], Oid | None], land: Callable[[],
             continue
         if pushed.accepted:
             _remember(share.repo, share.remote, theirs, commit)
+            remembered.remember(share.repo, share.remote, commit)
             _landed(share, commit, land)
             return attempt + 1
         detail, took = pushed.detail, tries.clock() - started
@@ -186,8 +198,12 @@ def publish(share: Sharing) -> bool:
         except TransportFailed as failed:
             detail = failed.message
             break
+        except RemoteRewritten as rewrite:
+            detail = f"{rewrite.message}; git coop sync {share.remote} puts it back"
+            break
         if pushed.accepted:
             _remember(repo, share.remote, seen, tip)
+            remembered.remember(repo, share.remote, tip)
             return True
         detail = pushed.detail
     tries.notice(
@@ -205,10 +221,10 @@ def _merge(share: Sharing, theirs: Oid | None) -> Oid | None:
     merged = merge.merge(
         share.repo, share.remote, theirs, share.actor, share.now, share.fsync, sign
     )
-    if merged.kept_out:
+    if merged.unsigned:
         share.tries.notice(
-            f"kept {len(merged.kept_out)} unsigned events from {share.remote} out "
-            "(require_signed): an owner settles them"
+            f"refused {len(merged.unsigned)} events from {share.remote} for want of a "
+            "signature (require_signed): an owner settles them"
         )
     notices = merge_notices(share.repo, merged.before, merged.after, share.actor, merged.conflicted)
     for notice in notices:

@@ -1,10 +1,14 @@
 """`git coop fsck`: check every invariant of the ledger format (DESIGN.md §1-§3).
 
 The tip is surveyed file by file (layout, names, modes, parsing), then its
-meaning is checked (item files are the fold of their events, clocks, ids,
-obligations), then history: between each commit and its parents no event file
-is removed or changed, and new events carry clocks above their parents'.
-History is spot-checked on the most recent commits unless `full`.
+meaning is checked (clocks, ids, obligations, identities), then history:
+between each commit and its parents no event file is removed or changed, new
+events carry clocks above their parents', and each commit on the first-parent
+chain holds exactly its first parent's state plus the events it adds
+(`store/boundary/joining.py`, the rule every fetch is checked by: H1-H3 of
+docs/hardening.md). History is checked on the most recent commits unless
+`full`. A format-1 ledger (or the format-1 part of a history) is checked as
+format 1 was: every item the fold of its events.
 """
 
 from __future__ import annotations
@@ -22,7 +26,8 @@ from gitcoop.domain.roles import LEDGER_ID
 from gitcoop.domain.settings import SETTINGS
 from gitcoop.errors import BadLedger, CoopError, NoLedger
 from gitcoop.service.context import Context
-from gitcoop.store import inbound, trust
+from gitcoop.store.boundary import format1, joining
+from gitcoop.store.boundary.history import Reader
 from gitcoop.store.layout import EVENT_FILE_RE, EVENTS, REF
 from gitcoop.store.repository import Oid, Repo
 from gitcoop.store.snapshot import Snapshot
@@ -47,6 +52,9 @@ class Report:
     events: int = 0
     commits: int = 0
     breaches: list[Breach] = field(default_factory=list)
+    # what is worth knowing and breaks nothing: events refused where they joined for want
+    # of a signature (the owners settle them)
+    notes: list[str] = field(default_factory=list)
 
     def add(self, path: str, rule: str, message: str) -> None:
         self.breaches.append(Breach(path, rule, message))
@@ -73,9 +81,7 @@ def fsck(ctx: Context, full: bool = False) -> Report:
     _check_ids(report, found.items, found.events)
     _check_identities(report, found.items, found.events, found.config)
     _check_history(report, repo, tip, None if full else RECENT)
-    if full:
-        kept_out = frozenset(found.config.kept_out) if found.config else frozenset()
-        _check_signatures(report, repo, tip, kept_out)
+    _check_states(report, repo, tip, None if full else RECENT)
     report.items, report.events = len(found.items), sum(len(e) for e in found.events.values())
     return report
 
@@ -91,16 +97,18 @@ def _check_items(
     kept_out = frozenset(config.kept_out) if config else frozenset()
     every = sorted(set(items) | set(events))
     held = [i for i in every if i in items and i != LEDGER_ID]
-    folded = dict(rulebook.fold_items(held, _events_of(events), roles, kept_out))
+    old = config is not None and config.format < 2  # from format 2: `_check_states`
+    folded = dict(rulebook.fold_items(held, _events_of(events), roles, kept_out)) if old else {}
     shown = progress.reporter()
     for done, item_id in enumerate(every):
         shown.step("checking every item against its events", done, len(every))
         item_events = [event for _, event in events.get(item_id, [])]
         if item_id == LEDGER_ID:
-            _check_roles(report, item_events, config)
+            if old:
+                _check_roles(report, item_events, config)
             continue
         if item_id not in items:
-            if rulebook.of_no_item(item_events, kept_out):
+            if old and rulebook.of_no_item(item_events, kept_out):
                 where = f"{EVENTS}/{ids.fanout(item_id)}/{item_id}"
                 report.add(where, "fold", "events of no item")
             continue
@@ -108,7 +116,8 @@ def _check_items(
         if not item_events:
             report.add(path, "fold", "an item file with no events")
             continue
-        _check_fold(report, path, item, folded[item_id])
+        if old:
+            _check_fold(report, path, item, folded[item_id])
         _check_obligation(report, path, item)
         if clock is not None:
             for event_path, event in events[item_id]:
@@ -177,11 +186,12 @@ def _check_ids(
     items: dict[ItemId, tuple[str, Item]],
     events: dict[ItemId, list[tuple[str, Event]]],
 ) -> None:
-    seen: dict[str, str] = {}
-    for path, event in (pair for pairs in events.values() for pair in pairs):
-        if event.id in seen:
-            report.add(path, "ids", f"event id {event.id} is also used by {seen[event.id]}")
-        seen[event.id] = path
+    for pairs in events.values():  # an older random id is unique within its folder (H5)
+        seen: dict[str, str] = {}
+        for path, event in pairs:
+            if event.id in seen:
+                report.add(path, "ids", f"event id {event.id} is also used by {seen[event.id]}")
+            seen[event.id] = path
     by_random: dict[str, list[str]] = defaultdict(list)
     for item_id in items:
         by_random[ids.random_part(item_id)].append(item_id)
@@ -262,26 +272,56 @@ def _check_new_clocks(
             report.add(path, "clock", f"added in {commit} with clock {value} above coop.yaml's")
 
 
-def _check_signatures(report: Report, repo: Repo, tip: Oid, kept_out: frozenset[str]) -> None:
-    """Since the owners required signed commits, each commit that adds events is signed by a
-    key registered to its author (at its parent), or its events are all kept out: the first
-    that is neither is reported."""
-    states = trust.LedgerStates(repo, inbound.Reader(repo))
-    commits = trust.history(repo, tip)
+def _check_states(report: Report, repo: Repo, tip: Oid, limit: int | None) -> None:
+    """Each commit on the first-parent chain (the last `limit`, or all) holds exactly its
+    first parent's state plus the events it adds (H1-H3); the format-1 part of the
+    history, with `limit` None, is checked at its last commit as format 1 was."""
+    chain: list[Oid] = []
+    at: Oid | None = tip
+    while at is not None and (limit is None or len(chain) < limit):
+        chain.append(at)
+        parents = repo.commit_parents(at)
+        at = parents[0] if parents else None
+    chain.reverse()
+    reader = Reader(repo)
+    shown = progress.reporter()
+    for done, commit in enumerate(chain):
+        shown.step("checking each commit's state", done, len(chain))
+        try:
+            after = Snapshot(repo, commit)
+            if after.config.format < 2:
+                if limit is None and (commit == tip or _format(repo, chain, done + 1) >= 2):
+                    format1.check_tip(reader, None, commit, {})
+                continue
+            parents = repo.commit_parents(commit)
+            joined = joining.join(repo, reader, parents[0] if parents else None, commit)
+            joining.holds_state(joined, after)
+        except BadLedger as breach:
+            report.add(REF, "state", f"commit {commit[:12]}: {breach.message}")
+            continue
+        for event in joined.events:
+            why = joined.unsigned.get(event.id)
+            if why is not None:
+                report.notes.append(
+                    f"commit {commit[:12]}: event {event.id} by {event.actor} was {why}"
+                )
+        for event, why in joined.state.refused:  # a change of roles, settings or keys
+            if event.id not in joined.unsigned:
+                report.notes.append(
+                    f"commit {commit[:12]}: the ledger change {event.id} by {event.actor} "
+                    f"was refused where it joined: {why}"
+                )
+    shown.step("checking each commit's state", len(chain), len(chain))
+
+
+def _format(repo: Repo, chain: list[Oid], at: int) -> int:
+    """The format of the commit at `chain[at]` (2 past its end: none comes after)."""
+    if at >= len(chain):
+        return 2
     try:
-        try:  # the tip's ledger names the policy's starts
-            judged = trust.judge(states, commits, tip)
-        except BadLedger:  # a tip the survey reports: the starts of the newest commit before
-            judged = trust.judge(states, commits, commits[-1].info.oid)
-    except BadLedger as breach:  # an event id a breaker took from an earlier event
-        report.add(REF, "signature", breach.message)
-        return
-    # a breaker none of whose events needed keeping out (copies of authentic ones) wrote
-    # nothing; one whose kept-out events the ledger does not keep out is reported
-    found = [b for b in judged.broken if not (b.commit.events and b.kept <= kept_out)]
-    if found:
-        more = f" ({len(found)} such commits in all)" if len(found) > 1 else ""
-        report.add(REF, "signature", found[0].message + more)
+        return Snapshot(repo, chain[at]).config.format
+    except BadLedger:
+        return 2
 
 
 def _clock(repo: Repo, commit: Oid, clocks: dict[Oid, int | None]) -> int | None:

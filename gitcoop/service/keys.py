@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from gitcoop.domain import ids, rulebook
+from gitcoop.domain import ids
 from gitcoop.domain.frozen import frozen
 from gitcoop.domain.keys import Keys, NotAKey, fingerprint, parse_key
 from gitcoop.domain.roles import LEDGER_ID
@@ -75,7 +75,7 @@ def read_key(text: str) -> str:
 def current(ctx: Context) -> Keys:
     """The keys the ledger registers now: the fold of its own events."""
     ledger = read_ledger(ctx)
-    return rulebook.fold_ledger(ledger.events(LEDGER_ID), ledger.config.kept_out)[0].keys
+    return ledger.ledger_state().keys
 
 
 def rows(keys: Keys, who: str | None = None) -> list[KeyRow]:

@@ -15,7 +15,8 @@ call of one pick counts against `max_verify`; reaching it ends the pick with
 that said. After each verification the ledger is read again and the pick
 starts over; an item verified once in this pick is not sent to the verifier
 again. Its verifications are by the person picking, as the runner, and name
-the pick's event (`for_pick`), minted before the first of them.
+the pick (`for_pick`: a token minted before the first of them, which the
+pick event carries as `run`; an event's own id is its content's).
 
 The top item is chosen under the writer lock, by a plan the writer runs on
 the ledger as it is then (read through the read cache: only ready items are
@@ -103,7 +104,9 @@ class _Pick:
         self.progress = progress
         self.result = result
         self.asked: set[ItemId] = set()
-        self.event_id = ids.mint_event_id(ctx.bits)  # the pick event, named by its verifications
+        # names this pick in its verifications and in the pick event (`run`): an event's id
+        # is its content's, known only once it is written
+        self.run = ids.mint_event_id(ctx.bits)
         self.verifier: Verifier | None = None
         self.seen: tuple[Item, Check] | None = None  # the top ready item the last plan found
 
@@ -115,7 +118,7 @@ class _Pick:
         number = self.max_verify - self.budget + 1
         self.progress.starting(snapshot.label(item_id), number, self.max_verify)
         try:
-            route = for_pick(self.event_id)
+            route = for_pick(self.run)
             judged = verify_item(self.ctx, item_id, self.verifier, route, item.version)
         except (Refused, ChangedUnderWrite):
             return  # another verification holds it, or it moved first
@@ -147,7 +150,9 @@ class _Pick:
             if found.action == "verify" and top.id not in self.asked:
                 return []  # verified outside the lock; then the pick starts over
             args = {"head": head} if found.action == "reuse" and head is not None else {}
-            return [Intent(top.id, "pick", args, event_id=self.event_id)]
+            if self.asked:
+                args["run"] = self.run  # the verifications of this pick name it so
+            return [Intent(top.id, "pick", args)]
 
         written = write(self.ctx, plan, claim=True)
         return written.first() if written.answers else None

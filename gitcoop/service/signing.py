@@ -13,9 +13,7 @@ decides that from config alone), so an unsigned ledger never imports it.
 
 from __future__ import annotations
 
-from gitcoop.domain import rulebook
 from gitcoop.domain.keys import Keys, fingerprint
-from gitcoop.domain.roles import LEDGER_ID
 from gitcoop.errors import Refused, UsageError
 from gitcoop.service.context import SIGN_KEY, sign_setting
 from gitcoop.store import signing
@@ -59,4 +57,4 @@ def keys_at(ledger: Snapshot) -> Keys:
     """The keys the ledger registers at `ledger`: the fold of its own events."""
     if ledger.commit is None:
         return Keys()
-    return rulebook.fold_ledger(ledger.events(LEDGER_ID), ledger.config.kept_out)[0].keys
+    return ledger.ledger_state().keys

@@ -2,6 +2,12 @@
 
 sync = fetch -> merge -> push. A push the remote rejects (someone pushed
 first) fetches, merges and pushes again, a bounded number of times.
+
+The remote's history only grows (docs/hardening.md, H4): when it no longer
+holds the tip this clone took in last first in its history, sync puts this
+clone's history back first (a merge with the local tip as first parent, or the
+local tip itself) and pushes it, saying what happened; `accept_rewrite` takes
+the remote's history as it now is instead.
 """
 
 from __future__ import annotations
@@ -10,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from gitcoop.domain.reconcile import Notice
-from gitcoop.errors import ChangedUnderWrite, NoLedger, Refused
+from gitcoop.errors import ChangedUnderWrite, NoLedger, Refused, RemoteRewritten
 from gitcoop.service.context import (
     CLAIMS_KEY,
     Context,
@@ -19,6 +25,7 @@ from gitcoop.service.context import (
     merge_sign,
 )
 from gitcoop.store import transport
+from gitcoop.store.boundary import remembered
 from gitcoop.store.repository import Oid, Repo
 
 if TYPE_CHECKING:
@@ -37,7 +44,8 @@ class SyncReport:
     attempts: int = 0
     tip: Oid | None = None
     notices: list[Notice] = field(default_factory=list)
-    kept_out: list[str] = field(default_factory=list)  # events newly kept out (unsigned)
+    unsigned: list[str] = field(default_factory=list)  # events refused for want of a signature
+    rewritten: str | None = None  # what happened to the remote's history, when it was rewritten
     # the last merge's open rows with conflicts, and the tip they are of (the notices read them)
     conflicted: tuple[Oid, tuple[Row, ...]] | None = field(default=None, repr=False)
 
@@ -59,9 +67,11 @@ def setup_remote(ctx: Context, remote: str) -> tuple[bool, str]:
     return True, refspec
 
 
-def pull(ctx: Context, remote: str) -> SyncReport:
+def pull(ctx: Context, remote: str, accept_rewrite: bool = False) -> SyncReport:
     """Fetch the remote's ledger and merge it into the local one."""
     repo, actor = _open(ctx, remote)
+    if accept_rewrite:
+        remembered.forget(repo, remote)
     start = repo.tip()
     report = SyncReport(remote, tip=start)
     _fetch_and_merge(ctx, repo, actor, report)
@@ -84,22 +94,31 @@ def push(ctx: Context, remote: str) -> SyncReport:
     return SyncReport(remote, pushed=True, attempts=1, tip=tip)
 
 
-def sync(ctx: Context, remote: str) -> SyncReport:
-    """Fetch, merge, push; a rejected push starts again, up to MAX_ATTEMPTS times."""
+def sync(
+    ctx: Context, remote: str, accept_rewrite: bool = False, put_back: bool = False
+) -> SyncReport:
+    """Fetch, merge, push; a rejected push starts again, up to MAX_ATTEMPTS times.
+
+    `accept_rewrite` takes a rewritten remote's history as it is; `put_back` puts this
+    clone's history back first even over a remote that holds it aside (H4)."""
     repo, actor = _open(ctx, remote)
+    if accept_rewrite:
+        remembered.forget(repo, remote)
+    mode = "always" if put_back else "lost"
     start = repo.tip()
     report = SyncReport(remote, tip=start)
     detail = ""
     while report.attempts < MAX_ATTEMPTS:
         report.attempts += 1
-        theirs = _fetch_and_merge(ctx, repo, actor, report)
+        theirs = _fetch_and_merge(ctx, repo, actor, report, put_back=mode)
         if report.tip is None:
             raise NoLedger(f"neither this clone nor {remote} has a ledger — run: git coop init")
         if report.tip == theirs:
             return _told(repo, report, actor, start)
-        pushed = transport.push(repo, remote, report.tip)
+        pushed = transport.push_leased(repo, remote, report.tip, theirs)
         if pushed.accepted:
             report.pushed = True
+            remembered.remember(repo, remote, report.tip)
             return _told(repo, report, actor, start)
         detail = pushed.detail
     raise ChangedUnderWrite(
@@ -124,21 +143,82 @@ def _prepare() -> None:
     merge.prepare()
 
 
-def _fetch_and_merge(ctx: Context, repo: Repo, actor: str, report: SyncReport) -> Oid | None:
-    theirs = transport.fetch(repo, report.remote, meanwhile=_prepare)
-    if theirs is None:
-        report.tip = repo.tip()
-        return None
-    from gitcoop.store import merge  # loaded by `_prepare` while git fetched
+def _put_back(
+    ctx: Context,
+    repo: Repo,
+    actor: str,
+    report: SyncReport,
+    rewrite: RemoteRewritten,
+    theirs: Oid | None,
+) -> None:
+    """The remote lost the history this clone took in (H4): put this clone's back first,
+    over what the remote now holds (`theirs`; None: no ledger), for the push that
+    follows. RemoteRewritten (exit 10) when this clone cannot."""
+    remote = report.remote
+    ours = repo.tip()
+    last = remembered.remembered(repo, remote)
+    if ours is None or last is None or not remembered.keeps(repo, ours, last):
+        raise RemoteRewritten(
+            f"{rewrite.message} — this clone does not hold that history to put back; "
+            f"take {remote}'s as it is with: git coop sync {remote} --accept-rewrite"
+        )
+    report.rewritten = rewrite.message
+    if theirs is not None and not repo.is_ancestor(theirs, ours):
+        from gitcoop.store import merge
 
-    sign = merge_sign(repo, actor)
-    merged = merge.merge(repo, report.remote, theirs, actor, ctx.now, fsync_wanted(repo), sign)
+        sign = merge_sign(repo, actor)
+        merged = merge.merge(
+            repo, remote, theirs, actor, ctx.now, fsync_wanted(repo), sign, ours_first=True
+        )
+        report.merged, report.tip = merged.kind, merged.after
+        report.unsigned += [e for e in merged.unsigned if e not in report.unsigned]
+    else:
+        report.tip = ours
+
+
+def _fetch_and_merge(
+    ctx: Context, repo: Repo, actor: str, report: SyncReport, put_back: str = "never"
+) -> Oid | None:
+    """Fetch and merge; the remote's tip. A rewritten remote (H4) is RemoteRewritten, but
+    this clone's history is put back first, for the push that follows, when the remote
+    lost it and `put_back` is "lost", or whenever it is "always"."""
+    theirs = transport.fetch(repo, report.remote, meanwhile=_prepare)
+    try:
+        if theirs is None:
+            remembered.check(repo, report.remote, None)  # a ledger deleted on the remote
+            report.tip = repo.tip()
+            return None
+        from gitcoop.store import merge  # loaded by `_prepare` while git fetched
+
+        sign = merge_sign(repo, actor)
+        merged = merge.merge(repo, report.remote, theirs, actor, ctx.now, fsync_wanted(repo), sign)
+    except RemoteRewritten as rewrite:
+        lost = isinstance(rewrite, remembered.HistoryLost)
+        if put_back == "always" or (put_back == "lost" and lost):
+            _put_back(ctx, repo, actor, report, rewrite, theirs)
+            return theirs
+        remote = report.remote
+        if lost:
+            todo = f"git coop sync {remote} puts this clone's history back"
+        else:
+            todo = (
+                "nobody can tell from the history whether that merge repairs an earlier "
+                f"rewrite or overrules this clone's: take it with git coop sync {remote} "
+                f"--accept-rewrite, or put this clone's order back with git coop sync "
+                f"{remote} --put-back"
+            )
+        raise RemoteRewritten(
+            f"{rewrite.message} — nothing was taken in; {todo} (or take the rewrite: "
+            f"git coop sync {remote} --accept-rewrite)"
+            if lost
+            else f"{rewrite.message} — nothing was taken in; {todo}"
+        ) from None
     if report.merged in ("none", "up-to-date", "ahead") or merged.kind == "merged":
         report.merged = merged.kind
     report.tip = merged.after
     if merged.conflicted is not None and merged.after is not None:
         report.conflicted = (merged.after, merged.conflicted)
-    report.kept_out += [e for e in merged.kept_out if e not in report.kept_out]
+    report.unsigned += [e for e in merged.unsigned if e not in report.unsigned]
     return theirs
 
 

@@ -27,7 +27,7 @@ from gitcoop.domain import admission, ids, remarks, rulebook
 from gitcoop.domain.frozen import frozen
 from gitcoop.domain.ids import EventId, ItemId
 from gitcoop.domain.queue import settled
-from gitcoop.domain.records import Event, Item, LedgerConfig, Roles
+from gitcoop.domain.records import FORMAT_VERSION, Event, Item, LedgerConfig
 from gitcoop.domain.roles import LEDGER_ID
 from gitcoop.errors import Ambiguous, ChangedUnderWrite, NotFound, Refused, UsageError
 from gitcoop.service.context import (
@@ -66,7 +66,6 @@ class Intent:
     args: Mapping[str, Any] = field(default_factory=dict)
     expect: int | None = None  # --expect-version: the version the item must still be at
     once: bool = False  # write nothing when the item already holds this exact event
-    event_id: str | None = None  # an id minted beforehand, for events that name this one
 
 
 @frozen
@@ -149,7 +148,7 @@ def write(
         if not create:
             require_ledger(snapshot)
         asked = intents(snapshot) if callable(intents) else intents
-        if route.must_ask_remote(asked):
+        if route.must_ask_remote(asked, snapshot):
             raise _NeedsRemote
         run = _Run(ctx, snapshot, who, policy, signs)
         runs.append(run)
@@ -178,10 +177,10 @@ class _Route:
     offline: bool
     remote_decides: bool = False
 
-    def must_ask_remote(self, intents: list[Intent]) -> bool:
+    def must_ask_remote(self, intents: list[Intent], snapshot: Snapshot) -> bool:
         """A claim found while deciding here, with a remote that decides claims."""
         here = self.share is None or self.offline or self.remote_decides
-        return not here and _asks_claim(intents)
+        return not here and _asks_claim(intents, snapshot)
 
     def commit(
         self,
@@ -240,10 +239,27 @@ def _sharing(ctx: Context, repo: Repo, who: str, fsync: bool) -> Sharing | None:
     return None if remote is None else claims.Sharing(repo, remote, who, ctx.now, fsync)
 
 
-def _asks_claim(intents: list[Intent]) -> bool:
-    from gitcoop.service.claims import CLAIM_VERBS
+def _asks_claim(intents: list[Intent], snapshot: Snapshot | None = None) -> bool:
+    """Whether the remote decides these intents: a claim; and, once the ledger is read, a
+    finish, or a done or close of an item still open (an implicit take)."""
+    from gitcoop.service.claims import CLAIM_VERBS, FINISH_VERBS
 
-    return any(intent.verb in CLAIM_VERBS for intent in intents)
+    if any(intent.verb in CLAIM_VERBS for intent in intents):
+        return True
+    if snapshot is None or snapshot.commit is None:
+        return False
+    return any(
+        intent.verb in FINISH_VERBS and (intent.verb == "finish" or _open_here(snapshot, intent))
+        for intent in intents
+    )
+
+
+def _open_here(snapshot: Snapshot, intent: Intent) -> bool:
+    try:
+        item = snapshot.item(snapshot.resolve(intent.target))
+    except (NotFound, Ambiguous):
+        return False  # the write itself says so
+    return item is not None and item.status == "open"
 
 
 def _claims_in(change: Change | None) -> bool:
@@ -264,7 +280,9 @@ class _Run:
         self.policy = policy
         self.signs = signs  # local git config asks for signed commits
         self.config = snapshot.config if snapshot.commit is not None else LedgerConfig()
-        self.ledger: rulebook.LedgerState | None = None  # the ledger's own fold, once needed
+        self.ledger: rulebook.LedgerState | None = None  # the ledger's own state, once needed
+        if self.config.format < FORMAT_VERSION:  # a format-1 ledger upgrades on its first write
+            self.config = rulebook.config_of(self._ledger_state(), self.config.clock)
         self.items: dict[ItemId, Item] = {}
         self.events: list[Event] = []
         self.steps: list[tuple[Intent, ItemId | None, str | None]] = []  # id, or the refusal
@@ -313,7 +331,7 @@ class _Run:
                 notes = remarks.explain(item, intent.verb, intent.args, None, item)
                 self.said[item_id] = (None, notes)
                 return
-            event = self._event(item_id, *planned, event_id=intent.event_id)
+            event = self._event(item_id, *planned)
             after = rulebook.apply(item, event, roles, self.current)
         except Refused as refusal:
             short = refusal.message.replace(item_id, self._label_before(item_id))
@@ -333,40 +351,15 @@ class _Run:
             return
         self.events.append(event)
         self.ledger = after
-        self.config = replace(
-            self.config, roles=after.roles, settings=dict(after.settings), clock=event.clock
-        )
-        from gitcoop.domain.reconcile import same_roles  # a merge's module: most writes skip
-
-        if not same_roles(before.roles, after.roles):
-            self._refold(after.roles)
-
-    def _refold(self, roles: Roles) -> None:
-        """Role checks use the roles the fold is made with, so a role change can make an
-        accepted event refused (or the reverse): every item is folded again, and each
-        item file stays the fold of its events, as fsck and every fetching clone check."""
-        if self.snapshot.commit is None:
-            return
-        every = self.snapshot.item_ids()
-        for item_id, folded in rulebook.fold_items(every, self._events_of, roles):
-            current = self.current(item_id)
-            if folded is not None and (current is None or folded.to_data() != current.to_data()):
-                self.items[item_id] = folded
-
-    def _events_of(self, item_id: ItemId) -> list[Event]:
-        """An item's events: those the ledger holds and those written so far in this write."""
-        written = (e for e in self.events if e.item == item_id)
-        return [*self.snapshot.events(item_id), *written]
+        # a role change judges only what joins after it (docs/hardening.md, H1): nothing
+        # already decided is folded again
+        self.config = rulebook.config_of(after, event.clock)
 
     def _ledger_state(self) -> rulebook.LedgerState:
-        """Roles and settings as coop.yaml holds them; the keys folded from the ledger's events
-        (coop.yaml does not copy them)."""
+        """The ledger's own state: roles, settings and keys, as coop.yaml holds them (a
+        format-1 ledger's keys are the fold of its events)."""
         if self.ledger is None:
-            keys = rulebook.LedgerState().keys
-            if self.snapshot.commit is not None:
-                kept_out = self.snapshot.config.kept_out
-                keys = rulebook.fold_ledger(self.snapshot.events(LEDGER_ID), kept_out)[0].keys
-            self.ledger = rulebook.LedgerState(self.config.roles, self.config.settings, keys)
+            self.ledger = self.snapshot.ledger_state()
         return self.ledger
 
     def _holds(self, item_id: ItemId, verb: str, args: dict[str, Any]) -> bool:
@@ -374,9 +367,7 @@ class _Run:
         written = [*self.snapshot.events(item_id), *(e for e in self.events if e.item == item_id)]
         return any(e.verb == verb and dict(e.args) == args for e in written)
 
-    def _event(
-        self, item_id: ItemId, verb: str, args: Mapping[str, Any], event_id: str | None = None
-    ) -> Event:
+    def _event(self, item_id: ItemId, verb: str, args: Mapping[str, Any]) -> Event:
         """A fresh event, one past the largest clock the ledger holds when it is written.
 
         Every event of a commit is by the commit's author: the one acting. An
@@ -384,7 +375,7 @@ class _Run:
         usage error here, before anything is written.
         """
         event = Event(
-            id=EventId(event_id) if event_id else ids.mint_event_id(self.ctx.bits),
+            id=EventId(ids.EVENT_PREFIX + "-" + "0" * ids.CONTENT_ID_LENGTH),
             item=item_id,
             clock=self.config.clock + 1,
             at=self.ctx.now,
@@ -393,6 +384,7 @@ class _Run:
             verb=verb,
             args=dict(args),
         )
+        event = event.named_by_content()  # format 2: one id names one event
         problem = admission.event_problem(event)
         if problem:
             raise UsageError(f"{verb}: {problem} — nothing was written")

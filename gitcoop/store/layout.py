@@ -20,11 +20,18 @@ MODE_TREE = 0o040000
 FANOUT_RE = lazy(r"^[0-9a-hjkmnp-tv-z]{2}\Z")
 ITEM_FILE_RE = lazy(r"^(td|rq|it)-[0-9a-hjkmnp-tv-z]{12}\.yaml\Z")
 ITEM_DIR_RE = lazy(r"^(td|rq|it|cf)-[0-9a-hjkmnp-tv-z]{12}\Z")
-EVENT_FILE_RE = lazy(r"^(\d{12})-(ev-[0-9a-hjkmnp-tv-z]{12})\.yaml\Z")
+EVENT_FILE_RE = lazy(r"^(\d{12})-(ev-(?:[0-9a-hjkmnp-tv-z]{12}|[0-9a-hjkmnp-tv-z]{26}))\.yaml\Z")
 
 
 def remote_ref(remote: str) -> str:
     return f"refs/coop/remotes/{remote}/ledger"
+
+
+def taken_ref(remote: str) -> str:
+    """The last tip of `remote`'s ledger this clone took in: what its history must keep on
+    its first-parent chain (docs/hardening.md, H4). Outside refs/coop/remotes/, so no
+    fetch refspec ever moves it."""
+    return f"refs/coop/taken/{remote}"
 
 
 def item_path(item_id: str) -> str:

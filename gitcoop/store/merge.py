@@ -1,43 +1,39 @@
-"""Merging a fetched ledger into the local one (DESIGN.md §6).
+"""Merging a fetched ledger into the local one (DESIGN.md §6, docs/sync.md).
 
     remote tip in our history      nothing to do
     local tip in the remote's      fast-forward (after checking the remote)
-    otherwise                      a merge commit, parents (local, remote):
-                                   events united, every item touched on either
-                                   side since the merge base replayed through
-                                   the domain's fold, coop.yaml merged
+    otherwise                      a merge commit, parents (remote, local): the
+                                   remote's state, and on top of it the events
+                                   only the local side holds, joined in
+                                   (clock, at, id) order and judged there
 
-The remote side is checked before anything else reads it, by the one module
-that checks what a peer pushed (`store/inbound.py`): every fetched commit
-once, then the tip. Any breach is a BadLedger naming the remote and the path;
-the local ref does not move.
-
-The merged items/ and events/ trees depend only on the set of events: event
-blobs are copied, never re-encoded, and item files are folds.
+The remote is always the first parent (docs/hardening.md, H1): what it holds
+was decided there first, and nothing that arrives later re-decides it. The
+remote side is checked before anything else reads it (`store/boundary`); the
+tip it last took in must stay first in its history (H4). Any breach is a
+BadLedger naming the remote and the path; the local ref does not move.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping
 from dataclasses import field, replace
 from datetime import datetime
 from typing import Any
 
-from gitcoop.domain import progress, reconcile, rulebook
+from gitcoop.domain import progress
 from gitcoop.domain.frozen import frozen
 from gitcoop.domain.ids import EventId, ItemId
-from gitcoop.domain.records import Event, Item, LedgerConfig
-from gitcoop.domain.roles import LEDGER_ID
-from gitcoop.domain.settings import SETTINGS
-from gitcoop.errors import BadLedger, ChangedUnderWrite, FetchedLedgerRefused, Refused
-from gitcoop.store import codec, heap, inbound, lock, upkeep
+from gitcoop.domain.rulebook import config_of
+from gitcoop.errors import ChangedUnderWrite, Refused
+from gitcoop.store import boundary, codec, lock, upkeep
+from gitcoop.store.boundary import joining, remembered
+from gitcoop.store.boundary.history import Reader
 from gitcoop.store.cache import ItemCache
-from gitcoop.store.inbound import Entries, Reader, changed, entries
 from gitcoop.store.layout import COOP_FILE, MODE_BLOB, MODE_TREE, event_dir, item_path
 from gitcoop.store.lock import writer_lock
 from gitcoop.store.repository import Oid, Repo, Sign, enable_fsync
-from gitcoop.store.rows import OpenView, Row, conflicted
+from gitcoop.store.rows import Row, conflicted
 from gitcoop.store.snapshot import Known, Snapshot
 
 MAX_ATTEMPTS = 5
@@ -51,11 +47,10 @@ class Merged:
     before: Oid | None
     after: Oid | None
     items: tuple[ItemId, ...] = ()  # items whose file changed locally
-    kept_out: tuple[EventId, ...] = ()  # events this merge newly keeps out (unsigned)
+    unsigned: tuple[EventId, ...] = ()  # events this merge refused for want of a signature
     # item data the merge already read or folded, by (item id, blob id): fills the cache
     known: Known = field(default_factory=dict, repr=False, compare=False)
-    # the open rows of `after` whose items hold conflicts (what the notices read), when
-    # the merge built its open index
+    # the open rows of `after` whose items hold conflicts (what the notices read)
     conflicted: tuple[Row, ...] | None = field(default=None, repr=False, compare=False)
 
 
@@ -73,31 +68,41 @@ def merge(
     at: datetime,
     fsync: bool = True,
     sign: Sign | None = None,
+    ours_first: bool = False,
 ) -> Merged:
     """Merge the commit `theirs` (fetched from `remote`) into refs/coop/ledger by CAS;
-    a merge commit is signed with `sign` when given."""
+    a merge commit is signed with `sign` when given. The remote's tip is the first
+    parent, unless `ours_first`: the local history is put back first, over a remote
+    that lost it (`sync` repairing a rewritten remote, H4)."""
     enable_fsync(fsync)
-    result = _merge_locked(repo, remote, theirs, actor, at, sign)
+    if not ours_first:
+        remembered.check(repo, remote, theirs)
+    result = _merge_locked(repo, remote, theirs, actor, at, sign, ours_first)
+    if not ours_first:
+        remembered.remember(repo, remote, theirs)
     if result.after != result.before and result.after is not None:
-        # outside the lock: the open index of the new ledger, from what the check read
-        rows = result.conflicted  # a split first sync's halves built it
-        if rows is None:
-            after = Snapshot(repo, result.after)
-            rows = conflicted(after.open_view(ItemCache(repo.common_dir), result.known).rows)
+        after = Snapshot(repo, result.after)
+        rows = conflicted(after.open_view(ItemCache(repo.common_dir), result.known).rows)
         upkeep.after_write(repo)
         return replace(result, conflicted=rows)
     return result
 
 
 def _merge_locked(
-    repo: Repo, remote: str, theirs: Oid, actor: str, at: datetime, sign: Sign | None
+    repo: Repo,
+    remote: str,
+    theirs: Oid,
+    actor: str,
+    at: datetime,
+    sign: Sign | None,
+    ours_first: bool,
 ) -> Merged:
     with writer_lock(repo.common_dir):
         repo.clear_stale_ref_lock(time.time())  # a writer killed mid-swap left git's lock
         try:
             for _ in range(MAX_ATTEMPTS):
                 ours = repo.tip()
-                result = plan(repo, remote, ours, theirs, actor, at, sign)
+                result = plan(repo, remote, ours, theirs, actor, at, sign, ours_first)
                 if result.after == ours:
                     return result
                 assert result.after is not None
@@ -118,6 +123,7 @@ def plan(
     actor: str,
     at: datetime,
     sign: Sign | None = None,
+    ours_first: bool = False,
 ) -> Merged:
     """The commit the ledger should move to; writes objects, never moves a ref."""
     if ours == theirs:
@@ -125,45 +131,24 @@ def plan(
     if ours is not None and repo.is_ancestor(theirs, ours):
         return Merged("ahead", ours, ours)
     base = repo.merge_base(ours, theirs) if ours is not None else None
-    fill = _cache_filler(repo, theirs) if ours is None else None  # nothing local to evict
-    arrival = inbound.check(repo, remote, ours, base, theirs, fill)  # hostile data first: exit 4
-    heap.keep(arrival)  # a first sync's parsed events: freed by the process's end
-    remote_side = arrival.touched
+    arrival = boundary.check(repo, remote, ours, theirs, related=base is not None)
     if ours is not None and base is None:
         raise Refused(
             f"this clone's ledger and {remote}'s have no history in common — two separate "
             f"`git coop init`s. Keep {remote}'s: git update-ref -d refs/coop/ledger, then "
             f"git coop sync {remote} (events recorded only here are then lost)"
         )
-    keep = arrival.kept_out
-    news = tuple(sorted(keep - set(Snapshot(repo, ours).config.kept_out if ours else ())))
     if ours is None or base == ours:
         kind = "new" if ours is None else "fast-forward"
-        if keep <= set(Snapshot(repo, theirs).config.kept_out):
-            touched = tuple(sorted(remote_side))
-            return Merged(kind, ours, theirs, touched, news, arrival.checked, arrival.conflicted)
-        with repo.one_pack():
-            commit, touched = _keep_out(arrival.reader, remote, theirs, keep, (actor, at, sign))
-        return Merged(kind, ours, commit, tuple(sorted(remote_side | set(touched))), news)
-    sides = (base, ours, theirs)
+        return Merged(kind, ours, theirs, tuple(sorted(arrival.touched)), (), arrival.checked)
+    first, second = (ours, theirs) if ours_first else (theirs, ours)
     known: Known = {}
     with repo.one_pack():  # one pack, synced once, instead of an fsync per object
-        commit, touched = _merge_commit(
-            arrival.reader, remote, sides, keep, (actor, at, sign), known
+        commit, unsigned = _merge_commit(
+            arrival.reader, remote, first, second, (actor, at, sign), known
         )
-    return Merged("merged", ours, commit, touched, news, known)
-
-
-def _cache_filler(repo: Repo, theirs: Oid) -> inbound.Fill:
-    """The open index of `theirs`, built by each half of a split check for its fan-outs
-    (from the item data it checked), so that a first sync builds it on both cores."""
-
-    def fill(known: Known, fans: Callable[[str], bool]) -> OpenView:
-        cache = ItemCache(repo.common_dir)
-        cache.parallel = False  # already one of two processes
-        return Snapshot(repo, theirs).open_view(cache, known, fans)
-
-    return fill
+    touched = boundary.changed(Snapshot(repo, ours), Snapshot(repo, commit), "")
+    return Merged("merged", ours, commit, tuple(sorted(touched)), unsigned, known)
 
 
 # -- writing the merge ----------------------------------------------------------
@@ -175,153 +160,50 @@ Author = tuple[str, datetime, Sign | None]  # who writes a commit, when, and how
 def _merge_commit(
     reader: Reader,
     remote: str,
-    sides: tuple[Oid | None, Oid, Oid],  # the merge base, ours, theirs
-    keep: frozenset[EventId],
+    first: Oid,
+    second: Oid,
     author: Author,
     known: Known,
-) -> tuple[Oid, tuple[ItemId, ...]]:
+) -> tuple[Oid, tuple[EventId, ...]]:
+    """A commit with parents (first, second): `first`'s state and the events only `second`
+    holds joined onto it (`boundary/joining.py`, the same function every clone checks it
+    with)."""
     repo = reader.repo
     actor, at, sign = author
-    base, ours, theirs = sides
-    old = Snapshot(repo, base) if base else None
-    mine, yours = Snapshot(repo, ours), Snapshot(repo, theirs)
-    config = reconcile.merge_config(mine.config, yours.config)
-    config = replace(config, kept_out=tuple(sorted({*config.kept_out, *keep})))
-    config = _merged_roles(reader, mine, yours, config)
-    if all(reconcile.same_roles(config.roles, s.config.roles) for s in (mine, yours)):
-        touched = changed(old, mine, "") | changed(old, yours, "")
-    else:  # the rules now see other people: every item is replayed
-        touched = changed(None, mine, "") | changed(None, yours, "")
-    updates: dict[str, tuple[Any, int]] = {
-        COOP_FILE: (repo.write_blob(codec.dump(config.to_data())), MODE_BLOB)
-    }
-    shown = progress.reporter()
-    union = _Union(reader, remote, mine, yours)
-    folds = rulebook.fold_items(sorted(touched), union.events, config.roles, config.kept_out)
-    for done, (item_id, folded) in enumerate(folds):
-        shown.step(f"merging the ledger of {remote}", done, len(touched))
-        folder, item = _replay(union, item_id, folded, known)
-        updates[event_dir(item_id)] = (folder, MODE_TREE)
-        if item is not None:
-            updates[item_path(item_id)] = (item, MODE_BLOB)
-    shown.step(f"merging the ledger of {remote}", len(touched), len(touched))
-    tree = _rewrite(repo, mine.tree, updates)
-    message = f"merge {remote} by {actor}"
-    commit = repo.write_commit(tree, [ours, theirs], actor, at, message, sign)
-    return commit, tuple(sorted(touched))
-
-
-def _merged_roles(
-    reader: Reader, mine: Snapshot, yours: Snapshot, config: LedgerConfig
-) -> LedgerConfig:
-    """Roles and settings are the fold of the union of both sides' ledger events (DESIGN.md §6)."""
-    ours = entries(mine, LEDGER_ID)
-    events = reader.item_events(mine, LEDGER_ID)
-    events += [reader.event(yours, LEDGER_ID, e) for e in _tree_entries(yours, LEDGER_ID, ours)]
-    if not events:
-        return config
-    state, _refused = rulebook.fold_ledger(events, config.kept_out)
-    newer = {k: v for k, v in config.settings.items() if k not in SETTINGS}
-    return replace(config, roles=state.roles, settings={**newer, **state.settings})
-
-
-class _Union:
-    """The events of each item on both sides, united: read once per item, whichever
-    fold asks (an item's own, or one judging a duplicate verdict against it)."""
-
-    def __init__(self, reader: Reader, remote: str, mine: Snapshot, yours: Snapshot) -> None:
-        self.reader, self.remote, self.mine, self.yours = reader, remote, mine, yours
-        self.found: dict[ItemId, tuple[Entries, list[Event]]] = {}
-
-    def entries(self, item_id: ItemId) -> Entries:
-        """File name -> blob of the item's united event folder."""
-        return self._read(item_id)[0]
-
-    def events(self, item_id: ItemId) -> list[Event]:
-        return self._read(item_id)[1]
-
-    def _read(self, item_id: ItemId) -> tuple[Entries, list[Event]]:
-        if item_id not in self.found:
-            ours, theirs = entries(self.mine, item_id), entries(self.yours, item_id)
-            for name in ours.keys() & theirs.keys():
-                if str(ours[name]) != str(theirs[name]):
-                    raise BadLedger(
-                        f"remote {self.remote}: {event_dir(item_id)}/{name}: differs from the "
-                        "local event of the same name — events are never rewritten; the local "
-                        "ledger is unchanged"
-                    )
-            events = self.reader.item_events(self.mine, item_id)
-            skip = _tree_entries(self.yours, item_id, ours)
-            events += [self.reader.event(self.yours, item_id, e) for e in skip]
-            try:  # each side's folder held each id once; together they may not
-                inbound.one_id_each(item_id, events)
-            except BadLedger as twice:
-                raise FetchedLedgerRefused(
-                    f"remote {self.remote}: {twice.message} — the local ledger is unchanged"
-                ) from None
-            self.found[item_id] = ({**ours, **theirs}, events)
-        return self.found[item_id]
-
-
-def _replay(union: _Union, item_id: ItemId, folded: Item | None, known: Known) -> tuple[Any, Any]:
-    """The united event folder of one item and its folded item's blob (None: no item yet)."""
-    repo = union.reader.repo
-    builder = repo.tree_builder()
-    for name, blob in sorted(union.entries(item_id).items()):
-        builder.insert(name, blob, MODE_BLOB)
-    blob = None
-    if folded is not None:
-        data = folded.to_data()
-        blob = repo.write_blob(codec.dump(data))
-        known[item_id, str(blob)] = data
-    return repo.write_tree(builder), blob
-
-
-def _keep_out(
-    reader: Reader, remote: str, theirs: Oid, keep: frozenset[EventId], author: Author
-) -> tuple[Oid, tuple[ItemId, ...]]:
-    """A commit on top of `theirs` that keeps `keep` out of every fold: coop.yaml lists them,
-    and the items that hold them (every item, when the roles change) are folded again. It
-    adds no events, so it is what a fast-forward becomes when the remote kept too little out.
-    """
-    repo = reader.repo
-    actor, at, sign = author
-    side = Snapshot(repo, theirs)
-    kept_out = tuple(sorted({*side.config.kept_out, *keep}))
-    config = replace(side.config, kept_out=kept_out)
-    config = _merged_roles(reader, side, side, config)
-    if reconcile.same_roles(config.roles, side.config.roles):
-        fresh = keep - set(side.config.kept_out)
-        touched = {item for (item, _, _), event in reader.events.items() if event.id in fresh}
-        # a duplicate verdict judged against one of those may fold otherwise now; only a
-        # fetched event comes after a fetched one in the order, so only the items of
-        # fetched duplicate verdicts are folded again too
-        touched |= {item for (item, _, _), event in reader.events.items() if rulebook.names(event)}
-    else:
-        touched = changed(None, side, "")
+    joined = joining.join(repo, reader, first, second)
+    clock = max(Snapshot(repo, first).config.clock, Snapshot(repo, second).config.clock)
+    config = config_of(joined.state.ledger, clock)
     updates: dict[str, tuple[Any, int] | None] = {
         COOP_FILE: (repo.write_blob(codec.dump(config.to_data())), MODE_BLOB)
     }
+    shown = progress.reporter()
+    folders: dict[ItemId, list[Any]] = {}
+    for file in joined.added:
+        folders.setdefault(file.item_id, []).append(file)
+    items = joined.state.items
+    total = len(folders)
+    for done, (item_id, files) in enumerate(sorted(folders.items())):
+        shown.step(f"merging the ledger of {remote}", done, total)
+        old = joined.first.subtree(event_dir(item_id))
+        builder = repo.tree_builder(old)
+        for file in files:
+            builder.insert(file.name, file.id, MODE_BLOB)
+        updates[event_dir(item_id)] = (repo.write_tree(builder), MODE_TREE)
+    for item_id, item in items.items():
+        if item is None:
+            continue  # its add was refused where it joined: no item file (H2)
+        data = item.to_data()
+        blob = repo.write_blob(codec.dump(data))
+        known[item_id, str(blob)] = data
+        updates[item_path(item_id)] = (blob, MODE_BLOB)
+    shown.step(f"merging the ledger of {remote}", total, total)
+    tree = _rewrite(repo, joined.first.tree, updates)
+    message = f"merge {remote} by {actor}"
+    commit = repo.write_commit(tree, [first, second], actor, at, message, sign)
+    return commit, joining.unsigned_ids(joined)
 
-    def events_of(item_id: ItemId) -> list[Event]:
-        return reader.item_events(side, item_id)
 
-    ordered = sorted(touched - {LEDGER_ID})
-    for item_id, item in rulebook.fold_items(ordered, events_of, config.roles, config.kept_out):
-        blob = repo.write_blob(codec.dump(item.to_data())) if item is not None else None
-        updates[item_path(item_id)] = (blob, MODE_BLOB) if blob is not None else None
-    tree = _rewrite(repo, side.tree, updates)
-    message = f"keep unsigned events from {remote} out, by {actor}"
-    commit = repo.write_commit(tree, [theirs], actor, at, message, sign)
-    return commit, tuple(sorted(touched - {LEDGER_ID}))
-
-
-def _tree_entries(snapshot: Snapshot, item_id: ItemId, skip: Entries) -> list[Any]:
-    tree = snapshot.subtree(event_dir(item_id))
-    return [e for e in tree if e.name not in skip] if tree is not None else []
-
-
-def _rewrite(repo: Repo, tree: Any, updates: Mapping[str, tuple[Any, int] | None]) -> Any:
+def _rewrite(repo: Repo, tree: Any, updates: dict[str, tuple[Any, int] | None]) -> Any:
     """A copy of `tree` with each path set to (object id, mode), or removed (None); parents
     are rebuilt."""
     here: dict[str, tuple[Any, int] | None] = {}

@@ -188,6 +188,19 @@ class Repo:
             ) from None
         return True
 
+    def delete_ref(self, ref: str) -> None:
+        """Remove `ref` when it exists (local bookkeeping refs only; never the ledger's)."""
+        assert ref != REF, "the ledger's ref only moves by compare-and-swap"
+        with contextlib.suppress(KeyError, pygit2.GitError):
+            self.raw.references.delete(ref)
+
+    def commit_author(self, commit: Oid) -> str | None:
+        """The email of a commit's author, when the commit is here."""
+        try:
+            return _email(self._commit(commit))
+        except BadLedger:
+            return None
+
     def ref_lock_path(self, ref: str = REF) -> str:
         return os.path.join(self.common_dir, *ref.split("/")) + ".lock"
 

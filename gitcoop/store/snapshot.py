@@ -32,6 +32,7 @@ from gitcoop.store.layout import (
 from gitcoop.store.repository import Oid, Repo
 
 if TYPE_CHECKING:  # a write never loads the read cache
+    from gitcoop.domain import rulebook
     from gitcoop.store.cache import Entry, ItemCache
     from gitcoop.store.rows import Data, OpenView, Row, Summary
 
@@ -64,6 +65,15 @@ class Snapshot:
                 data = self._parsed(self._entry(COOP_FILE), COOP_FILE)
                 self._config = _record(LedgerConfig.from_data, data, COOP_FILE)
         return self._config
+
+    def ledger_state(self) -> rulebook.LedgerState:
+        """The ledger's own state here: roles, settings and keys (`rulebook.state_of`)."""
+        from gitcoop.domain import rulebook  # the rules load only where a state is needed
+        from gitcoop.domain.roles import LEDGER_ID
+
+        if self.tree is None:
+            return rulebook.LedgerState()
+        return rulebook.state_of(self.config, lambda: self.events(LEDGER_ID))
 
     # -- trees ------------------------------------------------------------------
 

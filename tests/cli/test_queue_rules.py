@@ -375,7 +375,7 @@ def test_verification_at_pick_time_is_by_the_picking_runner(code: Code) -> None:
     assert [e["verb"] for e in (verify, verdict, pick)] == ["verify", "verdict", "pick"]
     for event in (verify, verdict):
         assert (event["actor"], event["session"]) == ("runner@example.com", "loop-7")
-        assert event["verified_by"] == "runner" and event["for_pick"] == pick["id"]
+        assert event["verified_by"] == "runner" and event["for_pick"] == pick["run"]
     passed = add("Fix passed toast", "src/app.py:3")
     code.plan(passed=CONFIRM)
     coop("verify", "--as", "runner@example.com")

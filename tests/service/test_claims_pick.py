@@ -26,7 +26,7 @@ def test_a_pick_through_the_remote_verifies_first_and_is_on_the_remote_when_it_e
     assert picks_on(remote) == {("alice@example.com", item): 1}
     verify, verdict, pick = coop_in(a, "log", item, "--json").json()[-3:]
     assert [e["verb"] for e in (verify, verdict, pick)] == ["verify", "verdict", "pick"]
-    assert verify["for_pick"] == verdict["for_pick"] == pick["id"]  # one pick, named first
+    assert verify["for_pick"] == verdict["for_pick"] == pick["run"]  # one pick, named first
 
 
 def test_a_pick_that_finds_the_remote_gone_exits_7_and_keeps_nothing(clones: Clones) -> None:

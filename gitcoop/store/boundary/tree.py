@@ -1,0 +1,101 @@
+"""The listings of a fetched tree, checked where they are read (H7).
+
+`changed` names the items whose file or event folder differs between two
+commits, opening only the fan-out folders whose ids differ, and checks every
+name and mode it meets against the layout, and every tree it opens against
+the order and form git writes (`Repo.check_written`): a tree out of order
+reads one way entry by entry and another by path.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from gitcoop.domain.ids import ItemId, fanout
+from gitcoop.errors import BadLedger
+from gitcoop.store.layout import (
+    EVENTS,
+    FANOUT_RE,
+    ITEM_DIR_RE,
+    ITEM_FILE_RE,
+    ITEMS,
+    MODE_BLOB,
+    MODE_TREE,
+    event_dir,
+)
+from gitcoop.store.snapshot import Snapshot
+
+Entries = dict[str, Any]  # file name -> blob id, inside one item's event folder
+
+
+def entries(snapshot: Snapshot | None, item_id: ItemId) -> Entries:
+    tree = snapshot.subtree(event_dir(item_id)) if snapshot else None
+    return {e.name: e.id for e in tree} if tree is not None else {}
+
+
+def changed(
+    old: Snapshot | None,
+    new: Snapshot | None,
+    where: str,
+    fans: Callable[[str], bool] | None = None,
+) -> set[ItemId]:
+    """Item ids under items/ or events/ whose entry differs (in the fan-out folders `fans`
+    takes, when given); `new`'s names are checked."""
+    found: set[ItemId] = set()
+    for top in (ITEMS, EVENTS):
+        before = _listing(old.subtree(top) if old else None)
+        tree = new.subtree(top) if new else None
+        after = _listing(tree, f"{where}{top}")  # names first: the message names the entry
+        _written(new, tree, f"{where}{top}")
+        for fan in sorted(before.keys() | after.keys()):
+            if (fans is not None and not fans(fan)) or str(before.get(fan)) == str(after.get(fan)):
+                continue
+            inner_before = _listing(_tree(old, before.get(fan), f"{top}/{fan}"))
+            here = f"{where}{top}/{fan}"
+            inner = _tree(new, after.get(fan), here)
+            inner_after = _listing(inner, here, top)
+            _written(new, inner, here)
+            for name in inner_before.keys() | inner_after.keys():
+                if str(inner_before.get(name)) != str(inner_after.get(name)):
+                    found.add(ItemId(name[:-5] if top == ITEMS else name))
+    return found
+
+
+def _tree(snapshot: Snapshot | None, oid: Any, path: str) -> Any:
+    return snapshot.repo.tree(oid, path) if snapshot is not None and oid is not None else None
+
+
+def _written(snapshot: Snapshot | None, tree: Any, path: str) -> None:
+    """BadLedger unless `tree`'s entries are as git writes them, so that a listing and a
+    lookup by path find the same entries (`Repo.check_written`)."""
+    if snapshot is not None and tree is not None:
+        snapshot.repo.check_written(tree.id, path)
+
+
+def _listing(tree: Any, path: str | None = None, top: str | None = None) -> dict[str, Any]:
+    """name -> object id of a tree's entries; with `path`, their names are checked: fan-outs,
+    or with `top` (a fan-out's own listing), the names and modes of what `top` holds."""
+    if tree is None:
+        return {}
+    listing = {}
+    for entry in tree:
+        name = entry.name
+        if path is not None:
+            if top is not None:
+                _check_entry(entry, path, top)
+            elif not FANOUT_RE.match(name):  # items/ and events/ hold fan-outs only
+                raise BadLedger(f"{path}/{name}: not an allowed name or mode for the ledger layout")
+        listing[name] = entry.id
+    return listing
+
+
+def _check_entry(entry: Any, path: str, top: str | None) -> None:
+    name = entry.name
+    fan = path.rsplit("/", 1)[-1]
+    if top == ITEMS:
+        good = ITEM_FILE_RE.match(name) and entry.filemode == MODE_BLOB
+    else:
+        good = ITEM_DIR_RE.match(name) and entry.filemode == MODE_TREE
+    if not good or not FANOUT_RE.match(fan) or fanout(name) != fan:
+        raise BadLedger(f"{path}/{name}: not an allowed name or mode for the ledger layout")
