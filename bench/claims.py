@@ -34,7 +34,7 @@ exit 0. Double claims: items whose take got exit 0 for two or more fleet
 actors, or whose remote ledger carries takes by two or more fleet actors.
 
 Run: python bench/claims.py --fleet 16x4 [--items 40] [--variants plain,backdated]
-     [--seed S] [--workdir DIR]
+     [--seed S] [--max-connections N] [--timeout S] [--workdir DIR]
 """
 
 from __future__ import annotations
@@ -121,8 +121,9 @@ def coop(cwd: Path, *args: str) -> str:
 
 
 @contextmanager
-def daemon(base: Path) -> Iterator[str]:
-    """`git daemon` serving `base/remote.git`; ready when its log says so (no polling)."""
+def daemon(base: Path, max_connections: int | None = None) -> Iterator[str]:
+    """`git daemon` serving `base/remote.git`; ready when its log says so (no polling).
+    `max_connections`: git daemon's --max-connections (git's default 32; 0: no limit)."""
     git(base, "init", "-q", "--bare", "remote.git")
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -131,7 +132,9 @@ def daemon(base: Path) -> Iterator[str]:
         [
             "git", "daemon", "--verbose", "--reuseaddr", "--export-all",
             "--enable=receive-pack", "--listen=127.0.0.1", f"--port={port}",
-            f"--base-path={base}", str(base),
+            f"--base-path={base}",
+            *([] if max_connections is None else [f"--max-connections={max_connections}"]),
+            str(base),
         ],
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
@@ -464,13 +467,20 @@ def collect(workers: list[subprocess.Popen[str]], timeout: float) -> list[tuple[
 
 
 def fleet_round(
-    root: Path, variant: str, clones: int, workers: int, items: int, seed: str, timeout: float
+    root: Path,
+    variant: str,
+    clones: int,
+    workers: int,
+    items: int,
+    seed: str,
+    timeout: float,
+    max_connections: int | None = None,
 ) -> Fleet:
     began = time.perf_counter()
     base = root / f"fleet-{variant}-{clones}x{workers}"
     base.mkdir()
     now = BACKDATED if variant == "backdated" else ""
-    with daemon(base) as url:
+    with daemon(base, max_connections) as url:
         ids = seed_todos(base, url, items)
         paths = [clone(base, url, n) for n in range(clones)]
         offline_path = clone(base, url, clones)  # claims on too: its takes say --offline
@@ -559,6 +569,9 @@ def fleet_report(rounds: list[Fleet]) -> None:
         held = Counter(r.holder(i) == OFFLINE_ACTOR for i in r.final)
         conflicts = sum(bool(s.get("conflicts")) for s in r.final.values())
         landed = sum(OFFLINE_ACTOR in a for a in r.remote_takers.values())
+        absent = sum(  # an exit 0 the remote never saw: a claim confirmed falsely
+            str(t["actor"]) not in r.remote_takers.get(str(t["item"]), set()) for t in r.confirmed
+        )
         unconfirmed = sum(1 for i in r.final if r.holder(i) not in {None, OFFLINE_ACTOR}
                           and not any(t["item"] == i and t["code"] == 0 for t in r.confirmed))
         print(
@@ -569,7 +582,8 @@ def fleet_report(rounds: list[Fleet]) -> None:
             f"{dict(sorted(r.final_syncs.items()))} ({r.settle:.1f} s with the read); "
             f"final holders: offline {held[True]}, fleet {held[False]} "
             f"(not confirmed to their holder: {unconfirmed}); offline takes on the remote "
-            f"{landed}; items with conflicts {conflicts}; "
+            f"{landed}; confirmed takes absent from the remote {absent}; "
+            f"items with conflicts {conflicts}; "
             f"end to end {r.total:.0f} s"
         )
         odd = [t for t in r.takes if t["code"] not in (0, 1)]
@@ -597,13 +611,17 @@ def fleet_main(args: argparse.Namespace, root: Path) -> None:
     if not variants or set(variants) - {"plain", "backdated"}:
         raise SystemExit("--variants takes plain, backdated or both")
     rounds = [
-        fleet_round(root, v, int(clones), int(workers), args.items, seed, args.timeout)
+        fleet_round(
+            root, v, int(clones), int(workers), args.items, seed, args.timeout,
+            args.max_connections,
+        )  # fmt: skip
         for v in variants
     ]
     print(
         f"Machine: {os.cpu_count()} cores; {sys.version.split()[0]}; "
         f"{git(root, 'version').strip()}; gitcoop from "
-        f"{Path(gitcoop.__file__).resolve().parent}; seed {seed}\n"
+        f"{Path(gitcoop.__file__).resolve().parent}; seed {seed}; git daemon "
+        f"--max-connections={32 if args.max_connections is None else args.max_connections}\n"
     )
     fleet_report(rounds)
 
@@ -620,6 +638,8 @@ def main() -> None:
                         help="fleet mode: plain, backdated (offline takes at COOP_NOW=1970-01-02)")
     parser.add_argument("--seed", default=None, help="fleet mode: the shuffles' seed")
     parser.add_argument("--timeout", type=float, default=1800, help="fleet mode: per worker, s")
+    parser.add_argument("--max-connections", type=int, default=None,
+                        help="fleet mode: git daemon --max-connections (git's default 32; 0: none)")
     args = parser.parse_args()
     subprocess.run([sys.executable, "-m", "compileall", "-q", "gitcoop"], check=False)
     with tempfile.TemporaryDirectory(dir=args.workdir) as tmp:
