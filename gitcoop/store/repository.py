@@ -833,6 +833,12 @@ class Repo:
                 found.append(CommitInfo(Oid(str(commit.id)), parents, _email(commit)))
         except (pygit2.GitError, KeyError, ValueError) as exc:
             raise BadLedger(f"{REF}: the history of {tip} cannot be walked ({exc})") from None
+        if known is not None and any(not info.parents for info in found):
+            # the walk stops hiding by commit dates, and commits dated in the past (an
+            # offline clone's COOP_NOW=1970) make it list some of `known`'s own history,
+            # down to the root every related ledger shares: filter by its whole history
+            held = self.ancestors(known)
+            found = [info for info in found if info.oid not in held]
         return found
 
     def commits_between(self, old: str, new: str) -> Iterator[Any]:

@@ -14,6 +14,7 @@ marker file if anything ever ran it through a shell.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -24,8 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from gitcoop.domain import rulebook
-from gitcoop.domain.ids import EventId
-from gitcoop.domain.records import Event, LedgerConfig
+from gitcoop.domain.ids import EventId, content_event_id, is_content_id
+from gitcoop.domain.records import Event, Item, LedgerConfig
 from gitcoop.store import codec
 from tests.conftest import Clones, Result, coop_in, coop_process, git
 
@@ -201,12 +202,14 @@ def new_event(
     actor: str = MALLORY,
     at: str = "2026-11-29T11:00:00Z",
     clock: int | None = None,
-    event_id: str = "ev-mmmmmmmmmmmm",
+    event_id: str | None = None,
     **args: Any,
 ) -> dict[str, Any]:
-    """An event one past coop.yaml's clock: the next one an honest writer would make."""
-    return {
-        "id": event_id,
+    """An event one past coop.yaml's clock: the next one an honest writer would make, named
+    by its content as format 2 names it (unless `event_id` is given). `add_event` names it
+    again when its arguments change."""
+    data = {
+        "id": event_id or "",
         "item": item_id,
         "clock": config(content).clock + 1 if clock is None else clock,
         "at": at,
@@ -215,31 +218,44 @@ def new_event(
         "verb": verb,
         **args,
     }
+    if event_id is None:
+        data["id"] = content_id(data)
+    return data
+
+
+def content_id(data: dict[str, Any]) -> str:
+    """The id format 2 gives an event of this data (every field but the id, hashed)."""
+    rest = {k: v for k, v in data.items() if k != "id"}
+    text = json.dumps(rest, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return content_event_id(text.encode())
 
 
 def add_event(
     content: dict[str, bytes], data: dict[str, Any], refold: bool = True
 ) -> dict[str, bytes]:
-    """`data` as a new event file; the item re-folded and coop.yaml's clock moved, as a writer
-    would (without `refold`, only the file is added)."""
+    """`data` as a new event file (named by its content, when it was: an argument added
+    after `new_event` renames it); the item and coop.yaml as the event joining makes them,
+    as a writer would (without `refold`, only the file is added)."""
+    if is_content_id(data["id"]) and data["id"] != content_id(data):
+        data = {**data, "id": content_id(data)}
     item_id, clock = data["item"], data["clock"]
     changed = dict(content)
     changed[f"events/{item_id[3:5]}/{item_id}/{clock:012d}-{data['id']}.yaml"] = codec.dump(data)
     if not refold:
         return changed
-    settings = config(changed)
-    if item_id.startswith("cf-"):
-        state, _ = rulebook.fold_ledger(_events_raw(changed, item_id))
-        settings = replace(settings, roles=state.roles, settings=dict(state.settings))
-    else:
-        item = rulebook.fold(
-            _events_raw(changed, item_id),
-            settings.roles,
-            events_of=lambda other: _events_raw(changed, other),
-        )
-        assert item is not None
-        changed[f"items/{item_id[3:5]}/{item_id}.yaml"] = codec.dump(item.to_data())
-    settings = replace(settings, clock=max(settings.clock, clock))
+    [event] = [e for e in _events_raw(changed, item_id) if e.id == data["id"]]
+    before = config(content)
+    ledger = rulebook.state_of(before, lambda: _events_raw(content, LEDGER))
+
+    def item(other: Any) -> Any:
+        raw = content.get(f"items/{other[3:5]}/{other}.yaml")
+        return Item.from_data(codec.load(raw, "item")) if raw is not None else None
+
+    joined = rulebook.join(item, ledger, [event])
+    for joined_id, state in joined.items.items():
+        if state is not None:
+            changed[f"items/{joined_id[3:5]}/{joined_id}.yaml"] = codec.dump(state.to_data())
+    settings = rulebook.config_of(joined.ledger, max(before.clock, clock))
     return {**changed, "coop.yaml": codec.dump(settings.to_data())}
 
 

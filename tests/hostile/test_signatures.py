@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from gitcoop.domain import rulebook
-from gitcoop.store import codec, trust
+from gitcoop.store import codec
 from gitcoop.store.inbound import Reader
 from gitcoop.store.repository import Oid, open_repo
 from tests.conftest import Clones, coop_in, git

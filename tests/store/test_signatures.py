@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from gitcoop.errors import EnvironmentFailed
-from gitcoop.store import signatures
+from gitcoop.store.boundary import signatures
 from gitcoop.store.repository import Oid, open_repo
 from tests.conftest import git, make_repo
 from tests.sshkeys import Key, make_key

@@ -52,7 +52,7 @@ def keeps(repo: Repo, tip: Oid, commit: Oid) -> bool:
         return False
     parents = {info.oid: info.parents for info in repo.commits_since(tip, commit)}
     at: Oid | None = tip
-    while at in parents:
+    while at != commit and at in parents:
         firsts = parents[at]
         at = firsts[0] if firsts else None
     return at == commit

@@ -1,0 +1,99 @@
+"""Ledger format 1 (the previous release) read, checked and upgraded on the first write.
+
+`tests/fixtures/format1.bundle` is a ledger the previous release wrote (two
+clones, a role change, two offline takes of one todo with the loser's
+conflict, a done, a merge with the local side first, notes): the real bytes,
+not a re-creation. A format-1 history is checked as format 1 was, at its last
+commit; the first write makes coop.yaml format 2 (with the keys its events
+fold to) and touches no event file (docs/sync.md, "Ledger format 2").
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from gitcoop.store.layout import REF
+from tests.conftest import Clones, coop_in, git
+
+BUNDLE = Path(__file__).parent.parent / "fixtures" / "format1.bundle"
+
+
+def remote_from_bundle(clones: Clones) -> Path:
+    bare = clones.root / "remote.git"
+    git(bare, "fetch", "-q", str(BUNDLE), f"{REF}:{REF}")
+    return bare
+
+
+def event_files(path: Path, ref: str = REF) -> dict[str, str]:
+    listing = git(path, "ls-tree", "-r", ref, "events").splitlines()
+    return {line.split("\t")[1]: line.split()[2] for line in listing}
+
+
+def coop_yaml(path: Path) -> str:
+    return git(path, "cat-file", "-p", f"{REF}:coop.yaml")
+
+
+def test_a_format_1_ledger_is_taken_in_as_it_is(clones: Clones) -> None:
+    remote_from_bundle(clones)
+    carol = clones.clone("carol")
+    synced = coop_in(carol, "sync")
+    assert synced.code == 0, synced.err
+    assert "format: 1" in coop_yaml(carol)  # reading it writes nothing
+    listed = coop_in(carol, "list", "--all", "--json").json()
+    assert {i["title"]: i["status"] for i in listed} == {
+        "write the docs": "taken",
+        "fix the test": "done",
+    }
+    [docs] = [i for i in listed if i["title"] == "write the docs"]
+    assert docs["taken_by"] == "bob@example.com" and len(docs["conflicts"]) == 1
+    checked = coop_in(carol, "fsck", "--full")
+    assert checked.code == 0, checked.out + checked.err
+
+
+def test_the_first_write_upgrades_without_touching_an_event(clones: Clones) -> None:
+    remote_from_bundle(clones)
+    carol = clones.clone("carol")
+    assert coop_in(carol, "sync").code == 0
+    before = event_files(carol)
+    added = coop_in(carol, "add", "todo", "after the upgrade", "--json")
+    assert added.code == 0, added.err
+    after = event_files(carol)
+    assert {k: v for k, v in after.items() if k in before} == before  # every event as it was
+    [new] = set(after) - set(before)
+    assert len(new.rsplit("-", 1)[1].removesuffix(".yaml")) == 26  # named by its content
+    text = coop_yaml(carol)
+    assert "format: 2" in text and "keys:" in text and "kept_out" not in text
+    assert "bob@example.com" in text  # the roles carried over
+    checked = coop_in(carol, "fsck", "--full")
+    assert checked.code == 0, checked.out + checked.err
+    assert coop_in(carol, "sync").code == 0
+    dave = clones.clone("dave", "dave@example.com")
+    assert coop_in(dave, "sync").code == 0
+    titles = {i["title"] for i in coop_in(dave, "list", "--all", "--json").json()}
+    assert titles == {"write the docs", "fix the test", "after the upgrade"}
+    assert coop_in(dave, "fsck", "--full").code == 0
+
+
+def test_work_on_a_format_1_remote_merges_and_upgrades_it(clones: Clones) -> None:
+    """A merge is a write: the remote's format-1 tip first, this clone's work joined after."""
+    bare = remote_from_bundle(clones)
+    carol, erin = clones.clone("carol"), clones.clone("erin", "erin@example.com")
+    for path in (carol, erin):
+        assert coop_in(path, "sync").code == 0
+    todo = next(
+        i["id"]
+        for i in coop_in(carol, "list", "--all", "--json").json()
+        if i["title"] == "fix the test"
+    )
+    assert coop_in(carol, "note", todo, "carol's note").code == 0
+    assert coop_in(erin, "note", todo, "erin's note").code == 0
+    assert coop_in(carol, "sync").code == 0
+    assert coop_in(erin, "sync").code == 0  # a merge: carol's upgraded tip first
+    assert git(bare, "cat-file", "-p", f"{REF}:coop.yaml").count("format: 2") == 1
+    first = git(bare, "rev-parse", f"{REF}^1").strip()
+    assert first == git(carol, "rev-parse", REF).strip()
+    for path in (carol, erin):
+        assert coop_in(path, "sync").code == 0
+        assert coop_in(path, "fsck", "--full").code == 0
+    notes = [e.get("text") for e in coop_in(carol, "log", todo, "--json").json()]
+    assert {"carol's note", "erin's note"} <= set(notes)
