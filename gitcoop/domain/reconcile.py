@@ -1,29 +1,10 @@
-"""The pure parts of merging two ledgers: their configs, and telling people what lost.
-
-Everything here is symmetric in its two inputs, so the result depends only on
-what the two sides hold, never on which side ran the merge.
-"""
+"""Telling people what lost when their events joined after someone else's."""
 
 from __future__ import annotations
 
 from gitcoop.domain.frozen import frozen
-from gitcoop.domain.records import Conflict, Item, Roles
+from gitcoop.domain.records import Conflict, Item
 from gitcoop.domain.timefmt import human_instant
-
-
-def merge_roles(a: Roles, b: Roles) -> Roles:
-    """The union of both sides' roles; sorted when they differ, so the order is symmetric."""
-    if a == b:
-        return a
-    return Roles(
-        owners=tuple(sorted({*a.owners, *b.owners})),
-        chiefs=tuple(sorted({*a.chiefs, *b.chiefs})),
-    )
-
-
-def same_roles(a: Roles, b: Roles) -> bool:
-    """Whether the rules see the same people (order does not matter to them)."""
-    return set(a.owners) == set(b.owners) and set(a.chiefs) == set(b.chiefs)
 
 
 @frozen

@@ -63,6 +63,41 @@ def _plain_fields(kind: type) -> frozenset[str]:
     return frozenset(f.name for f in fields(kind))
 
 
+def canonical(value: Any) -> bytes:
+    """One byte string per value, and one value per byte string: how an event's content is
+    hashed into its id (ledger format 2). Typed and length-prefixed, as bencode is, so no
+    text can be read as another and nothing depends on a library's escaping: `s3:abc`,
+    `i12e`, `t`, `f`, `n`, `l…e`, and a mapping `d…e` with its keys in sorted order."""
+    out: list[bytes] = []
+    _canonical(value, out)
+    return b"".join(out)
+
+
+def _canonical(value: Any, out: list[bytes]) -> None:
+    if isinstance(value, str):
+        raw = value.encode()
+        out += (b"s", str(len(raw)).encode(), b":", raw)
+    elif value is True or value is False:
+        out.append(b"t" if value else b"f")
+    elif isinstance(value, int):
+        out += (b"i", str(value).encode(), b"e")
+    elif value is None:
+        out.append(b"n")
+    elif isinstance(value, list | tuple):
+        out.append(b"l")
+        for element in value:
+            _canonical(element, out)
+        out.append(b"e")
+    elif isinstance(value, Mapping) and all(isinstance(key, str) for key in value):
+        out.append(b"d")
+        for key in sorted(value):
+            _canonical(key, out)
+            _canonical(value[key], out)
+        out.append(b"e")
+    else:
+        raise RecordError(f"{type(value).__name__} is not a value an event holds")
+
+
 def _instant(value: Any, name: str) -> datetime:
     if not isinstance(value, str):
         raise RecordError(f"{name} must be an ISO 8601 string")
@@ -150,11 +185,9 @@ class Event:
 
     def content(self) -> bytes:
         """Every field but the id, in one canonical form: what a content id hashes."""
-        import json  # only writers and the boundary hash events
-
         data = self.to_data()
         del data["id"]
-        return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+        return canonical(data)
 
     def named_by_content(self) -> Event:
         """This event with the id its content gives (ledger format 2)."""

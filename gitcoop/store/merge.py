@@ -26,8 +26,9 @@ from gitcoop.domain.frozen import frozen
 from gitcoop.domain.ids import EventId, ItemId
 from gitcoop.domain.rulebook import config_of
 from gitcoop.errors import ChangedUnderWrite, Refused
-from gitcoop.store import boundary, codec, lock, upkeep
-from gitcoop.store.boundary import joining, remembered
+from gitcoop.store import codec, lock, upkeep
+from gitcoop.store.boundary import fetched, joining, remembered
+from gitcoop.store.boundary.tree import changed
 from gitcoop.store.boundary.history import Reader
 from gitcoop.store.cache import ItemCache
 from gitcoop.store.layout import COOP_FILE, MODE_BLOB, MODE_TREE, event_dir, item_path
@@ -131,7 +132,7 @@ def plan(
     if ours is not None and repo.is_ancestor(theirs, ours):
         return Merged("ahead", ours, ours)
     base = repo.merge_base(ours, theirs) if ours is not None else None
-    arrival = boundary.check(repo, remote, ours, theirs, related=base is not None)
+    arrival = fetched.check(repo, remote, ours, theirs, related=base is not None)
     if ours is not None and base is None:
         raise Refused(
             f"this clone's ledger and {remote}'s have no history in common — two separate "
@@ -147,7 +148,7 @@ def plan(
         commit, unsigned = _merge_commit(
             arrival.reader, remote, first, second, (actor, at, sign), known
         )
-    touched = boundary.changed(Snapshot(repo, ours), Snapshot(repo, commit), "")
+    touched = changed(Snapshot(repo, ours), Snapshot(repo, commit), "")
     return Merged("merged", ours, commit, tuple(sorted(touched)), unsigned, known)
 
 

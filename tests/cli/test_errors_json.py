@@ -34,6 +34,7 @@ CODES = {
     "NothingToDo": ("nothing_to_do", 5),
     "SomethingDue": ("something_due", 6),
     "RemoteUnreachable": ("remote_unreachable", 7),
+    "RemoteRewritten": ("remote_rewritten", 10),
     "LostOnMerge": ("lost_on_merge", 8),
     "EnvironmentFailed": ("environment", 9),
     "BreachesFound": ("breaches", 1),

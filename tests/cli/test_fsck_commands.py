@@ -24,7 +24,8 @@ def test_roles_that_are_not_the_fold_of_role_events_are_a_breach(ledger: Path) -
     put(ledger, ["coop.yaml"], codec.dump(data))
     result = coop("fsck")
     assert result.code == 1
-    assert "coop.yaml: [roles] roles are not the fold of the ledger's role events" in result.out
+    assert "coop.yaml: [state] in commit " in result.out
+    assert "is not the state its first parent and the events it adds make" in result.out
 
 
 def test_breaches_are_printed_with_their_paths_and_exit_1(ledger: Path) -> None:
@@ -37,7 +38,11 @@ def test_breaches_are_printed_with_their_paths_and_exit_1(ledger: Path) -> None:
     result = coop("fsck")
     assert result.code == 1
     lines = result.out.splitlines()
-    assert f"{path}: [fold] differs from the fold of its events in: status" in lines
+    assert any(
+        line.startswith(f"{path}: [state] in commit ")
+        and line.endswith("is not the state its events make (it differs in: status)")
+        for line in lines
+    ), lines
     assert any(line.startswith("junk: [layout]") for line in lines)
     assert "2 breaches" in result.err
     assert item

@@ -248,9 +248,9 @@ def test_broken_item_files_on_the_ref_are_clear_errors(
 
 
 def test_unknown_format_version_is_refused(ledger: Path) -> None:
-    put_on_ledger(ledger, "coop.yaml", b"format: 2\n")
+    put_on_ledger(ledger, "coop.yaml", b"format: 3\n")
     result = coop("list")
-    assert result.code == 4 and "format 2 is not supported" in result.err
+    assert result.code == 4 and "format 3 is not supported" in result.err
 
 
 def test_json_shapes(ledger: Path) -> None:

@@ -188,12 +188,42 @@ def test_kept_out_ledger_events_change_nothing_and_are_listed() -> None:
     assert state.keys == Keys() and "kept out" in refused[0][1]
 
 
-def test_coop_yaml_lists_what_it_keeps_out_sorted_and_only_when_it_keeps_something() -> None:
+def test_format_1_coop_yaml_lists_what_it_keeps_out_and_format_2_keeps_no_list() -> None:
+    """Format 1 kept out unsigned events by a ledger-wide list; format 2 judges each where it
+    joins (docs/hardening.md, H2), so its coop.yaml holding such a list is refused."""
     from gitcoop.domain.records import LedgerConfig, RecordError
 
-    assert "kept_out" not in LedgerConfig().to_data()
-    data = {**LedgerConfig().to_data(), "kept_out": ["ev-aaaaaaaaaaaa", "ev-bbbbbbbbbbbb"]}
+    old = LedgerConfig(format=1)
+    assert "kept_out" not in old.to_data()
+    data = {**old.to_data(), "kept_out": ["ev-aaaaaaaaaaaa", "ev-bbbbbbbbbbbb"]}
     assert LedgerConfig.from_data(data).to_data() == data
     for bad in (["ev-bbbbbbbbbbbb", "ev-aaaaaaaaaaaa"], ["not an id"], "ev-aaaaaaaaaaaa"):
         with pytest.raises(RecordError, match="kept_out"):
             LedgerConfig.from_data({**data, "kept_out": bad})
+    current = LedgerConfig().to_data()
+    assert current["format"] == 2 and "kept_out" not in current
+    with pytest.raises(RecordError, match="format 2 keeps no such list"):
+        LedgerConfig.from_data({**current, "kept_out": ["ev-aaaaaaaaaaaa"]})
+
+
+def test_an_event_that_joins_unsigned_is_a_conflict_and_never_applied() -> None:
+    """H2 in the domain: `join` refuses what its caller found unsigned, as a conflict an
+    owner settles; the ledger's own unsigned events change nothing."""
+    from gitcoop.domain import resolution
+    from gitcoop.domain.rulebook import LedgerState, join
+
+    add = event("add", actor=ALICE, kind="todo", title="Fix it")
+    take = event("take", actor=BOB, session="s")
+    forged = keys_event(ALICE, "add", BOB, KEY_B)
+    state = LedgerState(roles=ROLES)
+    why = {take.id: "refused where it joined: unsigned", forged.id: "unsigned"}
+    joined = join(lambda _: None, state, [add, take, forged], why)  # type: ignore[list-item]
+    item = joined.items[add.item]
+    assert item is not None and item.status == "open" and item.taken_by is None
+    (conflict,) = item.conflicts
+    assert conflict.event == take.id and conflict.kept_out
+    assert resolution.unacknowledged(item, BOB) == ()  # not bob's lost event: forged in his name
+    assert joined.ledger.keys == Keys() and joined.refused[0][0] == forged
+    settle = event("resolve", actor=ALICE, **resolution.resolve_args(take, "apply", "it was bob's"))
+    settled = join(lambda _: item, joined.ledger, [settle]).items[add.item]
+    assert settled is not None and settled.taken_by == BOB and settled.conflicts == ()

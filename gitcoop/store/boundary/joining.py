@@ -43,6 +43,7 @@ class Joining:
     added: list[Added]  # the event files `other` holds and `first` does not, by path
     events: list[Event]  # their events, in the same order
     state: rulebook.Joined
+    before: Lookup  # an item as `first` holds it
     unsigned: dict[str, str] = field(default_factory=dict)  # event id -> why refused
 
 
@@ -73,7 +74,7 @@ def join(
         unsigned = _unsigned(repo, first, other, added, events, ledger.keys)
     lookup = items if items is not None else _items_of(before)
     state = rulebook.join(lookup, ledger, events, unsigned)
-    return Joining(before, added, events, state, unsigned)
+    return Joining(before, added, events, state, lookup, unsigned)
 
 
 def _items_of(snapshot: Snapshot) -> Lookup:
@@ -203,13 +204,16 @@ def holds_state(
         )
     first = joining.first
     moved = changed(first if first.commit is not None else None, after, where)
-    stray = sorted(moved - set(state.items) - {LEDGER_ID} - {f.item_id for f in joining.added})
-    if stray:
-        raise BadLedger(
-            f"{item_path(stray[0])}: changed, though no event of it joined here — an item "
-            "file is the state its events make"
-        )
     found: dict[ItemId, tuple[str, Any]] = {}
+    for item_id in sorted(moved - set(state.items) - {LEDGER_ID}):
+        # none of its events joined: it stays as it was, though it may be written otherwise
+        was, blob = joining.before(item_id), after.item_blob(item_id)
+        if was is None or blob is None:
+            raise BadLedger(
+                f"{item_path(item_id)}: is not the state its events make (it changed, though "
+                "none of its events joined here)"
+            )
+        found[item_id] = (str(blob), as_state(after, item_id, blob, was.to_data()))
     adds = {e.item for e in joining.events if e.verb == "add"}
     for item_id, item in state.items.items():
         blob = after.item_blob(item_id)
@@ -240,7 +244,11 @@ def as_state(side: Snapshot, item_id: ItemId, blob: Any, state: dict[str, Any]) 
         return state
     stored = side.item_data(item_id, blob)  # validated, in `Item.to_data` form
     if stored != state:
-        raise BadLedger(f"{item_path(item_id)}: is not the state its events make")
+        differ = sorted(k for k in stored.keys() | state.keys() if stored.get(k) != state.get(k))
+        raise BadLedger(
+            f"{item_path(item_id)}: is not the state its events make (it differs in: "
+            f"{', '.join(differ)})"
+        )
     return stored
 
 

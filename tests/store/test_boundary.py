@@ -1,4 +1,4 @@
-"""The inbound check, tried as an attacker: crafted commits pushed and fetched by a victim."""
+"""The boundary (store/boundary/), tried as an attacker: crafted commits pushed and fetched."""
 
 from __future__ import annotations
 
@@ -69,17 +69,13 @@ EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 
 
 @pytest.mark.parametrize("name", ["000000000099-ev-mmmmmmmmmmmm.yaml", "junk"])
-@pytest.mark.parametrize("split", [1, 10**6], ids=["halves", "whole"])
 def test_an_empty_folder_in_an_items_event_folder_is_refused_by_a_first_sync(
-    crew: Team, clones: Clones, monkeypatch: pytest.MonkeyPatch, name: str, split: int
+    crew: Team, clones: Clones, monkeypatch: pytest.MonkeyPatch, name: str
 ) -> None:
     """A commit that adds an empty tree inside an item's event folder adds no event file,
     so the history check sees nothing; the tip's listing of the folder refuses it. A
     first sync refuses it as a later one does (a shortcut taking the tip's events from
     the history check let it through, and left an item no command could show)."""
-    from gitcoop.store import inbound
-
-    monkeypatch.setattr(inbound, "SPLIT_ITEMS", split)
     raw = open_raw(crew.mallory)
     empty = raw.write(2, b"")
     assert str(empty) == EMPTY_TREE
@@ -93,16 +89,12 @@ def test_an_empty_folder_in_an_items_event_folder_is_refused_by_a_first_sync(
 
 
 @pytest.mark.parametrize("where", ["junk", "a fan-out", "an item's folder"])
-@pytest.mark.parametrize("split", [1, 10**6], ids=["halves", "whole"])
 def test_an_empty_folder_anywhere_under_events_is_refused_by_every_sync(
-    crew: Team, clones: Clones, monkeypatch: pytest.MonkeyPatch, where: str, split: int
+    crew: Team, clones: Clones, monkeypatch: pytest.MonkeyPatch, where: str
 ) -> None:
     """An empty folder holds no event, so no event file names it: the history check
     names it itself, and a later sync and a first sync both refuse it (before, one
     outside an item's folder passed both, as junk the layout does not allow)."""
-    from gitcoop.store import inbound
-
-    monkeypatch.setattr(inbound, "SPLIT_ITEMS", split)
     raw = open_raw(crew.mallory)
     empty = raw.write(2, b"")
     used = {name for name in files(crew.mallory) if name.startswith("events/")}
@@ -123,15 +115,11 @@ def test_an_empty_folder_anywhere_under_events_is_refused_by_every_sync(
     assert git(newcomer, "rev-parse", "-q", "--verify", "refs/coop/ledger", check=False) == ""
 
 
-@pytest.mark.parametrize("split", [1, 10**6], ids=["halves", "whole"])
 def test_an_empty_folder_under_items_that_is_no_fan_out_is_refused(
-    crew: Team, clones: Clones, monkeypatch: pytest.MonkeyPatch, split: int
+    crew: Team, clones: Clones, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Only fan-outs sit under items/; an empty folder of another name held no file to
     refuse, so it was taken as it was."""
-    from gitcoop.store import inbound
-
-    monkeypatch.setattr(inbound, "SPLIT_ITEMS", split)
     empty = open_raw(crew.mallory).write(2, b"")
     put(crew.mallory, ["items", "_x_"], mode=TREE, oid=empty)
     push(crew.mallory, tip(crew.mallory))
@@ -165,23 +153,18 @@ def test_the_events_of_a_commit_are_by_its_author_in_any_side_branch(crew: Team)
     git(crew.victim, "fsck", "--no-dangling")
 
 
-@pytest.mark.parametrize(
-    "first_half", ["", "0123456789abcdefghjkmnpqrstvwxyz"], ids=["child", "here"]
-)
-def test_a_first_sync_checked_in_two_halves_refuses_in_either_half(
-    crew: Team, clones: Clones, monkeypatch: pytest.MonkeyPatch, first_half: str
+def test_a_first_sync_refuses_an_item_file_that_is_not_its_state(
+    crew: Team, clones: Clones
 ) -> None:
-    from gitcoop.store import inbound
-
-    monkeypatch.setattr(inbound, "SPLIT_ITEMS", 1)  # two processes, whatever the size
-    monkeypatch.setattr(inbound, "_FIRST_HALF", frozenset(first_half))  # who checks the item
+    """H3 on a first sync: the commit whose item file differs from what its events make
+    refuses the whole fetch (it was checked in two processes until format 2)."""
     content = files(crew.mallory)
     path = f"items/{crew.todo[3:5]}/{crew.todo}.yaml"
     publish(crew.mallory, {**content, path: content[path].replace(b"seed", b"weed")})
     newcomer = clones.clone("carol")
     result = coop_in(newcomer, "sync")
     assert result.code == 4, result.err
-    assert f"{path}: is not the fold of its events" in result.err
+    assert f"{path}: is not the state its events make" in result.err
     assert git(newcomer, "rev-parse", "-q", "--verify", "refs/coop/ledger", check=False) == ""
 
 
@@ -228,31 +211,18 @@ def _two_halves_commit(crew: Team, last_clock_above: int) -> tuple[str, str]:
     content = files(crew.mallory)
     one = new_event(content, first, "note", text="one")
     content = add_event(content, one)
-    two = new_event(
-        content, second, "note", clock=one["clock"] + last_clock_above, event_id="ev-nnnnnnnnnnnn"
-    )
+    two = new_event(content, second, "note", clock=one["clock"] + last_clock_above)
     publish(crew.mallory, add_event(content, two))
     return first, second
 
 
-@pytest.mark.parametrize("owner", ["first", "second"])
 @pytest.mark.parametrize(("step", "fine"), [(1, True), (2, False)])
-def test_a_split_check_bounds_clocks_by_the_events_of_both_halves(
-    crew: Team,
-    clones: Clones,
-    monkeypatch: pytest.MonkeyPatch,
-    owner: str,
-    step: int,
-    fine: bool,
+def test_clocks_are_bounded_by_every_event_a_commit_adds(
+    crew: Team, clones: Clones, step: int, fine: bool
 ) -> None:
-    """Each half names only its own events and counts the other's: a commit adding one event
-    in each half allows clocks up to two past its parent's, in either half, and no more."""
-    from gitcoop.store import inbound
-
-    first, second = _two_halves_commit(crew, step)
-    mine = (first if owner == "first" else second)[3]
-    monkeypatch.setattr(inbound, "SPLIT_ITEMS", 1)  # two processes, whatever the size
-    monkeypatch.setattr(inbound, "_FIRST_HALF", frozenset(mine))  # this process's half
+    """A commit adding one event to each of two items allows clocks up to two past its
+    parent's, and no more (H7)."""
+    _two_halves_commit(crew, step)
     newcomer = clones.clone("carol")
     result = coop_in(newcomer, "sync")
     if fine:
