@@ -6,7 +6,10 @@ victim) syncs. The attacker reads the ledger as files, changes what she
 likes, writes blobs with `git hash-object`, trees with `git mktree` and a
 commit with `git commit-tree` under any author she names, and pushes it
 (forcing, if she wants). Contents may be made with gitcoop's own codec and
-fold, so that the one flaw a test plants is the only one there is.
+rules, so that the one flaw a test plants is the only one there is: since
+ledger format 2 an event is named by its content (`new_event`), and `add_event`
+writes the item and coop.yaml as the event joining the state makes them
+(`rulebook.join`), as an honest writer would.
 
 Every hostile text carries a command substitution that would create the
 marker file if anything ever ran it through a shell.
@@ -14,19 +17,18 @@ marker file if anything ever ran it through a shell.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import subprocess
 from collections import defaultdict
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from gitcoop.domain import rulebook
-from gitcoop.domain.ids import EventId, content_event_id, is_content_id
-from gitcoop.domain.records import Event, Item, LedgerConfig
+from gitcoop.domain.ids import content_event_id, is_content_id
+from gitcoop.domain.records import Event, Item, LedgerConfig, canonical
 from gitcoop.store import codec
 from tests.conftest import Clones, Result, coop_in, coop_process, git
 
@@ -226,17 +228,17 @@ def new_event(
 def content_id(data: dict[str, Any]) -> str:
     """The id format 2 gives an event of this data (every field but the id, hashed)."""
     rest = {k: v for k, v in data.items() if k != "id"}
-    text = json.dumps(rest, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return content_event_id(text.encode())
+    return content_event_id(canonical(rest))
 
 
 def add_event(
-    content: dict[str, bytes], data: dict[str, Any], refold: bool = True
+    content: dict[str, bytes], data: dict[str, Any], refold: bool = True, rename: bool = True
 ) -> dict[str, bytes]:
     """`data` as a new event file (named by its content, when it was: an argument added
-    after `new_event` renames it); the item and coop.yaml as the event joining makes them,
-    as a writer would (without `refold`, only the file is added)."""
-    if is_content_id(data["id"]) and data["id"] != content_id(data):
+    after `new_event` renames it, unless not `rename`: a forger keeping an id for other
+    content); the item and coop.yaml as the event joining makes them, as a writer would
+    (without `refold`, only the file is added)."""
+    if rename and is_content_id(data["id"]) and data["id"] != content_id(data):
         data = {**data, "id": content_id(data)}
     item_id, clock = data["item"], data["clock"]
     changed = dict(content)
@@ -315,28 +317,3 @@ def refused_on(where: Path, *fragments: str) -> str:
     assert "unexpected" not in synced.err
     assert git(where, "rev-parse", "-q", "--verify", REF, check=False).strip() == before
     return synced.err
-
-
-def refolded(content: dict[str, bytes], kept_out: tuple[str, ...] = ()) -> dict[str, bytes]:
-    """coop.yaml's roles and settings the fold of the ledger's events less `kept_out` (which
-    it lists), every item the fold of its events: what an honest writer would hold."""
-    state, _ = rulebook.fold_ledger(_events_raw(content, LEDGER), kept_out)
-    settings = replace(
-        config(content),
-        roles=state.roles,
-        settings=dict(state.settings),
-        kept_out=tuple(EventId(e) for e in kept_out),
-    )
-    changed = {**content, "coop.yaml": codec.dump(settings.to_data())}
-    for name in content:
-        if name.startswith("items/"):
-            item_id = name.rsplit("/", 1)[1].removesuffix(".yaml")
-            item = rulebook.fold(
-                _events_raw(changed, item_id),
-                state.roles,
-                events_of=lambda other: _events_raw(changed, other),
-                kept_out=kept_out,
-            )
-            assert item is not None
-            changed[name] = codec.dump(item.to_data())
-    return changed

@@ -13,7 +13,19 @@ from gitcoop.domain.settings import SETTINGS
 from gitcoop.service import ledger
 from gitcoop.service.context import Context
 from tests.conftest import Clones, coop_in, coop_process, git
-from tests.hostile.forge import ALICE, Team, config, files, publish, team, tip, with_config
+from tests.hostile.forge import (
+    ALICE,
+    LEDGER,
+    Team,
+    add_event,
+    config,
+    files,
+    new_event,
+    publish,
+    team,
+    tip,
+    with_config,
+)
 
 
 @pytest.fixture
@@ -50,20 +62,47 @@ def test_a_verifier_planted_in_coop_yaml_is_refused_at_sync(crew: Team) -> None:
     before = tip(crew.victim)
     synced = crew.victim_runs("sync")
     assert synced.code == 4
-    assert "settings are not the fold" in synced.err
+    assert "coop.yaml: is not the state its first parent and the events it adds" in synced.err
     assert tip(crew.victim) == before
     draft(crew)
     assert crew.victim_runs("verify").code == 1
     assert crew.victim_runs("list").code == 0 and crew.victim_runs("fsck").code == 0
 
 
-def test_an_unknown_setting_in_the_ledger_is_kept_and_means_nothing(crew: Team) -> None:
-    """A newer gitcoop's keys travel as short scalars; none of them names a command here."""
+def test_an_unknown_setting_in_the_ledger_is_refused_and_means_nothing(crew: Team) -> None:
+    """A setting this gitcoop does not know, holding a shell command, as an owner's event.
+
+    Until format 2 an unknown key written into coop.yaml was kept as a newer gitcoop's and
+    meant nothing. coop.yaml is now exactly the state its events make (H3), so the way in
+    is a `config` event: alice's (in her name, with no signing policy), refused where it
+    joins as an unknown setting (H2), listed by fsck as a note; nothing runs, no verifier."""
+    content = files(crew.mallory)
+    for key, value in (("verifier_timeout", "1s"), ("hook", crew.shell)):
+        planted = new_event(content, LEDGER, "config", actor=ALICE, key=key, value=value)
+        content = add_event(content, planted)
+    assert "hook" not in config(content).settings  # the honest writer's coop.yaml
+    publish(crew.mallory, content, author=ALICE)
+    assert crew.victim_runs("sync").code == 0
+    held = config(files(crew.victim)).settings
+    assert "hook" not in held and "verifier_timeout" not in held, held
+    checked = crew.victim_runs("fsck")
+    assert checked.code == 0, checked.out
+    assert sum("unknown setting" in line for line in checked.out.splitlines()) == 2, checked.out
+    draft(crew)
+    verify = crew.victim_runs("verify")
+    assert verify.code == 1 and "no verifier is configured" in verify.err
+
+
+def test_an_unknown_setting_written_into_coop_yaml_is_refused(crew: Team) -> None:
+    """The old form of the attack, coop.yaml edited by hand: not the state (H3)."""
     content = files(crew.mallory)
     data = config(content).to_data()
     data["settings"] = {"verifier_timeout": "1s", "hook": crew.shell}
     publish(crew.mallory, with_config(content, data))
-    assert crew.victim_runs("sync").code == 0
+    before = tip(crew.victim)
+    synced = crew.victim_runs("sync")
+    assert synced.code == 4 and "coop.yaml: is not the state" in synced.err, synced.err
+    assert tip(crew.victim) == before
     draft(crew)
     verify = crew.victim_runs("verify")
     assert verify.code == 1 and "no verifier is configured" in verify.err

@@ -1,13 +1,15 @@
 """The ledger's own event folder (`events/00/cf-000000000000`), attacked by a peer.
 
-Roles, settings and keys are the fold of the ledger's own events, which live
-in one folder of fan-out `00`. A first sync of a large ledger is checked in
-two halves by fan-out (`inbound._half`: `00` falls in this process's half
-unless `_FIRST_HALF` says otherwise), and the ledger's fold is checked by the
-half that holds `00`, while the other half skips it. Each forgery of that
-folder must be refused on every path: a fast-forward, a real merge with local
-work, a first sync in one piece, and one in two halves with `00` here or in
-the child; and in a real first sync of SPLIT_ITEMS items (bench/ledger.py).
+Roles, settings and keys are the state the ledger's own events make, which live
+in one folder of fan-out `00`, and coop.yaml must be exactly that state at each
+commit of the fetched first-parent chain (store/boundary/joining.py `holds_state`;
+the folder's files are checked commit by commit in store/boundary/history.py).
+Each forgery of that folder must be refused on every path: a fast-forward, a real
+merge with local work and a first sync. (Until format 2 a first sync of a large
+ledger was checked in two halves by fan-out, one per process, and these attacks
+were also run with `00` in either half and on a real ledger of SPLIT_ITEMS items;
+that split is gone, a fetch is checked in one process, and so are those
+parametrisations.)
 
 Then event folders of other `cf-` ids: the layout allows any `cf-` folder,
 but only the ledger's ever holds events.
@@ -15,10 +17,7 @@ but only the ledger's ever holds events.
 
 from __future__ import annotations
 
-import os
-import shutil
-import subprocess
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -43,17 +42,11 @@ from tests.hostile.forge import (
     tip,
     with_config,
 )
-from tests.rawledger import TREE, _replace, commit_tree, open_raw, put
+from tests.rawledger import TREE, _replace, commit_tree, open_raw
 
-ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz"
 FOLDER = f"events/00/{LEDGER}"
-PATHS = [
-    "fast-forward",
-    "merge",
-    "first-whole",
-    "first-halves-ledger-here",
-    "first-halves-ledger-in-child",
-]
+PATHS = ["fast-forward", "merge", "first-sync"]
+NOT_THE_STATE = "coop.yaml: is not the state its first parent and the events it adds make"
 Content = dict[str, bytes]
 
 
@@ -62,18 +55,11 @@ def crew(clones: Clones, tmp_path: Path) -> Team:
     return team(clones, tmp_path)
 
 
-def on_path(crew: Team, clones: Clones, monkeypatch: pytest.MonkeyPatch, path: str) -> Path:
+def on_path(crew: Team, clones: Clones, path: str) -> Path:
     """The clone that syncs on `path`, set up for it."""
-    from gitcoop.store import inbound
-
     if path == "merge":
         assert coop_in(crew.victim, "note", crew.todo, "local work").code == 0
-    if not path.startswith("first"):
-        return crew.victim
-    monkeypatch.setattr(inbound, "SPLIT_ITEMS", 10**6 if path == "first-whole" else 1)
-    if path == "first-halves-ledger-in-child":  # every fan-out here but the ledger's
-        monkeypatch.setattr(inbound, "_FIRST_HALF", frozenset(ALPHABET) - {"0"})
-    return clones.clone("carol")
+    return clones.clone("carol") if path == "first-sync" else crew.victim
 
 
 # -- forgeries of the ledger's folder ---------------------------------------------------
@@ -93,37 +79,27 @@ def _roles_not_the_fold(crew: Team) -> tuple[str, str]:
     content = files(crew.mallory)
     data = config(content).to_data()
     data["roles"]["owners"].append(MALLORY)
-    publish(crew.mallory, with_config(content, data))
-    return "", "coop.yaml: its roles are not the fold of the ledger's role events"
+    return publish(crew.mallory, with_config(content, data)), NOT_THE_STATE
 
 
 def _settings_not_the_fold(crew: Team) -> tuple[str, str]:
     content = files(crew.mallory)
     data = config(content).to_data()
     data["settings"] = {"topup_size": 7}
-    publish(crew.mallory, with_config(content, data))
-    return "", "coop.yaml: its settings are not the fold of the ledger's config events"
+    return publish(crew.mallory, with_config(content, data)), NOT_THE_STATE
 
 
 def _by_someone_else(crew: Team) -> tuple[str, str]:
     content = files(crew.mallory)
-    forged = new_event(
-        content,
-        LEDGER,
-        "config",
-        actor=ALICE,
-        key="topup_size",
-        value=7,
-        event_id="ev-ffffffffffff",
-    )
+    forged = new_event(content, LEDGER, "config", actor=ALICE, key="topup_size", value=7)
     made = publish(crew.mallory, add_event(content, forged))
-    name = f"{forged['clock']:012d}-ev-ffffffffffff.yaml"
+    name = f"{forged['clock']:012d}-{forged['id']}.yaml"
     return made, f"{FOLDER}/{name}: an event by {ALICE!r} in a commit authored by {MALLORY!r}"
 
 
 def _an_item_verb(crew: Team) -> tuple[str, str]:
     content = files(crew.mallory)
-    note = new_event(content, LEDGER, "note", text="x", event_id="ev-ffffffffffff")
+    note = new_event(content, LEDGER, "note", text="x")
     made = publish(crew.mallory, add_event(content, note, refold=False) | _clocked(content, note))
     return made, f"verb 'note' is not one {LEDGER} takes"
 
@@ -163,48 +139,64 @@ FORGERIES: dict[str, Callable[[Team], tuple[str, str]]] = {
 @pytest.mark.parametrize("path", PATHS)
 @pytest.mark.parametrize("forgery", list(FORGERIES))
 def test_a_forgery_of_the_ledgers_own_folder_is_refused_on_every_path(
-    crew: Team, clones: Clones, monkeypatch: pytest.MonkeyPatch, forgery: str, path: str
+    crew: Team, clones: Clones, forgery: str, path: str
 ) -> None:
-    """Passes: whichever half holds `00`, and in one piece, the refusal names the path
-    (and, for what a commit adds, the commit)."""
+    """Passes: the refusal names the path (and, for what a commit adds or claims, the
+    commit); a first sync takes nothing in."""
     made, fragment = FORGERIES[forgery](crew)
-    where = on_path(crew, clones, monkeypatch, path)
+    where = on_path(crew, clones, path)
     refused_on(where, fragment, *([f"commit {made[:12]}"] if made else []))
+    if path == "first-sync":
+        assert coop_in(where, "list").code == 4  # no ledger here
+    else:
+        assert coop_in(where, "roles", "--json").json() == {
+            "owners": [ALICE],
+            "chiefs": [MALLORY],
+        }
 
 
 @pytest.mark.parametrize("path", PATHS)
-def test_the_ledgers_fold_is_checked_exactly_once(
-    crew: Team, clones: Clones, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, path: str
+def test_the_ledgers_state_is_checked_once_per_fetched_commit(
+    crew: Team, clones: Clones, monkeypatch: pytest.MonkeyPatch, path: str
 ) -> None:
-    """Passes: one check of the ledger's fold per sync, by the process that holds `00`
-    (the child, when `_FIRST_HALF` leaves `0` out), never by both halves or neither."""
-    from gitcoop.store import inbound
+    """Formerly "the ledger's fold is checked exactly once": by the one of two processes
+    whose half held `00`, never by both or neither. There are no halves since format 2;
+    what stays is that the check is neither skipped nor repeated: coop.yaml (and the items)
+    are held against the joined state once for each commit the fetch adds to the
+    first-parent chain (H3), on every path (and the cost is linear in what arrived, H7)."""
+    from gitcoop.store.boundary import joining
 
-    assert coop_in(crew.alice, "roles", "add", "chief", "carol@example.com").code == 0
+    for who in ("carol@example.com", "dave@example.com"):
+        assert coop_in(crew.alice, "roles", "add", "chief", who).code == 0
     assert coop_in(crew.alice, "sync").code == 0
-    where = on_path(crew, clones, monkeypatch, path)
-    calls = tmp_path / "folds"
-    real = inbound._check_ledger_fold
+    where = on_path(crew, clones, path)
+    known = git(where, "rev-parse", "-q", "--verify", REF, check=False).strip()
+    remote = tip(crew.alice)
+    calls: list[str] = []
+    real = joining.holds_state
 
-    def counted(*args: Any) -> None:
-        with open(calls, "a") as log:  # appended by whichever process checks
-            log.write(f"{os.getpid()}\n")
-        real(*args)
+    def counted(joined: Any, after: Any, *args: Any) -> Any:
+        calls.append(str(after.commit))
+        return real(joined, after, *args)
 
-    monkeypatch.setattr(inbound, "_check_ledger_fold", counted)
+    monkeypatch.setattr(joining, "holds_state", counted)
     synced = coop_in(where, "sync")
     assert synced.code == 0, synced.err
-    pids = calls.read_text().split()
-    assert len(pids) == 1, pids
-    in_child = path == "first-halves-ledger-in-child"
-    assert (pids[0] != str(os.getpid())) == (in_child and inbound.twocores.can_fork())
+    span = [remote, "--not", known] if known else [remote]
+    fetched = git(where, "rev-list", "--first-parent", *span).split()
+    assert len(fetched) == (2 if known else len(git(where, "rev-list", remote).split()))
+    checked = [c for c in calls if c in fetched]
+    assert sorted(checked) == sorted(fetched), (calls, fetched)  # each once, none skipped
+    chiefs = coop_in(where, "roles", "--json").json()["chiefs"]
+    assert sorted(chiefs) == ["carol@example.com", "dave@example.com", MALLORY], chiefs
 
 
 def test_a_ledger_event_named_as_a_local_one_with_other_content_is_refused(crew: Team) -> None:
-    """Passes. bob proposes his own key (a ledger event, unsynced); mallory, having seen its
-    name, pushes a history with another event of that name in the ledger's folder. The
-    merge's fold of the roles skips the remote's file of a name the local side holds
-    (merge._merged_roles), but the union of the folder refuses it, naming the path."""
+    """bob proposes his own key (a ledger event, unsynced); mallory, having seen its name,
+    pushes a history with another event of that name in the ledger's folder. Until format 2
+    the union of the folder refused it as "differs from the local event of the same name";
+    a format-2 event's id is its content's hash (H5), so another content under that id is
+    refused as soon as its commit is read, before any merge."""
     key = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOkWSwd3ccwAFNDKCb6d5FS6tC3fQaBrCDuZcTu8i9c5"
     assert coop_in(crew.victim, "keys", "add", "bob@example.com", key).code == 0
     mine = next(
@@ -220,125 +212,33 @@ def test_a_ledger_event_named_as_a_local_one_with_other_content_is_refused(crew:
         content, LEDGER, "config", clock=clock, event_id=data["id"], key="topup_size", value=7
     )
     other["actor"] = ALICE  # alice's own, so only the name clashes
-    forged = add_event(content, other)
-    publish(crew.mallory, forged, author=ALICE)
+    forged = add_event(content, other, rename=False)
+    made = publish(crew.mallory, forged, author=ALICE)
     before = tip(crew.victim)
     synced = coop_in(crew.victim, "sync")
     assert synced.code == 4, synced.err
-    assert f"{mine}: differs from the local event of the same name" in synced.err
+    assert f"commit {made[:12]}: {mine}: its id is not the one its content gives" in synced.err
     assert tip(crew.victim) == before
-
-
-# -- a real first sync of SPLIT_ITEMS items ----------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def big(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """A bare remote holding a ledger of SPLIT_ITEMS items (alice owns it), built once."""
-    from bench import ledger
-    from gitcoop.store import inbound
-
-    root = tmp_path_factory.mktemp("big")
-    built = ledger.build(root / "built", inbound.SPLIT_ITEMS)
-    subprocess.run(["git", "init", "-q", "--bare", str(root / "remote.git")], check=True)
-    git(built, "push", "-q", str(root / "remote.git"), f"{REF}:{REF}")
-    yield root / "remote.git"
-
-
-@pytest.mark.parametrize("ledger_half", ["here", "in-child"])
-@pytest.mark.parametrize("forgery", ["roles-not-the-fold", "event-by-someone-else", None])
-def test_a_real_split_first_sync_checks_the_ledgers_folder(
-    big: Path,
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
-    forgery: str | None,
-    ledger_half: str,
-) -> None:
-    """Passes: SPLIT_ITEMS items (no SPLIT_ITEMS patched), so the check runs in two halves;
-    a forgery of the ledger's folder is refused whichever half holds `00`, and the honest
-    ledger is taken."""
-    from gitcoop.store import inbound, twocores
-
-    if ledger_half == "in-child":
-        monkeypatch.setattr(inbound, "_FIRST_HALF", frozenset(ALPHABET) - {"0"})
-    remote = tmp_path / "remote.git"
-    shutil.copytree(big, remote)
-    mallory = tmp_path / "mallory"
-    git(tmp_path, "init", "-q", str(mallory))
-    git(mallory, "remote", "add", "origin", remote.as_uri())
-    git(mallory, "fetch", "-q", "origin", f"{REF}:{REF}")
-    raw = open_raw(mallory)
-    at = raw.revparse_single(REF)
-    clock = config({"coop.yaml": raw[at.tree["coop.yaml"].id].data}).clock
-    made = ""
-    expected = ""
-    if forgery == "roles-not-the-fold":
-        data = codec.load(raw[at.tree["coop.yaml"].id].data, "coop.yaml")
-        data["roles"]["chiefs"] = [MALLORY]
-        made = put(mallory, ["coop.yaml"], codec.dump(data))
-        expected = "coop.yaml: its roles are not the fold of the ledger's role events"
-    elif forgery == "event-by-someone-else":  # "alice's" event in a commit by mallory
-        event = {
-            "id": "ev-ffffffffffff", "item": LEDGER, "clock": clock + 1,
-            "at": "2026-11-29T11:00:00Z", "actor": ALICE, "session": None,
-            "verb": "roles", "action": "add", "role": "chief", "who": MALLORY,
-        }  # fmt: skip
-        data = codec.load(raw[at.tree["coop.yaml"].id].data, "coop.yaml")
-        data["roles"]["chiefs"] = [MALLORY]
-        data["clock"] = clock + 1
-        name = f"{clock + 1:012d}-ev-ffffffffffff.yaml"
-        tree = _replace(
-            raw,
-            at.tree.id,
-            [*FOLDER.split("/"), name],
-            (0o100644, raw.create_blob(codec.dump(event))),
-        )
-        tree = _replace(raw, tree, ["coop.yaml"], (0o100644, raw.create_blob(codec.dump(data))))
-        made = commit_tree(mallory, tree)
-        expected = f"{FOLDER}/{name}: an event by {ALICE!r} in a commit authored by {MALLORY!r}"
-    if made:
-        git(mallory, "push", "-q", "-f", "origin", f"{made}:{REF}")
-    split: list[int] = []
-    real = twocores.halves
-
-    def spied(work: Any, *args: Any) -> Any:
-        split.append(1)
-        return real(work, *args)
-
-    monkeypatch.setattr(twocores, "halves", spied)
-    carol = tmp_path / "carol"
-    git(tmp_path, "init", "-q", str(carol))
-    git(carol, "config", "user.email", "carol@example.com")
-    git(carol, "remote", "add", "origin", remote.as_uri())
-    synced = coop_in(carol, "sync")
-    assert split == [1], "the first sync was not checked in two halves"
-    if forgery is None:
-        assert synced.code == 0, synced.err
-        return
-    assert synced.code == 4, synced.err
-    assert expected in synced.err and "the local ledger is unchanged" in synced.err, synced.err
-    if forgery == "event-by-someone-else":
-        assert f"commit {made[:12]}" in synced.err
-    assert git(carol, "rev-parse", "-q", "--verify", REF, check=False) == ""
+    shown = coop_in(crew.victim, "keys", "list", "--json")
+    assert shown.code == 0 and "bob@example.com" in shown.out, shown.out  # his own, kept
 
 
 # -- event folders of other cf- ids -------------------------------------------------------
 
 
 @pytest.mark.parametrize("item_id", ["cf-111111111111", "cf-00000000000z", "td-111111111111"])
-@pytest.mark.parametrize("path", ["fast-forward", "first-whole", "first-halves-ledger-in-child"])
+@pytest.mark.parametrize("path", ["fast-forward", "first-sync"])
 def test_events_of_no_item_outside_the_ledgers_folder_are_refused(
-    crew: Team, clones: Clones, monkeypatch: pytest.MonkeyPatch, item_id: str, path: str
+    crew: Team, clones: Clones, item_id: str, path: str
 ) -> None:
     """The layout allows an event folder of any `cf-` id, and of an item with no file;
-    mallory's own note there (by her, clock one past the tip's) folds to no item, and no
-    item file is what the tip holds. Taken, nothing could ever remove it, and every
-    clone's `git coop fsck` would report "events of no item": the check refuses what fsck
-    calls broken."""
+    mallory's own note there (by her, clock one past the tip's, named by its content)
+    makes no item, and no item file is what the tip holds. Taken, nothing could ever
+    remove it: only a refused `add` leaves a folder without an item (H2/H3)."""
     content = files(crew.mallory)
-    note = new_event(content, item_id, "note", text="x", event_id="ev-ffffffffffff")
-    publish(crew.mallory, add_event(content, note, refold=False) | _clocked(content, note))
-    where = on_path(crew, clones, monkeypatch, path)
+    note = new_event(content, item_id, "note", text="x")
+    made = publish(crew.mallory, add_event(content, note, refold=False) | _clocked(content, note))
+    where = on_path(crew, clones, path)
     folder = f"events/{item_id[3:5]}/{item_id}"
     before = git(where, "rev-parse", "-q", "--verify", REF, check=False).strip()
     synced = coop_in(where, "sync")
@@ -348,6 +248,6 @@ def test_events_of_no_item_outside_the_ledgers_folder_are_refused(
             f"taken in (exit 0); then fsck exits {checked.code}: {checked.out.strip()[:200]}"
         )
     assert synced.code == 4, synced.err
-    assert f"{folder}: events of no item" in synced.err, synced.err
+    assert f"commit {made[:12]}: {folder}: events of no item" in synced.err, synced.err
     assert "the local ledger is unchanged" in synced.err
     assert git(where, "rev-parse", "-q", "--verify", REF, check=False).strip() == before

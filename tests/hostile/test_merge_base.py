@@ -1,15 +1,23 @@
-"""Merge bases the local ledger never had as its tip, attacked by a peer with push access.
+"""Side branches forked where the victim never stood, joined by a peer with push access.
 
-The signing policy (`require_signed`) covers a fetched commit when the ledger at
-its (first) parent requires signing. mallory forks a side branch from the commit
-just before alice turned the policy on (one the victim took in the middle of a
-sync, never as its tip), commits there unsigned under alice's name, and joins it
-to the current tip with a merge commit: the merge adds no events of its own, so
-nothing in it is covered. What must hold is that the forgery does not count:
-the sync is refused (exit 4, naming the forged commit), or its events are kept
-out. Then what does hold: a side commit forked after the policy is covered; a
-base the victim holds only under its own keep-out commit keeps the event out;
-a side branch forked from the ledger's root is still checked commit by commit.
+Until format 2 a merge folded both sides over their merge base, and the signing policy
+covered a fetched commit when the ledger at its parent required signing: a side branch
+forked from the commit just before alice turned `require_signed` on (one the victim took
+in the middle of a sync, never as its tip) slipped under the policy, and a base the victim
+held only under its own keep-out commit could undo the keep-out. Merges no longer use a
+merge base at all: a commit's state is its FIRST parent's plus the events it adds (H1),
+each judged by the roles, policy and keys of that first parent's state (H2), and the
+tree of each first-parent commit must be that state (H3). So the fork point decides
+nothing, and each attack is restated at the merge that joins the side branch:
+
+- the side's unsigned events "by alice" join the tip's state, which requires signing:
+  refused where they join (an fsck note, roles and policy unchanged) when the merge's
+  tree is honest, and the whole fetch refused (exit 4, naming the merge) when the tree
+  claims they were applied; forked before the policy or after, alike;
+- there are no keep-out commits since format 2: an event refused where it joined stays
+  refused, and a later commit whose tree says otherwise is refused whole;
+- a merge that puts the side branch first, the tip second, is a rewrite (H4, exit 10);
+- a side branch forked from the ledger's root is still checked commit by commit.
 """
 
 from __future__ import annotations
@@ -34,7 +42,16 @@ from tests.hostile.forge import (
     tip,
     write_tree,
 )
-from tests.hostile.policy import ROLES, Signed, forged_owner, not_believed, signed_team
+from tests.hostile.policy import (
+    ROLES,
+    Signed,
+    believed,
+    forged_owner,
+    merge_content,
+    refused_where_it_joined,
+    rejoined,
+    signed_team,
+)
 
 
 @pytest.fixture
@@ -42,28 +59,32 @@ def signed(clones: Clones, tmp_path: Path) -> Signed:
     return signed_team(clones, tmp_path)
 
 
-def merged_in(s: Signed, side: str, forged: dict[str, object]) -> str:
-    """mallory's merge of the current tip and `side` (whose forged ledger event it unites
-    with the tip's, roles refolded: the only thing wrong is the forgery), signed by her
-    own registered key, pushed; the merge's id."""
+def merged_in(s: Signed, side: str, claimed: bool) -> str:
+    """mallory's merge of the current tip (first parent) and `side`, signed by her own
+    registered key, pushed; the merge's id. Its tree is what gitcoop's merge writes
+    (`claimed` false: the side's events judged where they join) or the forger's claim
+    (every one of them applied as if its commit were signed): the only thing wrong."""
     mallory = s.crew.mallory
-    union = add_event(files(mallory), forged)  # coop.yaml's clock: the larger of both sides'
-    tree = write_tree(mallory, union)
-    made = commit(mallory, tree, [tip(mallory), side], MALLORY, key=s.keys["mallory"].private)
+    content = merge_content(mallory, tip(mallory), side, claim=claimed)
+    made = commit(
+        mallory,
+        write_tree(mallory, content),
+        [tip(mallory), side],
+        MALLORY,
+        key=s.keys["mallory"].private,
+    )
     push(mallory, made)
     return made
 
 
-def fork_before_policy(s: Signed) -> tuple[str, dict[str, object]]:
-    """An unsigned commit "by alice" on the commit before the policy, adding the forgery."""
+def fork(s: Signed, at: str, forged: dict[str, object] | None = None) -> tuple[str, str]:
+    """An unsigned commit "by alice" on commit `at`, adding `forged` (by default alice
+    making mallory an owner); the commit and the event's id."""
     mallory = s.crew.mallory
-    content = files(mallory, s.before_policy)
-    assert not config(content).settings.get("require_signed")
-    forged = forged_owner(content)
-    side = commit(
-        mallory, write_tree(mallory, add_event(content, forged)), [s.before_policy], ALICE
-    )
-    return side, forged
+    content = files(mallory, at)
+    event = forged or forged_owner(content)
+    side = commit(mallory, write_tree(mallory, add_event(content, event)), [at], ALICE)
+    return side, str(event["id"])
 
 
 def never_a_tip(where: Path, commit_id: str) -> None:
@@ -73,106 +94,170 @@ def never_a_tip(where: Path, commit_id: str) -> None:
     assert commit_id not in tips, tips
 
 
+def refused_whole(where: Path, merge: str) -> None:
+    """The sync is refused (exit 4) at `merge`, whose coop.yaml is not the state its
+    first parent and the events it adds make; the ledger is as it was."""
+    before = git(where, "rev-parse", "-q", "--verify", REF, check=False).strip()
+    synced = coop_in(where, "sync")
+    assert synced.code == 4, (synced.code, synced.err)
+    assert f"commit {merge[:12]}: coop.yaml: is not the state its first parent" in synced.err
+    assert "the local ledger is unchanged" in synced.err
+    assert git(where, "rev-parse", "-q", "--verify", REF, check=False).strip() == before
+    if before:
+        assert believed(where) == (ROLES, True)
+
+
+def refused_where_the_merge_joins(where: Path, event_id: str) -> None:
+    """The sync takes the merge in; the side's event was refused where it joined (an fsck
+    note), so roles and policy are alice's still, and later work goes on."""
+    synced = coop_in(where, "sync")
+    assert synced.code == 0, synced.err
+    assert believed(where) == (ROLES, True)
+    refused_where_it_joined(where, event_id)
+
+
+@pytest.mark.parametrize("tree", ["honest", "claimed"])
 @pytest.mark.parametrize("path", ["fast-forward", "merge", "first-sync"])
-def test_unsigned_work_forked_before_the_policy_and_merged_in_is_not_believed(
-    signed: Signed, path: str
+@pytest.mark.parametrize("forked", ["before-the-policy", "after-the-policy"])
+def test_unsigned_work_on_a_side_branch_is_judged_where_the_merge_joins_it(
+    signed: Signed, forked: str, path: str, tree: str
 ) -> None:
-    """mallory's side commit "by alice" sits on the commit just before the policy: the
-    ledger at its parent does not require signing, and the merge that joins it to the
-    tip adds no events. The merge base git computes for the side is that fork point, a
-    commit the victim took in the middle of one sync and never had as its tip. Judged
-    by its parent alone, the forged `roles add owner mallory` "by alice" was folded into
-    the roles; the start of the policy beside it covers it (`trust._Starts`)."""
-    side, forged = fork_before_policy(signed)
-    merged_in(signed, side, forged)
+    """mallory's side commit "by alice" (unsigned, `roles add owner mallory`) sits on the
+    commit just before the policy (a commit the victim took in the middle of one sync and
+    never had as its tip), or on the tip itself. Judged by the side's own parent alone,
+    the forgery before the policy needed no signature. The merge's first parent is the
+    tip, which requires signing, and the side's event joins there (H1, H2): the fork
+    point makes no difference."""
     crew = signed.crew
+    at = signed.before_policy if forked == "before-the-policy" else tip(crew.mallory)
+    side, forged = fork(signed, at)
+    merge = merged_in(signed, side, claimed=tree == "claimed")
     if path == "merge":
         assert coop_in(crew.victim, "note", crew.todo, "local work").code == 0
-    if path != "first-sync":
+    if path != "first-sync" and forked == "before-the-policy":
         never_a_tip(crew.victim, signed.before_policy)
     where = signed.newcomer if path == "first-sync" else crew.victim
-    not_believed(where, side, str(forged["id"]), named=True)
+    if tree == "claimed":
+        refused_whole(where, merge)
+        if path == "first-sync":
+            assert coop_in(where, "list").code == 4  # nothing was taken in: no ledger here
+    else:
+        refused_where_the_merge_joins(where, forged)
+        if where == crew.victim:  # (the newcomer signs with bob's key, as carol: no writer)
+            assert coop_in(where, "note", crew.todo, "later work").code == 0
 
 
+@pytest.mark.parametrize("tree", ["honest", "claimed"])
 def test_a_forged_policy_switch_off_forked_before_the_policy_turns_nothing_off(
-    signed: Signed,
+    signed: Signed, tree: str
 ) -> None:
-    """The same way in, with alice's forged `config require_signed false`: clock one past
-    the fork (the clock of alice's own `require_signed true`) and a later instant, so it
-    sorts after the switch on. Uncovered, the merged coop.yaml folded to the policy off,
-    and from then on no commit was covered at all."""
-    mallory = signed.crew.mallory
+    """The same way in, with alice's forged `config require_signed false`, one past the
+    fork's clock (the clock of alice's own `require_signed true`) at a later instant, so
+    that in the old fold it sorted after the switch on and turned the policy off. It joins
+    at the merge, after the switch on, on a state that requires signing: refused there.
+    With the policy held, mallory's next unsigned forgery is refused too."""
+    crew = signed.crew
+    mallory = crew.mallory
     content = files(mallory, signed.before_policy)
+    assert not config(content).settings.get("require_signed")
     off = new_event(
         content,
         LEDGER,
         "config",
         actor=ALICE,
         at="2026-11-29T11:00:00Z",  # alice's switch on: COOP_NOW, 10:00, the same clock
-        event_id="ev-ffffffffffff",
         key="require_signed",
         value=False,
     )
-    side = commit(
-        mallory, write_tree(mallory, add_event(content, off)), [signed.before_policy], ALICE
-    )
-    merged_in(signed, side, off)
-    not_believed(signed.crew.victim, side, "ev-ffffffffffff", named=True)
+    side, off_id = fork(signed, signed.before_policy, off)
+    merge = merged_in(signed, side, claimed=tree == "claimed")
+    if tree == "claimed":
+        refused_whole(crew.victim, merge)
+        return
+    refused_where_the_merge_joins(crew.victim, off_id)
+    again, forged = fork(signed, tip(mallory))
+    push(mallory, rejoined(mallory, again))  # the honest tree: the forgery refused
+    refused_where_the_merge_joins(crew.victim, forged)
 
 
-def test_unsigned_work_forked_after_the_policy_and_merged_in_is_refused(signed: Signed) -> None:
-    """Passes: forked from the policy's tip, the side commit is covered, and with nothing
-    good fetched beside it the sync is refused, naming it."""
+def test_a_side_branch_made_the_first_parent_is_a_rewrite(signed: Signed) -> None:
+    """The way around H1: a merge whose first parent is the side branch forked before the
+    policy, where the forgery needs no signature, and whose second is the tip the victim
+    took in. The tip is then no longer on the remote's first-parent chain: the victim
+    takes nothing in (exit 10, H4), and its roles stay alice's."""
     crew = signed.crew
     mallory = crew.mallory
-    content = files(mallory)
-    forged = forged_owner(content)
-    side = commit(mallory, write_tree(mallory, add_event(content, forged)), [tip(mallory)], ALICE)
-    merged_in(signed, side, forged)
+    side, _ = fork(signed, signed.before_policy)
+    content = merge_content(mallory, side, tip(mallory))
+    made = commit(
+        mallory,
+        write_tree(mallory, content),
+        [side, tip(mallory)],
+        MALLORY,
+        key=signed.keys["mallory"].private,
+    )
+    push(mallory, made)
     before = tip(crew.victim)
-    synced = crew.victim_runs("sync")
-    assert synced.code == 4, synced.err
-    assert f"commit {side[:12]}: no signature, where a key registered to {ALICE}" in synced.err
-    assert "the local ledger is unchanged" in synced.err
+    synced = coop_in(crew.victim, "sync")
+    assert synced.code == 10, (synced.code, synced.err)
+    assert "holds it only aside" in synced.err, synced.err
     assert tip(crew.victim) == before
-    assert crew.victim_runs("roles", "--json").json() == ROLES
+    assert believed(crew.victim) == (ROLES, True)
+    assert coop_in(crew.victim, "note", crew.todo, "later work").code == 0
 
 
-def test_a_base_under_the_victims_own_keep_out_commit_keeps_the_event_out(
+def test_an_event_refused_where_it_joined_stays_refused_whatever_joins_later(
     signed: Signed,
 ) -> None:
-    """Passes. The victim took mallory's history (an unsigned release "by alice", then her
-    signed note: R1) as a commit of its own on top that keeps the release out. mallory
-    then pushes R2, a signed note on R1 that keeps nothing out: the merge base is R1, in
-    the victim's history only under its keep-out commit, never its tip. What the victim
-    keeps out stays out, and the todo stays alice's."""
+    """Formerly: a merge base under the victim's own keep-out commit must keep the event
+    out. There are no keep-out commits since format 2 (no kept-out list): mallory pushes
+    R1, an unsigned release "by alice" (its tree honest: the release refused where it
+    joined, a conflict marked kept_out) and her own signed note on it. The victim takes it
+    in. Then R2, a signed note on R1 whose todo says the release had been applied after
+    all: what joined stays decided (H1), and a tree that says otherwise is not the state
+    its events make (H3): refused whole. The honest R2 is taken, the release still out."""
     crew, keys = signed.crew, signed.keys
     mallory = crew.mallory
+    start = tip(mallory)
     content = files(mallory)
-    release = new_event(
-        content, crew.todo, "release", actor=ALICE, event_id="ev-ffffffffffff", reason="x"
-    )
-    content = add_event(content, release)
-    bad = commit(mallory, write_tree(mallory, content), [tip(mallory)], ALICE)
-    note = new_event(content, crew.todo, "note", event_id="ev-nnnnnnnnnnnn", text="one")
-    content = add_event(content, note)
+    release = new_event(content, crew.todo, "release", actor=ALICE, reason="x")
+    forged = commit(mallory, write_tree(mallory, add_event(content, release)), [start], ALICE)
+    bad = rejoined(mallory, forged)  # unsigned: gitcoop's tree for it refuses the release
+    content = files(mallory, bad)
+    content = add_event(content, new_event(content, crew.todo, "note", text="one"))
     first = commit(mallory, write_tree(mallory, content), [bad], key=keys["mallory"].private)
     push(mallory, first)
     synced = crew.victim_runs("sync", "--json")
-    assert synced.code == 0 and synced.json()["kept_out"] == ["ev-ffffffffffff"], synced.err
-    assert tip(crew.victim) != first
-    again = new_event(content, crew.todo, "note", event_id="ev-pppppppppppp", text="two")
-    content = add_event(content, again)
-    assert not config(content).kept_out
-    push(
-        mallory, commit(mallory, write_tree(mallory, content), [first], key=keys["mallory"].private)
-    )
-    never_a_tip(crew.victim, first)
-    synced = crew.victim_runs("sync", "--json")
     assert synced.code == 0, synced.err
+    assert tip(crew.victim) == first  # a fast-forward: the tree is the state
     shown = crew.victim_runs("show", crew.todo, "--json").json()
     assert (shown["status"], shown["taken_by"]) == ("taken", ALICE), shown
-    assert "ev-ffffffffffff" in config(files(crew.victim)).kept_out
+    [conflict] = [c for c in shown["conflicts"] if c["event"] == release["id"]]
+    assert conflict["kept_out"] is True, conflict
+
+    content = add_event(content, new_event(content, crew.todo, "note", text="two"))
+    honest = commit(mallory, write_tree(mallory, content), [first], key=keys["mallory"].private)
+    claim = merge_content(mallory, start, honest, claim=True)  # the release applied
+    todo = f"items/{crew.todo[3:5]}/{crew.todo}.yaml"
+    assert claim[todo] != content[todo]
+    lying = commit(
+        mallory,
+        write_tree(mallory, {**content, todo: claim[todo]}),
+        [first],
+        key=keys["mallory"].private,
+    )
+    push(mallory, lying)
+    synced = crew.victim_runs("sync")
+    assert synced.code == 4, synced.err
+    assert f"commit {lying[:12]}: {todo}: is not the state its events make" in synced.err
+    assert tip(crew.victim) == first
+
+    push(mallory, honest)
+    assert crew.victim_runs("sync").code == 0
+    assert tip(crew.victim) == honest
+    shown = crew.victim_runs("show", crew.todo, "--json").json()
+    assert (shown["status"], shown["taken_by"]) == ("taken", ALICE), shown
+    assert [c["event"] for c in shown["conflicts"] if c.get("kept_out")] == [release["id"]]
     assert crew.victim_runs("fsck", "--full").code == 0
 
 

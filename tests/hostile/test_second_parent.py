@@ -6,13 +6,18 @@ test plants; the merge's own tree is the honest union of both sides (or, when
 the forgery is in the side's trees only, the honest side's tree), so nothing
 but the side commit is wrong. Every path of the check must see it: a
 fast-forward, a real merge with local work, and a first sync into a fresh
-clone, checked in one piece or in two halves (the side's fan-out checked here
-or by the child). The merge is also pushed as an ordinary branch and fetched
+clone. (The first sync was also checked in two halves, one per process, each
+taking some fan-outs; that split is gone with format 2, whose boundary checks a
+fetch in one process, store/boundary/, so those parametrisations are dropped.)
+The merge is also pushed as an ordinary branch and fetched
 by plain git first, so objects git's own fetch check would refuse reach the
 sync unchecked (as in tests/store/test_raw_trees.py).
 
 Then an unrelated root: a merge whose second parent shares no history with
-the ledger, holding an event older than the ledger's first.
+the ledger, holding an event older than the ledger's first. Since format 2 such an
+event would join at the merge, after everything the first parent holds, and be
+judged there (H1, H2), so it could no longer sort before the ledger's own first
+events; the second root is refused outright all the same (H7, one root).
 """
 
 from __future__ import annotations
@@ -37,17 +42,18 @@ from tests.hostile.forge import (
     add_event,
     commit,
     config,
+    content_id,
     files,
     new_event,
-    refolded,
     refused_on,
     team,
     tip,
     write_tree,
 )
+from tests.hostile.policy import merge_content
 from tests.rawledger import Entry, open_raw, rewrite
 
-PATHS = ["fast-forward", "merge", "first-whole", "first-halves-here", "first-halves-child"]
+PATHS = ["fast-forward", "merge", "first-sync"]
 Content = dict[str, bytes]
 
 
@@ -62,25 +68,11 @@ def pushed(crew: Team, made: str) -> None:
     git(crew.mallory, "push", "-q", "-f", "origin", f"{made}:{REF}", f"{made}:refs/heads/feature")
 
 
-def on_path(crew: Team, clones: Clones, monkeypatch: pytest.MonkeyPatch, path: str) -> Path:
+def on_path(crew: Team, clones: Clones, path: str) -> Path:
     """The clone that syncs on `path`, set up for it."""
-    from gitcoop.store import inbound
-
     if path == "merge":
         assert coop_in(crew.victim, "note", crew.todo, "local work").code == 0
-    if path.startswith("first"):
-        where = clones.clone("carol")
-        split = 10**6 if path == "first-whole" else 1
-        monkeypatch.setattr(inbound, "SPLIT_ITEMS", split)
-        if path == "first-halves-child":
-            monkeypatch.setattr(inbound, "_FIRST_HALF", frozenset())  # the child takes all
-        elif path == "first-halves-here":
-            monkeypatch.setattr(
-                inbound, "_FIRST_HALF", frozenset("0123456789abcdefghjkmnpqrstvwxyz")
-            )
-    else:
-        where = crew.victim
-    return where
+    return clones.clone("carol") if path == "first-sync" else crew.victim
 
 
 # -- the forgeries a side commit carries ----------------------------------------------
@@ -102,7 +94,7 @@ def _folder(crew: Team) -> str:
 
 
 def _by_someone_else(crew: Team, content: Content) -> Side:
-    note = new_event(content, crew.todo, "note", actor=ALICE, event_id="ev-ssssssssssss", text="x")
+    note = new_event(content, crew.todo, "note", actor=ALICE, text="x")
     return Side(
         write_tree(crew.mallory, add_event(content, note)),
         MALLORY,
@@ -132,7 +124,7 @@ def _rewritten(crew: Team, content: Content) -> Side:
 
 def _clock_too_far(crew: Team, content: Content) -> Side:
     jump = config(content).clock + 3  # one event: one past its parent's clock at most
-    note = new_event(content, crew.todo, "note", clock=jump, event_id="ev-ssssssssssss", text="x")
+    note = new_event(content, crew.todo, "note", clock=jump, text="x")
     return Side(
         write_tree(crew.mallory, add_event(content, note)),
         MALLORY,
@@ -142,7 +134,7 @@ def _clock_too_far(crew: Team, content: Content) -> Side:
 
 
 def _coop_clock_too_far(crew: Team, content: Content) -> Side:
-    note = new_event(content, crew.todo, "note", event_id="ev-ssssssssssss", text="x")
+    note = new_event(content, crew.todo, "note", text="x")
     side = add_event(content, note)
     data = config(side).to_data()
     data["clock"] = note["clock"] + 2
@@ -209,9 +201,7 @@ def merge_with_side(crew: Team, forgery: Forgery) -> tuple[str, str]:
     mallory = crew.mallory
     content = files(mallory)
     here = tip(mallory)
-    mine = add_event(
-        content, new_event(content, crew.todo, "note", event_id="ev-hhhhhhhhhhhh", text="honest")
-    )
+    mine = add_event(content, new_event(content, crew.todo, "note", text="honest"))
     honest = commit(mallory, write_tree(mallory, mine), [here], MALLORY)
     planted = forgery(crew, content)
     side = commit(mallory, planted.tree, [here], planted.author)
@@ -226,32 +216,32 @@ def merge_with_side(crew: Team, forgery: Forgery) -> tuple[str, str]:
 @pytest.mark.parametrize("path", PATHS)
 @pytest.mark.parametrize("forgery", list(FORGERIES))
 def test_a_forgery_reached_only_through_a_merges_second_parent_is_refused(
-    crew: Team, clones: Clones, monkeypatch: pytest.MonkeyPatch, forgery: str, path: str
+    crew: Team, clones: Clones, forgery: str, path: str
 ) -> None:
-    """Passes: every fetched commit is checked, parents first, whichever parent reaches it;
-    the refusal names the path and the side commit. (When the child checks every fan-out,
-    this process's half, which compares a merge with each parent in every fan-out, may meet
-    the forgery first through the merge: a rewritten event or a tree read by comparing the
-    merge with the side. The commit named is then the merge: a refusal all the same.)"""
+    """Passes: every fetched commit is checked, parents first, whichever parent reaches it
+    (store/boundary/history.py); the refusal names the path and the side commit."""
     planted = FORGERIES[forgery](crew, files(crew.mallory))
-    side, merged = merge_with_side(crew, FORGERIES[forgery])
-    where = on_path(crew, clones, monkeypatch, path)
+    side, _ = merge_with_side(crew, FORGERIES[forgery])
+    where = on_path(crew, clones, path)
     err = refused_on(where, planted.fragment)
-    named = {side[:12]} | ({merged[:12]} if path == "first-halves-child" else set())
-    assert any(f"commit {c}" in err for c in named), (named, err)
+    assert f"commit {side[:12]}" in err, err
+    if path == "first-sync":
+        assert coop_in(where, "list").code == 4  # nothing was taken in: no ledger here
 
 
 # -- an unrelated root, merged in ----------------------------------------------------
 
 
-def unrelated_root(crew: Team) -> tuple[str, str]:
+def unrelated_root(crew: Team, claimed: bool) -> tuple[str, str]:
     """mallory's root commit of her own (a `git coop init` of hers, backdated): one event,
-    hers and by her, with clock 1 and an instant before alice's init, making herself an
-    owner; and a merge of the ledger's tip with it, the union honestly folded. Pushed;
-    (the root, the merge)."""
+    hers and by her (named by its content), with clock 1 and an instant before alice's
+    init, making herself an owner; and a merge of the ledger's tip (first parent) with it.
+    Its tree is gitcoop's join of the root's event onto the tip's state (mallory's owner
+    event refused there: she is no owner), or with `claimed` the format-1 fold in which it
+    sorted first and made her the first owner. Pushed; (the root, the merge)."""
     mallory = crew.mallory
-    first = {
-        "id": "ev-000000000000",
+    first: dict[str, Any] = {
+        "id": "",
         "item": LEDGER,
         "clock": 1,
         "at": "1970-01-01T00:00:00Z",
@@ -262,31 +252,42 @@ def unrelated_root(crew: Team) -> tuple[str, str]:
         "role": "owner",
         "who": MALLORY,
     }
+    first["id"] = content_id(first)
     own = LedgerConfig(roles=Roles(owners=(MALLORY,)), clock=1)
     alone = {
         "coop.yaml": codec.dump(own.to_data()),
-        f"events/00/{LEDGER}/000000000001-ev-000000000000.yaml": codec.dump(first),
+        f"events/00/{LEDGER}/000000000001-{first['id']}.yaml": codec.dump(first),
     }
     root = commit(mallory, write_tree(mallory, alone), [], MALLORY)
-    union = refolded({**files(mallory), **{k: v for k, v in alone.items() if k != "coop.yaml"}})
+    if claimed:
+        union = {**files(mallory), **{k: v for k, v in alone.items() if k != "coop.yaml"}}
+        data = config(union).to_data()
+        data["roles"] = {"owners": [MALLORY], "chiefs": []}  # alice's own add refused after
+        union["coop.yaml"] = codec.dump(data)
+    else:
+        union = merge_content(mallory, tip(mallory), root)
+        assert config(union).roles == config(files(mallory)).roles
     assert config(union).clock == config(files(mallory)).clock
     merged = commit(mallory, write_tree(mallory, union), [tip(mallory), root], MALLORY)
     pushed(crew, merged)
     return root, merged
 
 
-@pytest.mark.parametrize("path", ["fast-forward", "merge", "first-whole", "first-halves-here"])
+@pytest.mark.parametrize("tree", ["joined", "claimed"])
+@pytest.mark.parametrize("path", PATHS)
 def test_an_unrelated_root_merged_in_as_a_second_parent_is_refused(
-    crew: Team, clones: Clones, monkeypatch: pytest.MonkeyPatch, path: str
+    crew: Team, clones: Clones, path: str, tree: str
 ) -> None:
     """Two separate `git coop init`s are refused when synced directly ("no history in
     common"); the same unrelated history arriving as a merge's second parent passed
     every check of each commit (a root adds its author's events, clocks from 1), and the
     tip was an honest fold. Through it mallory added an event of clock 1 dated 1970,
-    which sorts before alice's own init: mallory became the first owner, alice's `roles
-    add owner alice` was refused by the fold. A ledger's history has one root."""
-    root, merged = unrelated_root(crew)
-    where = on_path(crew, clones, monkeypatch, path)
+    which sorted before alice's own init: mallory became the first owner. Since format 2
+    her event would join at the merge and be refused there (H1, H2), and the tree that
+    says otherwise is not the state (H3); but a ledger's history has one root (H7), and
+    the second is refused by name before any state is computed, whichever tree."""
+    root, _ = unrelated_root(crew, claimed=tree == "claimed")
+    where = on_path(crew, clones, path)
     before = git(where, "rev-parse", "-q", "--verify", REF, check=False).strip()
     synced = coop_in(where, "sync")
     roles = coop_in(where, "roles", "--json")
@@ -294,14 +295,19 @@ def test_an_unrelated_root_merged_in_as_a_second_parent_is_refused(
     assert synced.code == 4, (
         f"a merge with an unrelated root was taken in (exit {synced.code}); roles now {shown}"
     )
-    assert f"commit {root[:12]}" in synced.err or f"commit {merged[:12]}" in synced.err
+    said = "a second first commit (no parent)" if path == "first-sync" else "of its own"
+    assert said in synced.err and "a ledger's history" in synced.err, synced.err
+    if path != "first-sync":
+        assert f"commit {root[:12]}: a first commit (no parent) of its own" in synced.err
     assert "the local ledger is unchanged" in synced.err
     assert git(where, "rev-parse", "-q", "--verify", REF, check=False).strip() == before
+    if before:
+        assert shown == {"owners": [ALICE], "chiefs": [MALLORY]}
 
 
 def test_two_separate_inits_synced_directly_are_refused(crew: Team, clones: Clones) -> None:
     """Passes: the direct case the merge above goes around."""
-    root, _ = unrelated_root(crew)
+    root, _ = unrelated_root(crew, claimed=False)
     git(crew.mallory, "push", "-q", "-f", "origin", f"{root}:{REF}")
     synced = coop_in(crew.victim, "sync")
     assert synced.code != 0 and "no history in common" in synced.err, synced.err

@@ -1,10 +1,20 @@
-"""#5 Under require_signed, a commit is believed only when its author's registered key signed it.
+"""#5 Under require_signed, an event counts only when its author's registered key signed it.
 
 The team of `forge.team` (alice owns the ledger, mallory is a chief, bob is
 the victim) registers a key each and alice turns the policy on; everything
 before that was unsigned and stays valid. mallory then forges with git
 plumbing: unsigned, signed with her own key under alice's name, signed with
 a key nobody registered, signed with a key alice has retired.
+
+Since ledger format 2 (docs/hardening.md, H2 and H3) a forged event is refused
+where it joins: a conflict on its item marked `kept_out`, or a refused change of
+the ledger's own roles, settings or keys (an fsck note), when mallory's tree is
+the state an honest gitcoop computes for it ("honest"); and the whole fetch is
+refused (exit 4) when her tree claims the event was applied ("claimed"), since a
+first-parent commit's tree must be its state. There is no kept-out list in
+coop.yaml any more, so the attacks on that list (keeping signed work out,
+dropping an id from it) are restated against the item files that now hold the
+refusal.
 """
 
 from __future__ import annotations
@@ -12,13 +22,10 @@ from __future__ import annotations
 import re
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from gitcoop.domain import rulebook
-from gitcoop.store import codec
-from gitcoop.store.inbound import Reader
-from gitcoop.store.repository import Oid, open_repo
 from tests.conftest import Clones, coop_in, git
 from tests.hostile.forge import (
     ALICE,
@@ -40,7 +47,11 @@ from tests.hostile.forge import (
     with_config,
     write_tree,
 )
+from tests.hostile.policy import merge_content, rejoined, without
 from tests.sshkeys import Key, make_key, sign_with
+
+ROLES = {"owners": [ALICE], "chiefs": [MALLORY]}
+TREES = ["honest", "claimed"]
 
 
 @pytest.fixture
@@ -62,92 +73,130 @@ def crew(clones: Clones, tmp_path: Path, keys: dict[str, Key]) -> Team:
     return crew
 
 
-def forged_owner(crew: Team) -> dict[str, bytes]:
-    """The ledger with one more event: alice making mallory an owner."""
-    content = files(crew.mallory)
-    forged = new_event(
-        content, LEDGER, "roles", actor=ALICE, action="add", role="owner", who=MALLORY
-    )
-    return add_event(content, forged)
+def crafted(
+    crew: Team,
+    parent: str,
+    events: list[dict[str, Any]],
+    author: str,
+    key: Path | None = None,
+    honest: bool = True,
+) -> str:
+    """mallory's commit on `parent` adding `events` under `author`, signed with `key` (or
+    not); not pushed. Its tree is the state an honest gitcoop computes for it (each event
+    judged where it joins: one without its actor's signature refused), or, without
+    `honest`, the forger's claim: every event applied as if its commit were signed."""
+    content = files(crew.mallory, parent)
+    for data in events:
+        content = add_event(content, data)
+    made = commit(crew.mallory, write_tree(crew.mallory, content), [parent], author, key=key)
+    return rejoined(crew.mallory, made, key=key) if honest else made
 
 
-def refused(crew: Team, bad: str, *fragments: str) -> None:
+def owner_event(content: dict[str, bytes]) -> dict[str, Any]:
+    """alice making mallory an owner: the event mallory forges."""
+    return new_event(content, LEDGER, "roles", actor=ALICE, action="add", role="owner", who=MALLORY)
+
+
+def notes(path: Path, full: bool = True) -> list[str]:
+    """fsck's notes (events refused where they joined); fsck finds no breach."""
+    checked = coop_in(path, "fsck", *(["--full"] if full else []), "--json")
+    assert checked.code == 0, checked.out
+    found: list[str] = checked.json()["notes"]
+    return found
+
+
+def conflicts(path: Path, todo: str) -> list[dict[str, Any]]:
+    shown = coop_in(path, "show", todo, "--json")
+    assert shown.code == 0, shown.err
+    found: list[dict[str, Any]] = shown.json()["conflicts"]
+    return found
+
+
+def refused_whole(crew: Team, bad: str, *fragments: str) -> None:
+    """The victim's sync is refused (exit 4) naming `bad`, the ledger unchanged; the roles
+    are alice's, bob's own signed work goes on, and fsck --full finds nothing."""
     before = tip(crew.victim)
     synced = crew.victim_runs("sync")
     assert synced.code == 4, synced.err
-    for fragment in (f"commit {bad[:12]}", *fragments):
+    for fragment in (f"commit {bad[:12]}", "the local ledger is unchanged", *fragments):
         assert fragment in synced.err, synced.err
     assert tip(crew.victim) == before
-    roles = crew.victim_runs("roles", "--json").json()
-    assert roles == {"owners": [ALICE], "chiefs": [MALLORY]}
+    assert crew.victim_runs("roles", "--json").json() == ROLES
     assert crew.victim_runs("note", crew.todo, "still working").code == 0  # signed, by bob
     assert crew.victim_runs("fsck", "--full").code == 0
 
 
-def test_a_forged_alice_adds_mallory_pushed_by_mallory_is_refused(crew: Team) -> None:
-    bad = publish(crew.mallory, forged_owner(crew), author=ALICE)
-    refused(crew, bad, "no signature, where a key registered to alice@example.com must sign")
+def refused_where_it_joined(crew: Team, event_id: str, why: str) -> None:
+    """The victim takes the commit in; the forged event is refused where it joined (an
+    fsck note naming it and `why`); the roles are alice's and bob's work goes on."""
+    synced = crew.victim_runs("sync")
+    assert synced.code == 0, synced.err
+    assert crew.victim_runs("roles", "--json").json() == ROLES
+    found = [n for n in notes(crew.victim) if event_id in n]
+    assert len(found) == 1 and why in found[0], (why, found)
+    assert crew.victim_runs("note", crew.todo, "still working").code == 0  # signed, by bob
 
 
-def test_alices_name_with_mallorys_own_key_is_refused(crew: Team, keys: dict[str, Key]) -> None:
-    bad = publish(crew.mallory, forged_owner(crew), author=ALICE, key=keys["mallory"].private)
-    refused(
-        crew,
-        bad,
-        f"signed by {keys['mallory'].fingerprint} (it is mallory@example.com's), "
-        "not by a key registered to alice@example.com",
-    )
+NOT_THE_STATE = "coop.yaml: is not the state its first parent and the events it adds make"
 
 
-def test_a_key_nobody_registered_is_refused(crew: Team, keys: dict[str, Key]) -> None:
-    bad = publish(crew.mallory, forged_owner(crew), author=ALICE, key=keys["stranger"].private)
-    refused(crew, bad, f"signed by {keys['stranger'].fingerprint}, not by a key registered")
+@pytest.mark.parametrize("tree", TREES)
+@pytest.mark.parametrize("signer", ["unsigned", "mallorys-key", "a-strangers-key"])
+def test_a_forged_alice_adds_mallory_is_refused(
+    crew: Team, keys: dict[str, Key], signer: str, tree: str
+) -> None:
+    """alice's `roles add owner mallory`, in a commit "by alice" that mallory pushes:
+    unsigned, signed with mallory's own (registered) key, or with a key nobody
+    registered. Refused where it joins, for the reason git's verdict gives."""
+    key = {"unsigned": None, "mallorys-key": "mallory", "a-strangers-key": "stranger"}[signer]
+    private = keys[key].private if key else None
+    forged = owner_event(files(crew.mallory))
+    bad = crafted(crew, tip(crew.mallory), [forged], ALICE, private, honest=tree == "honest")
+    push(crew.mallory, bad)
+    if tree == "claimed":
+        refused_whole(crew, bad, NOT_THE_STATE)
+        return
+    why = {
+        "unsigned": f"no signature, where a key registered to {ALICE} must sign",
+        "mallorys-key": f"signed by {keys['mallory'].fingerprint} ({MALLORY}'s), "
+        f"not by a key registered to {ALICE}",
+        "a-strangers-key": f"signed by {keys['stranger'].fingerprint}, not by a key registered",
+    }[signer]
+    refused_where_it_joined(crew, str(forged["id"]), why)
 
 
-def forged_then_honest(crew: Team, keys: dict[str, Key], *forged: dict[str, object]) -> str:
-    """mallory's push: one unsigned commit "by alice" holding `forged` events, then a signed
-    note of her own on top; the forged commit's id."""
-    content = files(crew.mallory)
-    for data in forged:
-        content = add_event(content, data)
-    bad = commit(crew.mallory, write_tree(crew.mallory, content), [tip(crew.mallory)], ALICE)
-    note = new_event(content, crew.todo, "note", event_id="ev-nnnnnnnnnnnn", text="mine")
-    on_top = write_tree(crew.mallory, add_event(content, note))
-    push(crew.mallory, commit(crew.mallory, on_top, [bad], MALLORY, key=keys["mallory"].private))
+def forged_then_honest(crew: Team, keys: dict[str, Key], forged: dict[str, Any]) -> str:
+    """mallory's push: one unsigned commit "by alice" holding `forged` (its tree honest:
+    the event refused where it joins), then a signed note of her own on top; the forged
+    commit's id."""
+    bad = crafted(crew, tip(crew.mallory), [forged], ALICE)
+    note = new_event(files(crew.mallory, bad), crew.todo, "note", text="mine")
+    push(crew.mallory, crafted(crew, bad, [note], MALLORY, keys["mallory"].private))
     return bad
 
 
-def conflicts(path: Path, todo: str) -> list[dict[str, object]]:
-    shown = coop_in(path, "show", todo, "--json")
-    assert shown.code == 0, shown.err
-    found: list[dict[str, object]] = shown.json()["conflicts"]
-    return found
-
-
-def test_good_and_bad_mixed_the_unsigned_events_are_kept_out_as_conflicts(
+def test_good_and_bad_mixed_the_unsigned_events_are_conflicts_kept_out(
     crew: Team, keys: dict[str, Key], clones: Clones
 ) -> None:
     content = files(crew.mallory)
-    forged = new_event(
-        content, crew.todo, "release", actor=ALICE, event_id="ev-ffffffffffff", reason="x"
-    )
+    forged = new_event(content, crew.todo, "release", actor=ALICE, reason="x")
     forged_then_honest(crew, keys, forged)
     synced = crew.victim_runs("sync", "--json")
     assert synced.code == 0, synced.err
-    assert synced.json()["kept_out"] == ["ev-ffffffffffff"]
+    assert synced.json()["merge"] == "fast-forward"  # the refusal is in the remote's tree
     item = crew.victim_runs("show", crew.todo, "--json").json()
     assert item["status"] == "taken" and item["taken_by"] == ALICE  # the forged release: out
-    assert [(c["event"], c["kept_out"]) for c in item["conflicts"]] == [("ev-ffffffffffff", True)]
-    notes = [e for e in crew.victim_runs("log", crew.todo, "--json").json() if e["verb"] == "note"]
-    assert notes[-1]["actor"] == MALLORY  # her own signed work is taken
+    assert [(c["event"], c.get("kept_out")) for c in item["conflicts"]] == [(forged["id"], True)]
+    notes_ = [e for e in crew.victim_runs("log", crew.todo, "--json").json() if e["verb"] == "note"]
+    assert notes_[-1]["actor"] == MALLORY  # her own signed work is taken
     assert crew.victim_runs("fsck", "--full").code == 0
     # alice is not told she lost anything: it was never hers
     told = coop_in(crew.alice, "sync", "--json")
     assert told.code == 0 and told.json()["lost"] == [], told.out
     # only an owner settles it
-    bob = crew.victim_runs("resolve", crew.todo, "ev-ffff", "--dismiss", "--reason", "forged")
+    bob = crew.victim_runs("resolve", crew.todo, forged["id"], "--dismiss", "--reason", "forged")
     assert bob.code == 1 and "only an owner" in bob.err
-    settled = coop_in(crew.alice, "resolve", crew.todo, "ev-ffff", "--dismiss", "--reason", "x")
+    settled = coop_in(crew.alice, "resolve", crew.todo, forged["id"], "--dismiss", "--reason", "x")
     assert settled.code == 0, settled.err
     assert conflicts(crew.alice, crew.todo) == []
     assert coop_in(crew.alice, "sync").code == 0
@@ -160,94 +209,115 @@ def test_good_and_bad_mixed_the_unsigned_events_are_kept_out_as_conflicts(
         assert coop_in(path, "fsck", "--full").code == 0
 
 
-def test_a_forged_role_change_among_good_work_is_kept_out_of_the_roles(
+def test_a_forged_role_change_among_good_work_is_refused_where_it_joins(
     crew: Team, keys: dict[str, Key]
 ) -> None:
-    content = files(crew.mallory)
-    owner = new_event(
-        content, LEDGER, "roles", actor=ALICE, action="add", role="owner", who=MALLORY
-    )
+    """A real merge with the victim's local work: the forged change stays refused (the
+    merge's first parent is the remote's tip, whose state holds the refusal), and fsck
+    lists it for the owners as a note (exit 0), no longer as a breach."""
+    owner = owner_event(files(crew.mallory))
     forged_then_honest(crew, keys, owner)
     assert crew.victim_runs("add", "todo", "diverged: a real merge").code == 0
     assert crew.victim_runs("sync").code == 0
-    roles = crew.victim_runs("roles", "--json").json()
-    assert roles == {"owners": [ALICE], "chiefs": [MALLORY]}
+    assert crew.victim_runs("roles", "--json").json() == ROLES
     merge = tip(crew.victim)
     assert len(git(crew.victim, "rev-list", "--parents", "-1", merge).split()) == 3
-    checked = crew.victim_runs("fsck", "--json")
-    assert checked.code == 1  # the refused change of the ledger is listed for the owners
-    assert any("kept out" in b["message"] for b in checked.json()["breaches"])
+    found = [n for n in notes(crew.victim, full=False) if owner["id"] in n]
+    assert len(found) == 1 and "no signature" in found[0], found
 
 
+@pytest.mark.parametrize("tree", TREES)
 def test_a_forged_policy_switch_cannot_vouch_for_what_follows(
-    crew: Team, keys: dict[str, Key]
+    crew: Team, keys: dict[str, Key], tree: str
 ) -> None:
+    """alice's forged `require_signed false` (unsigned), then mallory's unsigned note, then
+    her signed one. The switch is refused where it joins, so the policy holds for the
+    unsigned note after it (a conflict kept out); the signed note counts. A tree that
+    claims the switch applied is refused whole."""
     content = files(crew.mallory)
     off = new_event(content, LEDGER, "config", actor=ALICE, key="require_signed", value=False)
-    content = add_event(content, off)
-    first = commit(crew.mallory, write_tree(crew.mallory, content), [tip(crew.mallory)], ALICE)
-    sneak = new_event(content, crew.todo, "note", event_id="ev-ssssssssssss", text="unsigned")
-    content = add_event(content, sneak)
-    second = commit(crew.mallory, write_tree(crew.mallory, content), [first], MALLORY)
-    honest = new_event(content, crew.todo, "note", event_id="ev-hhhhhhhhhhhh", text="signed")
-    content = add_event(content, honest)
-    third = commit(
-        crew.mallory, write_tree(crew.mallory, content), [second], key=keys["mallory"].private
-    )
+    first = crafted(crew, tip(crew.mallory), [off], ALICE, honest=tree == "honest")
+    if tree == "claimed":
+        assert config(files(crew.mallory, first)).settings.get("require_signed") is not True
+    sneak = new_event(files(crew.mallory, first), crew.todo, "note", text="unsigned")
+    second = crafted(crew, first, [sneak], MALLORY, honest=tree == "honest")
+    honest = new_event(files(crew.mallory, second), crew.todo, "note", text="signed")
+    third = crafted(crew, second, [honest], MALLORY, keys["mallory"].private)
     push(crew.mallory, third)
+    if tree == "claimed":
+        refused_whole(crew, first, NOT_THE_STATE)
+        return
     synced = crew.victim_runs("sync", "--json")
     assert synced.code == 0, synced.err
-    assert sorted(synced.json()["kept_out"]) == sorted([off["id"], "ev-ssssssssssss"])
-    config = crew.victim_runs("config", "require_signed", "--json").json()
-    assert config["value"] is True
+    assert crew.victim_runs("config", "require_signed", "--json").json()["value"] is True
+    out = [c["event"] for c in conflicts(crew.victim, crew.todo) if c.get("kept_out")]
+    assert out == [sneak["id"]], out
+    logged = [e["id"] for e in crew.victim_runs("log", crew.todo, "--json").json()]
+    assert honest["id"] in logged
+    found = notes(crew.victim)
+    assert any(off["id"] in n for n in found) and any(sneak["id"] in n for n in found), found
 
 
-def refolded(content: dict[str, bytes], todo: str, kept_out: set[str]) -> dict[str, bytes]:
-    """The ledger with coop.yaml keeping `kept_out` out and the todo folded that way."""
-    data = config(content).to_data()
-    data["kept_out"] = sorted(kept_out)
-    if not kept_out:
-        data.pop("kept_out")
-    item = rulebook.fold(events_of(content, todo), config(content).roles, kept_out)
-    assert item is not None
-    path = f"items/{todo[3:5]}/{todo}.yaml"
-    return {**with_config(content, data), path: codec.dump(item.to_data())}
-
-
-def test_a_ledger_that_keeps_signed_work_out_is_refused(crew: Team, keys: dict[str, Key]) -> None:
+@pytest.mark.parametrize("how", ["kept-out-list", "item-without-it"])
+def test_a_ledger_that_keeps_signed_work_out_is_refused(
+    crew: Team, keys: dict[str, Key], how: str
+) -> None:
+    """mallory's signed commit that makes the todo's take (alice's, long joined) not count.
+    Formerly a kept-out list in coop.yaml naming it, which no commit justified; format 2
+    has no such list (coop.yaml holding one is refused as format 1's), and the refusal of
+    an event lives in its item, which is its state: a todo folded without the take is not
+    what its events make (H3)."""
     content = files(crew.mallory)
     take = next(e for e in events_of(content, crew.todo) if e.verb == "take")
-    publish(crew.mallory, refolded(content, crew.todo, {take.id}), key=keys["mallory"].private)
-    synced = crew.victim_runs("sync")
-    assert synced.code == 4 and f"keeps {take.id} out, though no commit" in synced.err
+    if how == "kept-out-list":
+        data = config(content).to_data()
+        data["kept_out"] = [take.id]
+        forged, said = with_config(content, data), "kept_out is a format-1 list"
+    else:
+        forged = without(content, take.id)
+        todo = f"items/{crew.todo[3:5]}/{crew.todo}.yaml"
+        assert forged[todo] != content[todo]
+        said = f"{todo}: is not the state its events make"
+    bad = publish(crew.mallory, forged, key=keys["mallory"].private)
+    refused_whole(crew, bad, said)
+    shown = crew.victim_runs("show", crew.todo, "--json").json()
+    assert shown["taken_by"] == ALICE
 
 
-def test_a_fast_forward_that_stops_keeping_an_event_out_is_refused(
+def test_a_later_commit_that_stops_keeping_an_event_out_is_refused(
     crew: Team, keys: dict[str, Key]
 ) -> None:
+    """Formerly: a fast-forward whose coop.yaml no longer kept an event out. Now what
+    joined stays decided (H1): after the forged release was refused where it joined (and
+    the victim took that in), mallory's signed commit adding nothing, whose todo shows the
+    release applied after all, is not the state its events make (H3)."""
     content = files(crew.mallory)
-    forged = new_event(
-        content, crew.todo, "release", actor=ALICE, event_id="ev-ffffffffffff", reason="x"
-    )
+    forged = new_event(content, crew.todo, "release", actor=ALICE, reason="x")
+    start = tip(crew.mallory)
     forged_then_honest(crew, keys, forged)
-    assert crew.victim_runs("sync").code == 0  # kept out, and pushed
+    assert crew.victim_runs("sync").code == 0  # refused where it joined, and pushed
     git(crew.mallory, "fetch", "-q", "origin", "+refs/coop/ledger:refs/coop/ledger")
     content = files(crew.mallory)
-    assert config(content).kept_out == ("ev-ffffffffffff",)
-    publish(crew.mallory, refolded(content, crew.todo, set()), key=keys["mallory"].private)
-    before = tip(crew.victim)
-    synced = crew.victim_runs("sync")
-    assert synced.code == 4 and "no longer keeps ev-ffffffffffff out" in synced.err
-    assert tip(crew.victim) == before
+    todo = f"items/{crew.todo[3:5]}/{crew.todo}.yaml"
+    claim = merge_content(crew.mallory, start, tip(crew.mallory), claim=True)[todo]
+    assert claim != content[todo]
+    bad = publish(crew.mallory, {**content, todo: claim}, key=keys["mallory"].private)
+    refused_whole(crew, bad, f"{todo}: is not the state its events make")
+    shown = crew.victim_runs("show", crew.todo, "--json").json()
+    assert shown["taken_by"] == ALICE
+    assert [c["event"] for c in shown["conflicts"] if c.get("kept_out")] == [forged["id"]]
 
 
-def test_a_duplicate_judged_against_a_forgery_kept_out_is_folded_again(
-    crew: Team, keys: dict[str, Key]
+@pytest.mark.parametrize("tree", TREES)
+def test_a_duplicate_judged_against_a_forgery_refused_where_it_joined(
+    crew: Team, keys: dict[str, Key], tree: str
 ) -> None:
     """A forged, unsigned close of item T, then mallory's own signed verification calling
-    U a duplicate of T. On the remote U's verdict finds T closed, so U is a draft; the
-    victim keeps the forgery out, so T is open there and U's verdict stands: U is folded
-    again in the commit that keeps the forgery out, and every clone agrees."""
+    U a duplicate of T. Formerly the remote folded the close in (T closed, U a draft) and
+    each clone kept the forgery out and folded U again. Now the close is refused where it
+    joins, so T is open when U's verdict joins and the verdict stands: the remote's tree
+    says so, and every clone takes that tip as it is. A tree that applies the forged
+    close is refused whole."""
     first, second = (
         coop_in(crew.alice, "add", "item", title, "--json").json()["id"]
         for title in ("Fix first toast", "Fix second toast")
@@ -255,52 +325,52 @@ def test_a_duplicate_judged_against_a_forgery_kept_out_is_folded_again(
     for path in (crew.alice, crew.mallory, crew.victim):
         assert coop_in(path, "sync").code == 0, path
     content = files(crew.mallory)
-    forged = new_event(
-        content, first, "edit_item", actor=ALICE, event_id="ev-ffffffffffff", status="closed"
-    )
-    content = add_event(content, forged)
-    bad = commit(crew.mallory, write_tree(crew.mallory, content), [tip(crew.mallory)], ALICE)
-    content = add_event(content, new_event(content, second, "verify", event_id="ev-vvvvvvvvvvvv"))
+    forged = new_event(content, first, "edit_item", actor=ALICE, status="closed")
+    bad = crafted(crew, tip(crew.mallory), [forged], ALICE, honest=tree == "honest")
+    content = files(crew.mallory, bad)
+    verify = new_event(content, second, "verify")
+    content = add_event(content, verify)
     verdict = new_event(
         content,
         second,
         "verdict",
-        event_id="ev-wwwwwwwwwwww",
         verdict="duplicate",
         duplicate_of=first,
         reason="the same defect",
     )
-    content = add_event(content, verdict)
-    assert b"status: draft" in content[f"items/{second[3:5]}/{second}.yaml"]  # T was closed
-    signed = commit(crew.mallory, write_tree(crew.mallory, content), [bad], MALLORY,
-                    key=keys["mallory"].private)  # fmt: skip
+    signed = crafted(crew, bad, [verify, verdict], MALLORY, keys["mallory"].private)
+    held = files(crew.mallory, signed)[f"items/{second[3:5]}/{second}.yaml"]
+    assert (b"status: draft" in held) == (tree == "claimed")  # T closed only in the claim
     push(crew.mallory, signed)
-    assert coop_in(crew.alice, "pull").code == 0  # alice keeps it out too, on her own
-
+    if tree == "claimed":
+        refused_whole(crew, bad, f"items/{first[3:5]}/{first}.yaml: is not the state")
+        return
+    assert coop_in(crew.alice, "pull").code == 0
     synced = crew.victim_runs("sync", "--json")
     assert synced.code == 0, synced.err
-    assert synced.json()["kept_out"] == ["ev-ffffffffffff"]
     shown = crew.victim_runs("show", second, "--json").json()
     assert (shown["status"], shown["duplicate_of"]) == ("duplicate", first)
-    assert crew.victim_runs("show", first, "--json").json()["status"] == "draft"
+    closed = crew.victim_runs("show", first, "--json").json()
+    assert closed["status"] == "draft"
+    assert [(c["event"], c.get("kept_out")) for c in closed["conflicts"]] == [(forged["id"], True)]
     assert crew.victim_runs("fsck", "--full").code == 0
-    assert tip(crew.alice) != tip(crew.victim)
-    assert files(crew.alice, REF + ":items") == files(crew.victim, REF + ":items")
+    assert tip(crew.alice) == tip(crew.victim) == signed
     assert coop_in(crew.alice, "fsck", "--full").code == 0
 
 
-def test_a_forgery_the_remote_already_keeps_out_is_taken_as_it_is(crew: Team) -> None:
+def test_a_forgery_the_remote_already_refused_is_taken_as_it_is(crew: Team) -> None:
+    """Formerly: a remote whose coop.yaml already kept the forgery out. Now the refusal is
+    in the remote's tree itself (the release a conflict kept out): a fast-forward."""
     content = files(crew.mallory)
-    forged = new_event(
-        content, crew.todo, "release", actor=ALICE, event_id="ev-ffffffffffff", reason="x"
-    )
-    content = add_event(content, forged)
-    bad = commit(crew.mallory, write_tree(crew.mallory, content), [tip(crew.mallory)], ALICE)
-    kept = publish(crew.mallory, refolded(content, crew.todo, {"ev-ffffffffffff"}), parents=[bad])
+    forged = new_event(content, crew.todo, "release", actor=ALICE, reason="x")
+    bad = crafted(crew, tip(crew.mallory), [forged], ALICE)
+    push(crew.mallory, bad)
     synced = crew.victim_runs("sync", "--json")
     assert synced.code == 0, synced.err
-    assert synced.json()["merge"] == "fast-forward" and tip(crew.victim) == kept
-    assert [c["event"] for c in conflicts(crew.victim, crew.todo)] == ["ev-ffffffffffff"]
+    assert synced.json()["merge"] == "fast-forward" and tip(crew.victim) == bad
+    found = conflicts(crew.victim, crew.todo)
+    assert [(c["event"], c.get("kept_out")) for c in found] == [(forged["id"], True)]
+    assert crew.victim_runs("show", crew.todo, "--json").json()["taken_by"] == ALICE
     assert crew.victim_runs("fsck", "--full").code == 0
 
 
@@ -312,12 +382,13 @@ def test_the_signed_work_of_a_chief_is_taken_and_her_claim_to_own_refused_by_the
     assert claim.code == 1  # her own gitcoop refuses it; a hand-made one is refused by the fold
     assert coop_in(crew.mallory, "sync").code == 0
     assert crew.victim_runs("sync").code == 0
-    notes = [e for e in crew.victim_runs("log", crew.todo, "--json").json() if e["verb"] == "note"]
-    assert notes[-1]["actor"] == MALLORY
+    notes_ = [e for e in crew.victim_runs("log", crew.todo, "--json").json() if e["verb"] == "note"]
+    assert notes_[-1]["actor"] == MALLORY
 
 
+@pytest.mark.parametrize("tree", TREES)
 def test_key_rotation_keeps_the_history_verifying(
-    crew: Team, keys: dict[str, Key], clones: Clones
+    crew: Team, keys: dict[str, Key], clones: Clones, tree: str
 ) -> None:
     assert coop_in(crew.alice, "note", crew.todo, "with the old key").code == 0
     assert coop_in(crew.alice, "keys", "add", ALICE, str(keys["alice-new"].public)).code == 0
@@ -332,35 +403,57 @@ def test_key_rotation_keeps_the_history_verifying(
         checked = coop_in(path, "fsck", "--full")
         assert checked.code == 0, checked.out
     # the retired key signs nothing any more, even under alice's own name
-    content = files(crew.mallory)
     git(crew.mallory, "fetch", "-q", "origin", "+refs/coop/ledger:refs/coop/ledger")
-    content = files(crew.mallory)
-    late = new_event(content, crew.todo, "note", actor=ALICE, text="old key, stolen")
-    bad = publish(crew.mallory, add_event(content, late), ALICE, key=keys["alice"].private)
-    refused(crew, bad, f"signed by {keys['alice'].fingerprint}, not by a key registered")
+    late = new_event(files(crew.mallory), crew.todo, "note", actor=ALICE, text="old key, stolen")
+    private = keys["alice"].private
+    bad = crafted(crew, tip(crew.mallory), [late], ALICE, private, honest=tree == "honest")
+    push(crew.mallory, bad)
+    if tree == "claimed":
+        refused_whole(crew, bad, f"items/{crew.todo[3:5]}/{crew.todo}.yaml: is not the state")
+        return
+    refused_where_it_joined(
+        crew, str(late["id"]), f"signed by {keys['alice'].fingerprint}, not by a key registered"
+    )
+    [conflict] = [c for c in conflicts(crew.victim, crew.todo) if c["event"] == late["id"]]
+    assert conflict.get("kept_out") is True, conflict
 
 
-def test_fsck_full_reports_the_first_commit_not_signed_by_its_authors_key(
-    crew: Team, keys: dict[str, Key]
+@pytest.mark.parametrize("tree", TREES)
+def test_fsck_full_reports_the_commits_not_signed_by_their_authors_key(
+    crew: Team, tree: str
 ) -> None:
-    forged = forged_owner(crew)
-    first = commit(crew.mallory, write_tree(crew.mallory, forged), [tip(crew.mallory)], ALICE)
-    note = new_event(forged, crew.todo, "note", actor=BOB, event_id="ev-nnnnnnnnnnnn", text="x")
-    second = commit(crew.mallory, write_tree(crew.mallory, add_event(forged, note)), [first], BOB)
+    """Formerly a "signature" breach naming the first such commit and their count. fsck now
+    recomputes each commit's state (rule "state"): the forged events refused where they
+    joined are notes, one each (exit 0); a tree that claims them applied is a breach
+    naming its commit (exit 1), found by plain fsck too (it checks the last 50)."""
+    honest = tree == "honest"
+    forged = owner_event(files(crew.mallory))
+    first = crafted(crew, tip(crew.mallory), [forged], ALICE, honest=honest)
+    note = new_event(files(crew.mallory, first), crew.todo, "note", actor=BOB, text="x")
+    second = crafted(crew, first, [note], BOB, honest=honest)
     git(crew.mallory, "update-ref", "refs/coop/ledger", second)  # past the boundary, by hand
     checked = coop_in(crew.mallory, "fsck", "--full", "--json")
-    assert checked.code == 1
-    breaches = [b for b in checked.json()["breaches"] if b["rule"] == "signature"]
-    assert len(breaches) == 1
-    assert f"commit {first[:12]}" in breaches[0]["message"]
-    assert "2 such commits" in breaches[0]["message"]
-    assert coop_in(crew.mallory, "fsck").code == 0  # only --full reads the signatures
+    if honest:
+        assert checked.code == 0, checked.out
+        found = checked.json()["notes"]
+        for event_id, commit_id in ((forged["id"], first), (note["id"], second)):
+            [said] = [n for n in found if event_id in n]
+            assert f"commit {commit_id[:12]}" in said and "no signature" in said, said
+        return
+    assert checked.code == 1, checked.out
+    breaches = [b for b in checked.json()["breaches"] if b["rule"] == "state"]
+    assert any(f"commit {first[:12]}" in b["message"] for b in breaches), breaches
+    assert coop_in(crew.mallory, "fsck").code == 1
 
 
-def test_git_verify_commit_agrees_with_gitcoop_on_every_ledger_commit(
+def test_git_verify_commit_agrees_with_the_victims_ledger_on_every_commit(
     crew: Team, keys: dict[str, Key]
 ) -> None:
-    """gitcoop's verdict is git's, plus one rule git leaves out: the key is the author's."""
+    """gitcoop's verdict is git's, plus one rule git leaves out: the key is the author's.
+    Formerly compared with `trust.judge`; now with what the victim's ledger shows after
+    syncing: each event a commit under the policy adds counts (in its item's log, no
+    conflict) exactly when `git verify-commit` says the commit's author signed it, and is
+    a conflict marked kept_out otherwise."""
     for n in range(3):
         assert coop_in(crew.alice, "note", crew.todo, f"signed {n}").code == 0
     assert coop_in(crew.alice, "sync").code == 0
@@ -368,7 +461,6 @@ def test_git_verify_commit_agrees_with_gitcoop_on_every_ledger_commit(
     assert crew.victim_runs("sync").code == 0
     assert coop_in(crew.alice, "sync").code == 0  # a signed merge on alice's side
     git(crew.mallory, "fetch", "-q", "origin", "+refs/coop/ledger:refs/coop/ledger")
-    content = files(crew.mallory)
     parent = tip(crew.mallory)
     for n, (author, key) in enumerate(
         [
@@ -378,21 +470,40 @@ def test_git_verify_commit_agrees_with_gitcoop_on_every_ledger_commit(
             (MALLORY, keys["mallory"].private),
         ]
     ):
-        data = new_event(content, crew.todo, "note", actor=author, event_id=f"ev-f{n}" + "0" * 10)
-        content = add_event(content, {**data, "text": f"crafted {n}"})
-        parent = commit(crew.mallory, write_tree(crew.mallory, content), [parent], author, key=key)
+        data = new_event(files(crew.mallory, parent), crew.todo, "note", actor=author)
+        parent = crafted(crew, parent, [{**data, "text": f"crafted {n}"}], author, key)
+    push(crew.mallory, parent)
+    assert crew.victim_runs("sync").code == 0
+    assert tip(crew.victim) == parent
     allowed = crew.mallory.parent / "allowed"
     allowed.write_text(coop_in(crew.mallory, "keys", "export").out)
-    repo = open_repo(str(crew.mallory))
-    judged = trust.judge(
-        trust.LedgerStates(repo, Reader(repo)), trust.history(repo, Oid(parent)), Oid(parent)
-    )
-    assert len(judged.covered) >= 8
-    bad = {broken.commit.info.oid for broken in judged.broken}
-    for covered in judged.covered:
-        git_says = git_good_for(crew.mallory, allowed, covered.info.oid)
-        assert (git_says == covered.info.author) == (covered.info.oid not in bad), covered.info
-    assert len(bad) == 3
+    kept_out = {str(c["event"]) for c in conflicts(crew.victim, crew.todo) if c.get("kept_out")}
+    logged = {str(e["id"]) for e in crew.victim_runs("log", crew.todo, "--json").json()}
+    covered = 0
+    for made in git(crew.victim, "rev-list", "--no-merges", "--min-parents=1", REF).split():
+        before = git(crew.victim, "rev-parse", f"{made}^").strip()
+        if not config(files(crew.victim, before)).settings.get("require_signed"):
+            continue  # written before the policy: no signature asked
+        author = git(crew.victim, "log", "-1", "--format=%ae", made).strip()
+        git_says = git_good_for(crew.victim, allowed, made)
+        for item_id, event_id in added_events(crew.victim, before, made):
+            assert item_id == crew.todo  # (every event after the policy is a note on it)
+            covered += 1
+            counts = event_id not in kept_out
+            assert counts == (git_says == author), (made[:12], author, git_says, event_id)
+            assert event_id in logged
+    assert covered >= 8
+    assert len(kept_out) == 3
+
+
+def added_events(path: Path, parent: str, made: str) -> list[tuple[str, str]]:
+    """(item id, event id) of each event file `made` adds to `parent`."""
+    names = git(path, "diff-tree", "-r", "--name-only", "--diff-filter=A", parent, made)
+    return [
+        (n.split("/")[2], n.rsplit("/", 1)[1].split("-", 1)[1].removesuffix(".yaml"))
+        for n in names.split()
+        if n.startswith("events/")
+    ]
 
 
 def git_good_for(repo: Path, allowed: Path, commit_id: str) -> str | None:

@@ -38,10 +38,10 @@ def plant_locally(crew: Team) -> None:
     content = files(crew.victim)
     added = new_event(content, ITEM, "add", actor=HOLDER, kind="todo", title=TITLE, body=TITLE)
     content = add_event(content, added)
-    took = new_event(content, ITEM, "take", actor=HOLDER, event_id="ev-eeeeeeeeeee1")
+    took = new_event(content, ITEM, "take", actor=HOLDER)
     took["session"] = f"s{CLEAR}"
     content = add_event(content, took)
-    noted = new_event(content, ITEM, "note", actor=HOLDER, event_id="ev-eeeeeeeeeee2", text=TITLE)
+    noted = new_event(content, ITEM, "note", actor=HOLDER, text=TITLE)
     content = add_event(content, noted)
     push_local(crew.victim, content)
 
