@@ -28,8 +28,8 @@ from gitcoop.domain.rulebook import config_of
 from gitcoop.errors import ChangedUnderWrite, Refused
 from gitcoop.store import codec, lock, upkeep
 from gitcoop.store.boundary import fetched, joining, remembered
-from gitcoop.store.boundary.tree import changed
 from gitcoop.store.boundary.history import Reader
+from gitcoop.store.boundary.tree import changed
 from gitcoop.store.cache import ItemCache
 from gitcoop.store.layout import COOP_FILE, MODE_BLOB, MODE_TREE, event_dir, item_path
 from gitcoop.store.lock import writer_lock
@@ -130,7 +130,16 @@ def plan(
     if ours == theirs:
         return Merged("up-to-date", ours, ours)
     if ours is not None and repo.is_ancestor(theirs, ours):
-        return Merged("ahead", ours, ours)
+        # ahead, when this clone's history has the remote's tip first; otherwise (it came
+        # in through a merge of another remote's ledger) the remote's tip is put first
+        if ours_first or remembered.keeps(repo, ours, theirs):
+            return Merged("ahead", ours, ours)
+        with repo.one_pack():
+            commit, unsigned = _merge_commit(
+                Reader(repo), remote, theirs, ours, (actor, at, sign), {}
+            )
+        touched = changed(Snapshot(repo, ours), Snapshot(repo, commit), "")
+        return Merged("merged", ours, commit, tuple(sorted(touched)), unsigned)
     base = repo.merge_base(ours, theirs) if ours is not None else None
     arrival = fetched.check(repo, remote, ours, theirs, related=base is not None)
     if ours is not None and base is None:

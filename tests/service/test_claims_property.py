@@ -91,8 +91,11 @@ class Run:
         if op == "pick":
             self.pick(who, path, actor, gone)
         elif op == "finish" and self.held[who]:
-            finished = coop_in(path, "finish", self.held[who].pop(0), "done", "--commit", "HEAD")
-            assert finished.code == 0, finished.err  # shared later if the remote is away
+            finished = coop_in(path, "finish", self.held[who][0], "done", "--commit", "HEAD")
+            # decided at the remote like a claim: away, or cut off, it says so (exit 7)
+            assert finished.code in (0, 1, 7), finished.err
+            if finished.code != 7:
+                self.held[who].pop(0)
         elif op == "sync":
             assert coop_in(path, "sync").code in ((1,) if gone else (0, 1))
         elif op.startswith("cut") and not gone:

@@ -59,7 +59,7 @@ def test_an_item_file_that_is_not_the_fold_of_its_events(busy: Path) -> None:
     data["title"] = "rewritten by hand"
     put(busy, path.split("/"), codec.dump(data))
     report = check()
-    assert ("fold", path) in rules(report)
+    assert ("state", path) in rules(report)
     assert any("title" in b.message for b in report.breaches)
 
 
@@ -72,7 +72,7 @@ def test_a_taken_item_that_owes_nothing(busy: Path) -> None:
     data = codec.load(read(busy, path), path)
     data["obligation"] = None
     put(busy, path.split("/"), codec.dump(data))
-    assert {("obligation", path), ("fold", path)} <= rules(check())
+    assert {("obligation", path), ("state", path)} <= rules(check())
 
 
 def test_a_settled_item_that_still_owes(busy: Path) -> None:
