@@ -344,9 +344,9 @@ class LedgerMachine(RuleBasedStateMachine):
     ) -> None:
         """Two clones write from the same tip, offline; this one pulls the other.
 
-        The model replays the accepted events in the ledger's order, (clock,
-        at, event id): both carry the same clock, so the earlier time decides
-        (this clone writes first), and an event the rules refuse on replay
+        The model replays the accepted events in the ledger's order: the pulled
+        ledger's first, as the merge's first parent, then this clone's own on top
+        (H1), though this clone wrote first; an event the rules refuse on replay
         becomes a conflict that changes nothing.
         """
         other = self.home / "other"
@@ -383,7 +383,7 @@ class LedgerMachine(RuleBasedStateMachine):
             event = list_log(path, item_id)[-1]
             written.append((event.order, item_id, actor, verb))
         pull(Context(str(self.path), actor=OWNER, now=self.tick()), "other")
-        for order, item_id, actor, verb in sorted(written):
+        for order, item_id, actor, verb in reversed(written):  # the other clone's first
             m = self.items[item_id]
             if _accepts(m, actor, verb):
                 _apply(m, actor, verb, order[1])

@@ -190,8 +190,9 @@ class QueueMachine(RuleBasedStateMachine):
     )
     def answer_mutually_offline(self, index: int, other: int, here_first: bool) -> None:
         """This clone calls one item a duplicate of another, and a peer's clone, offline,
-        calls that other item a duplicate of the first; then both sync. Of the two
-        verdicts the later one in the order of events, (clock, time, id), is unclear."""
+        calls that other item a duplicate of the first; then both sync, this clone
+        first. The verdict that reached the remote first stands, whichever was made
+        first (H1); the other is unclear."""
         open_now = self.verifiable()
         me = open_now[index % len(open_now)]
         them = open_now[(index + other) % len(open_now)]
@@ -211,7 +212,7 @@ class QueueMachine(RuleBasedStateMachine):
         assert (mine.status, theirs.status) == ("duplicate", "duplicate")  # each legal there
         for path in (self.path, peer.path, self.path):
             self.sync(path)
-        winner, loser = (me, them) if here_first else (them, me)
+        winner, loser = me, them  # this clone's sync reached the remote first
         event("mutual duplicates across clones")
         self.items[winner].status, self.items[winner].duplicate_of = "duplicate", loser
         self.items[loser].status, self.items[loser].duplicate_of = "draft", None

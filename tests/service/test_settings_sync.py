@@ -34,7 +34,8 @@ def test_fsck_names_settings_that_are_not_the_fold(ledger: Path) -> None:
     put(ledger, ["coop.yaml"], text.encode())
     result = coop("fsck")
     assert result.code == 1
-    assert "coop.yaml: [settings] settings are not the fold" in result.out
+    assert "coop.yaml: [state] in commit " in result.out  # its settings are no event's
+    assert "is not the state its first parent and the events it adds make" in result.out
 
 
 def test_a_merge_replays_both_sides_setting_changes(clones: Clones) -> None:
