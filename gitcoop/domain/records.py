@@ -660,6 +660,8 @@ class LedgerConfig:
     # the key registry (domain/keys.Keys as data): {"registered": {who: [key, ...]},
     # "proposed": {...}}; format 2 only
     keys: Mapping[str, Mapping[str, tuple[str, ...]]] = field(default_factory=dict)
+    # the ledger's own events refused where they joined (format 2), as an item's are
+    conflicts: tuple[Conflict, ...] = ()
     kept_out: tuple[EventId, ...] = ()  # format 1 only
 
     def to_data(self) -> Data:
@@ -674,6 +676,8 @@ class LedgerConfig:
                 part: {who: list(keys) for who, keys in self.keys.get(part, {}).items()}
                 for part in KEY_PARTS
             }
+            if self.conflicts:  # written only when there are some
+                data["conflicts"] = [c.to_data() for c in self.conflicts]
         elif self.kept_out:  # format 1 wrote it only when there were some
             data["kept_out"] = list(self.kept_out)
         return data
@@ -698,11 +702,20 @@ class LedgerConfig:
             clock=_int(data.get("clock", 0), "clock"),
             format=version,
             keys=_keys(data.get("keys")) if version >= 2 else {},
+            conflicts=_conflicts(data.get("conflicts")) if version >= 2 else (),
             kept_out=_event_ids(data.get("kept_out"), "kept_out") if version == 1 else (),
         )
 
 
 KEY_PARTS = ("registered", "proposed")
+
+
+def _conflicts(value: Any) -> tuple[Conflict, ...]:
+    if value is None:
+        return ()
+    if not isinstance(value, list):
+        raise RecordError("conflicts must be a list")
+    return tuple(Conflict.from_data(c) for c in value)
 
 
 def _keys(value: Any) -> dict[str, dict[str, tuple[str, ...]]]:

@@ -417,14 +417,16 @@ def state_of(config: LedgerConfig, ledger_events: Callable[[], Sequence[Event]])
     return LedgerState(config.roles, config.settings, keys)
 
 
-def config_of(state: LedgerState, clock: int) -> LedgerConfig:
-    """coop.yaml (the format this gitcoop writes) holding `state` at `clock`."""
+def config_of(state: LedgerState, clock: int, conflicts: Sequence[Conflict] = ()) -> LedgerConfig:
+    """coop.yaml (the format this gitcoop writes) holding `state` at `clock`, and the
+    ledger's own events refused where they joined."""
     keys = state.keys
     return LedgerConfig(
         roles=state.roles,
         settings={k: state.settings[k] for k in sorted(state.settings)},
         clock=clock,
         keys={"registered": dict(keys.registered), "proposed": dict(keys.proposed)},
+        conflicts=tuple(conflicts),
     )
 
 
@@ -436,7 +438,8 @@ class Joined:
 
     items: dict[ItemId, Item | None]
     ledger: LedgerState
-    refused: list[tuple[Event, str]]
+    refused: list[tuple[Event, str]]  # the ledger's own events refused in this join
+    conflicts: tuple[Conflict, ...] = ()  # the ledger's conflicts after it
 
 
 def join(
@@ -444,6 +447,7 @@ def join(
     ledger: LedgerState,
     events: Iterable[Event],
     unsigned: Mapping[str, str] | None = None,
+    ledger_conflicts: Sequence[Conflict] = (),
 ) -> Joined:
     """The state after `events` join a commit's state (docs/hardening.md, H1 and H2).
 
@@ -451,12 +455,14 @@ def join(
     state. The events are applied one by one in (clock, at, id) order, each by the
     rules to the state as it stands then; one `unsigned` names (with the reason) is
     refused without being applied: its writer's commit was not signed by a key the
-    first parent registers to its actor. Every refusal is a conflict on its item.
+    first parent registers to its actor. Every refusal is a conflict on its item (for
+    a change of roles, settings or keys, the ledger's own, after `ledger_conflicts`).
     """
     unsigned = unsigned or {}
     items: dict[ItemId, Item | None] = {}
     early: dict[ItemId, list[Conflict]] = {}  # refused before the item exists
     refused: list[tuple[Event, str]] = []
+    conflicts = list(ledger_conflicts)
 
     def current(item_id: ItemId) -> Item | None:
         return items[item_id] if item_id in items else before(item_id)
@@ -473,6 +479,10 @@ def join(
         except Refused as refusal:
             if event.item == LEDGER_ID:
                 refused.append((event, refusal.message))
+                out = isinstance(refusal, _KeptOut)
+                conflicts.append(
+                    Conflict(event.id, event.verb, event.actor, refusal.message, kept_out=out)
+                )
             else:
                 item = current(event.item)
                 items[event.item] = _refused(item, event, refusal, early.setdefault(event.item, []))
@@ -481,4 +491,4 @@ def join(
         items[event.item] = (
             replace(after, conflicts=(*waited, *after.conflicts)) if waited else after
         )
-    return Joined(items, ledger, refused)
+    return Joined(items, ledger, refused, tuple(conflicts))

@@ -27,9 +27,9 @@ from gitcoop.domain.settings import SETTINGS
 from gitcoop.errors import BadLedger, CoopError, NoLedger
 from gitcoop.service.context import Context
 from gitcoop.store.boundary import format1, joining
-from gitcoop.store.boundary.history import Reader
+from gitcoop.store.boundary.history import History, Reader
 from gitcoop.store.layout import EVENT_FILE_RE, EVENTS, REF
-from gitcoop.store.repository import Oid, Repo
+from gitcoop.store.repository import CommitInfo, Oid, Repo
 from gitcoop.store.snapshot import Snapshot
 from gitcoop.store.survey import survey
 
@@ -287,6 +287,7 @@ def _check_states(
         at = parents[0] if parents else None
     chain.reverse()
     reader = Reader(repo)
+    history = History(repo, reader)
     shown = progress.reporter()
     for done, commit in enumerate(chain):
         shown.step("checking each commit's state", done, len(chain))
@@ -299,6 +300,9 @@ def _check_states(
                     format1.check_tip(reader, None, commit, {})
                 continue
             parents = repo.commit_parents(commit)
+            # what every fetch checks of a commit (H5-H7): content ids among the rest
+            author = repo.commit_author(commit) or ""
+            history.check(CommitInfo(commit, tuple(parents), author))
             joined = joining.join(repo, reader, parents[0] if parents else None, commit)
             joining.holds_state(joined, after)
         except BadLedger as breach:  # "PATH: what is wrong", named here by its commit too

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import datetime, timedelta
 
 from gitcoop.domain import ids
@@ -221,10 +221,17 @@ def detail(ctx: Context, ref: str) -> Detail:
     item_id = snapshot.resolve(ref)
     item = snapshot.item(item_id)
     assert item is not None
+    events = snapshot.events(item_id)
+    # a refused note is not the item's note (unless an owner re-applied it)
+    refused = {
+        event
+        for event, why in _refusals({item_id: item}, events).items()
+        if not why.startswith("settled: re-applied")
+    }
     notes = [
         Note(e.at, e.actor, str(e.arg("text")), e.id)
-        for e in snapshot.events(item_id)
-        if e.verb == "note" and isinstance(e.arg("text"), str)
+        for e in events
+        if e.verb == "note" and isinstance(e.arg("text"), str) and e.id not in refused
     ]
     shown = Shown(item, snapshot.label(item_id), wrote=False)
     return Detail(shown, notes, dependencies.links(snapshot, item))
@@ -250,15 +257,23 @@ def log(ctx: Context, ref: str | None = None) -> list[LogEntry]:
         events = snapshot.all_events()
         names = labels(snapshot)
         names[LEDGER_ID] = "ledger"
+    held = {i: snapshot.item(i) for i in {e.item for e in events} if i != LEDGER_ID}
+    refusals = _refusals(held, events)
+    if any(e.item == LEDGER_ID for e in events):  # the ledger's own refused changes
+        refusals.update({c.event: c.reason for c in snapshot.config.conflicts})
+    return [LogEntry(e, names.get(e.item, e.item), refusals.get(e.id)) for e in events]
+
+
+def _refusals(items: Mapping[ItemId, Item | None], events: list[Event]) -> dict[str, str]:
+    """Why each refused event of these items was refused: a conflict they hold, or one an
+    owner settled (a settled conflict was still refused where it joined)."""
     refusals: dict[str, str] = {}
-    for item_id in {e.item for e in events}:
-        item: Item | None = snapshot.item(item_id)
+    for item in items.values():
         for conflict in item.conflicts if item else ():
             refusals[conflict.event] = conflict.reason
     for settling in (e for e in events if e.verb == "resolve"):
-        # a settled conflict was still refused when replayed; say how it was settled
         how = "re-applied" if settling.arg("decision") == "apply" else "dismissed"
         refusals[settling.arg("event")] = (
             f"settled: {how} by {settling.actor} ({settling.arg('reason')})"
         )
-    return [LogEntry(e, names.get(e.item, e.item), refusals.get(e.id)) for e in events]
+    return refusals

@@ -353,7 +353,7 @@ class _Run:
         self.ledger = after
         # a role change judges only what joins after it (docs/hardening.md, H1): nothing
         # already decided is folded again
-        self.config = rulebook.config_of(after, event.clock)
+        self.config = rulebook.config_of(after, event.clock, self.config.conflicts)
 
     def _ledger_state(self) -> rulebook.LedgerState:
         """The ledger's own state: roles, settings and keys, as coop.yaml holds them (a

@@ -182,7 +182,7 @@ def _merge_commit(
     actor, at, sign = author
     joined = joining.join(repo, reader, first, second)
     clock = max(Snapshot(repo, first).config.clock, Snapshot(repo, second).config.clock)
-    config = config_of(joined.state.ledger, clock)
+    config = config_of(joined.state.ledger, clock, joined.state.conflicts)
     updates: dict[str, tuple[Any, int] | None] = {
         COOP_FILE: (repo.write_blob(codec.dump(config.to_data())), MODE_BLOB)
     }

@@ -249,7 +249,9 @@ def test_without_a_ca_folder_libgit2_still_gets_the_ca_file(
 FETCH_PROBE = """
 import subprocess, sys
 from gitcoop.cli.main import main
-watched = ("gitcoop.store.merge", "gitcoop.store.boundary.fetched", "gitcoop.service.lost", "filelock")
+watched = (
+    "gitcoop.store.merge", "gitcoop.store.boundary.fetched", "gitcoop.service.lost", "filelock"
+)
 at_fetch = []
 def audit(event, args):
     if event == "subprocess.Popen" and "fetch" in list(args[1]) and not at_fetch:

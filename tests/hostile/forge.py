@@ -253,11 +253,11 @@ def add_event(
         raw = content.get(f"items/{other[3:5]}/{other}.yaml")
         return Item.from_data(codec.load(raw, "item")) if raw is not None else None
 
-    joined = rulebook.join(item, ledger, [event])
+    joined = rulebook.join(item, ledger, [event], None, before.conflicts)
     for joined_id, state in joined.items.items():
         if state is not None:
             changed[f"items/{joined_id[3:5]}/{joined_id}.yaml"] = codec.dump(state.to_data())
-    settings = rulebook.config_of(joined.ledger, max(before.clock, clock))
+    settings = rulebook.config_of(joined.ledger, max(before.clock, clock), joined.conflicts)
     return {**changed, "coop.yaml": codec.dump(settings.to_data())}
 
 

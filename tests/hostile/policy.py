@@ -197,7 +197,7 @@ def merge_content(where: Path, first: str, second: str, claim: bool = False) -> 
     if claim:
         before = Snapshot(repo, first)
         ledger = joining.ledger_before(before, reader)
-        state = rulebook.join(before.item, ledger, joined.events)
+        state = rulebook.join(before.item, ledger, joined.events, None, before.config.conflicts)
     mine, theirs = files(where, first), files(where, second)
     content = {**mine, **{f.path: theirs[f.path] for f in joined.added}}
     for item_id, item in state.items.items():
@@ -206,7 +206,9 @@ def merge_content(where: Path, first: str, second: str, claim: bool = False) -> 
         else:
             content[item_path(item_id)] = codec.dump(item.to_data())
     clock = max(config(mine).clock, config(theirs).clock)
-    content["coop.yaml"] = codec.dump(rulebook.config_of(state.ledger, clock).to_data())
+    content["coop.yaml"] = codec.dump(
+        rulebook.config_of(state.ledger, clock, state.conflicts).to_data()
+    )
     return content
 
 

@@ -171,18 +171,7 @@ CASES = [
     ("signed-note", "same-folder", "signed-fork-pushed-alone", "bob"),
     ("signed-note", "same-folder", "signed-on-the-tip", "alice"),
     ("signed-note", "same-folder", "signed-on-the-tip", "fsck"),
-    pytest.param(
-        "signed-note",
-        "another-item",
-        "signed-on-the-tip",
-        "fsck",
-        marks=pytest.mark.xfail(
-            strict=True,
-            reason="BUG: fsck --full does not check that a format-2 event's id is its "
-            "content's hash (only a fetch does, boundary/history.py): a twin in another "
-            "item's folder put in the ledger by hand passes fsck",
-        ),
-    ),
+    ("signed-note", "another-item", "signed-on-the-tip", "fsck"),
     ("signed-note", "another-item", "signed-on-the-tip", "bob"),
     ("signed-note", "same-name", "signed-on-the-tip", "bob"),
     ("signed-note", "another-item", "in-the-merge", "bob"),

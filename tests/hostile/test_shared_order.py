@@ -318,6 +318,8 @@ def test_removed_owner_backdating_changes_nothing(clones: Clones) -> None:
     checked = coop_in(alice, "fsck", "--full")
     assert checked.code == 0, checked.out + checked.err
     assert mentions(checked, event), checked.out + checked.err
+    logged = {e["id"]: e["result"] for e in coop_in(alice, "log", "--json").json()}
+    assert logged[event].startswith("refused:"), logged[event]  # coop.yaml's conflict
 
 
 # -- i: the fast path of done is a claim ----------------------------------------------------

@@ -21,10 +21,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from tests.conftest import Clones, coop_in, git
-from tests.hostile.forge import ALICE, BOB, LEDGER, files
+from tests.hostile.forge import ALICE, BOB, files
 from tests.hostile.policy import ROLES, believed, keyed_team, notes
 from tests.sshkeys import Key, make_key, sign_with
 
@@ -177,34 +175,6 @@ def test_two_owners_acting_offline_at_once_dave_pushing_first_refuses_alices_reg
         assert conflicts(where, todo) == [], where.name
         assert registered(where) == {ALICE, DAVE}, where.name
     assert files(fresh) == files(alice) == files(dave) == files(bob)
-
-
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="open: a refused change of the ledger's own keys (roles, settings) is no "
-    "conflict on any item: rulebook.join lists it in Joined.refused and fsck notes it, "
-    "but `resolve` needs an item whose conflicts name the event, and the ledger's own id "
-    "is no item (`show`/`resolve cf-000000000000` exit 1, no item matches). "
-    "docs/hardening.md promises 'the registration joins as a conflict an owner can apply'",
-)
-def test_two_owners_acting_offline_at_once_an_owner_applies_alices_refused_registration(
-    clones: Clones, tmp_path: Path
-) -> None:
-    """As above, dave pushing first; dave then settles alice's refused registration of
-    her own key as docs/hardening.md says an owner can: `resolve --apply` on it."""
-    (alice, dave, _), _, todo = two_owners(clones, tmp_path)
-    assert synced(dave) == []
-    refused = synced(alice)
-    assert synced(dave) == []
-    on_the_todo = {c["event"] for c in conflicts(dave, todo)}
-    registrations = [e for e in refused if e not in on_the_todo]
-    assert len(registrations) == 2, (refused, on_the_todo)
-    for event in registrations:
-        applied = coop_in(dave, "resolve", LEDGER, event, "--apply", "--reason", "hers")
-        assert applied.code == 0, applied.err
-    assert synced(dave) == []
-    assert registered(dave) == {ALICE, BOB, DAVE}
 
 
 # -- honest unsigned work caught between two switches ---------------------------------------

@@ -24,4 +24,3 @@ rules; each check here names the rule it enforces:
 side, and writes its merges with `joining.join`. This file imports nothing, so
 a command that only reads the remembered tip (`remembered.py`) loads no more.
 """
-

@@ -73,7 +73,8 @@ def join(
     if ledger.requires_signing and events:
         unsigned = _unsigned(repo, first, other, added, events, ledger.keys)
     lookup = items if items is not None else _items_of(before)
-    state = rulebook.join(lookup, ledger, events, unsigned)
+    held = before.config.conflicts if before.commit is not None else ()
+    state = rulebook.join(lookup, ledger, events, unsigned, held)
     return Joining(before, added, events, state, lookup, unsigned)
 
 
@@ -136,10 +137,12 @@ def _unsigned(
                 break
         if why is not None or file.path not in writers:
             reason = why or "no commit that writes it is on this history"
-            unsigned[event.id] = (
-                f"refused where it joined: {reason} (require_signed) — an owner settles "
-                "it: resolve --apply or --dismiss"
+            settle = (
+                "an owner makes the change again if it was meant"
+                if event.item == LEDGER_ID
+                else "an owner settles it: resolve --apply or --dismiss"
             )
+            unsigned[event.id] = f"refused where it joined: {reason} (require_signed) — {settle}"
     return unsigned
 
 
@@ -196,7 +199,7 @@ def holds_state(
     """BadLedger unless `after`'s items and coop.yaml are the joined state; the data of each
     item file it checked, by item id: (blob id, data)."""
     state = joining.state
-    expected = rulebook.config_of(state.ledger, after.config.clock)
+    expected = rulebook.config_of(state.ledger, after.config.clock, state.conflicts)
     if after.config.to_data() != expected.to_data():
         raise BadLedger(
             "coop.yaml: is not the state its first parent and the events it adds make "
