@@ -1,9 +1,11 @@
 """A model of the todo rules for the multi-clone property test (DESIGN.md §1, §2, §6).
 
 It knows only what a user sees: who holds a todo, who closed it, its summary,
-and which events the replay refused. Events are replayed in the ordering
-rule's order, (Lamport clock, wall-clock time, event id), so the model, not
-the code under test, names the winner of every conflict. `ask` is the write
+and which events the replay refused. Events are replayed in the order of
+the history (docs/hardening.md, H1): a list holds them as they joined, each
+sync's unpublished events joining after the remote's, in (Lamport clock,
+wall-clock time, event id) order among themselves (`joined`), so the model,
+not the code under test, names the winner of every conflict. `ask` is the write
 side: what one command records on a clone's current state, or that it is
 refused (exit 1), or that it changes nothing (exit 0, no event).
 """
@@ -76,9 +78,17 @@ def apply(todo: Todo, ev: Ev) -> Todo | None:
     return replace(todo, status="open", taken_by=None)
 
 
+def joined(remote: list[Ev], local: list[Ev]) -> list[Ev]:
+    """The history after a sync: the remote's events, then this clone's the remote lacks,
+    in (clock, time, id) order: they join as one merge."""
+    held = {e.id for e in remote}
+    return [*remote, *sorted((e for e in local if e.id not in held), key=lambda e: e.order)]
+
+
 def fold(events: list[Ev]) -> Todo:
+    """The events applied in the order the list holds them: the history's."""
     todo = Todo()
-    for ev in sorted(events, key=lambda e: e.order):
+    for ev in events:
         after = apply(todo, ev)
         todo = after if after is not None else replace(todo, conflicts=(*todo.conflicts, ev.id))
     return todo
