@@ -91,6 +91,7 @@ def push(ctx: Context, remote: str) -> SyncReport:
         raise Refused(
             f"{remote} has ledger events this clone lacks ({pushed.detail}) — run: git coop sync"
         )
+    remembered.remember(repo, remote, tip)  # what the remote holds now (H4)
     return SyncReport(remote, pushed=True, attempts=1, tip=tip)
 
 
