@@ -437,9 +437,7 @@ def remote_takers(bare: Path) -> dict[str, set[str]]:
     takers: dict[str, set[str]] = {}
     for item_id in snapshot.item_ids():
         actors = {
-            e.actor
-            for e in snapshot.events(item_id)
-            if e.verb in ("take", "takeover", "pick")
+            e.actor for e in snapshot.events(item_id) if e.verb in ("take", "takeover", "pick")
         }
         takers[str(item_id)] = actors
     return takers
@@ -491,13 +489,22 @@ def fleet_round(
         plan.append((OFFLINE_ACTOR, offline_path, "offline"))
         procs = [
             subprocess.Popen(
-                [sys.executable, "-c", FLEET_WORKER, json.dumps(ids), mode,
-                 f"{seed}/{variant}/{actor}", now if mode == "offline" else ""],
+                [
+                    sys.executable,
+                    "-c",
+                    FLEET_WORKER,
+                    json.dumps(ids),
+                    mode,
+                    f"{seed}/{variant}/{actor}",
+                    now if mode == "offline" else "",
+                ],
                 cwd=path,
                 env={**os.environ, "COOP_ACTOR": actor},
-                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
                 text=True,
-            )  # fmt: skip
+            )
             for actor, path, mode in plan
         ]
         start = release(procs)
@@ -572,8 +579,12 @@ def fleet_report(rounds: list[Fleet]) -> None:
         absent = sum(  # an exit 0 the remote never saw: a claim confirmed falsely
             str(t["actor"]) not in r.remote_takers.get(str(t["item"]), set()) for t in r.confirmed
         )
-        unconfirmed = sum(1 for i in r.final if r.holder(i) not in {None, OFFLINE_ACTOR}
-                          and not any(t["item"] == i and t["code"] == 0 for t in r.confirmed))
+        unconfirmed = sum(
+            1
+            for i in r.final
+            if r.holder(i) not in {None, OFFLINE_ACTOR}
+            and not any(t["item"] == i and t["code"] == 0 for t in r.confirmed)
+        )
         print(
             f"{r.variant}: fleet take exits {dict(sorted(codes.items()))}; confirmed take "
             f"p50 {percentile(lat, 0.5) * 1000:.0f} ms, p99 {percentile(lat, 0.99) * 1000:.0f} ms; "
@@ -593,13 +604,16 @@ def fleet_report(rounds: list[Fleet]) -> None:
             kinds.setdefault((t["code"], shape(str(t["err"]))), []).append(t)
         for (code, _), alike in sorted(kinds.items(), key=lambda k: -len(k[1])):
             t = alike[0]
-            print(f"  odd: {len(alike)} x exit {code}, e.g. {t['actor']} take {t['item']}: "
-                  f"{t['err']}")
+            print(
+                f"  odd: {len(alike)} x exit {code}, e.g. {t['actor']} take {t['item']}: {t['err']}"
+            )
         if r.offline_sync.get("sync") not in (0, None):
             print(f"  offline sync said: {r.offline_sync.get('err')}")
         for t in r.overruled[:3]:
-            print(f"  overruled: {t['actor']} took {t['item']} (exit 0); final holder "
-                  f"{r.holder(str(t['item']))}")
+            print(
+                f"  overruled: {t['actor']} took {t['item']} (exit 0); final holder "
+                f"{r.holder(str(t['item']))}"
+            )
 
 
 def fleet_main(args: argparse.Namespace, root: Path) -> None:
@@ -612,9 +626,15 @@ def fleet_main(args: argparse.Namespace, root: Path) -> None:
         raise SystemExit("--variants takes plain, backdated or both")
     rounds = [
         fleet_round(
-            root, v, int(clones), int(workers), args.items, seed, args.timeout,
+            root,
+            v,
+            int(clones),
+            int(workers),
+            args.items,
+            seed,
+            args.timeout,
             args.max_connections,
-        )  # fmt: skip
+        )
         for v in variants
     ]
     print(
@@ -631,15 +651,26 @@ def main() -> None:
     parser.add_argument("--clones", default="1,2,4,8,16")
     parser.add_argument("--claims", type=int, default=96, help="claims per round (all clones)")
     parser.add_argument("--workdir", default=None)
-    parser.add_argument("--fleet", default=None, metavar="CLONESxWORKERS",
-                        help="fleet mode: confirmed claims overruled, e.g. 16x4")
+    parser.add_argument(
+        "--fleet",
+        default=None,
+        metavar="CLONESxWORKERS",
+        help="fleet mode: confirmed claims overruled, e.g. 16x4",
+    )
     parser.add_argument("--items", type=int, default=40, help="fleet mode: todos to take")
-    parser.add_argument("--variants", default="plain,backdated",
-                        help="fleet mode: plain, backdated (offline takes at COOP_NOW=1970-01-02)")
+    parser.add_argument(
+        "--variants",
+        default="plain,backdated",
+        help="fleet mode: plain, backdated (offline takes at COOP_NOW=1970-01-02)",
+    )
     parser.add_argument("--seed", default=None, help="fleet mode: the shuffles' seed")
     parser.add_argument("--timeout", type=float, default=1800, help="fleet mode: per worker, s")
-    parser.add_argument("--max-connections", type=int, default=None,
-                        help="fleet mode: git daemon --max-connections (git's default 32; 0: none)")
+    parser.add_argument(
+        "--max-connections",
+        type=int,
+        default=None,
+        help="fleet mode: git daemon --max-connections (git's default 32; 0: none)",
+    )
     args = parser.parse_args()
     subprocess.run([sys.executable, "-m", "compileall", "-q", "gitcoop"], check=False)
     with tempfile.TemporaryDirectory(dir=args.workdir) as tmp:
