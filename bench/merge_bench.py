@@ -76,7 +76,7 @@ def write_events(
             if snapshot.commit is None:  # what `init` writes: the first owner, as an event
                 owner = {"action": "add", "role": "owner", "who": actor}
                 first = Event(ids.mint_event_id(rng.getrandbits), LEDGER_ID, 1, START, actor, None,
-                              "roles", owner)  # fmt: skip
+                              "roles", owner).named_by_content()  # fmt: skip
                 touched[LEDGER_ID] = [first]
             for n in range(start, min(start + batch, count)):
                 clock += 1
@@ -91,7 +91,7 @@ def write_events(
                     verb, args = "note", {"text": f"{actor} note {n}"}
                 event = Event(
                     ids.mint_event_id(rng.getrandbits), item_id, clock, at, actor, None, verb, args
-                )
+                ).named_by_content()  # format 2: an event's id is the hash of its content
                 touched.setdefault(item_id, []).append(event)
             changed = {}
             for item_id, new in touched.items():

@@ -122,9 +122,18 @@ def sync(
             remembered.remember(repo, remote, report.tip)
             return _told(repo, report, actor, start)
         detail = pushed.detail
+    # what the merges so far decided stays merged: tell its loser now, since the next sync
+    # starts from it and finds nothing new to tell
+    lost = _told(repo, report, actor, start).lost
+    told = (
+        f"; meanwhile {len(lost)} of your own events lost on merge "
+        f"({', '.join(sorted({n.label or n.item for n in lost}))}): git coop list --mine"
+        if lost
+        else ""
+    )
     raise ChangedUnderWrite(
         f"gave up after {MAX_ATTEMPTS} attempts: {remote} kept moving while this clone "
-        f"pushed ({detail}); the local ledger holds everything merged so far — "
+        f"pushed ({detail}); the local ledger holds everything merged so far{told} — "
         "run git coop sync again"
     )
 

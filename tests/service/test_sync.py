@@ -280,6 +280,21 @@ def test_sync_gives_up_after_bounded_attempts_with_a_clear_message(clones: Clone
     assert "alice's" in coop_in(a, "list").out  # nothing local was lost
 
 
+def test_a_sync_that_gives_up_still_tells_its_actor_what_lost(clones: Clones) -> None:
+    """The merges before the give-up stay merged, and the next sync starts from them with
+    nothing new to tell: the loser is told by the give-up itself."""
+    a, b = two(clones)
+    todo = coop_in(a, "list", "--json").json()[0]["id"]
+    assert coop_in(a, "take", todo).code == 0  # alice, offline
+    assert coop_in(b, "take", todo, env=LATER).code == 0
+    sync(b)  # bob's take reaches the remote first
+    sneak_in_before_push(clones, a, b, always=True)
+    result = coop_in(a, "sync")
+    assert result.code == 3, result.err
+    assert "meanwhile 1 of your own events lost on merge" in result.err, result.err
+    assert "git coop list --mine" in result.err
+
+
 def test_two_clones_syncing_at_the_same_moment_both_land(clones: Clones) -> None:
     a, b = two(clones)
     add(a, "alice's")
