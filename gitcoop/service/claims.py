@@ -199,7 +199,7 @@ def publish(share: Sharing) -> bool:
             detail = failed.message
             break
         except RemoteRewritten as rewrite:
-            detail = f"{rewrite.message}; git coop sync {share.remote} puts it back"
+            detail = f"{rewrite.message}; git coop sync {share.remote} says what to do"
             break
         if pushed.accepted:
             _remember(repo, share.remote, seen, tip)
@@ -216,6 +216,7 @@ def publish(share: Sharing) -> bool:
 def _merge(share: Sharing, theirs: Oid | None) -> Oid | None:
     """Merge the fetched remote tip into the local ledger, telling the actor what lost."""
     if theirs is None:
+        remembered.check(share.repo, share.remote, None)  # a ledger deleted there (H4)
         return None
     sign = merge_sign(share.repo, share.actor)
     merged = merge.merge(

@@ -172,6 +172,13 @@ def _put_back(
             f"{rewrite.message} — this clone does not hold that history to put back; "
             f"take {remote}'s as it is with: git coop sync {remote} --accept-rewrite"
         )
+    if theirs is not None and repo.merge_base(ours, theirs) is None:
+        raise RemoteRewritten(
+            f"{rewrite.message} — and it shares no history with this clone's ledger, so "
+            "nothing was merged or pushed; this clone keeps its own (to take the remote's "
+            f"instead: git update-ref -d refs/coop/ledger, then git coop sync {remote}; "
+            "events recorded only here are then lost)"
+        )
     report.rewritten = rewrite.message
     if theirs is not None and not repo.is_ancestor(theirs, ours):
         from gitcoop.store import merge

@@ -59,3 +59,15 @@ def test_an_event_not_named_by_its_content_is_refused(clones: Clones, tmp_path: 
     data = new_event(content, t.todo, "note", text="mine", event_id="ev-mmmmmmmmmmmm")
     publish(t.mallory, add_event(content, data))
     refused_on(t.victim, "its id is not the one its content gives")
+
+
+def test_a_folder_of_another_cf_id_is_refused(clones: Clones, tmp_path: Path) -> None:
+    """H3: a folder without an item file is honest only where its item's add was refused,
+    and a `cf-` id is no item's (only the ledger's own folder is one): mallory's add of
+    another `cf-` id, refused by the rules, does not make a folder her notes can fill."""
+    t = team(clones, tmp_path)
+    content = files(t.mallory)
+    other = "cf-" + "z" * 12
+    add = new_event(content, other, "add", kind="todo", title="not an item")
+    publish(t.mallory, add_event(content, add))
+    refused_on(t.victim, f"events/zz/{other}: events of no item")

@@ -359,6 +359,20 @@ def test_event_ids_are_content_hashes(tmp_path: Path) -> None:
 # -- helpers ----------------------------------------------------------------------------------
 
 
+def test_a_claim_on_a_deleted_remote_ledger_is_refused_with_exit_10(clones: Clones) -> None:
+    """H4: a remote whose ledger was deleted decides no claim; sync puts it back."""
+    (a, _b), (todo,) = claiming(clones, "alice", "bob", todos=1)
+    bare = bare_of(clones)
+    git(bare, "update-ref", "-d", REF)
+    here = tip(a)
+    refused = coop_in(a, "take", todo)
+    assert refused.code == 10 and "deleted" in refused.err, (refused.code, refused.err)
+    assert tip(a) == here and remote_tip(bare) == ""  # nothing recorded, nothing pushed
+    repaired = coop_in(a, "sync")
+    assert repaired.code == 0 and "rewritten" in repaired.err, (repaired.code, repaired.err)
+    assert remote_tip(bare) == here
+
+
 def claiming(clones: Clones, *names: str, todos: int) -> tuple[list[Path], list[str]]:
     """Clones with claims through origin, all synced to a ledger of `todos` open todos
     (tests/service/test_claims.py's set-up, over file://)."""

@@ -28,7 +28,7 @@ from gitcoop.errors import BadLedger
 from gitcoop.store import codec
 from gitcoop.store.boundary.history import Added, Reader, added_files
 from gitcoop.store.boundary.tree import changed
-from gitcoop.store.layout import EVENTS, event_dir, item_path
+from gitcoop.store.layout import EVENT_FILE_RE, EVENTS, event_dir, item_path
 from gitcoop.store.repository import CommitInfo, Oid, Repo
 from gitcoop.store.snapshot import Known, Snapshot
 
@@ -217,7 +217,18 @@ def holds_state(
                 "none of its events joined here)"
             )
         found[item_id] = (str(blob), as_state(after, item_id, blob, was.to_data()))
-    adds = {e.item for e in joining.events if e.verb == "add"}
+    for item_id in {f.item_id for f in joining.added}:  # an older random id: once a folder
+        names = [e.name for e in after.subtree(event_dir(item_id)) or ()]
+        held = [m.group(2) for m in map(EVENT_FILE_RE.match, names) if m is not None]
+        if len(held) != len(set(held)):
+            twice = sorted(i for i in held if held.count(i) > 1)[0]
+            raise BadLedger(
+                f"{event_dir(item_id)}: holds event {twice} in two files — an event id "
+                "names one event"
+            )
+    # a folder without an item file is honest only where its item's add was refused;
+    # a `cf-` id is no item's but the ledger's own
+    adds = {e.item for e in joining.events if e.verb == "add" and not e.item.startswith("cf-")}
     for item_id, item in state.items.items():
         blob = after.item_blob(item_id)
         if item is None:
