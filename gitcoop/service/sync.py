@@ -70,11 +70,10 @@ def setup_remote(ctx: Context, remote: str) -> tuple[bool, str]:
 def pull(ctx: Context, remote: str, accept_rewrite: bool = False) -> SyncReport:
     """Fetch the remote's ledger and merge it into the local one."""
     repo, actor = _open(ctx, remote)
-    if accept_rewrite:
-        remembered.forget(repo, remote)
     start = repo.tip()
     report = SyncReport(remote, tip=start)
-    _fetch_and_merge(ctx, repo, actor, report)
+    with remembered.set_aside(repo, remote, accept_rewrite):
+        _fetch_and_merge(ctx, repo, actor, report)
     if report.tip is None:
         raise NoLedger(f"neither this clone nor {remote} has a ledger — run: git coop init")
     return _told(repo, report, actor, start)
@@ -103,15 +102,14 @@ def sync(
     `accept_rewrite` takes a rewritten remote's history as it is; `put_back` puts this
     clone's history back first even over a remote that holds it aside (H4)."""
     repo, actor = _open(ctx, remote)
-    if accept_rewrite:
-        remembered.forget(repo, remote)
     mode = "always" if put_back else "lost"
     start = repo.tip()
     report = SyncReport(remote, tip=start)
     detail = ""
     while report.attempts < MAX_ATTEMPTS:
         report.attempts += 1
-        theirs = _fetch_and_merge(ctx, repo, actor, report, put_back=mode)
+        with remembered.set_aside(repo, remote, accept_rewrite and report.attempts == 1):
+            theirs = _fetch_and_merge(ctx, repo, actor, report, put_back=mode)
         if report.tip is None:
             raise NoLedger(f"neither this clone nor {remote} has a ledger — run: git coop init")
         if report.tip == theirs:

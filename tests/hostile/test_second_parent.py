@@ -306,8 +306,18 @@ def test_an_unrelated_root_merged_in_as_a_second_parent_is_refused(
 
 
 def test_two_separate_inits_synced_directly_are_refused(crew: Team, clones: Clones) -> None:
-    """Passes: the direct case the merge above goes around."""
+    """The direct case the merge above goes around: the remote replaced by a history of
+    its own is a rewrite to a clone that took a tip in (H4, exit 10, naming who pushed
+    it), and "no history in common" to one that never did; neither takes anything in."""
     root, _ = unrelated_root(crew, claimed=False)
     git(crew.mallory, "push", "-q", "-f", "origin", f"{root}:{REF}")
+    before = git(crew.victim, "rev-parse", REF).strip()
     synced = coop_in(crew.victim, "sync")
-    assert synced.code != 0 and "no history in common" in synced.err, synced.err
+    assert synced.code == 10, (synced.code, synced.err)
+    assert "was replaced by" in synced.err and MALLORY in synced.err, synced.err
+    assert "shares no history" in synced.err, synced.err
+    assert git(crew.victim, "rev-parse", REF).strip() == before
+    apart = clones.clone("apart")
+    assert coop_in(apart, "init", "--new").code == 0
+    fresh = coop_in(apart, "sync")
+    assert fresh.code == 1 and "no history in common" in fresh.err, (fresh.code, fresh.err)

@@ -51,11 +51,11 @@ def event_files(path: Path, todo: str) -> list[str]:
     return [line for line in listing.splitlines() if f"/{todo}/" in line]
 
 
-def refused(victim: Path, pattern: str, diverged: bool) -> None:
+def refused(victim: Path, pattern: str, diverged: bool, *options: str) -> None:
     if diverged:
         assert coop_in(victim, "add", "todo", "local work").code == 0
     before = git(victim, "rev-parse", "refs/coop/ledger").strip()
-    result = coop_in(victim, "sync")
+    result = coop_in(victim, "sync", *options)
     assert result.code == 4, result.out + result.err
     assert "remote origin: " in result.err
     assert pattern in result.err
@@ -69,7 +69,18 @@ def test_a_ref_that_is_not_a_ledger(clones: Clones, diverged: bool) -> None:
     git(mallory, "add", "README")
     git(mallory, "commit", "-qm", "code")
     git(mallory, "push", "-q", "--force", "origin", "HEAD:refs/coop/ledger")
-    refused(victim, "README: not an allowed entry", diverged)
+    if diverged:
+        assert coop_in(victim, "add", "todo", "local work").code == 0
+    before = git(victim, "rev-parse", "refs/coop/ledger").strip()
+    # to a clone that took a ledger in, the ref replaced is first a rewrite (H4)
+    rewritten = coop_in(victim, "sync")
+    assert rewritten.code == 10, rewritten.out + rewritten.err
+    assert "was replaced by" in rewritten.err and "shares no history" in rewritten.err
+    # taking the rewrite is then refused for what it holds, and forgets nothing
+    refused(victim, "README: not an allowed entry", False, "--accept-rewrite")
+    again = coop_in(victim, "sync")
+    assert again.code == 10 and "was replaced by" in again.err, again.out + again.err
+    assert git(victim, "rev-parse", "refs/coop/ledger").strip() == before
 
 
 @pytest.mark.parametrize("diverged", [False, True])

@@ -20,6 +20,7 @@ side first), need only hold the commit.
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Iterator
 
 from gitcoop.errors import ChangedUnderWrite, RemoteRewritten
 from gitcoop.store.layout import taken_ref
@@ -42,6 +43,23 @@ def remember(repo: Repo, remote: str, tip: Oid) -> None:
 
 def forget(repo: Repo, remote: str) -> None:
     repo.delete_ref(taken_ref(remote))
+
+
+@contextlib.contextmanager
+def set_aside(repo: Repo, remote: str, accepting: bool) -> Iterator[None]:
+    """While `accepting` a rewrite, remember no tip of `remote`; a block that fails before
+    it took a new tip in remembers the old one again (a refused rewrite forgets nothing)."""
+    old = remembered(repo, remote) if accepting else None
+    if old is None:
+        yield
+        return
+    forget(repo, remote)
+    try:
+        yield
+    except BaseException:
+        if remembered(repo, remote) is None:
+            remember(repo, remote, old)
+        raise
 
 
 def keeps(repo: Repo, tip: Oid, commit: Oid) -> bool:
