@@ -134,9 +134,10 @@ def plan(
         # in through a merge of another remote's ledger) the remote's tip is put first
         if ours_first or remembered.keeps(repo, ours, theirs):
             return Merged("ahead", ours, ours)
+        arrival = fetched.check(repo, remote, ours, theirs, related=True)  # held aside so far
         with repo.one_pack():
             commit, unsigned = _merge_commit(
-                Reader(repo), remote, theirs, ours, (actor, at, sign), {}
+                arrival.reader, remote, theirs, ours, (actor, at, sign), {}
             )
         touched = changed(Snapshot(repo, ours), Snapshot(repo, commit), "")
         return Merged("merged", ours, commit, tuple(sorted(touched)), unsigned)

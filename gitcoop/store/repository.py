@@ -289,8 +289,23 @@ class Repo:
             raise BadLedger(f"{REF}: points at a {obj.type_str}, not a commit")
         return obj
 
+    def kind_of(self, oid: Oid) -> str:
+        """What git calls the object `oid` names: commit, tree, blob or tag."""
+        try:
+            return str(self.raw[oid].type_str)
+        except (KeyError, ValueError, pygit2.GitError):
+            raise BadLedger(f"object {oid} is missing from the object store") from None
+
     def commit_parents(self, commit: Oid) -> list[Oid]:
         return [Oid(str(p)) for p in self._commit(commit).parent_ids]
+
+    def first_parents(self, tip: Oid) -> Iterator[Oid]:
+        """`tip` and its first parent's first parent, and so on, to the root."""
+        at: Oid | None = tip
+        while at is not None:
+            yield at
+            parents = self._commit(at).parent_ids
+            at = Oid(str(parents[0])) if parents else None
 
     def history(self, tip: Oid, limit: int | None = None) -> list[Oid]:
         """Commits reachable from `tip`, newest first (topological), at most `limit`."""

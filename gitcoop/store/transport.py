@@ -97,7 +97,13 @@ def fetch(repo: Repo, remote: str, meanwhile: Callable[[], None] | None = None) 
         raise environment.said(_first(done.stderr), doing) or TransportFailed(
             f"{doing} failed: {_first(done.stderr)}"
         )
-    return repo.tip(remote_ref(remote))
+    theirs = repo.tip(remote_ref(remote))
+    if theirs is not None and (kind := repo.kind_of(theirs)) != "commit":  # H7
+        raise FetchedLedgerRefused(
+            f"remote {remote}: its {REF} names a {kind}, not a commit — a ledger is a history "
+            "of commits; the local ledger is unchanged"
+        )
+    return theirs
 
 
 def push(repo: Repo, remote: str, tip: Oid) -> Pushed:

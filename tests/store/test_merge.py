@@ -235,3 +235,33 @@ def test_a_dead_writers_ref_lock_does_not_stop_a_merge(clones: Clones) -> None:
     assert git(victim, "rev-parse", "refs/coop/ledger") == git(
         other, "rev-parse", "refs/coop/ledger"
     )
+
+
+@pytest.mark.parametrize("kind", ["blob", "tree", "tag"])
+@pytest.mark.parametrize("who", ["victim", "newcomer"])
+def test_a_ref_that_names_no_commit(clones: Clones, kind: str, who: str) -> None:
+    """A remote ledger ref naming a blob, a tree or an annotated tag (even of a ledger
+    commit) is refused where it arrives (H7): exit 4, never a traceback, nothing taken."""
+    mallory, victim, _ = setup(clones)
+    at = git(mallory, "rev-parse", "refs/coop/ledger").strip()
+    if kind == "blob":
+        named = subprocess.run(
+            ["git", "hash-object", "-w", "--stdin"],
+            cwd=mallory,
+            input=b"hi\n",
+            capture_output=True,
+            check=True,
+        ).stdout.decode()
+    elif kind == "tree":
+        named = git(mallory, "rev-parse", f"{at}^{{tree}}")
+    else:
+        git(mallory, "tag", "-a", "-m", "a tag", "ledger-tag", at)
+        named = git(mallory, "rev-parse", "ledger-tag")
+    git(mallory, "push", "-q", "--force", "origin", f"{named.strip()}:refs/coop/ledger")
+    clone = victim if who == "victim" else clones.clone("newcomer")
+    before = git(clone, "rev-parse", "-q", "--verify", "refs/coop/ledger", check=False).strip()
+    result = coop_in(clone, "sync")
+    assert result.code == 4, result.out + result.err
+    assert f"names a {'tag' if kind == 'tag' else kind}, not a commit" in result.err, result.err
+    after = git(clone, "rev-parse", "-q", "--verify", "refs/coop/ledger", check=False).strip()
+    assert after == before

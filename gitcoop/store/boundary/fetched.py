@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from gitcoop.domain import progress
 from gitcoop.domain.ids import ItemId
 from gitcoop.errors import BadLedger, FetchedLedgerRefused
-from gitcoop.store.boundary import format1, joining
+from gitcoop.store.boundary import format1, joining, remembered
 from gitcoop.store.boundary.history import History, Reader, check_one_root
 from gitcoop.store.boundary.tree import changed
 from gitcoop.store.repository import CommitInfo, Oid, Repo
@@ -40,6 +40,8 @@ def check(repo: Repo, remote: str, ours: Oid | None, theirs: Oid, related: bool)
             history.check(info)
         shown.step(checking, len(commits), len(commits))
         chain = first_parent_chain(commits, theirs)
+        below = chain[0].parents[0] if chain and chain[0].parents else None
+        chain = held_aside(repo, history, ours, below if chain else theirs) + chain
         old = [info for info in chain if history.format(info.oid) < 2]
         if old:  # the format-1 part, checked at its last commit
             last = old[-1].oid
@@ -51,6 +53,23 @@ def check(repo: Repo, remote: str, ours: Oid | None, theirs: Oid, related: bool)
         text = error.message.removeprefix(where)
         raise FetchedLedgerRefused(f"{where}{text} — the local ledger is unchanged") from None
     return Arrival(frozenset(touched), reader, checked)
+
+
+def held_aside(repo: Repo, history: History, ours: Oid | None, at: Oid | None) -> list[CommitInfo]:
+    """The commits of `at`'s first-parent chain, oldest first, that this clone holds but
+    never checked as states (H3): those it took in only aside, through a merge's second
+    parent, before the chain meets this clone's own first-parent chain, whose every
+    state was checked or written here. Format-1 history is taken as it was."""
+    if ours is None or at is None or remembered.keeps(repo, ours, at):
+        return []
+    checked = set(repo.first_parents(ours))  # rare: a side commit became a first parent
+    aside = []
+    while at is not None and at not in checked and history.format(at) >= 2:
+        parents = tuple(repo.commit_parents(at))
+        aside.append(CommitInfo(at, parents, repo.commit_author(at) or ""))
+        at = parents[0] if parents else None
+    aside.reverse()
+    return aside
 
 
 def first_parent_chain(commits: list[CommitInfo], tip: Oid) -> list[CommitInfo]:
