@@ -232,20 +232,19 @@ def _check_history(report: Report, repo: Repo, tip: Oid, limit: int | None) -> N
     for done, commit in enumerate(commits):
         shown.step("checking the ledger's history", done, len(commits))
         parents = repo.commit_parents(commit)
-        added: set[str] | None = None
-        bases: list[Oid | None] = [*parents] if parents else [None]
-        for parent in bases:
-            deltas = repo.changes(parent, commit, EVENTS)
-            for delta in deltas:
-                if delta.status != "added":
-                    report.add(
-                        delta.path,
-                        "history",
-                        f"event file {delta.status} between {parent} and {commit}",
-                    )
-            new = {d.path for d in deltas if d.status == "added"}
-            added = new if added is None else added & new
-        _check_new_clocks(report, repo, commit, parents, sorted(added or ()), clocks)
+        first = parents[0] if parents else None
+        deltas = repo.changes(first, commit, EVENTS)
+        for delta in deltas:  # a merge's state is its first parent's plus what it adds (H5)
+            if delta.status != "added":
+                report.add(
+                    delta.path, "history", f"event file {delta.status} between {first} and {commit}"
+                )
+        added = [d for d in deltas if d.status == "added"]
+        if len(parents) > 1:  # what a merge adds is its second parent's, as it is
+            added = [d for d in added if repo.blob_at(parents[1], d.path) != d.oid]
+            for delta in added:
+                report.add(delta.path, "history", f"added by the merge {commit} itself")
+        _check_new_clocks(report, repo, commit, parents, sorted(d.path for d in added), clocks)
     shown.step("checking the ledger's history", len(commits), len(commits))
 
 

@@ -134,7 +134,7 @@ def plan(
         # in through a merge of another remote's ledger) the remote's tip is put first
         if ours_first or remembered.keeps(repo, ours, theirs):
             return Merged("ahead", ours, ours)
-        arrival = fetched.check(repo, remote, ours, theirs, related=True)  # held aside so far
+        arrival = fetched.check(repo, remote, ours, theirs, theirs)  # held aside so far
         with repo.one_pack():
             commit, unsigned = _merge_commit(
                 arrival.reader, remote, theirs, ours, (actor, at, sign), {}
@@ -142,7 +142,7 @@ def plan(
         touched = changed(Snapshot(repo, ours), Snapshot(repo, commit), "")
         return Merged("merged", ours, commit, tuple(sorted(touched)), unsigned)
     base = repo.merge_base(ours, theirs) if ours is not None else None
-    arrival = fetched.check(repo, remote, ours, theirs, related=base is not None)
+    arrival = fetched.check(repo, remote, ours, theirs, base)
     if ours is not None and base is None:
         raise Refused(
             f"this clone's ledger and {remote}'s have no history in common — two separate "

@@ -289,6 +289,14 @@ class Repo:
             raise BadLedger(f"{REF}: points at a {obj.type_str}, not a commit")
         return obj
 
+    def blob_at(self, commit: Oid, path: str) -> str | None:
+        """The id of the file at `path` in `commit`'s tree; None when it holds none there."""
+        try:
+            entry = self.commit_tree(commit)[path]
+        except KeyError:
+            return None
+        return str(entry.id) if entry.filemode != 0o040000 else None
+
     def kind_of(self, oid: Oid) -> str:
         """What git calls the object `oid` names: commit, tree, blob or tag."""
         try:
@@ -397,6 +405,8 @@ class Repo:
         """Changed paths between two trees, the way libgit2's diff names them: a file
         whose kind changes (a file, a link, a folder) is deleted and added. Below
         `levels` folders, a changed folder is named itself (no ledger goes that deep)."""
+        if old == new:
+            return  # one tree: nothing changed below it
         before, after = self._raw_entries(old, path), self._raw_entries(new, path)
         if not before:  # all of it added (every folder of a first sync's first commit)
             self._added(after, path, found, levels, only, empty)

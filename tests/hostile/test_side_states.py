@@ -80,3 +80,33 @@ def test_a_side_commit_is_checked_when_a_rewrite_is_accepted(crew: Team) -> None
     for options in ((), ("--accept-rewrite",)):
         synced = coop_in(crew.victim, "sync", *options)
         refused_as_state(crew, synced.code, synced.err, before)
+
+
+def test_a_tip_holding_this_clones_aside_without_its_events_is_not_taken(
+    crew: Team, clones: Clones
+) -> None:
+    """H5: a merge is checked against its first parent, so a history may hold a commit
+    aside without that commit's events; a clone never moves its ledger to one that
+    drops its own. mallory offers, on a second remote, a merge of the victim's tip aside
+    of its parent's tree: a fast-forward for the victim, and the victim's last event
+    would be gone."""
+    assert coop_in(crew.victim, "note", crew.todo, "the victim's own work").code == 0
+    assert coop_in(crew.victim, "sync").code == 0
+    assert coop_in(crew.mallory, "sync").code == 0
+    ours = tip(crew.victim)
+    older = git(crew.mallory, "rev-parse", f"{ours}^").strip()
+    content = files(crew.mallory, older)
+    data = codec.load(content["coop.yaml"], "coop.yaml")
+    data["clock"] = codec.load(files(crew.mallory, ours)["coop.yaml"], "coop.yaml")["clock"]
+    tree = write_tree(crew.mallory, {**content, "coop.yaml": codec.dump(data)})
+    dropped = commit(crew.mallory, tree, [older, ours])
+    backup = clones.root / "backup.git"
+    git(clones.root, "init", "-q", "--bare", str(backup))
+    git(crew.mallory, "push", "-q", str(backup), f"{dropped}:{REF}")
+    git(crew.victim, "remote", "add", "backup", str(backup))
+    synced = coop_in(crew.victim, "sync", "backup")
+    assert synced.code == 4, (synced.code, synced.err)
+    assert "events are never dropped" in synced.err, synced.err
+    assert tip(crew.victim) == ours
+    notes = coop_in(crew.victim, "show", crew.todo, "--json").json()
+    assert "the victim's own work" in str(notes)

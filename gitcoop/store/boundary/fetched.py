@@ -10,6 +10,7 @@ from gitcoop.errors import BadLedger, FetchedLedgerRefused
 from gitcoop.store.boundary import format1, joining, remembered
 from gitcoop.store.boundary.history import History, Reader, check_one_root
 from gitcoop.store.boundary.tree import changed
+from gitcoop.store.layout import EVENTS
 from gitcoop.store.repository import CommitInfo, Oid, Repo
 from gitcoop.store.snapshot import Known, Snapshot
 
@@ -24,15 +25,15 @@ class Arrival:
     checked: Known = field(default_factory=dict)
 
 
-def check(repo: Repo, remote: str, ours: Oid | None, theirs: Oid, related: bool) -> Arrival:
+def check(repo: Repo, remote: str, ours: Oid | None, theirs: Oid, base: Oid | None) -> Arrival:
     """Check the commits of `theirs` that `ours` lacks; FetchedLedgerRefused names the commit
-    and path, and nothing is written. `related`: the two share history."""
+    and path, and nothing is written. `base`: the two's merge base (None: unrelated)."""
     where = f"remote {remote}: "
     reader = Reader(repo)
     checked: Known = {}
     try:
         commits = repo.commits_since(theirs, ours)
-        check_one_root(commits, related)
+        check_one_root(commits, base is not None)
         history = History(repo, reader)
         shown, checking = progress.reporter(), f"checking what arrived from {remote}"
         for done, info in enumerate(commits):
@@ -48,11 +49,25 @@ def check(repo: Repo, remote: str, ours: Oid | None, theirs: Oid, related: bool)
             base = repo.merge_base(ours, last) if ours is not None else None
             format1.check_tip(reader, base, last, checked, where)
         joining.check_chain(repo, reader, chain[len(old) :], checked, where)
+        if ours is not None and base == ours:  # a fast-forward loses no event of this clone's
+            _holds_every_event(repo, ours, theirs)
         touched = changed(Snapshot(repo, ours) if ours else None, Snapshot(repo, theirs), where)
     except BadLedger as error:
         text = error.message.removeprefix(where)
         raise FetchedLedgerRefused(f"{where}{text} — the local ledger is unchanged") from None
     return Arrival(frozenset(touched), reader, checked)
+
+
+def _holds_every_event(repo: Repo, ours: Oid, theirs: Oid) -> None:
+    """BadLedger unless `theirs` holds every event file of `ours` as it is (H5): a merge
+    is checked against its first parent only, so a history can hold this clone's tip
+    aside without its events; the ledger never moves to it."""
+    for delta in repo.changes(ours, theirs, EVENTS, None):
+        if delta.status != "added":
+            raise BadLedger(
+                f"commit {theirs[:12]}: {delta.path}: an event of this clone's ledger is "
+                f"{delta.status} there — events are never dropped or rewritten"
+            )
 
 
 def held_aside(repo: Repo, history: History, ours: Oid | None, at: Oid | None) -> list[CommitInfo]:

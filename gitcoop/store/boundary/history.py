@@ -2,7 +2,8 @@
 
 Every commit a fetch brings that this clone does not hold is read once,
 parents before children. A commit never drops or changes an event file of
-any parent, a merge adds none of its own, and each file it adds is named as
+its first parent, a merge adds none of its own (what it adds to its first
+parent is its second parent's, as it is), and each file it adds is named as
 the layout allows, parses safely, is within the bounds of
 `domain/admission.py`, is by the commit's author, carries a clock above its
 parents' and (on a format-2 ledger) the id its content gives. Its tree's
@@ -123,7 +124,10 @@ class History:
             raise BadLedger(f"coop.yaml: format {config.format} on a ledger of a later format")
         added = self._compared(list(info.parents) or [None], info.oid)
         if added and len(info.parents) > 1:
-            raise BadLedger(f"{added[0].path}: a merge commit adds an event of its own")
+            raise BadLedger(
+                f"{added[0].path}: a merge commit adds an event of its own (one its second "
+                "parent does not hold as it is)"
+            )
         if len(added) > MAX_EVENTS:
             raise BadLedger(f"adds {len(added)} events — one commit adds at most {MAX_EVENTS:,}")
         floor = max((self.clock(p) for p in info.parents), default=0)
@@ -148,17 +152,16 @@ class History:
         self.clocks[info.oid], self.formats[info.oid] = config.clock, config.format
 
     def _compared(self, bases: list[Oid | None], commit: Oid) -> list[Added]:
-        """The event files of `commit` that no parent has; a dropped or changed one refuses."""
-        if len(bases) == 1:  # what all but merges have
-            return added_files(self.repo, bases[0], commit)
-        new_everywhere: dict[str, Added] | None = None
-        for parent in bases:
-            added = {file.path: file for file in added_files(self.repo, parent, commit)}
-            if new_everywhere is None:
-                new_everywhere = added
-            else:
-                new_everywhere = {k: v for k, v in new_everywhere.items() if k in added}
-        return sorted((new_everywhere or {}).values())  # by path
+        """The event files `commit` adds to its first parent (one of that parent's dropped
+        or changed refuses) that its second parent, if any, does not hold as they are:
+        a merge's state is its first parent's plus what it adds, and what it adds comes
+        from its second parent, so neither costs more than what it adds."""
+        added = added_files(self.repo, bases[0], commit)
+        if len(bases) == 1 or not added:
+            return added
+        other = bases[1]
+        assert other is not None
+        return [f for f in added if self.repo.blob_at(other, f.path) != f.id]
 
 
 def check_one_root(commits: list[CommitInfo], related: bool) -> None:

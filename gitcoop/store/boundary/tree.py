@@ -44,8 +44,10 @@ def changed(
     takes, when given); `new`'s names are checked."""
     found: set[ItemId] = set()
     for top in (ITEMS, EVENTS):
-        before = _listing(old.subtree(top) if old else None)
-        tree = new.subtree(top) if new else None
+        was, tree = old.subtree(top) if old else None, new.subtree(top) if new else None
+        if was is not None and tree is not None and was.id == tree.id:
+            continue  # one tree: nothing differs, and it was read as `old`'s already
+        before = _listing(was)
         after = _listing(tree, f"{where}{top}")  # names first: the message names the entry
         _written(new, tree, f"{where}{top}")
         for fan in sorted(before.keys() | after.keys()):
