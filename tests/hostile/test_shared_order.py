@@ -20,6 +20,8 @@ import re
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from gitcoop.store import codec
 from tests.conftest import Clones, Result, coop_in, git, make_repo
 from tests.hostile.forge import (
@@ -33,6 +35,7 @@ from tests.hostile.forge import (
     write_tree,
 )
 from tests.hostile.policy import ROLES, Signed, added_between, event_id_of, signed_team
+from tests.service.queue_fixtures import CONFIRM, install
 from tests.sshkeys import make_key, sign_with
 
 EARLIER = {"COOP_NOW": "2026-11-29T09:00:00Z"}  # an hour before conftest's NOW
@@ -69,6 +72,23 @@ def test_offline_clone_loses_every_race_to_confirmed_claims(clones: Clones) -> N
     assert set(todos) <= {i["id"] for i in mine.json()}
     text = coop_in(o, "list", "--mine").out
     assert "lost on merge" in text, text
+
+
+def test_offline_clone_is_told_of_takes_lost_to_work_already_done(clones: Clones) -> None:
+    """Rule 1, with the confirmed claims finished before the offline clone syncs: the items
+    are settled, and their authors are told all the same (exit 8, `list --mine`)."""
+    (a, o), todos = claiming(clones, "alice", "olga", todos=3)
+    for todo in todos:
+        assert coop_in(o, "take", todo, "--offline", env=EARLIER).code == 0
+    for todo in todos:
+        assert coop_in(a, "done", todo).code == 0  # the fast path: a claim, then done
+    told = coop_in(o, "sync", "--json")
+    assert told.code == 8, (told.code, told.err)
+    assert {lost["item"] for lost in told.json()["lost"]} == set(todos), told.out
+    mine = coop_in(o, "list", "--mine", "--json")
+    assert set(todos) <= {i["id"] for i in mine.json()}, mine.out
+    owed = coop_in(o, "owed", "--mine", "--json").json()
+    assert {entry["item"] for entry in owed if entry.get("kind") == "lost"} == set(todos)
 
 
 # -- b: a backdated offline take -----------------------------------------------------------
@@ -325,17 +345,54 @@ def test_removed_owner_backdating_changes_nothing(clones: Clones) -> None:
 # -- i: the fast path of done is a claim ----------------------------------------------------
 
 
-def test_fast_path_done_is_a_claim(clones: Clones) -> None:
-    """Rule 4: with claims on, a fast-path done is decided by the remote like a take."""
-    (a, b), (todo,) = claiming(clones, "alice", "bob", todos=1)
-    assert coop_in(a, "take", todo).code == 0  # confirmed by the remote
-    coop_in(b, "done", todo, env=EARLIER)  # bob's stale view: open, so the fast path
+@pytest.mark.parametrize("kind", ["todo", "request"])
+def test_a_stale_fast_path_finish_is_refused_at_once(clones: Clones, kind: str) -> None:
+    """Rule 4: with claims on, a done or close of an item still open here (an implicit
+    take) is decided by the remote like a take: bob's stale view cannot finish away
+    alice's confirmed claim; he is refused at once, naming her, and nothing lands."""
+    (a, b), _ = claiming(clones, "alice", "bob", todos=0)
+    item = coop_in(a, "add", kind, "shared work", "--json").json()["id"]
+    assert coop_in(a, "sync").code == 0 and coop_in(b, "sync").code == 0
+    assert coop_in(a, "take", item).code == 0  # confirmed by the remote
+    remote = remote_tip(bare_of(clones))
+    verb = "done" if kind == "todo" else "close"
+    assert coop_in(b, "show", item, "--json").json()["status"] == "open"  # bob's stale view
+    stale = coop_in(b, verb, item, env=EARLIER)
+    assert stale.code == 1, (stale.code, stale.err)
+    assert ALICE in stale.err, stale.err
+    assert remote_tip(bare_of(clones)) == remote, "a stale finish reached the remote"
     c = clones.clone("carol")
-    for path in (b, a, b, c):
+    for path in (b, a, c):
         coop_in(path, "sync")
     for path in (a, b, c):
-        shown = coop_in(path, "show", todo, "--json").json()
+        shown = coop_in(path, "show", item, "--json").json()
         assert (shown["status"], shown["taken_by"]) == ("taken", ALICE), (path.name, shown)
+
+
+def test_a_finish_of_an_offline_pick_is_decided_at_the_remote(clones: Clones) -> None:
+    """Rule 4: a `finish` is decided at the remote: bob's offline pick lost to alice's
+    confirmed one, so his finish is refused at once, naming her, and nothing lands."""
+    a, b = clones.clone("alice"), clones.clone("bob")
+    code = install(a)
+    assert coop_in(a, "init").code == 0
+    item = coop_in(a, "add", "item", "Fix toast", "--evidence", "src/app.py:3", "--json").json()
+    code.plan(default=CONFIRM)
+    assert coop_in(a, "verify").code == 0
+    git(a, "push", "-q", "origin", "HEAD:refs/heads/code")
+    git(b, "fetch", "-q", "origin", "refs/heads/code")
+    git(b, "reset", "-q", "--hard", "FETCH_HEAD")
+    for path in (a, b):
+        assert coop_in(path, "remote", "setup", "origin", "--claims").code == 0
+        assert coop_in(path, "sync").code == 0
+    offline = coop_in(b, "pick", "--offline", "--json")
+    assert offline.code == 0 and offline.json()["picked"] == item["id"], offline.err
+    assert coop_in(a, "pick", "--json").json()["picked"] == item["id"]  # confirmed
+    remote = remote_tip(bare_of(clones))
+    finished = coop_in(b, "finish", item["id"], "closed", "--reason", "not needed")
+    assert finished.code == 1, (finished.code, finished.err)
+    assert ALICE in finished.err, finished.err
+    assert remote_tip(bare_of(clones)) == remote, "a finish of a lost pick reached the remote"
+    assert coop_in(a, "show", item["id"], "--json").json()["taken_by"] == ALICE
 
 
 # -- j: content-hash event ids ----------------------------------------------------------------

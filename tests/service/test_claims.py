@@ -177,7 +177,7 @@ def test_a_remote_gone_mid_push_is_exit_7_and_sync_shows_where_it_landed(
 
 def test_other_writes_are_pushed_at_once_or_by_the_next_write(served: Served) -> None:
     (a, _b), (todo, other) = claiming(served, "alice", "bob")
-    assert coop_in(a, "done", todo).code == 0  # a fast-path done: no claim, pushed after
+    assert coop_in(a, "done", todo).code == 0  # a fast-path done: decided there, as a take
     assert "status: done" in on_remote(served, todo)
     served.away()
     noted = coop_in(a, "note", other, "seen offline")
