@@ -33,6 +33,7 @@ SKEWS = (
     "1976-07-04T00:00:00Z",  # fifty years back
 )
 NOW = "2026-11-29T10:00:00Z"
+OLGA = "olga@example.com"
 
 steps = st.lists(
     st.tuples(
@@ -71,6 +72,8 @@ class Run:
     def __init__(self, root: Path, todos: list[str]) -> None:
         self.root, self.todos = root, todos
         self.confirmed: dict[str, str] = {}  # item -> who the remote confirmed holds it
+        self.offline: set[str] = set()  # the items olga took offline (exit 0)
+        self.told = False  # one of olga's syncs exited 8
 
     def path(self, name: str) -> Path:
         return self.root / name
@@ -80,10 +83,13 @@ class Run:
         if op == "sync":
             synced = coop_in(path, "sync", env={"COOP_NOW": skew if name == "olga" else NOW})
             assert synced.code in (0, 8), synced.err
+            self.told |= name == "olga" and synced.code == 8
             return
         if name == "olga":
             taken = coop_in(path, "take", todo, "--offline", env={"COOP_NOW": skew})
             assert taken.code in (0, 1), taken.err  # refused: held here already
+            if taken.code == 0:
+                self.offline.add(todo)
             return
         taken = coop_in(path, "take", todo, env={"COOP_NOW": NOW})
         if taken.code == 0:
@@ -96,6 +102,7 @@ class Run:
         for name in (*NAMES, *NAMES):
             synced = coop_in(self.path(name), "sync", env={"COOP_NOW": NOW})
             assert synced.code in (0, 8), synced.err
+            self.told |= name == "olga" and synced.code == 8
 
 
 @settings(
@@ -121,6 +128,11 @@ def test_no_confirmed_claim_is_overruled(
             for name in NAMES:
                 shown = coop_in(run.path(name), "show", todo, "--json").json()
                 assert shown["taken_by"] == holder, (name, todo, shown["taken_by"], holder)
+        lost = {t for t in run.offline if run.confirmed.get(t, OLGA) != OLGA}
+        if lost:  # olga's offline takes of confirmed claims lost, and she was told
+            assert run.told, f"no sync of olga's exited 8, though {sorted(lost)} lost"
+            owed = coop_in(run.path("olga"), "owed", "--mine", "--json").json()
+            assert lost <= {e["item"] for e in owed if e.get("kind") == "lost"}, owed
         tip = git(bare, "rev-parse", "refs/coop/ledger").strip()
         assert {git(run.path(n), "rev-parse", "refs/coop/ledger").strip() for n in NAMES} == {tip}
         tree = git(bare, "rev-parse", "refs/coop/ledger^{tree}")

@@ -10,7 +10,12 @@ fold to) and touches no event file (docs/sync.md, "Ledger format 2").
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
+
+import pytest
 
 from gitcoop.store.layout import REF
 from tests.conftest import Clones, coop_in, git
@@ -97,3 +102,39 @@ def test_work_on_a_format_1_remote_merges_and_upgrades_it(clones: Clones) -> Non
         assert coop_in(path, "fsck", "--full").code == 0
     notes = [e.get("text") for e in coop_in(carol, "log", todo, "--json").json()]
     assert {"carol's note", "erin's note"} <= set(notes)
+
+
+# the last release that wrote format 1 (the commit before format 2's model)
+FORMAT_1_RELEASE = "80c9511"
+CHECKOUT = Path(__file__).parent.parent.parent
+
+
+def test_a_gitcoop_of_format_1_refuses_a_format_2_ledger(clones: Clones, tmp_path: Path) -> None:
+    """The previous release, run as it is from this repository's history, refuses the
+    ledger this one writes with a sentence that says to upgrade, and changes nothing."""
+    found = subprocess.run(
+        ["git", "-C", str(CHECKOUT), "cat-file", "-e", f"{FORMAT_1_RELEASE}^{{commit}}"],
+        capture_output=True,
+    )
+    if found.returncode != 0:
+        pytest.skip(f"the release {FORMAT_1_RELEASE} is not in this checkout's history")
+    old = tmp_path / "release"
+    old.mkdir()
+    archive = subprocess.run(
+        ["git", "-C", str(CHECKOUT), "archive", FORMAT_1_RELEASE, "gitcoop"],
+        capture_output=True, check=True,
+    ).stdout  # fmt: skip
+    subprocess.run(["tar", "-x", "-C", str(old)], input=archive, check=True)
+    alice = clones.clone("alice")
+    assert coop_in(alice, "init").code == 0
+    assert coop_in(alice, "add", "todo", "new work").code == 0
+    assert "format: 2" in coop_yaml(alice)
+    before = git(alice, "rev-parse", REF)
+    ran = subprocess.run(
+        [sys.executable, "-c", "from gitcoop.cli.main import run; run()", "list"],
+        cwd=alice, env={**os.environ, "PYTHONPATH": str(old)}, capture_output=True, text=True,
+    )  # fmt: skip
+    assert ran.returncode == 4, (ran.returncode, ran.stderr)
+    assert "ledger format 2 is not supported (this gitcoop reads format 1)" in ran.stderr
+    assert "upgrade gitcoop" in ran.stderr and "Traceback" not in ran.stderr
+    assert git(alice, "rev-parse", REF) == before
