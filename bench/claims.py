@@ -402,6 +402,7 @@ class Fleet:
     final: dict[str, dict[str, object]]  # item id -> its final state on the remote
     remote_takers: dict[str, set[str]]  # item id -> actors with a take event there
     final_syncs: Counter[int]  # exit code of each clone's last `git coop sync`
+    told: int  # the offline person's lost takes `owed --mine` lists at the end
     wall: float  # release to the last worker done (the offline sync included)
     settle: float  # every clone's final sync, and the read of the final ledger
     total: float  # the variant end to end, set-up included
@@ -529,12 +530,19 @@ def fleet_round(
                     (offline if mode == "offline" else takes).append(row)
         settled = time.perf_counter()
         final_syncs: Counter[int] = Counter()
+        offline_env = {**os.environ, "COOP_ACTOR": OFFLINE_ACTOR}
         for path in [*paths, offline_path]:  # every clone syncs at the end, as its own actor
             done = subprocess.run(
                 [sys.executable, "-c", "from gitcoop.cli.main import run; run()", "sync"],
                 cwd=path, capture_output=True, text=True,
+                env=offline_env if path == offline_path else None,
             )  # fmt: skip
             final_syncs[done.returncode] += 1
+        owed = subprocess.run(  # what the offline clone's person is shown as lost
+            [sys.executable, "-c", "from gitcoop.cli.main import run; run()", "owed", "--mine",
+             "--json"], cwd=offline_path, capture_output=True, text=True, env=offline_env,
+        )  # fmt: skip
+        told = sum(o.get("kind") == "lost" for o in json.loads(owed.stdout or "[]"))
         reader = base / "reader"
         git(base, "clone", "-q", "-b", "main", url, str(reader))
         git(reader, "config", "user.email", "reader@example.com")
@@ -545,7 +553,7 @@ def fleet_round(
         settle = time.perf_counter() - settled
     return Fleet(
         variant, clones, workers, items, takes, offline, offline_sync, final, takers,
-        final_syncs, wall, settle, time.perf_counter() - began,
+        final_syncs, told, wall, settle, time.perf_counter() - began,
     )  # fmt: skip
 
 
@@ -594,7 +602,7 @@ def fleet_report(rounds: list[Fleet]) -> None:
             f"final holders: offline {held[True]}, fleet {held[False]} "
             f"(not confirmed to their holder: {unconfirmed}); offline takes on the remote "
             f"{landed}; confirmed takes absent from the remote {absent}; "
-            f"items with conflicts {conflicts}; "
+            f"items with conflicts {conflicts}, the offline person told of {r.told}; "
             f"end to end {r.total:.0f} s"
         )
         odd = [t for t in r.takes if t["code"] not in (0, 1)]
