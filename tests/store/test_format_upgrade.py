@@ -18,7 +18,8 @@ from pathlib import Path
 import pytest
 
 from gitcoop.store.layout import REF
-from tests.conftest import Clones, coop_in, git
+from tests.conftest import Clones, Result, coop_in, git
+from tests.hostile.forge import commit, files, write_tree
 
 BUNDLE = Path(__file__).parent.parent / "fixtures" / "format1.bundle"
 
@@ -138,3 +139,71 @@ def test_a_gitcoop_of_format_1_refuses_a_format_2_ledger(clones: Clones, tmp_pat
     assert "ledger format 2 is not supported (this gitcoop reads format 1)" in ran.stderr
     assert "upgrade gitcoop" in ran.stderr and "Traceback" not in ran.stderr
     assert git(alice, "rev-parse", REF) == before
+
+
+# -- format-1 commits after the upgrade ----------------------------------------------------
+
+
+def upgraded(clones: Clones) -> tuple[Path, Path, str]:
+    """erin's first write upgraded the bundle's ledger to format 2 on origin, and carol
+    holds it; mallory has fetched it. The bundle's format-1 tip."""
+    bare = remote_from_bundle(clones)
+    old_tip = git(bare, "rev-parse", REF).strip()
+    erin, carol, mallory = (clones.clone(n) for n in ("erin", "carol", "mallory"))
+    assert coop_in(erin, "sync").code == 0
+    assert coop_in(erin, "add", "todo", "after the upgrade").code == 0
+    assert coop_in(erin, "sync").code == 0
+    assert coop_in(carol, "sync").code == 0 and "format: 2" in coop_yaml(carol)
+    git(mallory, "fetch", "-q", "origin", f"{REF}:{REF}")
+    return carol, mallory, old_tip
+
+
+def on_other_remote(clones: Clones, mallory: Path, carol: Path, commit_id: str) -> Result:
+    other = clones.root / "other.git"
+    git(clones.root, "init", "-q", "--bare", str(other))
+    git(mallory, "push", "-q", str(other), f"{commit_id}:{REF}")
+    git(carol, "remote", "add", "other", str(other))
+    return coop_in(carol, "sync", "other")
+
+
+def test_a_format_1_commit_written_after_the_upgrade_joins_no_format_2_ledger(
+    clones: Clones,
+) -> None:
+    """Format 1 is history once a clone's ledger is format 2 and the remote's last tip it
+    took in was too: format 1's own rules believed what its coop.yaml kept out, so a
+    format-1 fork written after the upgrade (here on a second remote) could keep the
+    owners' events out and make its writer the owner."""
+    carol, mallory, old_tip = upgraded(clones)
+    tree = git(mallory, "rev-parse", f"{old_tip}^{{tree}}").strip()
+    fork = commit(mallory, tree, [old_tip])
+    before = git(carol, "rev-parse", REF)
+    synced = on_other_remote(clones, mallory, carol, fork)
+    assert synced.code == 4, (synced.code, synced.err)
+    assert "format 1" in synced.err, synced.err
+    assert git(carol, "rev-parse", REF) == before
+
+
+def test_a_format_1_commit_held_aside_is_checked_when_built_on(clones: Clones) -> None:
+    """H3: a format-1 commit carol took in only aside (a merge's second parent) is
+    checked once a fetched chain makes it a first parent, as format 1 was: here its
+    coop.yaml names mallory the owner, which no event of the ledger makes so. carol's
+    ledger is still format 1 (she has not written since she took it in)."""
+    bare = remote_from_bundle(clones)
+    old_tip = git(bare, "rev-parse", REF).strip()
+    carol, mallory = clones.clone("carol"), clones.clone("mallory")
+    assert coop_in(carol, "sync").code == 0 and "format: 1" in coop_yaml(carol)
+    git(mallory, "fetch", "-q", "origin", f"{REF}:{REF}")
+    content = files(mallory, old_tip)
+    forged = content["coop.yaml"].replace(b"- alice@example.com", b"- mallory@example.com")
+    assert forged != content["coop.yaml"]
+    aside = commit(mallory, write_tree(mallory, {**content, "coop.yaml": forged}), [old_tip])
+    tree = git(mallory, "rev-parse", f"{old_tip}^{{tree}}").strip()
+    git(mallory, "push", "-q", "origin", f"{commit(mallory, tree, [old_tip, aside])}:{REF}")
+    assert coop_in(carol, "sync").code == 0  # an empty merge, the forgery only aside
+    owners = coop_in(carol, "roles", "--json").json()["owners"]
+    before = git(carol, "rev-parse", REF)
+    synced = on_other_remote(clones, mallory, carol, aside)
+    assert synced.code == 4, (synced.code, synced.err)
+    assert "its roles are not the fold" in synced.err, synced.err
+    assert git(carol, "rev-parse", REF) == before
+    assert coop_in(carol, "roles", "--json").json()["owners"] == owners

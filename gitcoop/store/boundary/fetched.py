@@ -42,12 +42,12 @@ def check(repo: Repo, remote: str, ours: Oid | None, theirs: Oid, base: Oid | No
         shown.step(checking, len(commits), len(commits))
         chain = first_parent_chain(commits, theirs)
         below = chain[0].parents[0] if chain and chain[0].parents else None
-        chain = held_aside(repo, history, ours, below if chain else theirs) + chain
+        aside, meets = held_aside(repo, ours, below if chain else theirs)
+        chain = aside + chain
         old = [info for info in chain if history.format(info.oid) < 2]
-        if old:  # the format-1 part, checked at its last commit
-            last = old[-1].oid
-            base = repo.merge_base(ours, last) if ours is not None else None
-            format1.check_tip(reader, base, last, checked, where)
+        if old:  # the format-1 part, checked at its last commit as format 1 was
+            _format_1_joins(repo, history, remote, ours, old[0])
+            format1.check_tip(reader, meets, old[-1].oid, checked, where)
         joining.check_chain(repo, reader, chain[len(old) :], checked, where)
         if ours is not None and base == ours:  # a fast-forward loses no event of this clone's
             _holds_every_event(repo, ours, theirs)
@@ -70,21 +70,39 @@ def _holds_every_event(repo: Repo, ours: Oid, theirs: Oid) -> None:
             )
 
 
-def held_aside(repo: Repo, history: History, ours: Oid | None, at: Oid | None) -> list[CommitInfo]:
+def held_aside(repo: Repo, ours: Oid | None, at: Oid | None) -> tuple[list[CommitInfo], Oid | None]:
     """The commits of `at`'s first-parent chain, oldest first, that this clone holds but
     never checked as states (H3): those it took in only aside, through a merge's second
     parent, before the chain meets this clone's own first-parent chain, whose every
-    state was checked or written here. Format-1 history is taken as it was."""
-    if ours is None or at is None or remembered.keeps(repo, ours, at):
-        return []
+    state was checked or written here; and the commit where it meets it (None: never)."""
+    if ours is None or at is None:
+        return [], None
+    if remembered.keeps(repo, ours, at):
+        return [], at
     checked = set(repo.first_parents(ours))  # rare: a side commit became a first parent
     aside = []
-    while at is not None and at not in checked and history.format(at) >= 2:
+    while at is not None and at not in checked:
         parents = tuple(repo.commit_parents(at))
         aside.append(CommitInfo(at, parents, repo.commit_author(at) or ""))
         at = parents[0] if parents else None
     aside.reverse()
-    return aside
+    return aside, at
+
+
+def _format_1_joins(
+    repo: Repo, history: History, remote: str, ours: Oid | None, first: CommitInfo
+) -> None:
+    """Format 1 is history once this clone's ledger is format 2 (its rules believed what a
+    coop.yaml kept out): a format-1 commit joins it only from a remote whose last tip
+    this clone took in was format 1 too, a team still moving over."""
+    if ours is None or history.format(ours) < 2:
+        return
+    last = remembered.remembered(repo, remote)
+    if last is None or history.format(last) >= 2:
+        raise BadLedger(
+            f"commit {first.oid[:12]}: a format-1 commit joining a ledger this clone holds at "
+            f"format 2, from a remote not last seen at format 1 — format 1 is history here"
+        )
 
 
 def first_parent_chain(commits: list[CommitInfo], tip: Oid) -> list[CommitInfo]:
