@@ -14,7 +14,7 @@ import io
 from collections.abc import Mapping
 from typing import Any
 
-from gitcoop.errors import BadLedger
+from gitcoop.errors import BadLedger, Refused
 from gitcoop.store import canonical, emitter
 from gitcoop.store.canonical import MAX_DEPTH
 from gitcoop.store.emitter import written_instant
@@ -43,6 +43,20 @@ def _sorted(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return [_sorted(v) for v in value]
     return value
+
+
+def within(written: bytes, path: str, cap: int) -> bytes:
+    """`written`, unless it is over the `cap` every read holds `path` to (H7): a clone
+    never writes a file its readers refuse. Refused with nothing written: what makes a
+    state's file grow past it is the refused events it lists."""
+    if len(written) > cap:
+        raise Refused(
+            f"{path} would be {len(written)} bytes, over the {cap}-byte cap every read "
+            "holds it to, so nothing was written — the refused events it lists make it so "
+            "(git coop log shows them): an owner settles them with git coop resolve, or "
+            "every clone raises git config coop.maxFileBytes"
+        )
+    return written
 
 
 def dump(data: Mapping[str, Any]) -> bytes:

@@ -184,9 +184,9 @@ def _merge_commit(
     joined = joining.join(repo, reader, first, second)
     clock = max(Snapshot(repo, first).config.clock, Snapshot(repo, second).config.clock)
     config = config_of(joined.state.ledger, clock, joined.state.conflicts)
-    updates: dict[str, tuple[Any, int] | None] = {
-        COOP_FILE: (repo.write_blob(codec.dump(config.to_data())), MODE_BLOB)
-    }
+    cap = repo.max_file_bytes
+    written = codec.within(codec.dump(config.to_data()), COOP_FILE, cap)
+    updates: dict[str, tuple[Any, int] | None] = {COOP_FILE: (repo.write_blob(written), MODE_BLOB)}
     shown = progress.reporter()
     folders: dict[ItemId, list[Any]] = {}
     for file in joined.added:
@@ -204,7 +204,7 @@ def _merge_commit(
         if item is None:
             continue  # its add was refused where it joined: no item file (H2)
         data = item.to_data()
-        blob = repo.write_blob(codec.dump(data))
+        blob = repo.write_blob(codec.within(codec.dump(data), item_path(item_id), cap))
         known[item_id, str(blob)] = data
         updates[item_path(item_id)] = (blob, MODE_BLOB)
     shown.step(f"merging the ledger of {remote}", total, total)

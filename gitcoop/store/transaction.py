@@ -28,7 +28,15 @@ from gitcoop.domain.ids import ItemId, fanout
 from gitcoop.domain.records import Event, Item, LedgerConfig
 from gitcoop.errors import ChangedUnderWrite
 from gitcoop.store import codec, upkeep
-from gitcoop.store.layout import COOP_FILE, EVENTS, ITEMS, MODE_BLOB, MODE_TREE, event_name
+from gitcoop.store.layout import (
+    COOP_FILE,
+    EVENTS,
+    ITEMS,
+    MODE_BLOB,
+    MODE_TREE,
+    event_name,
+    item_path,
+)
 from gitcoop.store.lock import DEFAULT_TIMEOUT, writer_lock
 from gitcoop.store.repository import (
     STALE_AFTER,
@@ -206,9 +214,10 @@ def commit_change(repo: Repo, base: Snapshot, change: Change) -> Oid:
     from gitcoop.store import packwrite
 
     pack = packwrite.Pack()
+    cap = repo.max_file_bytes
     items_by_fan: dict[str, dict[str, Entry]] = defaultdict(dict)
     for item_id, item in change.items.items():
-        blob = pack.blob(codec.dump(item.to_data()))
+        blob = pack.blob(codec.within(codec.dump(item.to_data()), item_path(item_id), cap))
         items_by_fan[fanout(item_id)][f"{item_id}.yaml"] = (MODE_BLOB, blob)
     events_by_item: dict[ItemId, dict[str, Entry]] = defaultdict(dict)
     for event in change.events:
@@ -220,7 +229,8 @@ def commit_change(repo: Repo, base: Snapshot, change: Change) -> Oid:
         events_by_fan[fanout(item_id)][item_id] = (MODE_TREE, pack.tree(_content(folder), files))
     root: dict[str, Entry] = {}
     if change.config is not None:
-        root[COOP_FILE] = (MODE_BLOB, pack.blob(codec.dump(change.config.to_data())))
+        config = codec.within(codec.dump(change.config.to_data()), COOP_FILE, cap)
+        root[COOP_FILE] = (MODE_BLOB, pack.blob(config))
     for top, groups in ((ITEMS, items_by_fan), (EVENTS, events_by_fan)):
         if groups:
             fans = {

@@ -113,3 +113,27 @@ def test_merges_aside_of_an_old_commit_cost_what_they_add(
 
     few, many = entries_read_for(2), entries_read_for(22)
     assert many - few < 20 * 20, (few, many)  # 40 item folders and more each, before
+
+
+def test_a_merge_that_would_write_a_file_over_the_cap_writes_nothing(
+    clones: Clones, tmp_path: Path
+) -> None:
+    """H7: a clone never writes a file its readers refuse. Refused events are listed in
+    their item's file (and the ledger's in coop.yaml), so enough of them, a peer's or
+    one's own, can make the file a merge writes larger than the cap every read holds it
+    to; that merge writes nothing, and the clone stays readable."""
+    t = team(clones, tmp_path)
+    todo = coop_in(t.alice, "add", "todo", "contested", "--json").json()["id"]
+    assert coop_in(t.alice, "sync").code == 0 and coop_in(t.victim, "sync").code == 0
+    assert coop_in(t.alice, "take", todo).code == 0
+    assert coop_in(t.alice, "sync").code == 0
+    assert coop_in(t.victim, "take", todo).code == 0  # it looks open here: it will lose
+    size = len(git(t.alice, "cat-file", "-p", f"{REF}:items/{todo[3:5]}/{todo}.yaml"))
+    for path in (t.alice, t.victim):  # room for the item, not for its conflict too
+        git(path, "config", "coop.maxFileBytes", str(size + 40))
+    before = tip(t.victim)
+    synced = coop_in(t.victim, "sync")
+    assert synced.code == 1, (synced.code, synced.err)
+    assert "over the" in synced.err and "nothing was written" in synced.err, synced.err
+    assert tip(t.victim) == before
+    assert coop_in(t.victim, "list").code == 0
