@@ -243,7 +243,10 @@ def _landed(
     and to the remote's tip when that has more (a cut-off push found landed later)."""
     if not land():
         sign = merge_sign(share.repo, share.actor)
-        merge.merge(share.repo, share.remote, commit, share.actor, share.now, share.fsync, sign)
+        merge.merge(
+            share.repo, share.remote, commit, share.actor, share.now, share.fsync, sign,
+            fetched=False,
+        )  # fmt: skip
     if remote_tip is not None and remote_tip != commit:
         _merge(share, remote_tip)
 

@@ -188,6 +188,13 @@ class Repo:
             ) from None
         return True
 
+    def note_ref(self, ref: str, new: Oid, message: str) -> None:
+        """Point the bookkeeping `ref` at `new`, unless another process holds it right now
+        (never the ledger's: that one moves by compare-and-swap only)."""
+        assert ref != REF, "the ledger's ref only moves by compare-and-swap"
+        with contextlib.suppress(pygit2.GitError, OSError):
+            self.raw.create_reference_direct(ref, pygit2.Oid(hex=new), True, message=message)
+
     def delete_ref(self, ref: str) -> None:
         """Remove `ref` when it exists (local bookkeeping refs only; never the ledger's)."""
         assert ref != REF, "the ledger's ref only moves by compare-and-swap"

@@ -12,6 +12,7 @@ still exactly that commit, and only a descendant of that commit is offered.
 from __future__ import annotations
 
 import os
+import secrets
 import subprocess
 from collections.abc import Callable
 
@@ -71,17 +72,35 @@ def remote_ledger(repo: Repo, remote: str) -> Oid | None:
 
 
 def fetch(repo: Repo, remote: str, meanwhile: Callable[[], None] | None = None) -> Oid | None:
-    """Bring the remote's ledger into refs/coop/remotes/REMOTE/ledger; None if it has none.
-    `meanwhile` runs while git fetches (what the caller needs next, loaded in the wait)."""
+    """The remote's ledger tip, fetched, and noted in refs/coop/remotes/REMOTE/ledger; None
+    if it has none. `meanwhile` runs while git fetches (what the caller needs next).
+
+    Each fetch brings the tip into a ref of its own, so fetches of one clone's processes
+    never wait for, or fail on, each other's lock on the tracking ref, which is only
+    noted afterwards (a lost race there is left alone: the next fetch notes it)."""
+    scratch = f"refs/coop/fetching/{os.getpid()}-{secrets.token_hex(4)}"
+    try:
+        theirs = _fetch_into(repo, remote, scratch, meanwhile)
+        if theirs is not None:
+            repo.note_ref(remote_ref(remote), theirs, f"fetched from {remote}")
+    finally:
+        repo.delete_ref(scratch)
+    return theirs
+
+
+def _fetch_into(
+    repo: Repo, remote: str, scratch: str, meanwhile: Callable[[], None] | None
+) -> Oid | None:
     # maintenance.auto=false: git would otherwise start `git maintenance run --auto`
     # after every fetch, and with claims through a remote every claim fetches; the
-    # repository's maintenance stays with the user's own git commands
+    # repository's maintenance stays with the user's own git commands. --refmap= : git
+    # would also update the tracking ref `remote setup` configured, taking its lock
     with progress.reporter().waiting(f"fetching the ledger from {remote}"):
         done = _git(
             repo,
             "-c", "transfer.fsckObjects=true", "-c", "maintenance.auto=false",
-            "fetch", "--quiet", "--no-tags", "--no-write-fetch-head",
-            remote, fetch_refspec(remote),
+            "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--refmap=",
+            remote, f"+{REF}:{scratch}",
             meanwhile=meanwhile,
         )  # fmt: skip
     if done.returncode != 0:
@@ -97,7 +116,7 @@ def fetch(repo: Repo, remote: str, meanwhile: Callable[[], None] | None = None) 
         raise environment.said(_first(done.stderr), doing) or TransportFailed(
             f"{doing} failed: {_first(done.stderr)}"
         )
-    theirs = repo.tip(remote_ref(remote))
+    theirs = repo.tip(scratch)
     if theirs is not None and (kind := repo.kind_of(theirs)) != "commit":  # H7
         raise FetchedLedgerRefused(
             f"remote {remote}: its {REF} names a {kind}, not a commit — a ledger is a history "

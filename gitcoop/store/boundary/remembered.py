@@ -32,10 +32,11 @@ def remembered(repo: Repo, remote: str) -> Oid | None:
 
 
 def remember(repo: Repo, remote: str, tip: Oid) -> None:
-    """Record `tip` as the last of `remote`'s tips taken in (bookkeeping: a lost race with
-    another process recording a tip of the same chain is left alone)."""
+    """Record `tip` as the last of `remote`'s tips taken in: forward only, along its
+    first-parent chain (another process of this clone may have taken a later tip in
+    already); a lost race with one recording a tip of the same chain is left alone."""
     old = remembered(repo, remote)
-    if old == tip:
+    if old == tip or (old is not None and not keeps(repo, tip, old)):
         return
     with contextlib.suppress(ChangedUnderWrite):
         repo.swap(old, tip, f"took in {remote}", ref=taken_ref(remote))

@@ -1,0 +1,68 @@
+"""The git transport under the conditions a fleet meets (docs/sync.md, "Transport").
+
+Real clones of a bare remote; another process's hold on a ref is a real lock file,
+as git itself leaves one while it updates the ref.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests import barrier
+from tests.conftest import Clones, coop_in, git
+
+TRACKING = "refs/coop/remotes/origin/ledger"
+
+
+def claiming(clones: Clones, *names: str) -> tuple[list[Path], str]:
+    paths = [clones.clone(name) for name in names]
+    assert coop_in(paths[0], "init").code == 0
+    todo = coop_in(paths[0], "add", "todo", "shared", "--json").json()["id"]
+    for path in paths:
+        assert coop_in(path, "remote", "setup", "origin", "--claims").code == 0
+        assert coop_in(path, "sync").code == 0
+    return paths, todo
+
+
+def test_a_fetch_beside_another_on_the_tracking_ref_is_not_unreachable(
+    clones: Clones,
+) -> None:
+    """Another process of this clone updating the remote-tracking ref (its lock held)
+    neither fails a claim as "cannot reach" (exit 7) nor a sync (exit 1): each fetch
+    brings the remote's tip for itself, and the tracking ref is only bookkeeping."""
+    (alice, bob), todo = claiming(clones, "alice", "bob")
+    assert coop_in(bob, "note", todo, "bob was here").code == 0
+    lock = alice / ".git" / (TRACKING + ".lock")
+    lock.write_text("")  # another fetch of this clone, updating the ref right now
+    try:
+        took = coop_in(alice, "take", todo)
+        assert took.code == 0, (took.code, took.err)
+        synced = coop_in(alice, "sync")
+        assert synced.code == 0, (synced.code, synced.err)
+    finally:
+        lock.unlink()
+    shown = coop_in(alice, "show", todo, "--json").json()
+    assert shown["taken_by"] == "alice@example.com"
+    assert "bob was here" in str(coop_in(alice, "log", todo, "--json").json())
+    leftover = git(alice, "for-each-ref", "--format=%(refname)", "refs/coop/").split()
+    assert sorted(leftover) == ["refs/coop/ledger", "refs/coop/remotes/origin/ledger",
+                                "refs/coop/taken/origin"], leftover  # fmt: skip
+
+
+def test_workers_of_one_clone_claiming_at_once_are_never_unreachable(clones: Clones) -> None:
+    """Four worker processes of one clone, released at once, each take an item through
+    the remote: none is told the remote cannot be reached (the tracking ref's lock used
+    to fail the losers' fetches, exit 7)."""
+    (alice,), _ = claiming(clones, "alice")
+    todos = [coop_in(alice, "add", "todo", f"work {n}", "--json").json()["id"] for n in range(4)]
+    assert coop_in(alice, "sync").code == 0
+    racers = [
+        barrier.start(barrier.RUN_CLI, ["take", todo], alice, {"COOP_ACTOR": f"w{n}@example.com"})
+        for n, todo in enumerate(todos)
+    ]
+    barrier.release(racers)
+    results = barrier.finish(racers)
+    for code, _, err in results:
+        assert code == 0, (code, err)
+    on_remote = git(clones.root / "remote.git", "log", "--format=%s", "refs/coop/ledger")
+    assert sum(line.startswith("take ") for line in on_remote.splitlines()) == 4
