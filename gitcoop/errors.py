@@ -113,7 +113,7 @@ class SomethingDue(CoopError):
 
 
 class RemoteUnreachable(CoopError):
-    """A claim must be decided by the remote (coop.claims), and the remote cannot be reached."""
+    """The remote cannot be reached (a claim, which it must decide, records nothing)."""
 
     exit_code = 7
     code = "remote_unreachable"
@@ -139,3 +139,11 @@ class RemoteRewritten(CoopError):
 
     exit_code = 10
     code = "remote_rewritten"
+
+
+class RemoteRefused(CoopError):
+    """The remote's host refused a push for a reason of its own, not a race (a hook, a
+    permission, a protected ref): retrying changes nothing; the message gives its words."""
+
+    exit_code = 11
+    code = "remote_refused"

@@ -37,7 +37,13 @@ from collections.abc import Callable
 from datetime import datetime
 
 from gitcoop.domain.frozen import frozen
-from gitcoop.errors import ChangedUnderWrite, RemoteRewritten, RemoteUnreachable, UsageError
+from gitcoop.errors import (
+    ChangedUnderWrite,
+    RemoteRefused,
+    RemoteRewritten,
+    RemoteUnreachable,
+    UsageError,
+)
 from gitcoop.service.context import CLAIMS_KEY, claims_remote, merge_sign
 from gitcoop.service.lost import merge_notices
 from gitcoop.store import merge, transport
@@ -149,6 +155,7 @@ def _claim(share: Sharing, prepare: Callable[[], Oid | None], land: Callable[[],
     for attempt in range(tries.attempts):
         tries.pause(attempt, took)
         started = tries.clock()
+        last = remembered.remembered(share.repo, share.remote)  # before the fetch (H4)
         try:
             theirs = transport.fetch(share.repo, share.remote)
         except TransportFailed as failed:
@@ -156,10 +163,10 @@ def _claim(share: Sharing, prepare: Callable[[], Oid | None], land: Callable[[],
                 continue  # the remote went away mid-push: wait for it to say what it holds
             raise _unreachable(share.remote, failed.message, doubt) from None
         if doubt is not None and theirs is not None and share.repo.is_ancestor(doubt, theirs):
-            _landed(share, doubt, land, theirs)  # the cut-off push did land
+            _landed(share, doubt, land, theirs, last)  # the cut-off push did land
             return attempt + 1
         doubt = None
-        _merge(share, theirs)
+        _merge(share, theirs, last)
         commit = prepare()
         if commit is None:
             return attempt + 1
@@ -190,12 +197,13 @@ def publish(share: Sharing) -> bool:
         tip = repo.tip()
         try:
             if attempt or seen is None or tip is None or not repo.is_ancestor(seen, tip):
+                last = remembered.remembered(repo, share.remote)  # before the fetch (H4)
                 seen = transport.fetch(repo, share.remote)
-                tip = _merge(share, seen) or tip
+                tip = _merge(share, seen, last) or tip
             if tip is None or (seen is not None and repo.is_ancestor(tip, seen)):
                 return True  # the remote already holds everything here
             pushed = transport.push_leased(repo, share.remote, tip, seen)
-        except TransportFailed as failed:
+        except (TransportFailed, RemoteRefused) as failed:
             detail = failed.message
             break
         except RemoteRewritten as rewrite:
@@ -213,14 +221,15 @@ def publish(share: Sharing) -> bool:
     return False
 
 
-def _merge(share: Sharing, theirs: Oid | None) -> Oid | None:
-    """Merge the fetched remote tip into the local ledger, telling the actor what lost."""
+def _merge(share: Sharing, theirs: Oid | None, last: Oid | None) -> Oid | None:
+    """Merge the fetched remote tip into the local ledger, telling the actor what lost;
+    `last`: the tip this clone had taken in when the fetch began (H4)."""
     if theirs is None:
-        remembered.check(share.repo, share.remote, None)  # a ledger deleted there (H4)
+        remembered.check(share.repo, share.remote, None, last)  # a ledger deleted there
         return None
     sign = merge_sign(share.repo, share.actor)
     merged = merge.merge(
-        share.repo, share.remote, theirs, share.actor, share.now, share.fsync, sign
+        share.repo, share.remote, theirs, share.actor, share.now, share.fsync, sign, last=last
     )
     if merged.unsigned:
         share.tries.notice(
@@ -237,7 +246,11 @@ def _merge(share: Sharing, theirs: Oid | None) -> Oid | None:
 
 
 def _landed(
-    share: Sharing, commit: Oid, land: Callable[[], bool], remote_tip: Oid | None = None
+    share: Sharing,
+    commit: Oid,
+    land: Callable[[], bool],
+    remote_tip: Oid | None = None,
+    last: Oid | None = None,
 ) -> None:
     """The remote holds `commit`: bring the local ledger to it (a merge if it moved here),
     and to the remote's tip when that has more (a cut-off push found landed later)."""
@@ -245,10 +258,10 @@ def _landed(
         sign = merge_sign(share.repo, share.actor)
         merge.merge(
             share.repo, share.remote, commit, share.actor, share.now, share.fsync, sign,
-            fetched=False,
+            fetched=False, last=None,
         )  # fmt: skip
     if remote_tip is not None and remote_tip != commit:
-        _merge(share, remote_tip)
+        _merge(share, remote_tip, last)
 
 
 def _remember(repo: Repo, remote: str, seen: Oid | None, tip: Oid) -> None:

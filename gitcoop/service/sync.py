@@ -183,7 +183,7 @@ def _put_back(
 
         sign = merge_sign(repo, actor)
         merged = merge.merge(
-            repo, remote, theirs, actor, ctx.now, fsync_wanted(repo), sign, ours_first=True
+            repo, remote, theirs, actor, ctx.now, fsync_wanted(repo), sign, True, last=None
         )
         report.merged, report.tip = merged.kind, merged.after
         report.unsigned += [e for e in merged.unsigned if e not in report.unsigned]
@@ -197,16 +197,19 @@ def _fetch_and_merge(
     """Fetch and merge; the remote's tip. A rewritten remote (H4) is RemoteRewritten, but
     this clone's history is put back first, for the push that follows, when the remote
     lost it and `put_back` is "lost", or whenever it is "always"."""
+    last = remembered.remembered(repo, report.remote)  # before the fetch begins (H4)
     theirs = transport.fetch(repo, report.remote, meanwhile=_prepare)
     try:
         if theirs is None:
-            remembered.check(repo, report.remote, None)  # a ledger deleted on the remote
+            remembered.check(repo, report.remote, None, last)  # a ledger deleted there
             report.tip = repo.tip()
             return None
         from gitcoop.store import merge  # loaded by `_prepare` while git fetched
 
         sign = merge_sign(repo, actor)
-        merged = merge.merge(repo, report.remote, theirs, actor, ctx.now, fsync_wanted(repo), sign)
+        merged = merge.merge(
+            repo, report.remote, theirs, actor, ctx.now, fsync_wanted(repo), sign, last=last
+        )
     except RemoteRewritten as rewrite:
         lost = isinstance(rewrite, remembered.HistoryLost)
         if put_back == "always" or (put_back == "lost" and lost):

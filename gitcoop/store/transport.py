@@ -19,7 +19,7 @@ from collections.abc import Callable
 from gitcoop.domain import progress
 from gitcoop.domain.frozen import frozen
 from gitcoop.domain.patterns import lazy
-from gitcoop.errors import CoopError, FetchedLedgerRefused, UsageError
+from gitcoop.errors import FetchedLedgerRefused, RemoteRefused, RemoteUnreachable, UsageError
 from gitcoop.store import environment
 from gitcoop.store.layout import REF, remote_ref
 from gitcoop.store.repository import Oid, Repo
@@ -29,11 +29,8 @@ REMOTE_NAME_RE = lazy(r"^[A-Za-z0-9_][A-Za-z0-9._/-]*\Z")
 MISSING_REF = "couldn't find remote ref"
 
 
-class TransportFailed(CoopError):
-    """git could not reach the remote, or the remote refused for a reason retrying won't fix."""
-
-    exit_code = 1
-    code = "transport"
+class TransportFailed(RemoteUnreachable):
+    """git could not reach the remote, or the connection broke (a push's outcome unknown)."""
 
 
 @frozen
@@ -133,12 +130,23 @@ def push(repo: Repo, remote: str, tip: Oid) -> Pushed:
 
 
 def _pushed(done: subprocess.CompletedProcess[str], remote: str) -> Pushed:
-    """Accepted, rejected (retrying may help), or TransportFailed (the outcome may be unknown)."""
+    """Accepted, rejected by a race (retrying may help), RemoteRefused (the host's own
+    rule: retrying won't), or TransportFailed (the outcome may be unknown)."""
     status = _porcelain_status(done.stdout)
     if done.returncode == 0 and status in (" ", "*", "=", "+"):
         return Pushed(True, "")
-    if status == "!":  # rejected: not a fast-forward, a stale lease, or the ref moved under it
-        return Pushed(False, _porcelain_reason(done.stdout) or _first(done.stderr))
+    if status == "!":
+        reason = _porcelain_reason(done.stdout)
+        if reason.startswith("[remote rejected]") and not _moved(reason, done.stderr):
+            said = _host_said(done.stderr)
+            words = f": {' / '.join(said[:5])}" if said else ""
+            raise RemoteRefused(
+                f"{remote} refused the push of {REF} {reason.removeprefix('[remote rejected] ')}"
+                f"{words} — its host's own rule, so nothing was retried; ask who runs "
+                f"{remote} to let {REF} be pushed"
+            )
+        # a race: not a fast-forward, a stale lease, or the ref moved under the host's lock
+        return Pushed(False, reason or _first(done.stderr))
     doing = f"pushing the ledger to {remote}"
     raise environment.said(_first(done.stderr), doing, wrote_nothing=False) or TransportFailed(
         f"{doing} failed: {_first(done.stderr)}"
@@ -203,6 +211,21 @@ def _porcelain_status(stdout: str) -> str | None:
         if line.endswith(REF) or f":{REF}\t" in line:
             return line[:1]
     return None
+
+
+def _host_said(stderr: str) -> list[str]:
+    """The host's own lines (`remote: …`), as a plain `git push` shows them."""
+    said = (line.removeprefix("remote:").strip() for line in stderr.splitlines()
+            if line.startswith("remote:"))  # fmt: skip
+    return [line for line in said if line]
+
+
+def _moved(reason: str, stderr: str) -> bool:
+    """Whether a `[remote rejected]` push lost a race: the ref moved under the host's own
+    lock (it says so in its reason, or in its lines beside "failed to update ref")."""
+    if any(said in reason for said in ("lock", "incorrect old value", "stale")):
+        return True
+    return "failed to update ref" in reason and "cannot lock ref" in stderr
 
 
 def _porcelain_reason(stdout: str) -> str:

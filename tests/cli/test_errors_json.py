@@ -38,7 +38,8 @@ CODES = {
     "LostOnMerge": ("lost_on_merge", 8),
     "EnvironmentFailed": ("environment", 9),
     "BreachesFound": ("breaches", 1),
-    "TransportFailed": ("transport", 1),
+    "TransportFailed": ("remote_unreachable", 7),
+    "RemoteRefused": ("remote_refused", 11),
 }
 
 

@@ -66,3 +66,50 @@ def test_workers_of_one_clone_claiming_at_once_are_never_unreachable(clones: Clo
         assert code == 0, (code, err)
     on_remote = git(clones.root / "remote.git", "log", "--format=%s", "refs/coop/ledger")
     assert sum(line.startswith("take ") for line in on_remote.splitlines()) == 4
+
+
+DECLINE = """#!/bin/sh
+while read old new ref; do
+  case "$ref" in
+    refs/heads/*|refs/tags/*) ;;
+    *) echo "this host takes branches and tags only, not $ref"; exit 1 ;;
+  esac
+done
+"""
+
+
+def declining(clones: Clones) -> None:
+    """The host's own rule: a pre-receive hook that allows branches and tags only."""
+    hook = clones.root / "remote.git" / "hooks" / "pre-receive"
+    hook.write_text(DECLINE)
+    hook.chmod(0o755)
+
+
+def test_a_push_the_host_refuses_is_told_at_once_in_its_own_words(clones: Clones) -> None:
+    """Not a race: no retries, exit 11, the host's `remote:` lines in the message; a claim
+    records nothing, another write stays here and says why."""
+    (alice,), todo = claiming(clones, "alice")
+    declining(clones)
+    synced = coop_in(alice, "note", todo, "kept here")  # committed here, then published
+    assert synced.code == 0, synced.err
+    assert "takes branches and tags only" in synced.err, synced.err
+    sync = coop_in(alice, "sync", "--json")
+    assert sync.code == 11, (sync.code, sync.err)
+    assert "takes branches and tags only" in sync.err and "refs/coop/ledger" in sync.err
+    assert "attempts" not in sync.err and "kept moving" not in sync.err
+    assert sync.json()["error"]["code"] == "remote_refused"
+    before = git(alice, "rev-parse", "refs/coop/ledger")
+    took = coop_in(alice, "take", todo)
+    assert took.code == 11 and "takes branches and tags only" in took.err, (took.code, took.err)
+    assert git(alice, "rev-parse", "refs/coop/ledger") == before  # the claim recorded nothing
+    assert coop_in(alice, "show", todo, "--json").json()["taken_by"] is None
+
+
+def test_a_remote_that_cannot_be_reached_is_exit_7_for_sync_too(clones: Clones) -> None:
+    (alice,), _ = claiming(clones, "alice")
+    git(alice, "remote", "set-url", "origin", str(clones.root / "gone.git"))
+    synced = coop_in(alice, "sync", "--json")
+    assert synced.code == 7, (synced.code, synced.err)
+    assert synced.json()["error"]["code"] == "remote_unreachable"
+    pulled = coop_in(alice, "pull")
+    assert pulled.code == 7, (pulled.code, pulled.err)

@@ -85,10 +85,11 @@ class HistoryAside(RemoteRewritten):
     """The remote's tip holds it, but not first in its history."""
 
 
-def check(repo: Repo, remote: str, theirs: Oid | None) -> None:
+def check(repo: Repo, remote: str, theirs: Oid | None, last: Oid | None) -> None:
     """HistoryLost or HistoryAside unless `theirs` (None: the remote has no ledger) keeps
-    the tip this clone last took in from `remote` on its first-parent chain."""
-    last = remembered(repo, remote)
+    `last` on its first-parent chain: the tip this clone had taken in from `remote` when
+    the fetch of `theirs` began (read before it: another process of this clone may take
+    a later one in meanwhile, and `theirs` is then only older, not rewritten)."""
     if last is None or (theirs is not None and keeps(repo, theirs, last)):
         return
     if theirs is None or not repo.is_ancestor(last, theirs):
