@@ -19,7 +19,7 @@ import pytest
 
 from gitcoop.store.layout import REF
 from tests.conftest import Clones, Result, coop_in, git
-from tests.hostile.forge import commit, files, write_tree
+from tests.hostile.forge import add_event, commit, files, new_event, push, write_tree
 
 BUNDLE = Path(__file__).parent.parent / "fixtures" / "format1.bundle"
 
@@ -207,3 +207,25 @@ def test_a_format_1_commit_held_aside_is_checked_when_built_on(clones: Clones) -
     assert "its roles are not the fold" in synced.err, synced.err
     assert git(carol, "rev-parse", REF) == before
     assert coop_in(carol, "roles", "--json").json()["owners"] == owners
+
+
+def test_an_id_of_the_content_form_is_its_content_in_any_commit(clones: Clones) -> None:
+    """H5: an event whose id has format 2's form (26 characters) is named by its content
+    whatever the format of the commit that adds it. A format-1 commit could otherwise
+    carry a signed event's id (and path) for content of its own, on a side branch whose
+    merge then took the signed commit for its writer (issue of a path twin)."""
+    bare = remote_from_bundle(clones)
+    old_tip = git(bare, "rev-parse", REF).strip()
+    carol, mallory = clones.clone("carol"), clones.clone("mallory")
+    git(mallory, "fetch", "-q", "origin", f"{REF}:{REF}")
+    content = files(mallory, old_tip)
+    todo = next(n.split("/")[2] for n in content if n.startswith("events/") and "/td-" in n)
+    data = new_event(content, todo, "note", text="mine", event_id="ev-" + "m" * 26)
+    forged = add_event(content, data, rename=False)
+    kept = content["coop.yaml"].replace(b"clock: 8", f"clock: {data['clock']}".encode())
+    assert b"format: 1" in kept and kept != content["coop.yaml"]
+    forged["coop.yaml"] = kept  # a format-1 commit, as the previous release wrote them
+    push(mallory, commit(mallory, write_tree(mallory, forged), [old_tip]))
+    synced = coop_in(carol, "sync")
+    assert synced.code == 4, (synced.code, synced.err)
+    assert "its id is not the one its content gives" in synced.err, synced.err

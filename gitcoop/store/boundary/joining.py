@@ -117,25 +117,25 @@ def _unsigned(
     their actor, with the reason: refused where they join (H2)."""
     from gitcoop.store.boundary import signatures
 
-    wanted = {file.path for file in added}
-    writers: dict[str, list[CommitInfo]] = {}
+    wanted = {(file.path, file.id) for file in added}  # a writer adds this very file
+    writers: dict[tuple[str, str], list[CommitInfo]] = {}
     for info in repo.commits_since(other, first):
         if len(info.parents) > 1:
             continue  # a merge adds no event of its own
         parent = info.parents[0] if info.parents else None
         for file in added_files(repo, parent, info.oid):
-            if file.path in wanted:
-                writers.setdefault(file.path, []).append(info)
+            if (file.path, file.id) in wanted:
+                writers.setdefault((file.path, file.id), []).append(info)
     oids = sorted({info.oid for found in writers.values() for info in found})
     verdicts = signatures.check(repo, oids, keys.every_key())
     unsigned: dict[str, str] = {}
     for file, event in zip(added, events, strict=True):
         why = None
-        for info in writers.get(file.path, []):
+        for info in writers.get((file.path, file.id), []):
             why = _problem(verdicts[info.oid], event.actor, info.author, keys)
             if why is None:
                 break
-        if why is not None or file.path not in writers:
+        if why is not None or (file.path, file.id) not in writers:
             reason = why or "no commit that writes it is on this history"
             settle = (
                 "an owner makes the change again if it was meant"
