@@ -259,6 +259,13 @@ def log(ctx: Context, ref: str | None = None) -> list[LogEntry]:
         names[LEDGER_ID] = "ledger"
     held = {i: snapshot.item(i) for i in {e.item for e in events} if i != LEDGER_ID}
     refusals = _refusals(held, events)
+    for event in events:  # a folder of no item: its add was refused where it joined (H2)
+        if event.item != LEDGER_ID and held[event.item] is None and event.id not in refusals:
+            refusals[event.id] = (
+                "its item's add was refused where it joined"
+                if event.verb == "add"
+                else "no item holds it: its item's add was refused where it joined"
+            )
     if any(e.item == LEDGER_ID for e in events):  # the ledger's own refused changes
         refusals.update({c.event: c.reason for c in snapshot.config.conflicts})
     return [LogEntry(e, names.get(e.item, e.item), refusals.get(e.id)) for e in events]

@@ -365,6 +365,9 @@ def test_an_unsigned_add_refused_under_a_signed_note_leaves_a_ledger_every_clone
         refused_where_it_joined(where, str(added["id"]))
         gone = coop_in(where, "show", "td-kkkkkkkkkkkk")
         assert gone.code == 1 and "no item" in gone.err.lower(), (gone.code, gone.err)
+        logged = {e["id"]: e["result"] for e in coop_in(where, "log", "--json").json()}
+        assert logged[str(added["id"])].startswith("refused"), logged  # never "accepted"
+        assert logged[str(note["id"])].startswith("refused"), logged
 
 
 # -- honest teams -----------------------------------------------------------------------
