@@ -53,8 +53,8 @@ def within(written: bytes, path: str, cap: int) -> bytes:
         raise Refused(
             f"{path} would be {len(written)} bytes, over the {cap}-byte cap every read "
             "holds it to, so nothing was written — the refused events it lists make it so "
-            "(git coop log shows them): an owner settles them with git coop resolve, or "
-            "every clone raises git config coop.maxFileBytes"
+            "(git coop log shows them): an owner settles an item's with git coop resolve, "
+            "or every clone raises git config coop.maxFileBytes"
         )
     return written
 
