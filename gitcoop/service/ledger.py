@@ -167,7 +167,7 @@ def take(ctx: Context, ref: str, args: Mapping[str, Any]) -> Shown:
                 _refuse_blocked(snapshot, item)
         return [Intent(item_id, "take", dict(args), ctx.expect_version)]
 
-    return write(ctx, plan).first()
+    return write(ctx, plan, claim=True).first()  # with claims on, found on the remote's ledger
 
 
 def _refuse_blocked(snapshot: Snapshot, item: Item) -> None:

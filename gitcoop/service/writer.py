@@ -255,9 +255,13 @@ def _asks_claim(intents: list[Intent], snapshot: Snapshot | None = None) -> bool
 
 
 def _open_here(snapshot: Snapshot, intent: Intent) -> bool:
+    """Open here, or not here at all: the remote's ledger may hold it (then it is found
+    there, or the write says it is nowhere)."""
     try:
         item = snapshot.item(snapshot.resolve(intent.target))
-    except (NotFound, Ambiguous):
+    except NotFound:
+        return True
+    except Ambiguous:
         return False  # the write itself says so
     return item is not None and item.status == "open"
 

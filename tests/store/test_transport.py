@@ -113,3 +113,26 @@ def test_a_remote_that_cannot_be_reached_is_exit_7_for_sync_too(clones: Clones) 
     assert synced.json()["error"]["code"] == "remote_unreachable"
     pulled = coop_in(alice, "pull")
     assert pulled.code == 7, (pulled.code, pulled.err)
+
+
+def test_a_claim_of_an_item_not_fetched_yet_is_decided_on_the_remotes_ledger(
+    clones: Clones,
+) -> None:
+    """With claims on, the remote's ledger is where a claim is decided, and so where its id
+    is found: an item another clone added is taken without a sync first."""
+    (alice, bob), _ = claiming(clones, "alice", "bob")
+    todo = coop_in(alice, "add", "todo", "new there", "--json").json()["id"]
+    assert coop_in(alice, "sync").code == 0
+    took = coop_in(bob, "take", todo, "--json")
+    assert took.code == 0, (took.code, took.err)
+    assert took.json()["taken_by"] == "bob@example.com"
+    short = coop_in(alice, "add", "todo", "newer there", "--json").json()
+    assert coop_in(alice, "sync").code == 0
+    took = coop_in(bob, "take", short["short_id"])  # a prefix, resolved there too
+    assert took.code == 0, (took.code, took.err)
+    fast = coop_in(alice, "add", "todo", "quick there", "--json").json()["id"]
+    assert coop_in(alice, "sync").code == 0
+    done = coop_in(bob, "done", fast, "--json")  # the fast path: an implicit take, a claim
+    assert done.code == 0 and done.json()["closed_by"] == "bob@example.com", done.err
+    unknown = coop_in(bob, "take", "td-zzzzzzzzzzzz")
+    assert unknown.code == 1 and "no item" in unknown.err.lower(), (unknown.code, unknown.err)
