@@ -61,6 +61,7 @@ def setup_remote(ctx: Context, remote: str) -> tuple[bool, str]:
     transport.check_remote(repo, remote)
     refspec = transport.fetch_refspec(remote)
     key = f"remote.{remote}.fetch"
+    repo.remove_config_value(key, transport.exact_refspec(remote))  # an earlier setup's
     if refspec in repo.config_values(key):
         return False, refspec
     repo.add_config_value(key, refspec)

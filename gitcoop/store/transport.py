@@ -40,6 +40,13 @@ class Pushed:
 
 
 def fetch_refspec(remote: str) -> str:
+    """What `remote setup` adds to remote.REMOTE.fetch for a plain `git fetch`: a pattern,
+    because git fails a fetch whose exact source ref the remote lacks (no ledger yet)."""
+    return f"+{REF}*:{remote_ref(remote)}*"
+
+
+def exact_refspec(remote: str) -> str:
+    """The exact form earlier setups added (`remote setup` replaces it)."""
     return f"+{REF}:{remote_ref(remote)}"
 
 
@@ -78,6 +85,8 @@ def fetch(repo: Repo, remote: str, meanwhile: Callable[[], None] | None = None) 
     scratch = f"refs/coop/fetching/{os.getpid()}-{secrets.token_hex(4)}"
     try:
         theirs = _fetch_into(repo, remote, scratch, meanwhile)
+        if theirs is not None and _lacks_objects(repo, remote, theirs):
+            theirs = _fetch_into(repo, remote, scratch, None, "--refetch")
         if theirs is not None:
             repo.note_ref(remote_ref(remote), theirs, f"fetched from {remote}")
     finally:
@@ -85,19 +94,37 @@ def fetch(repo: Repo, remote: str, meanwhile: Callable[[], None] | None = None) 
     return theirs
 
 
+def _lacks_objects(repo: Repo, remote: str, theirs: Oid) -> bool:
+    """In a partial clone, whether an earlier filtered fetch (a plain `git fetch` through
+    the refspec `remote setup` adds) left out objects of the ledger that this fetch, having
+    negotiated their commits as held, did not bring (libgit2 fetches none lazily)."""
+    if repo.config_value(f"remote.{remote}.promisor") != "true":
+        return False
+    ours = repo.tip()
+    held = ["--not", ours] if ours else []
+    listed = _git(repo, "rev-list", "--objects", "--missing=print", theirs, *held)
+    missing = any(line.startswith("?") for line in listed.stdout.splitlines())
+    return listed.returncode != 0 or missing
+
+
 def _fetch_into(
-    repo: Repo, remote: str, scratch: str, meanwhile: Callable[[], None] | None
+    repo: Repo,
+    remote: str,
+    scratch: str,
+    meanwhile: Callable[[], None] | None,
+    *how: str,
 ) -> Oid | None:
     # maintenance.auto=false: git would otherwise start `git maintenance run --auto`
     # after every fetch, and with claims through a remote every claim fetches; the
     # repository's maintenance stays with the user's own git commands. --refmap= : git
-    # would also update the tracking ref `remote setup` configured, taking its lock
+    # would also update the tracking ref `remote setup` configured, taking its lock.
+    # --no-filter: a partial clone's filter would leave the ledger's blobs behind
     with progress.reporter().waiting(f"fetching the ledger from {remote}"):
         done = _git(
             repo,
             "-c", "transfer.fsckObjects=true", "-c", "maintenance.auto=false",
             "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--refmap=",
-            remote, f"+{REF}:{scratch}",
+            "--no-filter", *how, remote, f"+{REF}:{scratch}",
             meanwhile=meanwhile,
         )  # fmt: skip
     if done.returncode != 0:

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests import barrier
 from tests.conftest import Clones, coop_in, git
 
@@ -136,3 +138,55 @@ def test_a_claim_of_an_item_not_fetched_yet_is_decided_on_the_remotes_ledger(
     assert done.code == 0 and done.json()["closed_by"] == "bob@example.com", done.err
     unknown = coop_in(bob, "take", "td-zzzzzzzzzzzz")
     assert unknown.code == 1 and "no item" in unknown.err.lower(), (unknown.code, unknown.err)
+
+
+@pytest.mark.parametrize("spec", ["blob:none", "tree:0"])
+def test_a_partial_clone_syncs_the_ledger_whole(clones: Clones, spec: str) -> None:
+    """The ledger is fetched whole whatever filter the clone was made with, and a later
+    filtered `git fetch` (which brings the ledger's commits without their blobs through
+    the refspec `remote setup` adds) does not break the next sync."""
+    (alice,), todo = claiming(clones, "alice")
+    bare = clones.root / "remote.git"
+    git(bare, "config", "uploadpack.allowFilter", "true")
+    git(alice, "commit", "-q", "--allow-empty", "-m", "code")
+    git(alice, "push", "-q", "origin", "HEAD:refs/heads/main")
+    carol = clones.root / "carol"
+    git(clones.root, "clone", "-q", f"--filter={spec}", clones.url, str(carol))
+    git(carol, "config", "user.email", "carol@example.com")
+    assert coop_in(carol, "remote", "setup", "origin").code == 0
+    synced = coop_in(carol, "sync")
+    assert synced.code == 0, (synced.code, synced.err)
+    assert todo in str(coop_in(carol, "list", "--json").json())
+    later = coop_in(alice, "add", "todo", "added later", "--json").json()["id"]
+    assert coop_in(alice, "sync").code == 0
+    git(carol, "fetch", "-q", "origin")  # filtered, through the refspec: blobs left out
+    synced = coop_in(carol, "sync")
+    assert synced.code == 0, (synced.code, synced.err)
+    assert later in str(coop_in(carol, "list", "--json").json())
+    assert coop_in(carol, "fsck", "--full").code == 0
+
+
+def test_plain_git_fetch_works_after_remote_setup_on_a_remote_with_no_ledger(
+    clones: Clones,
+) -> None:
+    alice = clones.clone("alice")
+    git(alice, "commit", "-q", "--allow-empty", "-m", "code")
+    git(alice, "push", "-q", "origin", "HEAD:refs/heads/main")
+    assert coop_in(alice, "remote", "setup", "origin").code == 0
+    git(alice, "fetch", "-q", "origin")  # exits 0, though the remote has no ledger yet
+    git(alice, "fetch", "-q", "--all")
+    assert coop_in(alice, "init").code == 0 and coop_in(alice, "sync").code == 0
+    bob = clones.clone("bob")
+    assert coop_in(bob, "remote", "setup", "origin").code == 0
+    git(bob, "fetch", "-q", "origin")  # and brings the ledger once there is one
+    assert git(bob, "rev-parse", TRACKING) == git(alice, "rev-parse", "refs/coop/ledger")
+
+
+def test_remote_setup_again_upgrades_the_exact_refspec(clones: Clones) -> None:
+    alice = clones.clone("alice")
+    old = "+refs/coop/ledger:refs/coop/remotes/origin/ledger"
+    git(alice, "config", "--add", "remote.origin.fetch", old)
+    assert coop_in(alice, "remote", "setup", "origin").code == 0
+    fetches = git(alice, "config", "--get-all", "remote.origin.fetch").split()
+    assert old not in fetches and len([f for f in fetches if "coop" in f]) == 1, fetches
+    git(alice, "fetch", "-q", "origin")
