@@ -19,12 +19,15 @@ from collections.abc import Callable
 from gitcoop.domain import progress
 from gitcoop.domain.frozen import frozen
 from gitcoop.domain.patterns import lazy
+from gitcoop.domain.timefmt import parse_duration
 from gitcoop.errors import FetchedLedgerRefused, RemoteRefused, RemoteUnreachable, UsageError
 from gitcoop.store import environment
 from gitcoop.store.layout import REF, remote_ref
 from gitcoop.store.repository import Oid, Repo
 
 ASK_TIMEOUT = 20  # seconds `init` waits to hear whether a remote has a ledger
+REMOTE_TIMEOUT_KEY = "coop.remoteTimeout"
+DEFAULT_REMOTE_TIMEOUT = 60.0  # seconds a fetch or a push may take before it is given up
 REMOTE_NAME_RE = lazy(r"^[A-Za-z0-9_][A-Za-z0-9._/-]*\Z")
 MISSING_REF = "couldn't find remote ref"
 
@@ -125,7 +128,7 @@ def _fetch_into(
             "-c", "transfer.fsckObjects=true", "-c", "maintenance.auto=false",
             "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--refmap=",
             "--no-filter", *how, remote, f"+{REF}:{scratch}",
-            meanwhile=meanwhile,
+            meanwhile=meanwhile, remote=remote,
         )  # fmt: skip
     if done.returncode != 0:
         if MISSING_REF in done.stderr:
@@ -152,7 +155,7 @@ def _fetch_into(
 def push(repo: Repo, remote: str, tip: Oid) -> Pushed:
     """Offer `tip` as the remote's ledger; the remote takes it only as a fast-forward."""
     with progress.reporter().waiting(f"pushing the ledger to {remote}"):
-        done = _git(repo, "push", "--porcelain", remote, f"{tip}:{REF}")
+        done = _git(repo, "push", "--porcelain", remote, f"{tip}:{REF}", remote=remote)
     return _pushed(done, remote)
 
 
@@ -190,17 +193,24 @@ def push_leased(repo: Repo, remote: str, tip: Oid, merged: Oid | None) -> Pushed
         return Pushed(False, f"{tip[:10]} does not contain the leased {merged[:10]}")
     lease = f"--force-with-lease={REF}:{merged or ''}"
     with progress.reporter().waiting(f"pushing the ledger to {remote}"):
-        done = _git(repo, "push", "--porcelain", lease, remote, f"{tip}:{REF}")
+        done = _git(repo, "push", "--porcelain", lease, remote, f"{tip}:{REF}", remote=remote)
     return _pushed(done, remote)
 
 
 def _git(
-    repo: Repo, *args: str, quiet: bool = False, meanwhile: Callable[[], None] | None = None
+    repo: Repo,
+    *args: str,
+    quiet: bool = False,
+    meanwhile: Callable[[], None] | None = None,
+    remote: str | None = None,
 ) -> subprocess.CompletedProcess[str]:
     """Run git; `quiet`: never prompt for anything, and give up after ASK_TIMEOUT;
-    `meanwhile` runs once git has started, before its output is read."""
+    `meanwhile` runs once git has started, before its output is read; `remote`: a talk
+    with that remote, given up on after coop.remoteTimeout (TransportFailed, exit 7)."""
     env = {**os.environ, "GIT_TERMINAL_PROMPT": "0"} if quiet else None  # ssh setup stays theirs
-    command = ["git", "--git-dir", repo.git_dir, *args]
+    limit = remote_timeout(repo) if remote is not None else None
+    slow = _low_speed(repo, limit) if limit is not None else []
+    command = ["git", "--git-dir", repo.git_dir, *slow, *args]
     try:
         with subprocess.Popen(
             command,
@@ -213,15 +223,45 @@ def _git(
             try:
                 if meanwhile is not None:
                     meanwhile()
-                out, err = running.communicate(timeout=ASK_TIMEOUT if quiet else None)
+                out, err = running.communicate(timeout=ASK_TIMEOUT if quiet else limit)
             except BaseException:
                 running.kill()  # a timeout, an interrupt, `meanwhile` failing: git stops too
                 raise
     except subprocess.TimeoutExpired:
+        if remote is not None and limit is not None and not quiet:
+            raise TransportFailed(
+                f"{remote} did not answer within {limit:g}s (git config {REMOTE_TIMEOUT_KEY})"
+            ) from None
         raise TransportFailed(f"git {args[0]} took more than {ASK_TIMEOUT}s") from None
     except OSError as exc:
         raise TransportFailed(f"cannot run git: {exc}") from None
     return subprocess.CompletedProcess(command, running.returncode, out, err)
+
+
+def remote_timeout(repo: Repo) -> float:
+    """Seconds a talk with a remote may take: `git config coop.remoteTimeout` (seconds, or
+    a duration such as 30s or 2m), else DEFAULT_REMOTE_TIMEOUT."""
+    text = repo.config_value(REMOTE_TIMEOUT_KEY)
+    if text is None:
+        return DEFAULT_REMOTE_TIMEOUT
+    try:
+        seconds = parse_duration(text.strip()).total_seconds()
+    except ValueError:
+        seconds = 0
+    if seconds <= 0:
+        raise UsageError(
+            f"git config {REMOTE_TIMEOUT_KEY} is {text!r}: give seconds or a duration such as "
+            f"30s or 2m (unset it for the default, {DEFAULT_REMOTE_TIMEOUT:g}s)"
+        )
+    return seconds
+
+
+def _low_speed(repo: Repo, limit: float) -> list[str]:
+    """git's own give-up for a stalled http transfer, unless the user set one: under a
+    byte a second for the whole limit."""
+    if repo.config_value("http.lowSpeedLimit") is not None:
+        return []
+    return ["-c", "http.lowSpeedLimit=1", "-c", f"http.lowSpeedTime={max(1, int(limit))}"]
 
 
 def _fsck_refusal(stderr: str) -> str | None:

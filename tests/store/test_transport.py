@@ -190,3 +190,37 @@ def test_remote_setup_again_upgrades_the_exact_refspec(clones: Clones) -> None:
     fetches = git(alice, "config", "--get-all", "remote.origin.fetch").split()
     assert old not in fetches and len([f for f in fetches if "coop" in f]) == 1, fetches
     git(alice, "fetch", "-q", "origin")
+
+
+def hung(clones: Clones, path: Path) -> None:
+    """origin becomes an ssh remote whose ssh accepts and then never answers."""
+    fake = clones.root / "hung-ssh"
+    fake.write_text("#!/bin/sh\nexec sleep 8\n")
+    fake.chmod(0o755)
+    git(path, "config", "core.sshCommand", str(fake))
+    git(path, "remote", "set-url", "origin", "ssh://git@127.0.0.1/remote.git")
+    git(path, "config", "coop.remoteTimeout", "1s")
+
+
+def test_a_remote_that_never_answers_is_given_up_on_in_time(clones: Clones) -> None:
+    """Every network step is bounded (coop.remoteTimeout): exit 7 naming the remote and
+    the wait; a claim records nothing, another write stays here and says so."""
+    (alice,), todo = claiming(clones, "alice")
+    hung(clones, alice)
+    before = git(alice, "rev-parse", "refs/coop/ledger")
+    took = coop_in(alice, "take", todo)
+    assert took.code == 7, (took.code, took.err)
+    assert "origin" in took.err and "1s" in took.err and "coop.remoteTimeout" in took.err
+    assert git(alice, "rev-parse", "refs/coop/ledger") == before
+    noted = coop_in(alice, "note", todo, "kept here")
+    assert noted.code == 0 and "not yet on origin" in noted.err, (noted.code, noted.err)
+    synced = coop_in(alice, "sync")
+    assert synced.code == 7 and "1s" in synced.err, (synced.code, synced.err)
+
+
+@pytest.mark.parametrize("value", ["soon", "0", "-5s"])
+def test_a_remote_timeout_that_is_no_duration_is_a_usage_error(clones: Clones, value: str) -> None:
+    (alice,), _ = claiming(clones, "alice")
+    git(alice, "config", "coop.remoteTimeout", value)
+    synced = coop_in(alice, "sync")
+    assert synced.code == 2 and "coop.remoteTimeout" in synced.err, (synced.code, synced.err)
