@@ -101,7 +101,8 @@ def _lacks_objects(repo: Repo, remote: str, theirs: Oid) -> bool:
     """In a partial clone, whether an earlier filtered fetch (a plain `git fetch` through
     the refspec `remote setup` adds) left out objects of the ledger that this fetch, having
     negotiated their commits as held, did not bring (libgit2 fetches none lazily)."""
-    if repo.config_value(f"remote.{remote}.promisor") != "true":
+    promisor = repo.config_value(f"remote.{remote}.promisor") or ""
+    if promisor.strip().lower() not in ("true", "yes", "on", "1"):
         return False
     ours = repo.tip()
     held = ["--not", ours] if ours else []
