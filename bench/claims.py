@@ -16,6 +16,10 @@ machine's raw round trip: a `git fetch` of the ledger plus a `git push` of a
 new commit (to refs/coop/bench), as git itself does them, plus a local pick
 (`pick --offline`, in-process) in the same clone.
 
+Shapes: `--clones 1x1,1x4,16x4` runs CLONES clones of WORKERS processes each (each
+its own actor), the same CLAIMS in all; a plain N is Nx1. The last line compares
+the largest shape's claim rate with one clone's of the same workers.
+
 Run: python bench/claims.py [--clones 1,2,4,8,16] [--claims 96] [--workdir DIR]
 
 Fleet mode (`--fleet CLONESxWORKERS`, e.g. 16x4): confirmed claims overruled.
@@ -196,6 +200,7 @@ class Round:
     picks: list[dict[str, object]]
     wall: float
     double: int
+    workers: int = 1
 
     @property
     def claimed(self) -> list[dict[str, object]]:
@@ -218,8 +223,9 @@ def release(workers: Sequence[subprocess.Popen[str]], ready: str = "ready\n") ->
 
 
 def race(
-    paths: list[Path], picks: int, mode: str = "remote"
+    paths: list[Path], picks: int, mode: str = "remote", each: int = 1
 ) -> tuple[list[dict[str, object]], float]:
+    """`each` processes in every clone, each its own actor, making `picks` picks."""
     workers = [
         subprocess.Popen(
             [sys.executable, "-c", WORKER, str(picks), mode],
@@ -228,8 +234,10 @@ def race(
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
+            env={**os.environ, **({"COOP_ACTOR": f"w{n}-{k}@bench"} if each > 1 else {})},
         )
-        for path in paths
+        for n, path in enumerate(paths)
+        for k in range(each)
     ]
     start = release(workers)
     results: list[dict[str, object]] = []
@@ -253,14 +261,14 @@ def doubles(bare: Path) -> int:
     return bad
 
 
-def one_round(root: Path, clones: int, picks: int) -> Round:
-    base = root / f"n{clones}"
+def one_round(root: Path, clones: int, picks: int, workers: int = 1) -> Round:
+    base = root / f"n{clones}x{workers}"
     base.mkdir()
-    with daemon(base) as url:
-        seed(base, url, clones * picks)
+    with daemon(base, 0 if clones * workers > 32 else None) as url:
+        seed(base, url, clones * workers * picks)
         paths = [clone(base, url, n) for n in range(clones)]
-        results, wall = race(paths, picks)
-        return Round(clones, results, wall, doubles(base / "remote.git"))
+        results, wall = race(paths, picks, each=workers)
+        return Round(clones, results, wall, doubles(base / "remote.git"), workers)
 
 
 def floor(root: Path, samples: int, items: int) -> dict[str, float]:
@@ -303,27 +311,29 @@ def report(rounds: list[Round], base: dict[str, float]) -> None:
         f" + local pick {base['local'] * 1000:.0f} ms = {total * 1000:.0f} ms\n"
     )
     print(
-        "| clones | claims | claims/s | p50 latency | p99 latency | p50 / floor "
-        "| retries per claim | max retries | double claims |"
+        "| clones x workers | claims | claims/s | p50 latency | p90 latency | p99 latency "
+        "| p50 / floor | retries per claim | max retries | exit 7 | double claims |"
     )
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rounds:
         claimed = r.claimed
         lat = [float(str(p["seconds"])) for p in claimed] or [float("nan")]
         retries = [int(str(p["retries"])) for p in claimed] or [0]
+        unreachable = sum(p["code"] == 7 for p in r.picks)
         print(
-            f"| {r.clones} | {len(claimed)}/{len(r.picks)} | {len(claimed) / r.wall:.1f} "
-            f"| {percentile(lat, 0.5) * 1000:.0f} ms | {percentile(lat, 0.99) * 1000:.0f} ms "
+            f"| {r.clones}x{r.workers} | {len(claimed)}/{len(r.picks)} "
+            f"| {len(claimed) / r.wall:.2f} | {percentile(lat, 0.5) * 1000:.0f} ms "
+            f"| {percentile(lat, 0.9) * 1000:.0f} ms | {percentile(lat, 0.99) * 1000:.0f} ms "
             f"| {percentile(lat, 0.5) / total:.2f}x | {statistics.mean(retries):.2f} "
-            f"| {max(retries)} | {r.double} |"
+            f"| {max(retries)} | {unreachable} | {r.double} |"
         )
     for failed in [p for r in rounds for p in r.picks if p["code"] != 0][:5]:
         print(f"a pick failed: exit {failed['code']}: {failed['err']}")
-    one = next((r for r in rounds if r.clones == 1), None)
-    most = max(rounds, key=lambda r: r.clones)
-    if one is not None and most.clones > 1:
+    most = max(rounds, key=lambda r: (r.clones * r.workers, r.clones))
+    one = next((r for r in rounds if r.clones == 1 and r.workers == most.workers), None)
+    if one is not None and most.clones > 1 and one.claimed:
         share = (len(most.claimed) / most.wall) / (len(one.claimed) / one.wall)
-        print(f"\n{most.clones} clones' claim rate is {share:.0%} of one clone's")
+        print(f"\n{most.clones}x{most.workers}'s claim rate is {share:.0%} of 1x{one.workers}'s")
 
 
 # --- fleet mode: confirmed claims overruled ---------------------------------------------------
@@ -690,8 +700,9 @@ def main() -> None:
             fleet_main(args, root)
             return
         base = floor(root, 15, args.claims)
-        counts = [int(n) for n in args.clones.split(",")]
-        rounds = [one_round(root, n, max(1, args.claims // n)) for n in counts]
+        shapes = [tuple(int(v) for v in (f"{s}x1" if "x" not in s else s).split("x"))
+                  for s in args.clones.split(",")]  # fmt: skip
+        rounds = [one_round(root, c, max(1, args.claims // (c * w)), w) for c, w in shapes]
         print(
             f"Machine: {os.cpu_count()} cores; {sys.version.split()[0]}; "
             f"{git(root, 'version').strip()}\n"
