@@ -159,8 +159,8 @@ def _claim(share: Sharing, prepare: Callable[[], Oid | None], land: Callable[[],
         try:
             theirs = transport.fetch(share.repo, share.remote)
         except TransportFailed as failed:
-            if doubt is not None and attempt + 1 < tries.attempts:
-                continue  # the remote went away mid-push: wait for it to say what it holds
+            if (doubt is not None or failed.passing) and attempt + 1 < tries.attempts:
+                continue  # it went away mid-push, or reset the connection: ask it again
             raise _unreachable(share.remote, failed.message, doubt) from None
         if doubt is not None and theirs is not None and share.repo.is_ancestor(doubt, theirs):
             _landed(share, doubt, land, theirs, last)  # the cut-off push did land

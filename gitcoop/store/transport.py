@@ -33,7 +33,26 @@ MISSING_REF = "couldn't find remote ref"
 
 
 class TransportFailed(RemoteUnreachable):
-    """git could not reach the remote, or the connection broke (a push's outcome unknown)."""
+    """git could not reach the remote, or the connection broke (a push's outcome unknown).
+    `passing`: the remote was there and reset the connection (a host at its limit)."""
+
+    passing = False
+
+
+class ConnectionReset(TransportFailed):
+    passing = True
+
+
+PASSING = ("connection reset", "early eof", "unexpected disconnect")
+
+
+def _failed(doing: str, stderr: str) -> TransportFailed:
+    """What git said failed, in its most telling line; a reset connection is passing."""
+    lines = [line.strip() for line in stderr.splitlines() if line.strip()]
+    reset = [line for line in lines if any(said in line.lower() for said in PASSING)]
+    if reset:
+        return ConnectionReset(f"{doing} failed: {reset[0]}")
+    return TransportFailed(f"{doing} failed: {_first(stderr)}")
 
 
 @frozen
@@ -141,9 +160,7 @@ def _fetch_into(
                 "the local ledger is unchanged"
             )
         doing = f"fetching the ledger from {remote}"
-        raise environment.said(_first(done.stderr), doing) or TransportFailed(
-            f"{doing} failed: {_first(done.stderr)}"
-        )
+        raise environment.said(_first(done.stderr), doing) or _failed(doing, done.stderr)
     theirs = repo.tip(scratch)
     if theirs is not None and (kind := repo.kind_of(theirs)) != "commit":  # H7
         raise FetchedLedgerRefused(
@@ -179,8 +196,8 @@ def _pushed(done: subprocess.CompletedProcess[str], remote: str) -> Pushed:
         # a race: not a fast-forward, a stale lease, or the ref moved under the host's lock
         return Pushed(False, reason or _first(done.stderr))
     doing = f"pushing the ledger to {remote}"
-    raise environment.said(_first(done.stderr), doing, wrote_nothing=False) or TransportFailed(
-        f"{doing} failed: {_first(done.stderr)}"
+    raise environment.said(_first(done.stderr), doing, wrote_nothing=False) or _failed(
+        doing, done.stderr
     )
 
 

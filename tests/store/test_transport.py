@@ -224,3 +224,40 @@ def test_a_remote_timeout_that_is_no_duration_is_a_usage_error(clones: Clones, v
     git(alice, "config", "coop.remoteTimeout", value)
     synced = coop_in(alice, "sync")
     assert synced.code == 2 and "coop.remoteTimeout" in synced.err, (synced.code, synced.err)
+
+
+FLAKY = """#!/bin/sh
+count=$(cat "{counter}" 2>/dev/null || echo 0)
+echo $((count + 1)) > "{counter}"
+if [ "$count" -lt {fails} ]; then
+  echo "kex_exchange_identification: read: Connection reset by peer" >&2
+  exit 255
+fi
+for last; do :; done
+exec sh -c "$last"
+"""
+
+
+def flaky(clones: Clones, path: Path, fails: int) -> Path:
+    """origin over an ssh whose first `fails` connections are reset, then served."""
+    counter = clones.root / f"ssh-count-{path.name}"
+    fake = clones.root / f"flaky-ssh-{path.name}"
+    fake.write_text(FLAKY.format(counter=counter, fails=fails))
+    fake.chmod(0o755)
+    git(path, "config", "core.sshCommand", str(fake))
+    git(path, "config", "ssh.variant", "ssh")  # no `ssh -G` probe before each connection
+    git(path, "remote", "set-url", "origin", f"ssh://git@127.0.0.1{clones.root}/remote.git")
+    return counter
+
+
+def test_a_connection_reset_once_is_tried_again_not_unreachable(clones: Clones) -> None:
+    """A reset connection (a host at its limit) is passing: a claim tries again within its
+    attempts; a refused one (nothing listening) is told at once."""
+    (alice,), todo = claiming(clones, "alice")
+    counter = flaky(clones, alice, fails=1)
+    took = coop_in(alice, "take", todo)
+    assert took.code == 0, (took.code, took.err)
+    assert int(counter.read_text()) == 3  # the reset fetch, the fetch again, the push
+    counter.write_text("-99")  # from now on every connection is reset
+    refused = coop_in(alice, "take", todo, "--force")
+    assert refused.code == 7 and "Connection reset" in refused.err, (refused.code, refused.err)
