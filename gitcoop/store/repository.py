@@ -195,6 +195,15 @@ class Repo:
         with contextlib.suppress(pygit2.GitError, OSError):
             self.raw.create_reference_direct(ref, pygit2.Oid(hex=new), True, message=message)
 
+    def refs_under(self, prefix: str) -> list[tuple[str, Oid]]:
+        """Every direct ref whose name starts with `prefix`, and the object it names."""
+        found = []
+        for name in self.raw.references:
+            if name.startswith(prefix):
+                with contextlib.suppress(KeyError, pygit2.GitError, ValueError):
+                    found.append((name, Oid(str(self.raw.references[name].resolve().target))))
+        return found
+
     def delete_ref(self, ref: str) -> None:
         """Remove `ref` when it exists (local bookkeeping refs only; never the ledger's)."""
         assert ref != REF, "the ledger's ref only moves by compare-and-swap"

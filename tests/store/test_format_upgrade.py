@@ -229,3 +229,30 @@ def test_an_id_of_the_content_form_is_its_content_in_any_commit(clones: Clones) 
     synced = coop_in(carol, "sync")
     assert synced.code == 4, (synced.code, synced.err)
     assert "its id is not the one its content gives" in synced.err, synced.err
+
+
+def test_a_team_moving_over_takes_the_old_releases_format_1_commits(clones: Clones) -> None:
+    """The previous release records no tip taken in: erin, who came from it, upgrades by
+    a write of her own before any sync, while bob's old release pushes format-1 work. She
+    has taken in no format-2 tip from anywhere, so format 1 is still her team's format:
+    his commit joins, and her sync pushes the upgrade."""
+    bare = remote_from_bundle(clones)
+    erin, bob = clones.clone("erin"), clones.clone("bob2", "bob@example.com")
+    for path in (erin, bob):  # both hold the format-1 ledger, as the old release left it
+        git(path, "fetch", "-q", "origin", f"{REF}:{REF}")
+    assert coop_in(erin, "add", "todo", "erin's, upgraded").code == 0
+    assert "format: 2" in coop_yaml(erin)
+    content = files(bob)
+    todo = next(n.split("/")[2] for n in content if n.startswith("events/") and "/td-" in n)
+    data = new_event(content, todo, "note", actor="bob@example.com", text="old release")
+    data["id"] = "ev-" + "b" * 12  # the old release's random ids
+    noted = add_event(content, data, rename=False)
+    noted["coop.yaml"] = content["coop.yaml"].replace(
+        b"clock: 8", f"clock: {data['clock']}".encode()
+    )
+    old_tip = git(bob, "rev-parse", REF).strip()
+    push(bob, commit(bob, write_tree(bob, noted), [old_tip], "bob@example.com"))
+    synced = coop_in(erin, "sync")
+    assert synced.code == 0, (synced.code, synced.err)
+    assert "format: 2" in git(bare, "cat-file", "-p", f"{REF}:coop.yaml")
+    assert coop_in(erin, "fsck", "--full").code == 0

@@ -46,7 +46,7 @@ def check(repo: Repo, remote: str, ours: Oid | None, theirs: Oid, base: Oid | No
         chain = aside + chain
         old = [info for info in chain if history.format(info.oid) < 2]
         if old:  # the format-1 part, checked at its last commit as format 1 was
-            _format_1_joins(repo, history, remote, ours, old[0])
+            _format_1_joins(repo, history, ours, old[0])
             format1.check_tip(reader, meets, old[-1].oid, checked, where)
         joining.check_chain(repo, reader, chain[len(old) :], checked, where)
         if ours is not None and base == ours:  # a fast-forward loses no event of this clone's
@@ -89,20 +89,19 @@ def held_aside(repo: Repo, ours: Oid | None, at: Oid | None) -> tuple[list[Commi
     return aside, at
 
 
-def _format_1_joins(
-    repo: Repo, history: History, remote: str, ours: Oid | None, first: CommitInfo
-) -> None:
-    """Format 1 is history once this clone's ledger is format 2 (its rules believed what a
-    coop.yaml kept out): a format-1 commit joins it only from a remote whose last tip
-    this clone took in was format 1 too, a team still moving over."""
+def _format_1_joins(repo: Repo, history: History, ours: Oid | None, first: CommitInfo) -> None:
+    """Format 1 is history once this clone has taken in format 2 (format 1's rules believed
+    what a coop.yaml kept out): a format-1 commit joins a clone at format 2 only while
+    every tip it took in from any remote was format 1 (a team still moving over; the
+    previous release recorded none)."""
     if ours is None or history.format(ours) < 2:
         return
-    last = remembered.remembered(repo, remote)
-    if last is None or history.format(last) >= 2:
-        raise BadLedger(
-            f"commit {first.oid[:12]}: a format-1 commit joining a ledger this clone holds at "
-            f"format 2, from a remote not last seen at format 1 — format 1 is history here"
-        )
+    for _, taken in repo.refs_under(remembered.TAKEN):
+        if history.format(taken) >= 2:
+            raise BadLedger(
+                f"commit {first.oid[:12]}: a format-1 commit joining a ledger this clone holds "
+                "at format 2, after it took in format 2 — format 1 is history here"
+            )
 
 
 def first_parent_chain(commits: list[CommitInfo], tip: Oid) -> list[CommitInfo]:

@@ -26,6 +26,8 @@ from gitcoop.errors import ChangedUnderWrite, RemoteRewritten
 from gitcoop.store.layout import taken_ref
 from gitcoop.store.repository import Oid, Repo
 
+TAKEN = taken_ref("")  # the folder of every remote's remembered tip
+
 
 def remembered(repo: Repo, remote: str) -> Oid | None:
     return repo.tip(taken_ref(remote))
