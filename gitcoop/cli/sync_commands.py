@@ -167,7 +167,12 @@ def register(app: typer.Typer) -> None:
                 data["claims"] = deciding
             render.emit_json(data)
             return
-        if added:
+        if refspec is None:
+            say(
+                f"{remote} is a partial clone's remote: a plain git fetch would bring the ledger "
+                "without its blobs, so none is set up for it; git coop sync brings it whole"
+            )
+        elif added:
             say(f"git fetch {remote} now brings the ledger ({refspec}); share it: git coop sync")
         else:
             say(f"{remote} already fetches the ledger ({refspec})")

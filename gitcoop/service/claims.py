@@ -39,7 +39,7 @@ from datetime import datetime
 from gitcoop.domain.frozen import frozen
 from gitcoop.errors import (
     ChangedUnderWrite,
-    RemoteRefused,
+    CoopError,
     RemoteRewritten,
     RemoteUnreachable,
     UsageError,
@@ -203,11 +203,11 @@ def publish(share: Sharing) -> bool:
             if tip is None or (seen is not None and repo.is_ancestor(tip, seen)):
                 return True  # the remote already holds everything here
             pushed = transport.push_leased(repo, share.remote, tip, seen)
-        except (TransportFailed, RemoteRefused) as failed:
-            detail = failed.message
-            break
         except RemoteRewritten as rewrite:
             detail = f"{rewrite.message}; git coop sync {share.remote} says what to do"
+            break
+        except CoopError as failed:  # the write is recorded here whatever stops its sharing
+            detail = failed.message
             break
         if pushed.accepted:
             _remember(repo, share.remote, seen, tip)

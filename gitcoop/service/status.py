@@ -21,7 +21,7 @@ from gitcoop.store import journal
 from gitcoop.store.layout import remote_ref
 from gitcoop.store.repository import Oid, Repo
 from gitcoop.store.rows import Row
-from gitcoop.store.transport import fetch_refspec
+from gitcoop.store.transport import exact_refspec, fetch_refspec
 
 
 @frozen
@@ -96,7 +96,8 @@ def sharing(repo: Repo) -> list[Sharing]:
     local = repo.tip()
     found = []
     for remote in repo.remote_names():
-        set_up = fetch_refspec(remote) in repo.config_values(f"remote.{remote}.fetch")
+        fetches = repo.config_values(f"remote.{remote}.fetch")
+        set_up = fetch_refspec(remote) in fetches or exact_refspec(remote) in fetches
         theirs = repo.tip(remote_ref(remote))
         if theirs is None and not set_up and deciding != remote:
             continue

@@ -55,13 +55,18 @@ class SyncReport:
         return [n for n in self.notices if n.mine]
 
 
-def setup_remote(ctx: Context, remote: str) -> tuple[bool, str]:
-    """Make plain `git fetch REMOTE` bring the ledger too; True when the refspec was added."""
+def setup_remote(ctx: Context, remote: str) -> tuple[bool, str | None]:
+    """Make plain `git fetch REMOTE` bring the ledger too: True when the refspec was added,
+    and the refspec. None in a partial clone, where a plain fetch would bring the ledger
+    without its blobs (gitcoop's own fetch brings it whole): none is set there."""
     repo = ctx.repo()
     transport.check_remote(repo, remote)
     refspec = transport.fetch_refspec(remote)
     key = f"remote.{remote}.fetch"
     repo.remove_config_value(key, transport.exact_refspec(remote))  # an earlier setup's
+    if transport.is_partial(repo, remote):
+        repo.remove_config_value(key, refspec)
+        return False, None
     if refspec in repo.config_values(key):
         return False, refspec
     repo.add_config_value(key, refspec)

@@ -11,10 +11,14 @@ still exactly that commit, and only a descendant of that commit is offered.
 
 from __future__ import annotations
 
+import contextlib
+import glob
 import os
 import secrets
+import signal
 import subprocess
 from collections.abc import Callable
+from pathlib import Path
 
 from gitcoop.domain import progress
 from gitcoop.domain.frozen import frozen
@@ -28,8 +32,10 @@ from gitcoop.store.repository import Oid, Repo
 ASK_TIMEOUT = 20  # seconds `init` waits to hear whether a remote has a ledger
 REMOTE_TIMEOUT_KEY = "coop.remoteTimeout"
 DEFAULT_REMOTE_TIMEOUT = 60.0  # seconds a fetch or a push may take before it is given up
+LONGEST_REMOTE_TIMEOUT = 86_400.0  # a day; the wait itself takes no more than ~24 days
 REMOTE_NAME_RE = lazy(r"^[A-Za-z0-9_][A-Za-z0-9._/-]*\Z")
 MISSING_REF = "couldn't find remote ref"
+SCRATCH = "refs/coop/fetching/"  # each fetch's own ref: SCRATCH + PID-RANDOM
 
 
 class TransportFailed(RemoteUnreachable):
@@ -104,7 +110,8 @@ def fetch(repo: Repo, remote: str, meanwhile: Callable[[], None] | None = None) 
     Each fetch brings the tip into a ref of its own, so fetches of one clone's processes
     never wait for, or fail on, each other's lock on the tracking ref, which is only
     noted afterwards (a lost race there is left alone: the next fetch notes it)."""
-    scratch = f"refs/coop/fetching/{os.getpid()}-{secrets.token_hex(4)}"
+    _sweep(repo)
+    scratch = f"{SCRATCH}{os.getpid()}-{secrets.token_hex(4)}"
     try:
         theirs = _fetch_into(repo, remote, scratch, meanwhile)
         if theirs is not None and _lacks_objects(repo, remote, theirs):
@@ -116,12 +123,40 @@ def fetch(repo: Repo, remote: str, meanwhile: Callable[[], None] | None = None) 
     return theirs
 
 
+def is_partial(repo: Repo, remote: str) -> bool:
+    """Whether this is a partial clone of `remote` (git's promisor remote)."""
+    promisor = repo.config_value(f"remote.{remote}.promisor") or ""
+    return promisor.strip().lower() in ("true", "yes", "on", "1")
+
+
+def _sweep(repo: Repo) -> None:
+    """Remove the scratch refs of fetches whose process is gone (killed mid-fetch): a fetch
+    writes its ref loose, so only that folder is read, not every ref of the repository."""
+    try:
+        names = os.listdir(os.path.join(repo.common_dir, *SCRATCH.split("/")))
+    except OSError:
+        return
+    for name in names:
+        pid = name.split("-", 1)[0]
+        if pid.isdigit() and not _alive(int(pid)):
+            repo.delete_ref(SCRATCH + name)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # someone else's: alive
+    return True
+
+
 def _lacks_objects(repo: Repo, remote: str, theirs: Oid) -> bool:
     """In a partial clone, whether an earlier filtered fetch (a plain `git fetch` through
     the refspec `remote setup` adds) left out objects of the ledger that this fetch, having
     negotiated their commits as held, did not bring (libgit2 fetches none lazily)."""
-    promisor = repo.config_value(f"remote.{remote}.promisor") or ""
-    if promisor.strip().lower() not in ("true", "yes", "on", "1"):
+    if not is_partial(repo, remote):
         return False
     ours = repo.tip()
     held = ["--not", ours] if ours else []
@@ -243,7 +278,8 @@ def _git(
                     meanwhile()
                 out, err = running.communicate(timeout=ASK_TIMEOUT if quiet else limit)
             except BaseException:
-                running.kill()  # a timeout, an interrupt, `meanwhile` failing: git stops too
+                _stop(running.pid)  # a timeout, an interrupt, `meanwhile` failing: git stops
+                running.kill()  # too, and what it started (ssh, a remote helper)
                 raise
     except subprocess.TimeoutExpired:
         if remote is not None and limit is not None and not quiet:
@@ -256,6 +292,17 @@ def _git(
     return subprocess.CompletedProcess(command, running.returncode, out, err)
 
 
+def _stop(pid: int) -> None:
+    """Kill what `pid` started, deepest first (Linux's /proc lists each task's children):
+    an ssh that hangs outlives a killed git otherwise. git itself is the caller's."""
+    for task in glob.glob(f"/proc/{pid}/task/*/children"):
+        with contextlib.suppress(OSError, ValueError):
+            for child in map(int, Path(task).read_text().split()):
+                _stop(child)
+                with contextlib.suppress(OSError):
+                    os.kill(child, signal.SIGKILL)
+
+
 def remote_timeout(repo: Repo) -> float:
     """Seconds a talk with a remote may take: `git config coop.remoteTimeout` (seconds, or
     a duration such as 30s or 2m), else DEFAULT_REMOTE_TIMEOUT."""
@@ -266,10 +313,10 @@ def remote_timeout(repo: Repo) -> float:
         seconds = parse_duration(text.strip()).total_seconds()
     except ValueError:
         seconds = 0
-    if seconds <= 0:
+    if not 0 < seconds <= LONGEST_REMOTE_TIMEOUT:
         raise UsageError(
             f"git config {REMOTE_TIMEOUT_KEY} is {text!r}: give seconds or a duration such as "
-            f"30s or 2m (unset it for the default, {DEFAULT_REMOTE_TIMEOUT:g}s)"
+            f"30s or 2m, at most 1d (unset it for the default, {DEFAULT_REMOTE_TIMEOUT:g}s)"
         )
     return seconds
 
@@ -308,7 +355,7 @@ def _host_said(stderr: str) -> list[str]:
 def _moved(reason: str, stderr: str) -> bool:
     """Whether a `[remote rejected]` push lost a race: the ref moved under the host's own
     lock (it says so in its reason, or in its lines beside "failed to update ref")."""
-    if any(said in reason for said in ("lock", "incorrect old value", "stale")):
+    if any(said in reason for said in ("cannot lock", "failed to lock", "incorrect old value")):
         return True
     return "failed to update ref" in reason and "cannot lock ref" in stderr
 

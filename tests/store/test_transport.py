@@ -153,13 +153,16 @@ def test_a_partial_clone_syncs_the_ledger_whole(clones: Clones, spec: str) -> No
     carol = clones.root / "carol"
     git(clones.root, "clone", "-q", f"--filter={spec}", clones.url, str(carol))
     git(carol, "config", "user.email", "carol@example.com")
-    assert coop_in(carol, "remote", "setup", "origin").code == 0
+    setup = coop_in(carol, "remote", "setup", "origin", "--json")
+    assert setup.code == 0 and setup.json()["refspec"] is None  # none: it would filter
     synced = coop_in(carol, "sync")
     assert synced.code == 0, (synced.code, synced.err)
     assert todo in str(coop_in(carol, "list", "--json").json())
     later = coop_in(alice, "add", "todo", "added later", "--json").json()["id"]
     assert coop_in(alice, "sync").code == 0
-    git(carol, "fetch", "-q", "origin")  # filtered, through the refspec: blobs left out
+    # an earlier setup's refspec: a plain git fetch brings the ledger, filtered
+    git(carol, "config", "--add", "remote.origin.fetch", "+refs/coop/ledger:" + TRACKING)
+    git(carol, "fetch", "-q", "origin")
     synced = coop_in(carol, "sync")
     assert synced.code == 0, (synced.code, synced.err)
     assert later in str(coop_in(carol, "list", "--json").json())
@@ -195,7 +198,7 @@ def test_remote_setup_again_upgrades_the_exact_refspec(clones: Clones) -> None:
 def hung(clones: Clones, path: Path) -> None:
     """origin becomes an ssh remote whose ssh accepts and then never answers."""
     fake = clones.root / "hung-ssh"
-    fake.write_text("#!/bin/sh\nexec sleep 8\n")
+    fake.write_text(f"#!/bin/sh\necho $$ >> {clones.root / 'hung-pids'}\nexec sleep 8\n")
     fake.chmod(0o755)
     git(path, "config", "core.sshCommand", str(fake))
     git(path, "remote", "set-url", "origin", "ssh://git@127.0.0.1/remote.git")
@@ -216,6 +219,16 @@ def test_a_remote_that_never_answers_is_given_up_on_in_time(clones: Clones) -> N
     assert noted.code == 0 and "not yet on origin" in noted.err, (noted.code, noted.err)
     synced = coop_in(alice, "sync")
     assert synced.code == 7 and "1s" in synced.err, (synced.code, synced.err)
+    for pid in (clones.root / "hung-pids").read_text().split():  # none left hanging
+        stat = Path(f"/proc/{pid}/stat")
+        assert not stat.exists() or stat.read_text().split()[2] in "ZX", f"ssh {pid} lives on"
+
+
+def test_a_remote_timeout_of_more_than_a_day_is_refused(clones: Clones) -> None:
+    (alice,), _ = claiming(clones, "alice")
+    git(alice, "config", "coop.remoteTimeout", "30d")
+    synced = coop_in(alice, "sync")
+    assert synced.code == 2 and "at most 1d" in synced.err, (synced.code, synced.err)
 
 
 @pytest.mark.parametrize("value", ["soon", "0", "-5s"])
@@ -261,3 +274,24 @@ def test_a_connection_reset_once_is_tried_again_not_unreachable(clones: Clones) 
     counter.write_text("-99")  # from now on every connection is reset
     refused = coop_in(alice, "take", todo, "--force")
     assert refused.code == 7 and "Connection reset" in refused.err, (refused.code, refused.err)
+
+
+def test_a_killed_fetchs_scratch_ref_is_swept_by_the_next(clones: Clones) -> None:
+    (alice,), _ = claiming(clones, "alice")
+    tip = git(alice, "rev-parse", "refs/coop/ledger").strip()
+    dead = 4_194_304 + 7  # above any pid this machine hands out (pid_max is at most 2**22)
+    git(alice, "update-ref", f"refs/coop/fetching/{dead}-0a0b0c0d", tip)
+    assert coop_in(alice, "sync").code == 0
+    assert git(alice, "for-each-ref", "refs/coop/fetching/").strip() == ""
+
+
+def test_a_write_recorded_here_stays_recorded_whatever_stops_its_sharing(
+    clones: Clones,
+) -> None:
+    """A note is committed here first; a bad coop.remoteTimeout then stops its publishing,
+    and it says so, exit 0, rather than failing a write that was made."""
+    (alice,), todo = claiming(clones, "alice")
+    git(alice, "config", "coop.remoteTimeout", "soon")
+    noted = coop_in(alice, "note", todo, "kept here")
+    assert noted.code == 0, (noted.code, noted.err)
+    assert "recorded here, not yet on origin" in noted.err and "coop.remoteTimeout" in noted.err
