@@ -128,7 +128,9 @@ def first_sync(items: int) -> list[tuple[str, str]]:
         theirs = repo.tip("refs/coop/remotes/origin/ledger")
         assert theirs is not None
         started, cpu = time.perf_counter(), time.process_time()
-        merged = merge.merge(repo, "origin", theirs, "bob@example.com", START, fsync=False)
+        merged = merge.merge(
+            repo, "origin", theirs, "bob@example.com", START, fsync=False, last=None
+        )
         check_alone = time.perf_counter() - started, time.process_time() - cpu
         assert merged.kind == "new", merged.kind
         started, cpu = time.perf_counter(), children_cpu()
@@ -175,7 +177,9 @@ def main() -> None:
         theirs = repo.tip("refs/coop/remotes/origin/ledger")
         assert theirs is not None
         started, cpu = time.perf_counter(), time.process_time()
-        merged = merge.merge(repo, "origin", theirs, "bob@example.com", START, fsync=False)
+        merged = merge.merge(
+            repo, "origin", theirs, "bob@example.com", START, fsync=False, last=None
+        )
         merge_alone = time.perf_counter() - started, time.process_time() - cpu
         assert merged.kind == "merged", merged.kind
 

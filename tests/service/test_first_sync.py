@@ -115,7 +115,7 @@ def test_the_conflicted_rows_the_halves_hand_over_are_those_of_the_cache(
     theirs = transport.fetch(repo, "origin")
     assert theirs is not None
     merged = merge.merge(
-        repo, "origin", theirs, "bob@example.com", datetime(2026, 11, 29, tzinfo=UTC)
+        repo, "origin", theirs, "bob@example.com", datetime(2026, 11, 29, tzinfo=UTC), last=None
     )
     fresh = ItemCache(repo.common_dir)
     view = Snapshot(repo, theirs).open_view(fresh)
