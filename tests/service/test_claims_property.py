@@ -97,7 +97,8 @@ class Run:
             if finished.code != 7:
                 self.held[who].pop(0)
         elif op == "sync":
-            assert coop_in(path, "sync").code in ((1,) if gone else (0, 1))
+            # away, or a push cut off: it cannot say, exit 7 (unreachable)
+            assert coop_in(path, "sync").code in ((7,) if gone else (0, 1, 7))
         elif op.startswith("cut") and not gone:
             cut_pushes(self.served, landed=op != "cut-before", then_away=op.endswith("away"))
         elif op == "away" and not gone:
