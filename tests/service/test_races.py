@@ -121,7 +121,11 @@ while True:
 def run_and_kill(path: Path, rng: random.Random) -> list[tuple[str, str]]:
     """Start a writer, let it write for a random moment, SIGKILL it; its acknowledgements."""
     writer = subprocess.Popen(
-        [sys.executable, "-c", WRITER], cwd=path, stdout=subprocess.PIPE, text=False
+        [sys.executable, "-c", WRITER],
+        cwd=path,
+        stdout=subprocess.PIPE,
+        text=False,
+        start_new_session=True,  # killed with what it started (a roll-up's git repack)
     )
     assert writer.stdout is not None
     out = writer.stdout
@@ -131,7 +135,7 @@ def run_and_kill(path: Path, rng: random.Random) -> list[tuple[str, str]]:
     # machine is), then anywhere inside the next write or two
     seen = [out.readline() for _ in range(rng.randint(0, 3))]
     select.select([out], [], [], rng.uniform(0.0, 0.03))  # waits on the writer's output
-    writer.send_signal(signal.SIGKILL)
+    os.killpg(writer.pid, signal.SIGKILL)
     rest = out.read()
     writer.wait()
     complete = [
@@ -143,6 +147,9 @@ def run_and_kill(path: Path, rng: random.Random) -> list[tuple[str, str]]:
 
 
 def kill_loop(path: Path, kills: int, seed: int) -> None:
+    # roll-ups in the foreground of each write, so that none is still repacking (a pack
+    # listed, then removed) while the `git fsck` at the end reads the packs
+    git(path, "config", "gc.autoDetach", "false")
     rng = random.Random(seed)
     acked: list[tuple[str, str]] = []
     stale = killed_mid_write = 0
