@@ -1,7 +1,9 @@
 """No double work at scale: eight clones, each an agent loop, against one `git daemon`.
 
 Forty verified, ready queue items. Each clone runs `pick` -> `finish done` in
-its own OS process until nothing is ready (each command run as the CLI runs
+its own OS process until nothing is ready (a finish is decided at the remote
+like a claim, and one that lost every race, exit 3, is run again, as
+docs/agents.md tells a loop to) (each command run as the CLI runs
 it, in that process, so the test measures contention rather than interpreter
 start-up; every fetch and push is a real `git` against the daemon); the
 processes start together on a pipe barrier. Every item must be picked exactly
@@ -51,7 +53,10 @@ while failures < 20:
         continue
     item = json.loads(out)["id"]
     print(json.dumps({"picked": item}), flush=True)
-    code, out, err = coop("finish", item, "done", "--commit", "HEAD")
+    for _ in range(3):  # exit 3, the remote kept moving: re-read and retry, as agents do
+        code, out, err = coop("finish", item, "done", "--commit", "HEAD")
+        if code != 3:
+            break
     print(json.dumps({"finished": item, "code": code, "err": err}), flush=True)
 """
 
