@@ -258,7 +258,7 @@ def _landed(
         sign = merge_sign(share.repo, share.actor)
         merge.merge(
             share.repo, share.remote, commit, share.actor, share.now, share.fsync, sign,
-            fetched=False, last=None,
+            last=None,  # this clone's own claim, which the remote took
         )  # fmt: skip
     if remote_tip is not None and remote_tip != commit:
         _merge(share, remote_tip, last)

@@ -13,6 +13,7 @@ format 1 was: every item the fold of its events.
 
 from __future__ import annotations
 
+import itertools
 from collections import defaultdict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -278,12 +279,7 @@ def _check_states(
     """Each commit on the first-parent chain (the last `limit`, or all) holds exactly its
     first parent's state plus the events it adds (H1-H3); the format-1 part of the
     history, with `limit` None, is checked at its last commit as format 1 was."""
-    chain: list[Oid] = []
-    at: Oid | None = tip
-    while at is not None and (limit is None or len(chain) < limit):
-        chain.append(at)
-        parents = repo.commit_parents(at)
-        at = parents[0] if parents else None
+    chain = list(itertools.islice(repo.first_parents(tip), limit))
     chain.reverse()
     reader = Reader(repo)
     history = History(repo, reader)

@@ -57,3 +57,14 @@ def said(
 def transient(error: BaseException) -> bool:
     """A folder that vanished under a write (a concurrent prune): worth another try."""
     return getattr(error, "errno", None) == errno.ENOENT or _GONE in str(error)
+
+
+def process_runs(pid: int) -> bool:
+    """Whether a process of that pid runs on this machine (another user's counts)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # another user's process
+        return True
+    return True

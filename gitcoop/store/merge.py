@@ -70,22 +70,21 @@ def merge(
     fsync: bool = True,
     sign: Sign | None = None,
     ours_first: bool = False,
-    fetched: bool = True,
     *,
     last: Oid | None,
 ) -> Merged:
     """Merge the commit `theirs` (fetched from `remote`) into refs/coop/ledger by CAS;
     a merge commit is signed with `sign` when given. The remote's tip is the first
     parent, unless `ours_first`: the local history is put back first, over a remote
-    that lost it (`sync` repairing a rewritten remote, H4). Not `fetched`: `theirs` is
-    this clone's own claim, which the remote took (another process of this clone may
-    have taken in a later tip since), so it is no tip to hold against the remembered one.
-    `last`: the tip this clone had taken in from `remote` when the fetch began (H4)."""
+    that lost it (`sync` repairing a rewritten remote, H4). `last`: the tip this clone
+    had taken in from `remote` when the fetch of `theirs` began, which `theirs` must keep
+    (H4); None holds it against nothing (none was taken in, or `theirs` is this clone's
+    own claim, which the remote took). What is taken in is remembered, forward only."""
     enable_fsync(fsync)
-    if fetched and not ours_first:
+    if not ours_first:
         remembered.check(repo, remote, theirs, last)
     result = _merge_locked(repo, remote, theirs, actor, at, sign, ours_first)
-    if fetched and not ours_first:
+    if not ours_first:
         remembered.remember(repo, remote, theirs)
     if result.after != result.before and result.after is not None:
         after = Snapshot(repo, result.after)

@@ -31,6 +31,7 @@ import zlib
 from collections.abc import Callable, Mapping
 
 from gitcoop.domain.patterns import lazy
+from gitcoop.store import environment
 
 COMMIT, TREE, BLOB = 1, 2, 3  # pack object types
 _KIND = {COMMIT: b"commit", TREE: b"tree", BLOB: b"blob"}
@@ -236,13 +237,7 @@ def kept_by_the_living(pid: int, host: bytes, age: float = 0.0) -> bool:
     cannot be asked, under a week ago."""
     if host != _host():
         return age < ELSEWHERE_STALE
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:  # another user's process
-        return True
-    return True
+    return environment.process_runs(pid)
 
 
 def unkeep(paths: list[str], start: int = 0) -> None:

@@ -138,18 +138,8 @@ def _sweep(repo: Repo) -> None:
         return
     for name in names:
         pid = name.split("-", 1)[0]
-        if pid.isdigit() and not _alive(int(pid)):
+        if pid.isdigit() and not environment.process_runs(int(pid)):
             repo.delete_ref(SCRATCH + name)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:
-        return True  # someone else's: alive
-    return True
 
 
 def _lacks_objects(repo: Repo, remote: str, theirs: Oid) -> bool:
