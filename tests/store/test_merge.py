@@ -12,6 +12,7 @@ from gitcoop.domain.records import Event
 from gitcoop.store import codec, merge
 from gitcoop.store.repository import Oid, open_repo
 from tests.conftest import Clones, coop_in, git
+from tests.hostile.forge import hash_object
 
 
 def setup(clones: Clones) -> tuple[Path, Path, str]:
@@ -245,13 +246,7 @@ def test_a_ref_that_names_no_commit(clones: Clones, kind: str, who: str) -> None
     mallory, victim, _ = setup(clones)
     at = git(mallory, "rev-parse", "refs/coop/ledger").strip()
     if kind == "blob":
-        named = subprocess.run(
-            ["git", "hash-object", "-w", "--stdin"],
-            cwd=mallory,
-            input=b"hi\n",
-            capture_output=True,
-            check=True,
-        ).stdout.decode()
+        named = hash_object(mallory, b"hi\n")
     elif kind == "tree":
         named = git(mallory, "rev-parse", f"{at}^{{tree}}")
     else:
