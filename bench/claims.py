@@ -10,8 +10,11 @@ left out), and the claim loop's attempts are counted (retries = attempts - 1,
 summed over the pick).
 
 Reported per N: claims per second (all clones, from the release to the last
-pick), p50/p99 claim latency, retries per claim, and double claims (an item
-with two picks on the remote, or any conflict: must be 0). The floor is this
+pick), p50/p90/p99 claim latency, retries per claim, CPU per claim (the
+workers' own CPU with the git processes they ran, plus the daemon's with the
+upload-packs and receive-packs it served, over the claims made), exit 7s, and
+double claims (an item with two picks on the remote, or any conflict: must
+be 0). The floor is this
 machine's raw round trip: a `git fetch` of the ledger plus a `git push` of a
 new commit (to refs/coop/bench), as git itself does them, plus a local pick
 (`pick --offline`, in-process) in the same clone.
@@ -72,7 +75,7 @@ VERDICT = {
 }
 
 WORKER = """
-import contextlib, io, json, sys, time
+import contextlib, io, json, os, sys, time
 import gitcoop.service.claims as claims
 from gitcoop.cli.main import main
 
@@ -96,11 +99,11 @@ print("ready", flush=True)
 sys.stdin.readline()  # the barrier
 for _ in range(int(sys.argv[1])):
     attempts.clear()
-    start = time.perf_counter()
+    start, before = time.perf_counter(), sum(os.times()[:4])
     code, out, err = coop("pick", "--json", *(["--offline"] if mode == "offline" else []))
-    took = time.perf_counter() - start
+    took, cpu = time.perf_counter() - start, sum(os.times()[:4]) - before
     item = json.loads(out)["id"] if code == 0 else None
-    print(json.dumps({"code": code, "item": item, "seconds": took,
+    print(json.dumps({"code": code, "item": item, "seconds": took, "cpu": cpu,
                       "retries": max(sum(attempts) - 1, 0), "err": err[-300:]}), flush=True)
 """
 
@@ -122,6 +125,16 @@ def coop(cwd: Path, *args: str) -> str:
     if done.returncode != 0:
         raise SystemExit(f"git coop {' '.join(args)} failed in {cwd}: {done.stderr}")
     return done.stdout
+
+
+SERVING = [0]  # the pid of the `git daemon` serving now
+
+
+def cpu_seconds(pid: int) -> float:
+    """A process's CPU seconds with those of the children it has reaped (/proc/PID/stat)."""
+    with open(f"/proc/{pid}/stat") as stat:
+        fields = stat.read().rsplit(")", 1)[1].split()
+    return sum(int(f) for f in fields[11:15]) / os.sysconf("SC_CLK_TCK")
 
 
 @contextmanager
@@ -147,6 +160,7 @@ def daemon(base: Path, max_connections: int | None = None) -> Iterator[str]:
         if "Ready to rumble" in line:
             break
     threading.Thread(target=server.stderr.read, daemon=True).start()
+    SERVING[0] = server.pid
     try:
         yield f"git://127.0.0.1:{port}/remote.git"
     finally:
@@ -201,6 +215,7 @@ class Round:
     wall: float
     double: int
     workers: int = 1
+    remote_cpu: float = 0.0  # seconds, the daemon's share of the round (seeding included)
 
     @property
     def claimed(self) -> list[dict[str, object]]:
@@ -267,8 +282,10 @@ def one_round(root: Path, clones: int, picks: int, workers: int = 1) -> Round:
     with daemon(base, 0 if clones * workers > 32 else None) as url:
         seed(base, url, clones * workers * picks)
         paths = [clone(base, url, n) for n in range(clones)]
+        before = cpu_seconds(SERVING[0])
         results, wall = race(paths, picks, each=workers)
-        return Round(clones, results, wall, doubles(base / "remote.git"), workers)
+        remote = cpu_seconds(SERVING[0]) - before
+        return Round(clones, results, wall, doubles(base / "remote.git"), workers, remote)
 
 
 def floor(root: Path, samples: int, items: int) -> dict[str, float]:
@@ -312,20 +329,22 @@ def report(rounds: list[Round], base: dict[str, float]) -> None:
     )
     print(
         "| clones x workers | claims | claims/s | p50 latency | p90 latency | p99 latency "
-        "| p50 / floor | retries per claim | max retries | exit 7 | double claims |"
+        "| p50 / floor | retries per claim | max retries | CPU per claim | exit 7 "
+        "| double claims |"
     )
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rounds:
         claimed = r.claimed
         lat = [float(str(p["seconds"])) for p in claimed] or [float("nan")]
         retries = [int(str(p["retries"])) for p in claimed] or [0]
         unreachable = sum(p["code"] == 7 for p in r.picks)
+        cpu = (sum(float(str(p["cpu"])) for p in r.picks) + r.remote_cpu) / max(len(claimed), 1)
         print(
             f"| {r.clones}x{r.workers} | {len(claimed)}/{len(r.picks)} "
             f"| {len(claimed) / r.wall:.2f} | {percentile(lat, 0.5) * 1000:.0f} ms "
             f"| {percentile(lat, 0.9) * 1000:.0f} ms | {percentile(lat, 0.99) * 1000:.0f} ms "
             f"| {percentile(lat, 0.5) / total:.2f}x | {statistics.mean(retries):.2f} "
-            f"| {max(retries)} | {unreachable} | {r.double} |"
+            f"| {max(retries)} | {cpu * 1000:.0f} ms | {unreachable} | {r.double} |"
         )
     for failed in [p for r in rounds for p in r.picks if p["code"] != 0][:5]:
         print(f"a pick failed: exit {failed['code']}: {failed['err']}")

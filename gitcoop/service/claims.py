@@ -6,8 +6,10 @@ an atomic compare-and-swap there (receive-pack locks the ref and checks it
 still points where the lease says). So, with `coop.claims` set, the writer
 (service/writer.py) hands every write here:
 
-    a claim (take, takeover, pick)
+    a claim (take, takeover, pick), in its turn among this clone's processes
         fetch -> merge -> decide and commit, objects only (writer lock)
+        (or, when this clone took the remote's tip in moments ago, no fetch:
+        decided on it; anything but a landing is then fetched and decided again)
         -> push --force-with-lease=refs/coop/ledger:<the remote tip merged>
            accepted   move the local ref to the claim (writer lock): done
            rejected   the claim was never seen by anyone, not even this
@@ -24,7 +26,10 @@ still points where the lease says). So, with `coop.claims` set, the writer
         pushes it
 
 The writer lock is never held across the network: the fetch and the push run
-without it, and merge, prepare and land each take it for their local step.
+without it, and merge, prepare and land each take it for their local step. The
+claims of one clone take turns (store/lock.py `turn`): racing each other at the
+remote, they would only cost each other retries; the turn is a courtesy with a
+bounded wait, never what makes a claim safe.
 """
 
 from __future__ import annotations
@@ -46,7 +51,7 @@ from gitcoop.errors import (
 )
 from gitcoop.service.context import CLAIMS_KEY, claims_remote, merge_sign
 from gitcoop.service.lost import merge_notices
-from gitcoop.store import merge, transport
+from gitcoop.store import lock, merge, transport
 from gitcoop.store.boundary import remembered
 from gitcoop.store.layout import remote_ref
 from gitcoop.store.repository import Oid, Repo
@@ -58,6 +63,7 @@ CLAIM_VERBS = frozenset({"take", "takeover", "pick"})  # the events that bind a 
 # claim the remote confirmed)
 FINISH_VERBS = frozenset({"done", "close", "finish"})
 CLAIM_ATTEMPTS = 10
+RECENT_VIEW = 1.0  # seconds: a remote tip taken in this recently is leased on unfetched
 PUBLISH_ATTEMPTS = 3
 
 
@@ -71,7 +77,7 @@ class Tries:
 
     attempts: int = CLAIM_ATTEMPTS
     first_pause: float = 0.02  # seconds, at least; doubles per attempt, up to longest_pause
-    longest_pause: float = 4.0
+    longest_pause: float = 1.0
     sleep: Callable[[float], None] = time.sleep
     jitter: Callable[[float, float], float] = random.uniform
     clock: Callable[[], float] = time.monotonic
@@ -151,25 +157,41 @@ def claim(share: Sharing, prepare: Callable[[], Oid | None], land: Callable[[], 
 
 
 def _claim(share: Sharing, prepare: Callable[[], Oid | None], land: Callable[[], bool]) -> int:
+    with lock.turn(share.repo.common_dir, transport.remote_timeout(share.repo)):
+        return _attempts(share, prepare, land)
+
+
+def _attempts(share: Sharing, prepare: Callable[[], Oid | None], land: Callable[[], bool]) -> int:
     tries, doubt, detail, took = share.tries, None, "", 0.0
+    view = _recent_view(share)
     for attempt in range(tries.attempts):
         tries.pause(attempt, took)
-        started = tries.clock()
-        last = remembered.remembered(share.repo, share.remote)  # before the fetch (H4)
-        try:
-            theirs = transport.fetch(share.repo, share.remote)
-        except TransportFailed as failed:
-            if (doubt is not None or failed.passing) and attempt + 1 < tries.attempts:
-                continue  # it went away mid-push, or reset the connection: ask it again
-            raise _unreachable(share.remote, failed.message, doubt) from None
-        if doubt is not None and theirs is not None and share.repo.is_ancestor(doubt, theirs):
-            _landed(share, doubt, land, theirs, last)  # the cut-off push did land
-            return attempt + 1
-        doubt = None
-        _merge(share, theirs, last)
-        commit = prepare()
-        if commit is None:
-            return attempt + 1
+        started, viewed = tries.clock(), view is not None
+        if view is None:
+            last = remembered.remembered(share.repo, share.remote)  # before the fetch (H4)
+            try:
+                theirs = transport.fetch(share.repo, share.remote)
+            except TransportFailed as failed:
+                if (doubt is not None or failed.passing) and attempt + 1 < tries.attempts:
+                    continue  # it went away mid-push, or reset the connection: ask it again
+                raise _unreachable(share.remote, failed.message, doubt) from None
+            if doubt is not None and theirs is not None and share.repo.is_ancestor(doubt, theirs):
+                _landed(share, doubt, land, theirs, last)  # the cut-off push did land
+                return attempt + 1
+            doubt = None
+            _merge(share, theirs, last)
+            commit = prepare()
+            if commit is None:
+                return attempt + 1
+        else:  # a lease on the view: anything but a landing is decided again, fetched
+            theirs, view = view, None
+            try:
+                commit = prepare()
+            except CoopError:
+                commit = None
+            if commit is None:
+                took = 0.0
+                continue
         try:
             pushed = transport.push_leased(share.repo, share.remote, commit, theirs)
         except TransportFailed as failed:
@@ -180,11 +202,27 @@ def _claim(share: Sharing, prepare: Callable[[], Oid | None], land: Callable[[],
             remembered.remember(share.repo, share.remote, commit)
             _landed(share, commit, land)
             return attempt + 1
-        detail, took = pushed.detail, tries.clock() - started
+        # a view that was out of date: fetched at once; a race lost: a pause as long as it
+        detail, took = pushed.detail, 0.0 if viewed else tries.clock() - started
     raise ChangedUnderWrite(
         f"gave up after {tries.attempts} attempts: {share.remote} kept moving while this claim "
         f"was decided ({detail}) — nothing was recorded; run it again"
     )
+
+
+def _recent_view(share: Sharing) -> Oid | None:
+    """The remote's tip as this clone took it in moments ago (RECENT_VIEW), when the local
+    ledger holds it: a claim leased on it is pushed without fetching first. A lease that
+    no longer holds costs one refused push, then the claim is fetched and decided again;
+    a lease that holds means the remote was there, so the claim is decided on its state."""
+    ref = remote_ref(share.remote)
+    age = share.repo.ref_age(ref)
+    if age is None or age > RECENT_VIEW:
+        return None
+    seen, tip = share.repo.tip(ref), share.repo.tip()
+    if seen is None or tip is None or not share.repo.is_ancestor(seen, tip):
+        return None
+    return seen
 
 
 def publish(share: Sharing) -> bool:

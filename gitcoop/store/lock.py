@@ -13,6 +13,7 @@ from gitcoop.errors import ChangedUnderWrite
 from gitcoop.store import environment
 
 LOCK_NAME = "coop.lock"
+TURN_NAME = "coop-claims.lock"  # whose turn it is to take a claim to the remote
 DEFAULT_TIMEOUT = 30.0
 
 
@@ -33,6 +34,26 @@ def load() -> None:
 def writer_lock(common_dir: str, timeout: float = DEFAULT_TIMEOUT) -> Iterator[None]:
     with file_lock(lock_path(common_dir), timeout):
         yield
+
+
+@contextmanager
+def turn(common_dir: str, wait: float) -> Iterator[bool]:
+    """Take turns, among this clone's processes, at deciding claims through the remote;
+    yields whether the turn was had. The turn is only a courtesy: past `wait` seconds the
+    claim goes ahead without it (the remote's compare-and-swap is what decides), and a
+    process that dies gives its turn back with it (an flock)."""
+    from filelock import FileLock, Timeout
+
+    held = FileLock(os.path.join(common_dir, TURN_NAME), timeout=wait)
+    try:
+        held.acquire(poll_interval=0.005)  # a waiting clone-mate starts when the turn ends
+    except (Timeout, OSError):  # busy past the wait, or a read-only repository
+        yield False
+        return
+    try:
+        yield True
+    finally:
+        held.release()
 
 
 @contextmanager

@@ -147,6 +147,15 @@ class Repo:
             "check the disk and run: git fsck"
         )
 
+    def ref_age(self, ref: str) -> float | None:
+        """Seconds since `ref` was last written here; None when that cannot be told (a
+        packed ref, or none)."""
+        try:
+            written = os.stat(os.path.join(self.common_dir, *ref.split("/"))).st_mtime
+        except OSError:
+            return None
+        return max(0.0, time.time() - written)
+
     def _ref_on_disk(self, ref: str) -> bool:
         if os.path.exists(os.path.join(self.common_dir, *ref.split("/"))):
             return True

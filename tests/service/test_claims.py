@@ -5,7 +5,10 @@ Every test here runs three times, once per transport (tests/remotes.py).
 
 from __future__ import annotations
 
+import os
+import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -121,11 +124,20 @@ def test_a_rejected_claim_of_another_item_lands_on_the_next_attempt(served: Serv
     assert git(b, "rev-parse", "refs/coop/ledger").strip() == served.tip()
 
 
+def view(path: Path, age: float) -> None:
+    """Date the remote tip this clone took in `age` seconds back (negative: to come), so a
+    claim finds it recent (pushed on at once) or not (fetched first) whatever the clock."""
+    ref = path / ".git" / "refs" / "coop" / "remotes" / "origin" / "ledger"
+    then = time.time() - age
+    os.utime(ref, (then, then))
+
+
 def test_an_unreachable_remote_refuses_a_claim_and_offline_takes_it_here(
     served: Served,
 ) -> None:
     (a, _b), (todo, _) = claiming(served, "alice", "bob")
     before = git(a, "rev-parse", "refs/coop/ledger")
+    view(a, 60)  # taken in a minute ago: the claim asks the remote first
     served.away()
     refused = coop_in(a, "take", todo)
     assert refused.code == 7
@@ -247,3 +259,74 @@ def test_a_local_write_during_the_push_is_kept_when_the_claim_lands(served: Serv
     assert len(parents) == 2 and claim in parents
     assert [e["verb"] for e in coop_in(a, "log", other, "--json").json()] == ["add", "note"]
     assert coop_in(a, "show", todo, "--json").json()["taken_by"] == "alice@example.com"
+
+
+def test_a_claim_moments_after_the_remote_answered_pushes_without_fetching(
+    served: Served,
+) -> None:
+    (a,), (first, second, third) = claiming(served, "alice", todos=3)
+    assert coop_in(a, "take", first).code == 0
+    url = git(a, "remote", "get-url", "origin").strip()
+    git(a, "config", "remote.origin.pushurl", url)
+    git(a, "config", "remote.origin.url", str(served.root / "no-such-remote.git"))  # no fetch
+    view(a, -30)
+    took = coop_in(a, "take", second)
+    assert took.code == 0, took.err
+    assert "taken_by: alice@example.com" in on_remote(served, second)
+    assert git(a, "rev-parse", "refs/coop/ledger").strip() == served.tip()
+    view(a, 60)  # no longer recent: the claim fetches, and that fails
+    before = served.tip()
+    late = coop_in(a, "take", third)
+    assert late.code == 7 and "cannot reach origin" in late.err
+    assert served.tip() == before and "taken_by: null" in on_remote(served, third)
+
+
+def test_a_claim_on_an_out_of_date_view_is_fetched_and_decided_again(served: Served) -> None:
+    (a, b), (first, second, third) = claiming(served, "alice", "bob", todos=3)
+    assert coop_in(b, "take", second).code == 0
+    assert coop_in(b, "take", first).code == 0
+    view(a, -30)  # alice's view: both free, and the remote moved twice since
+    lost = coop_in(a, "take", second)
+    assert lost.code == 1 and "already taken by bob@example.com" in lost.err
+    assert "taken_by: bob@example.com" in on_remote(served, second)
+    assert coop_in(b, "release", first, "--reason", "not mine after all").code == 0
+    view(a, -30)  # alice's view now: first is bob's; the remote has it free again
+    took = coop_in(a, "take", first)
+    assert took.code == 0, took.err
+    assert "taken_by: alice@example.com" in on_remote(served, first)
+    view(a, -30)
+    assert coop_in(a, "take", third).code == 0
+    assert "taken_by: alice@example.com" in on_remote(served, third)
+    assert not [i for i in coop_in(a, "list", "--json", "--all").json() if i["conflicts"]]
+
+
+HOLD_TURN = """
+import sys
+from filelock import FileLock
+with FileLock(sys.argv[1]):
+    print("held", flush=True)
+    sys.stdin.readline()
+"""
+
+
+def test_a_claim_waits_its_turn_in_the_clone_then_goes_ahead_without_it(
+    served: Served,
+) -> None:
+    (a,), (todo, _) = claiming(served, "alice")
+    git(a, "config", "coop.remoteTimeout", "1")
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLD_TURN, str(a / ".git" / "coop-claims.lock")],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+    try:
+        started = time.monotonic()
+        took = coop_in(a, "take", todo)
+        waited = time.monotonic() - started
+    finally:
+        holder.communicate("done\n")
+    assert took.code == 0, took.err  # the remote decides; the turn is only a courtesy
+    assert waited >= 1.0  # it did wait for the turn, as long as one talk may take
+    assert "taken_by: alice@example.com" in on_remote(served, todo)
