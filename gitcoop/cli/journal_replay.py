@@ -10,7 +10,7 @@ one line, how many wait (docs/hooks.md).
 
 from __future__ import annotations
 
-from gitcoop.cli.terminal import warn
+from gitcoop.cli.terminal import printable, warn
 from gitcoop.errors import CoopError
 
 NOT_REPLAYED_BEFORE = ("hook", "hooks", "-h", "--help")
@@ -27,7 +27,6 @@ def replay_journal(args: list[str]) -> None:
         ctx = make_context()
         if not journal.has_entries(ctx.repo().common_dir):
             return
-        from gitcoop.cli.terminal import printable
         from gitcoop.cli.wording import plain
         from gitcoop.service import replay
 
@@ -35,6 +34,15 @@ def replay_journal(args: list[str]) -> None:
         lines = replay.report_lines(report, quiet=True)
         waiting = replay.waiting_line(report)
     except CoopError:
+        return
+    except Exception as error:  # the journal never fails the command it runs before
+        kind = type(error).__name__
+        warn(
+            printable(
+                f"gitcoop: the hook journal could not be replayed ({kind}: {error}) — "
+                "git coop hook replay says what waits"
+            )
+        )
         return
     for line in [*lines, *([waiting] if waiting else [])]:
         warn(printable(plain(line)))

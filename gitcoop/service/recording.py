@@ -10,9 +10,9 @@ not be written now, or the entry can never be written as it is).
 
 A second commit carrying a trailer for an item already closed by another
 commit is recorded as a *related* commit (a note), so the first commit stays
-the record — unless that first commit is on no local branch any more, or a
-rebase is rewriting it: then the new commit becomes the record, as after an
-amend.
+the record — unless that first commit is here and on no local branch any
+more, or a rebase is rewriting it: then the new commit becomes the record, as
+after an amend. A first commit this clone does not have stays the record.
 """
 
 from __future__ import annotations
@@ -55,15 +55,15 @@ def attempt(ctx: Context, entry: Entry, lock_timeout: float) -> tuple[list[Outco
     try:
         outcomes = record(ctx, entry, lock_timeout)
     except UsageError as error:  # the entry itself is wrong (an identity that names no one)
-        commands = [command_for(r["verb"], r["ref"], r["args"], "") for r in _requests(entry)]
-        outcome = Outcome("broken", error.message, "; ".join(c for c in commands if c) or None)
-        return [outcome], {**entry, "state": "broken", "reason": error.message}
+        return _broken(entry, error.message)
     except CoopError as error:  # lock busy, no ledger yet, a lost swap, a full disk
         return [Outcome("waiting", error.message)], {
             **entry,
             "state": "waiting",
             "reason": error.message,
         }
+    except Exception as error:  # a bug must neither lose the trailer nor fail the command
+        return _broken(entry, f"recording it failed ({type(error).__name__}: {error})")
     refused = [o for o in outcomes if o.status == "refused"]
     if not refused:
         return outcomes, None
@@ -76,6 +76,13 @@ def attempt(ctx: Context, entry: Entry, lock_timeout: float) -> tuple[list[Outco
             if o.status == "refused"
         ]
     return outcomes, kept
+
+
+def _broken(entry: Entry, reason: str) -> tuple[list[Outcome], Entry]:
+    """Kept for `git coop hook replay`, with why and the commands that record it by hand."""
+    commands = [command_for(r["verb"], r["ref"], r["args"], "") for r in _requests(entry)]
+    outcome = Outcome("broken", reason, "; ".join(c for c in commands if c) or None)
+    return [outcome], {**entry, "state": "broken", "reason": reason}
 
 
 def record(ctx: Context, entry: Entry, lock_timeout: float) -> list[Outcome]:
@@ -119,6 +126,9 @@ def malformed(entry: Entry) -> str | None:
         parse_instant(entry["at"])
     except ValueError:
         return f"this journal entry's time {entry['at']!r} is not an ISO 8601 instant"
+    for key in ("actor", "session"):
+        if not isinstance(entry.get(key), str | None):
+            return f"this journal entry's {key} {entry[key]!r} is not text"
     if entry["kind"] == "rewrite":
         pairs = entry.get("pairs")
         good = isinstance(pairs, list) and all(
@@ -156,7 +166,7 @@ def _intent(snapshot: Snapshot, request: dict[str, Any], moving: bool, unknown: 
     if verb == "note":
         return Intent(ref, verb, args, once=True)
     recorded = _recorded_elsewhere(item, args.get("commit"))
-    if recorded is None or moving or not worktree.on_a_branch(snapshot.repo, recorded):
+    if recorded is None or moving or not _still_the_record(snapshot.repo, recorded):
         return Intent(ref, verb, args)
     sha = str(args["commit"])
     text = f"commit {sha[:12]}: {args.get('summary') or ''}".rstrip(": ")
@@ -181,6 +191,16 @@ def _recorded_elsewhere(item: Item | None, commit: object) -> str | None:
     if not isinstance(commit, str) or item.commit_sha == commit:
         return None
     return item.commit_sha
+
+
+def _still_the_record(repo: Repo, recorded: str) -> bool:
+    """Whether the commit an item records still stands, as this clone can tell.
+
+    One on no local branch was replaced here (a deleted branch, an amend). One
+    this clone never had (another clone's unpushed branch) cannot have been
+    replaced here: it stands, and only its own clone moves it (post-rewrite).
+    """
+    return not repo.has_commit(recorded) or worktree.on_a_branch(repo, recorded)
 
 
 def _rewrite_needed(repo: Repo, pairs: list[list[str]]) -> bool:

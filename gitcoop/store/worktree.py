@@ -45,18 +45,33 @@ def _info(commit: Any) -> CommitInfo:
 
 
 def on_a_branch(repo: Repo, sha: str) -> bool:
-    """Whether a local branch holds the commit (its tip or an ancestor)."""
-    try:
-        target = pygit2.Oid(hex=sha)
-    except ValueError:
+    """Whether a local branch holds the commit (its tip or an ancestor).
+
+    False for a commit this clone does not have (another clone recorded it on
+    a branch it never pushed): no ancestry is asked of an object that is not
+    here, and a branch whose history is cut short here holds only what it has.
+    """
+    if not repo.has_commit(sha):
         return False
+    target = pygit2.Oid(hex=sha)
+    for tip in _branch_tips(repo):
+        try:
+            if tip == target or repo.raw.descendant_of(tip, target):
+                return True
+        except pygit2.GitError:
+            continue  # a parent this clone lacks (a shallow or broken history)
+    return False
+
+
+def _branch_tips(repo: Repo) -> Iterator[pygit2.Oid]:
+    """The commits the local branches point at; a branch that points at nothing is skipped."""
     for name in repo.raw.references:
         if not name.startswith("refs/heads/"):
             continue
-        tip = repo.raw.references[name].resolve().target
-        if tip == target or repo.raw.descendant_of(tip, target):
-            return True
-    return False
+        try:
+            yield repo.raw.references[name].resolve().target
+        except (KeyError, pygit2.GitError):
+            continue  # a symbolic branch to a branch that does not exist
 
 
 def rebasing(repo: Repo) -> bool:
@@ -71,9 +86,9 @@ def branch_commits(repo: Repo, since: str | None, not_before: datetime) -> Itera
     `git log --since` does, so a long history is not read to its root.
     """
     walker = repo.raw.walk(None, pygit2.enums.SortMode.TIME)
-    for name in repo.raw.references:
-        if name.startswith("refs/heads/"):
-            walker.push(repo.raw.references[name].resolve().target)
+    for tip in _branch_tips(repo):
+        if repo.has_commit(str(tip)):
+            walker.push(tip)
     if since is not None:
         walker.hide(pygit2.Oid(hex=since))
     older = 0

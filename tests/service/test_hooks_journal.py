@@ -221,3 +221,85 @@ def test_an_agent_commit_during_a_held_lock_is_replayed_as_the_agent(hooked: Pat
     assert "done with" in listed.err
     shown = item(todo)
     assert (shown["status"], shown["closed_by"]) == ("done", agent)
+
+
+def journal_line(git_dir: str, entry: dict[str, object]) -> None:
+    """An entry as a hand edit or another gitcoop version may have left it."""
+    with open(journal.journal_path(git_dir), "a", encoding="utf-8") as handle:
+        handle.write(json.dumps(entry) + "\n")
+
+
+def test_an_entry_gitcoop_cannot_read_says_why_once_and_how_to_drop_it(ledger: Path) -> None:
+    git_dir = str(ledger / ".git")
+    todo = add("todo", "odd entry")
+    request = {"verb": "done", "ref": todo, "args": {"summary": "s"}}
+    at = "2026-01-01T00:00:00Z"
+    journal_line(
+        git_dir,
+        {
+            "id": "0dd1",
+            "kind": "trailers",
+            "at": at,
+            "actor": 5,
+            "commit": "abc1234",
+            "requests": [request],
+        },
+    )
+    first = coop("list")
+    assert first.code == 0, first.err
+    assert "journal 0dd1: " in first.err and "can never be recorded as it is" in first.err
+    assert "actor 5 is not text" in first.err
+    assert "git coop hook dismiss 0dd1 --reason WHY" in first.err
+    again = coop("list")  # said once; then only counted
+    assert (again.code, again.err) == (0, "gitcoop: 1 trailer waits: git coop hook replay\n")
+    assert coop("hook", "replay").code == 0
+    assert item(todo)["status"] == "open"
+
+
+def test_a_bug_while_recording_an_entry_never_fails_the_command(
+    ledger: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from gitcoop.service import recording
+
+    git_dir = str(ledger / ".git")
+    todo = add("todo", "a bug in the way")
+    request = {"verb": "done", "ref": todo, "args": {"summary": "s"}}
+    journal_line(
+        git_dir,
+        {
+            "id": "b0b0",
+            "kind": "trailers",
+            "at": "2026-01-01T00:00:00Z",
+            "actor": "alice@example.com",
+            "commit": "abc1234",
+            "requests": [request],
+        },
+    )
+
+    def broken(*args: object) -> object:
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(recording, "record", broken)
+    listed = coop("list")
+    assert listed.code == 0, listed.err
+    assert "journal b0b0: " in listed.err and "RuntimeError: a bug" in listed.err
+    assert "git coop hook dismiss b0b0 --reason WHY" in listed.err
+    assert journal.entries(git_dir)[0]["state"] == "broken"
+    assert coop("hook", "replay").code == 0  # the command that asked for it says it too
+
+
+def test_a_journal_that_cannot_be_replayed_never_fails_the_command(
+    ledger: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from gitcoop.service import replay
+
+    journal_line(str(ledger / ".git"), {"id": "c0c0", "kind": "rewrite", "at": "x"})
+
+    def broken(*args: object, **kwargs: object) -> object:
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(replay, "replay", broken)
+    listed = coop("list")
+    assert listed.code == 0, listed.err
+    assert listed.err.count("\n") == 1
+    assert "RuntimeError: a bug" in listed.err and "git coop hook replay" in listed.err
