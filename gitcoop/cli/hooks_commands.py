@@ -321,6 +321,28 @@ def _register_journal(hook_app: typer.Typer) -> None:
         lines = replay.report_lines(report)
         say("\n".join(printable(plain(line)) for line in lines) or "the journal is empty")
 
+    @hook_app.command("confirm")
+    def confirm(
+        entry: Annotated[str, typer.Argument(metavar="ENTRY", help="The entry's id (a prefix).")],
+        actor: AsOpt = None,
+        as_json: JsonOpt = False,
+    ) -> None:
+        """Record a teammate's trailers (a cherry-pick, a rebase) as yours, naming the author."""
+        from gitcoop.service import replay
+
+        done = replay.confirm(make_context(actor), entry)
+        if as_json:
+            kept = done.kept is not None
+            render.emit_json(
+                [
+                    {"entry": done.entry["id"], "kept": kept, **_outcome_json(o)}
+                    for o in done.outcomes
+                ]
+            )
+            return
+        lines = replay.report_lines(replay.Report([done]))
+        say("\n".join(printable(plain(line)) for line in lines))
+
     @hook_app.command("dismiss")
     def dismiss(
         entry: Annotated[str, typer.Argument(metavar="ENTRY", help="The entry's id (a prefix).")],

@@ -22,7 +22,7 @@ from gitcoop.domain.records import Item
 from gitcoop.domain.timefmt import format_instant
 from gitcoop.errors import NoLedger
 from gitcoop.service.context import Context
-from gitcoop.service.recording import KEY_OF_VERB, Entry, Outcome, attempt
+from gitcoop.service.recording import KEY_OF_VERB, SHORT_ID, Entry, Outcome, attempt
 from gitcoop.store import journal, search, worktree
 from gitcoop.store.journal import Incoming
 from gitcoop.store.repository import Repo
@@ -75,20 +75,36 @@ def commit_entry(
     if not found:
         return None
     summary = trailers.subject(commit.message)
-    requests = [_request(t.verb, t.ref, commit, summary, backfill) for t in found]
-    return _entry(ctx, "trailers", actor, commit=commit.sha, requests=requests)
+    foreign = not backfill and not authored_by(commit, actor)
+    requests = [_request(t.verb, t.ref, commit, summary, backfill, foreign) for t in found]
+    entry = _entry(ctx, "trailers", actor, commit=commit.sha, requests=requests)
+    if foreign:  # recorded only once someone confirms it (service/recording.py)
+        entry["authored_by"] = commit.author_email
+    return entry
+
+
+def authored_by(commit: CommitInfo, actor: str | None) -> bool:
+    """Whether whoever commits wrote the commit: its author commits it, or acts.
+
+    A cherry-pick, a rebase or `git am` of a teammate's work keeps the teammate
+    as author and makes you the committer; your own amend or rebase keeps you
+    as both, and an agent committing with COOP_ACTOR is its git identity's.
+    """
+    author = commit.author_email.casefold()
+    return author in (commit.committer_email.casefold(), (actor or "").casefold())
 
 
 def _request(
-    verb: str, ref: str, commit: CommitInfo, summary: str, backfill: bool
+    verb: str, ref: str, commit: CommitInfo, summary: str, backfill: bool, foreign: bool
 ) -> dict[str, Any]:
     args: dict[str, Any] = {"commit": commit.sha, "committer": commit.committer_email}
     if verb == "note":
         args["text"] = f"commit {commit.sha[:12]}: {summary}"
     else:
         args["summary"] = summary
-    if backfill:  # recorded later, by someone else: say whose commit it was, and when
+    if backfill or foreign:  # recorded by someone else: say whose commit it was
         args["author"] = commit.author_email
+    if backfill:  # and, recorded later, when it was made
         args["committed_at"] = format_instant(commit.committed_at)
     return {"verb": verb, "ref": ref, "args": args}
 
@@ -165,7 +181,7 @@ def _moved_entry(entry: Entry, moved: dict[str, str]) -> Entry:
 def _record_or_journal(ctx: Context, repo: Repo, entry: Entry) -> list[str]:
     outcomes, kept = attempt(ctx, entry, HOOK_LOCK_TIMEOUT)
     if kept is not None:
-        journal.append(repo.common_dir, kept)
+        entry = {**entry, "id": journal.append(repo.common_dir, kept)}
     return [line for outcome in outcomes for line in hook_lines(outcome, entry)]
 
 
@@ -182,6 +198,12 @@ def hook_lines(outcome: Outcome, entry: Entry) -> list[str]:
         return [
             f"gitcoop: cannot record {describe(entry)}: {outcome.text} — kept in the journal; "
             "git coop hook replay says how to record or dismiss it"
+        ]
+    if outcome.status == "unconfirmed":
+        short = str(entry.get("id", ""))[:SHORT_ID]
+        return [
+            f"gitcoop: not recorded: {outcome.text} — record it as yours with: git coop hook "
+            f"confirm {short}, or drop it: git coop hook dismiss {short} --reason WHY"
         ]
     if outcome.status == "refused":
         how = f"record it with: {outcome.command}" if outcome.command else "check the id"

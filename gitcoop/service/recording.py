@@ -33,6 +33,7 @@ from gitcoop.store.repository import Repo
 from gitcoop.store.snapshot import Snapshot
 
 KEY_OF_VERB = {"done": "Coop-Done", "close": "Coop-Close", "note": "Coop-Refs"}
+SHORT_ID = 8  # the characters of a journal entry's id shown and typed
 KINDS = ("trailers", "rewrite")
 
 Entry = dict[str, Any]
@@ -42,7 +43,7 @@ Entry = dict[str, Any]
 class Outcome:
     """What became of one thing a commit asked for."""
 
-    status: str  # recorded | unchanged | refused | waiting | broken
+    status: str  # recorded | unchanged | refused | unconfirmed | waiting | broken
     text: str
     command: str | None = None  # the command that records it by hand (refused, broken)
 
@@ -52,6 +53,12 @@ def attempt(ctx: Context, entry: Entry, lock_timeout: float) -> tuple[list[Outco
     problem = malformed(entry)
     if problem is not None:
         return [Outcome("broken", problem)], {**entry, "state": "broken", "reason": problem}
+    if entry.get("authored_by") and not entry.get("confirmed"):
+        return [Outcome("unconfirmed", unconfirmed_text(entry))], {
+            **entry,
+            "state": "unconfirmed",
+            "reason": unconfirmed_text(entry),
+        }
     try:
         outcomes = record(ctx, entry, lock_timeout)
     except UsageError as error:  # the entry itself is wrong (an identity that names no one)
@@ -76,6 +83,17 @@ def attempt(ctx: Context, entry: Entry, lock_timeout: float) -> tuple[list[Outco
             if o.status == "refused"
         ]
     return outcomes, kept
+
+
+def unconfirmed_text(entry: Entry) -> str:
+    """Why a teammate's trailer waits: what it asks is theirs to say, or yours to confirm."""
+    named = ", ".join(
+        f"{KEY_OF_VERB.get(str(r.get('verb')), r.get('verb'))} {r.get('ref')}"
+        for r in _requests(entry)
+        if isinstance(r, dict)
+    )
+    sha = str(entry.get("commit", ""))[:7]
+    return f"{named} of {sha} was authored by {entry['authored_by']}, not by you"
 
 
 def _broken(entry: Entry, reason: str) -> tuple[list[Outcome], Entry]:

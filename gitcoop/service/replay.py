@@ -24,6 +24,7 @@ from gitcoop.errors import UsageError
 from gitcoop.service.commit_hooks import describe, from_incoming
 from gitcoop.service.context import Context
 from gitcoop.service.recording import (
+    SHORT_ID,
     Entry,
     Outcome,
     attempt,
@@ -33,7 +34,6 @@ from gitcoop.service.recording import (
 from gitcoop.store import journal
 
 REPLAY_LOCK_TIMEOUT = 2.0
-SHORT_ID = 8
 
 
 @frozen
@@ -78,6 +78,21 @@ def replay(
         replayed.append(Replayed(entry, outcomes, kept))
     journal.update(common_dir, lambda e: changes.get(e["id"], e))
     return Report(replayed, unstarted)
+
+
+def confirm(ctx: Context, entry_id: str, lock_timeout: float = REPLAY_LOCK_TIMEOUT) -> Replayed:
+    """Record a teammate's trailers as yours, once you say so; the author stays named."""
+    repo = ctx.repo()
+    entry = journal.find(repo.common_dir, entry_id.strip())
+    if not entry.get("authored_by") or entry.get("kind") != "trailers":
+        raise UsageError(
+            f"journal entry {str(entry['id'])[:SHORT_ID]} waits for no confirmation — "
+            "git coop hook replay records what it can"
+        )
+    confirmed = {**entry, "actor": ctx.who(repo), "session": ctx.session, "confirmed": True}
+    outcomes, kept = attempt(ctx, confirmed, lock_timeout)
+    journal.update(repo.common_dir, lambda e: kept if e.get("id") == entry["id"] else e)
+    return Replayed(entry, outcomes, kept)
 
 
 def dismiss(ctx: Context, entry_id: str, reason: str) -> Entry:
@@ -132,7 +147,7 @@ def standing(entry: Entry) -> list[Outcome]:
             for r in entry["refusals"]
             if isinstance(r, dict)
         ]
-    if state in ("refused", "broken"):
+    if state in ("refused", "unconfirmed", "broken"):
         return [Outcome(state, reason)]
     return [Outcome("waiting", reason or "not tried yet")]
 
@@ -142,6 +157,11 @@ def _line(short: str, outcome: Outcome, entry: Entry) -> str:
     if outcome.status == "refused":
         how = f"record it with: {outcome.command}, or drop it: " if outcome.command else "drop it: "
         return f"gitcoop: journal {short}: not recorded: {outcome.text} — {how}{dismiss}"
+    if outcome.status == "unconfirmed":
+        return (
+            f"gitcoop: journal {short}: not recorded: {outcome.text} — record it as yours "
+            f"with: git coop hook confirm {short}, or drop it: {dismiss}"
+        )
     if outcome.status == "broken":
         by_hand = f"record it by hand ({outcome.command}) or " if outcome.command else ""
         return (

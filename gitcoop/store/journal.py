@@ -136,19 +136,29 @@ def settle(common_dir: str, done: set[str]) -> None:
     update(common_dir, lambda entry: None if entry.get("id") in done else entry)
 
 
+def find(common_dir: str, prefix: str) -> Entry:
+    """The one entry whose id starts with `prefix`."""
+    with _lock(common_dir):
+        return _one([e for _, e in _read(common_dir)], prefix)
+
+
+def _one(entries: list[Entry], prefix: str) -> Entry:
+    matches = [e for e in entries if str(e.get("id", "")).startswith(prefix)]
+    if not prefix or not matches:
+        raise NotFound(f"no journal entry {prefix!r} — git coop hook replay lists them")
+    if len(matches) > 1:
+        shown = ", ".join(str(e["id"])[:8] for e in matches)
+        raise Ambiguous(f"{prefix!r} names {len(matches)} journal entries ({shown})")
+    return matches[0]
+
+
 def dismiss(common_dir: str, prefix: str, record: Entry) -> Entry:
     """Drop the one entry whose id starts with `prefix`; keep it, with `record`, in the log."""
     import json
 
     with _lock(common_dir):
         read = _read(common_dir)
-        matches = [e for _, e in read if str(e.get("id", "")).startswith(prefix)]
-        if not prefix or not matches:
-            raise NotFound(f"no journal entry {prefix!r} — git coop hook replay lists them")
-        if len(matches) > 1:
-            shown = ", ".join(str(e["id"])[:8] for e in matches)
-            raise Ambiguous(f"{prefix!r} names {len(matches)} journal entries ({shown})")
-        entry = matches[0]
+        entry = _one([e for _, e in read], prefix)
         line = json.dumps({**record, "entry": entry}, sort_keys=True, ensure_ascii=False)
         with open(dismissed_path(common_dir), "a", encoding="utf-8") as handle:
             handle.write(line + "\n")

@@ -11,7 +11,7 @@ from gitcoop.cli.main import COMMAND_MODULES
 from tests.conftest import coop, coop_process
 
 GROUPS = {"remote": ["setup"], "hooks": ["install", "uninstall", "status", "backfill"]}
-GROUPS |= {"hook": ["replay", "dismiss"], "dep": ["add", "remove"]}
+GROUPS |= {"hook": ["replay", "confirm", "dismiss"], "dep": ["add", "remove"]}
 GROUPS |= {"keys": ["add", "remove", "list", "export"]}
 COMMANDS = [[word] for word in sorted(set(COMMAND_MODULES) - set(GROUPS))]
 COMMANDS += [[group, sub] for group, subs in GROUPS.items() for sub in subs]

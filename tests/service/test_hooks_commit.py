@@ -298,3 +298,92 @@ def test_a_pasted_title_can_never_become_a_trailer(hooked: Path, cleanup: str) -
     assert git(hooked, "log", "-1", "--format=%(trailers)").strip() == ""
     assert item(request)["status"] == "open"
     assert item(todo)["status"] == "taken"
+
+
+def teammates_commit(repo: Path, message: str, name: str) -> str:
+    """A commit bob made (author and committer), recorded by no hook here: his own work."""
+    path = repo / name
+    path.write_text("bob's\n")
+    git(repo, "add", name)
+    bob = {"GIT_AUTHOR_NAME": "bob", "GIT_AUTHOR_EMAIL": "bob@example.com"}
+    bob |= {"GIT_COMMITTER_NAME": "bob", "GIT_COMMITTER_EMAIL": "bob@example.com"}
+    subprocess.run(
+        ["git", "-c", "core.hooksPath=/dev/null", "commit", "-q", "-m", message],
+        cwd=repo,
+        env={**os.environ, **bob},
+        check=True,
+    )
+    return head(repo)
+
+
+def test_a_cherry_pick_of_a_teammates_commit_waits_for_you_to_confirm_it(hooked: Path) -> None:
+    todo = add("todo", "mine, held")
+    assert coop("take", todo).code == 0
+    git(hooked, "checkout", "-q", "-b", "bobs")
+    theirs = teammates_commit(hooked, f"Bob's fix\n\nCoop-Done: {todo}\n", "bob.txt")
+    git(hooked, "checkout", "-q", "main")
+    picked = subprocess.run(
+        ["git", "cherry-pick", theirs], cwd=hooked, capture_output=True, text=True, check=True
+    )
+    copy = head(hooked)
+    assert item(todo)["status"] == "taken"  # not closed in alice's name by bob's trailer
+    [entry] = journal.entries(str(hooked / ".git"))
+    short = entry["id"][:8]
+    assert (entry["state"], entry["authored_by"]) == ("unconfirmed", "bob@example.com")
+    lines = [line for line in picked.stderr.splitlines() if line.startswith("gitcoop:")]
+    assert len(lines) == 1 and "authored by bob@example.com" in lines[0]
+    assert f"git coop hook confirm {short}" in lines[0]
+    assert coop("list").err == "gitcoop: 1 trailer waits: git coop hook replay\n"
+    replayed = coop("hook", "replay")
+    assert f"git coop hook confirm {short}" in replayed.out
+    assert item(todo)["status"] == "taken"  # a replay confirms nothing
+
+    confirmed = coop("hook", "confirm", short)
+    assert confirmed.code == 0, confirmed.err
+    shown = item(todo)
+    assert (shown["status"], shown["closed_by"], shown["commit_sha"]) == (
+        "done",
+        "alice@example.com",
+        copy,
+    )
+    done = coop("log", todo, "--json").json()[-1]
+    assert (done["verb"], done["author"], done["actor"]) == (
+        "done",
+        "bob@example.com",
+        "alice@example.com",
+    )
+    assert not journal.has_entries(str(hooked / ".git"))
+    assert coop("hook", "confirm", short).code == 1  # gone: nothing left to confirm
+
+
+def test_a_commit_you_wrote_for_someone_else_waits_too(hooked: Path) -> None:
+    todo = add("todo", "written for bob")
+    commit(
+        hooked, f"For bob\n\nCoop-Done: {todo}\n", "x.txt", None, "--author=bob <bob@example.com>"
+    )
+    assert item(todo)["status"] == "open"
+    assert journal.entries(str(hooked / ".git"))[0]["state"] == "unconfirmed"
+
+
+def test_a_rebased_commit_of_your_own_is_recorded_as_ever(hooked: Path) -> None:
+    todo = add("todo", "rebased")
+    git(hooked, "checkout", "-q", "-b", "topic")
+    commit(hooked, f"Topic\n\nCoop-Done: {todo}\n", name="topic.txt")
+    git(hooked, "checkout", "-q", "main")
+    commit(hooked, "Main moves\n", name="main.txt")
+    git(hooked, "checkout", "-q", "topic")
+    git(hooked, "rebase", "-q", "main")
+    assert item(todo)["commit_sha"] == head(hooked)
+    assert not journal.has_entries(str(hooked / ".git"))
+
+
+def test_confirm_is_only_for_a_teammates_trailers(hooked: Path) -> None:
+    todo = add("todo", "refused, not unconfirmed")
+    assert coop("take", todo, "--as", "bob@example.com").code == 0
+    commit(hooked, f"Mine\n\nCoop-Done: {todo}\n", name="mine.txt")
+    [entry] = journal.entries(str(hooked / ".git"))
+    assert entry["state"] == "refused"
+    confirmed = coop("hook", "confirm", entry["id"][:8])
+    assert confirmed.code == 2
+    assert "waits for no confirmation — git coop hook replay" in confirmed.err
+    assert journal.entries(str(hooked / ".git"))[0]["state"] == "refused"
