@@ -85,3 +85,20 @@ def test_backfill_of_a_second_close_of_a_commit_not_here_records_it(
     assert applied.code == 0, applied.err
     assert f"keeps {unpushed[:7]} as its record" in applied.out
     assert show(a, todo)["related_commits"] == [head(a)]
+
+
+def test_a_branch_that_points_at_nothing_is_not_asked_about(
+    ledger: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with_gitcoop_on_path(monkeypatch)
+    assert coop_in(ledger, "hooks", "install").code == 0
+    todo = coop_in(ledger, "add", "todo", "twice", "--json").json()["id"]
+    commit(ledger, f"First\n\nCoop-Done: {todo}\n", name="one.txt")
+    first = head(ledger)
+    git(ledger, "symbolic-ref", "refs/heads/alias", "refs/heads/nowhere")
+    second = commit(ledger, f"Second\n\nCoop-Done: {todo}\n", name="two.txt")
+    assert "unexpectedly" not in second.stderr
+    shown = show(ledger, todo)
+    assert (shown["commit_sha"], shown["related_commits"]) == (first, [head(ledger)])
+    listed = coop_in(ledger, "hooks", "backfill")
+    assert listed.code == 0, listed.err
