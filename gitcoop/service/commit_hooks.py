@@ -22,7 +22,7 @@ from gitcoop.domain.records import Item
 from gitcoop.domain.timefmt import format_instant
 from gitcoop.errors import NoLedger
 from gitcoop.service.context import Context
-from gitcoop.service.recording import KEY_OF_VERB, SHORT_ID, Entry, Outcome, attempt
+from gitcoop.service.recording import SHORT_ID, Entry, Outcome, attempt, describe
 from gitcoop.store import journal, search, worktree
 from gitcoop.store.journal import Incoming
 from gitcoop.store.repository import Repo
@@ -75,7 +75,7 @@ def commit_entry(
     if not found:
         return None
     summary = trailers.subject(commit.message)
-    foreign = not backfill and not authored_by(commit, actor)
+    foreign = not backfill and not own_commit(commit, actor)
     requests = [_request(t.verb, t.ref, commit, summary, backfill, foreign) for t in found]
     entry = _entry(ctx, "trailers", actor, commit=commit.sha, requests=requests)
     if foreign:  # recorded only once someone confirms it (service/recording.py)
@@ -83,7 +83,7 @@ def commit_entry(
     return entry
 
 
-def authored_by(commit: CommitInfo, actor: str | None) -> bool:
+def own_commit(commit: CommitInfo, actor: str | None) -> bool:
     """Whether whoever commits wrote the commit: its author commits it, or acts.
 
     A cherry-pick, a rebase or `git am` of a teammate's work keeps the teammate
@@ -212,19 +212,6 @@ def hook_lines(outcome: Outcome, entry: Entry) -> list[str]:
             "git coop hook replay)"
         ]
     return []
-
-
-def describe(entry: Entry) -> str:
-    if entry.get("kind") == "rewrite":
-        return f"the rewrite of {len(entry.get('pairs') or [])} commit(s)"
-    if entry.get("kind") != "trailers":
-        return "a journal entry"
-    named = ", ".join(
-        f"{KEY_OF_VERB.get(str(r.get('verb')), r.get('verb'))} {r.get('ref')}"
-        for r in entry.get("requests") or []
-        if isinstance(r, dict)
-    )
-    return f"{named} of {str(entry.get('commit', ''))[:7]}"
 
 
 # -- the message suggestion ---------------------------------------------------------------

@@ -54,11 +54,8 @@ def attempt(ctx: Context, entry: Entry, lock_timeout: float) -> tuple[list[Outco
     if problem is not None:
         return [Outcome("broken", problem)], {**entry, "state": "broken", "reason": problem}
     if entry.get("authored_by") and not entry.get("confirmed"):
-        return [Outcome("unconfirmed", unconfirmed_text(entry))], {
-            **entry,
-            "state": "unconfirmed",
-            "reason": unconfirmed_text(entry),
-        }
+        why = unconfirmed_text(entry)
+        return [Outcome("unconfirmed", why)], {**entry, "state": "unconfirmed", "reason": why}
     try:
         outcomes = record(ctx, entry, lock_timeout)
     except UsageError as error:  # the entry itself is wrong (an identity that names no one)
@@ -87,13 +84,20 @@ def attempt(ctx: Context, entry: Entry, lock_timeout: float) -> tuple[list[Outco
 
 def unconfirmed_text(entry: Entry) -> str:
     """Why a teammate's trailer waits: what it asks is theirs to say, or yours to confirm."""
+    return f"{describe(entry)} was authored by {entry['authored_by']}, not by you"
+
+
+def describe(entry: Entry) -> str:
+    if entry.get("kind") == "rewrite":
+        return f"the rewrite of {len(entry.get('pairs') or [])} commit(s)"
+    if entry.get("kind") != "trailers":
+        return "a journal entry"
     named = ", ".join(
         f"{KEY_OF_VERB.get(str(r.get('verb')), r.get('verb'))} {r.get('ref')}"
-        for r in _requests(entry)
+        for r in entry.get("requests") or []
         if isinstance(r, dict)
     )
-    sha = str(entry.get("commit", ""))[:7]
-    return f"{named} of {sha} was authored by {entry['authored_by']}, not by you"
+    return f"{named} of {str(entry.get('commit', ''))[:7]}"
 
 
 def _broken(entry: Entry, reason: str) -> tuple[list[Outcome], Entry]:

@@ -21,13 +21,14 @@ from dataclasses import field
 from gitcoop.domain.frozen import frozen
 from gitcoop.domain.timefmt import format_instant
 from gitcoop.errors import UsageError
-from gitcoop.service.commit_hooks import describe, from_incoming
+from gitcoop.service.commit_hooks import from_incoming
 from gitcoop.service.context import Context
 from gitcoop.service.recording import (
     SHORT_ID,
     Entry,
     Outcome,
     attempt,
+    describe,
     malformed,
     retried_by_every_command,
 )
