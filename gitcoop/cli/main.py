@@ -134,7 +134,8 @@ def main(argv: list[str] | None = None) -> int:
     from gitcoop.cli import terminal
     from gitcoop.domain import progress
 
-    args = sys.argv[1:] if argv is None else argv
+    terminal.escape_unencodable()  # before anything is printed, errors included
+    args = [_utf8(arg) for arg in (sys.argv[1:] if argv is None else argv)]
     undecodable = next((n for n, arg in enumerate(args, 1) if _surrogate(arg)), None)
     if undecodable is not None:  # bytes that are not UTF-8: nothing can store or show them
         warn(
@@ -313,6 +314,17 @@ def _environment(error: Exception) -> CoopError | None:
     from gitcoop.store.environment import failure
 
     return failure(error, "the command", wrote_nothing=False)
+
+
+def _utf8(arg: str) -> str:
+    """An argument Python decoded with a locale that is not UTF-8 (a C locale without
+    UTF-8 mode reads each byte beyond ASCII as a lone surrogate), read again as UTF-8."""
+    if not _surrogate(arg):
+        return arg
+    try:
+        return os.fsencode(arg).decode("utf-8")
+    except (UnicodeError, ValueError):
+        return arg  # not UTF-8 either: refused as such
 
 
 def _surrogate(arg: str) -> bool:

@@ -20,6 +20,13 @@ when stdout is a terminal (`TERM` not `dumb`), unless `NO_COLOR` is set
 turns it on anywhere. `width` is the terminal's width for tables to fit
 (None when stdout is not a terminal: nothing is cut then).
 
+The streams themselves escape what their encoding cannot hold
+(`escape_unencodable`, set once as a command starts): a stdout in ASCII or
+Latin-1 (`PYTHONIOENCODING`, a C locale) writes such a character as `\\u00e9`
+(a pair of `\\ud83d\\ude00` beyond the BMP) instead of failing. That form is
+JSON's own escape, so `--json` output stays JSON and reads back the same text,
+and in plain text it reads as the escapes above do.
+
 `Meter` shows how far long work has come, on stderr, as git does: only when
 stderr is a terminal, only once the work has run for DELAY seconds
 (`COOP_PROGRESS_DELAY`, like `GIT_PROGRESS_DELAY`), one line redrawn in place.
@@ -28,6 +35,7 @@ stderr is a terminal, only once the work has run for DELAY seconds
 from __future__ import annotations
 
 import _thread
+import codecs
 import os
 import sys
 import time
@@ -74,6 +82,35 @@ def printable(text: str, lines: bool = False) -> str:
     if lines and "\n" in text:
         return "\n".join(unsafe().sub(_escaped, part) for part in text.split("\n"))
     return unsafe().sub(_escaped, text)
+
+
+ESCAPE_ERRORS = "gitcoop-escape"  # the error handler the standard streams are given
+
+
+def _escape_unencodable(error: UnicodeError) -> tuple[str, int]:
+    """A codec error handler: what the encoding cannot hold, as JSON's `\\uXXXX` escapes."""
+    if not isinstance(error, UnicodeEncodeError):
+        raise error
+    return "".join(map(_json_escape, error.object[error.start : error.end])), error.end
+
+
+def _json_escape(char: str) -> str:
+    code = ord(char)
+    if code <= 0xFFFF:
+        return f"\\u{code:04x}"
+    code -= 0x10000  # beyond the BMP: a surrogate pair, as JSON spells it
+    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
+
+
+def escape_unencodable() -> None:
+    """Make stdout and stderr escape what their encoding cannot hold instead of failing:
+    the one place every output path (text, --json, errors) meets an encoding."""
+    codecs.register_error(ESCAPE_ERRORS, _escape_unencodable)
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)  # a StringIO has none: it holds all
+        if reconfigure is not None:
+            with suppress(ValueError, OSError):  # a closed stream: nothing will be written
+                reconfigure(errors=ESCAPE_ERRORS)
 
 
 class Styled(str):
