@@ -82,12 +82,28 @@ def walkthrough(run: Callable[[list[str]], int], keep: bool, as_json: bool = Fal
         step(
             BOB,
             "2026-11-29T14:10:00Z",
-            ["done", todo, "--summary", "retry on EAGAIN", "--commit", "1a2b3c4"],
+            [
+                "done",
+                todo,
+                "--summary",
+                "retry on EAGAIN",
+                "--commit",
+                "1a2b3c4",
+                "--commit-elsewhere",
+            ],
         )
         step(
             BOB,
             "2026-11-29T14:11:00Z",
-            ["done", todo, "--summary", "retry on EAGAIN", "--commit", "1a2b3c4"],
+            [
+                "done",
+                todo,
+                "--summary",
+                "retry on EAGAIN",
+                "--commit",
+                "1a2b3c4",
+                "--commit-elsewhere",
+            ],
         )
         step(ALICE, "2026-11-29T14:12:00Z", ["log", todo])
         step(ALICE, "2026-11-29T14:12:00Z", ["list"])

@@ -37,7 +37,18 @@ IdArg = Annotated[str, typer.Argument(metavar="ID", help="An item id or any uniq
 SummaryOpt = Annotated[
     str | None, typer.Option("--summary", help="What was done (the result summary).")
 ]
-CommitOpt = Annotated[str | None, typer.Option("--commit", help="The commit sha that did it.")]
+CommitOpt = Annotated[
+    str | None,
+    typer.Option("--commit", help="The commit that did it: a sha or a revision this clone has."),
+]
+CommitElsewhereOpt = Annotated[
+    bool,
+    typer.Option(
+        "--commit-elsewhere",
+        help="Record --commit as given when this clone does not have that commit "
+        "(another clone's, or not fetched yet).",
+    ),
+]
 EvidenceOpt = Annotated[
     list[str] | None,
     typer.Option("--evidence", metavar="PATH:LINE[:QUOTE]", help="Where the code shows it."),
@@ -105,6 +116,21 @@ def print_written(shown: Shown, as_json: bool, verb: str) -> None:
         say(f"{past} {shown.label}: {shown.item.title} [{shown.item.status}]")
     for note in notes:
         say(f"  {note}")
+
+
+def commit_checked(commit: str | None, elsewhere: bool) -> bool:
+    """--commit-elsewhere, which only goes with --commit."""
+    if elsewhere and commit is None:
+        raise UsageError("--commit-elsewhere goes with --commit SHA")
+    return elsewhere
+
+
+def tell_as_given(ctx: Context, commit: str | None, elsewhere: bool) -> None:
+    """Say plainly, after the write, that a commit this clone lacks was recorded as given."""
+    from gitcoop.service.context import commit_here
+
+    if elsewhere and commit is not None and not commit_here(ctx, commit):
+        warn(f"gitcoop: commit {commit[:12]} is not in this repository — recorded as given")
 
 
 def lost_line(conflicts: list[dict[str, Any]], label: str, actor: str | None) -> str:
@@ -399,12 +425,17 @@ def register(app: typer.Typer) -> None:
         expect: int | None,
         as_json: bool,
         offline: bool = False,
+        commit_elsewhere: bool = False,
     ) -> None:
         from gitcoop.service import ledger
 
         ctx = make_context(actor, session, expect, offline)
-        shown = ledger.act(ctx, item, verb, {k: v for k, v in args.items() if v})
+        given = {k: v for k, v in args.items() if v}
+        shown = ledger.act(
+            ctx, item, verb, given, commit_checked(args.get("commit"), commit_elsewhere)
+        )
         print_written(shown, as_json, past)
+        tell_as_given(ctx, args.get("commit"), commit_elsewhere)
         if verb == "take" and not _hinted(ctx):  # said once: later takes load nothing for it
             from gitcoop.cli.hooks_commands import hint_on_take
 
@@ -451,6 +482,7 @@ def register(app: typer.Typer) -> None:
         item: IdArg,
         summary: SummaryOpt = None,
         commit: CommitOpt = None,
+        commit_elsewhere: CommitElsewhereOpt = False,
         force: ForceOpt = False,
         actor: AsOpt = None,
         session: SessionOpt = None,
@@ -459,13 +491,15 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Finish a todo (an open one in one call). A second done only amends."""
         args = {"summary": summary, "commit": commit, "force": force}
-        transition("done", "done", item, args, actor, session, expect, as_json)
+        elsewhere = commit_elsewhere
+        transition("done", "done", item, args, actor, session, expect, as_json, False, elsewhere)
 
     @app.command()
     def close(
         item: IdArg,
         summary: SummaryOpt = None,
         commit: CommitOpt = None,
+        commit_elsewhere: CommitElsewhereOpt = False,
         reason: ReasonOpt = None,
         force: ForceOpt = False,
         actor: AsOpt = None,
@@ -475,7 +509,8 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Close a request or queue item. The first close is the record."""
         args = {"summary": summary, "commit": commit, "reason": reason, "force": force}
-        transition("close", "closed", item, args, actor, session, expect, as_json)
+        elsewhere = commit_elsewhere
+        transition("close", "closed", item, args, actor, session, expect, as_json, False, elsewhere)
 
     @app.command()
     def abandon(

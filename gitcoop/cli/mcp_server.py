@@ -176,6 +176,7 @@ def report(
     reason: str | None = None,
     summary: str | None = None,
     commit: str | None = None,
+    commit_elsewhere: bool = False,
     note: str | None = None,
     session: str | None = None,
     expect_version: int | None = None,
@@ -185,6 +186,7 @@ def report(
         reason=reason,
         summary=summary,
         commit=commit,
+        commit_elsewhere=commit_elsewhere,
         note=note,
         expect_version=expect_version,
     )
@@ -195,6 +197,7 @@ def finish(
     id: str,
     outcome: str,
     commit: str | None = None,
+    commit_elsewhere: bool = False,
     reason: str | None = None,
     failure: str | None = None,
     force: bool = False,
@@ -205,6 +208,7 @@ def finish(
     (reason) or ready (failure). An identical repeat writes nothing."""
     options = flags(
         commit=commit,
+        commit_elsewhere=commit_elsewhere,
         reason=reason,
         failure=failure,
         force=force,
@@ -217,13 +221,19 @@ def done(
     id: str,
     summary: str | None = None,
     commit: str | None = None,
+    commit_elsewhere: bool = False,
     force: bool = False,
     session: str | None = None,
     expect_version: int | None = None,
 ) -> CallToolResult:
     """Finish a todo; an identical repeat writes nothing, a second done only amends."""
     options = flags(
-        summary=summary, commit=commit, force=force, session=session, expect_version=expect_version
+        summary=summary,
+        commit=commit,
+        commit_elsewhere=commit_elsewhere,
+        force=force,
+        session=session,
+        expect_version=expect_version,
     )
     return run(["done"], options, [id])
 

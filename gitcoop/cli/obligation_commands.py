@@ -8,7 +8,16 @@ import click
 import typer
 
 from gitcoop.cli import render
-from gitcoop.cli.ledger_commands import CommitOpt, IdArg, ReasonOpt, SummaryOpt, print_written
+from gitcoop.cli.ledger_commands import (
+    CommitElsewhereOpt,
+    CommitOpt,
+    IdArg,
+    ReasonOpt,
+    SummaryOpt,
+    commit_checked,
+    print_written,
+    tell_as_given,
+)
 from gitcoop.cli.options import AsOpt, ExpectOpt, JsonOpt, make_context
 from gitcoop.cli.terminal import say
 from gitcoop.domain import obligations
@@ -50,6 +59,7 @@ def register(app: typer.Typer) -> None:
         reason: ReasonOpt = None,
         summary: SummaryOpt = None,
         commit: CommitOpt = None,
+        commit_elsewhere: CommitElsewhereOpt = False,
         note: NoteOpt = None,
         force: Annotated[bool, typer.Option("--force", hidden=True)] = False,
         actor: AsOpt = None,
@@ -75,8 +85,11 @@ def register(app: typer.Typer) -> None:
             "force": force,
         }
         ctx = make_context(actor, None, expect)
-        shown = ledger.act(ctx, item, "report", {k: v for k, v in args.items() if v})
+        given = {k: v for k, v in args.items() if v}
+        elsewhere = commit_checked(commit, commit_elsewhere)
+        shown = ledger.act(ctx, item, "report", given, elsewhere)
         print_written(shown, as_json, f"reported {status} on")
+        tell_as_given(ctx, commit, elsewhere)
 
     @app.command()
     def review(
@@ -98,6 +111,7 @@ def register(app: typer.Typer) -> None:
         reason: ReasonOpt = None,
         summary: SummaryOpt = None,
         commit: CommitOpt = None,
+        commit_elsewhere: CommitElsewhereOpt = False,
         actor: AsOpt = None,
         expect: ExpectOpt = None,
         as_json: JsonOpt = False,
@@ -128,8 +142,11 @@ def register(app: typer.Typer) -> None:
                 raise UsageError("--after must be between 30s and 30d")
             args["delay_seconds"] = int(delay.total_seconds())
         ctx = make_context(actor, None, expect)
-        shown = ledger.act(ctx, item, "review", {k: v for k, v in args.items() if v})
+        given = {k: v for k, v in args.items() if v}
+        elsewhere = commit_checked(commit, commit_elsewhere)
+        shown = ledger.act(ctx, item, "review", given, elsewhere)
         print_written(shown, as_json, f"reviewed ({decision})")
+        tell_as_given(ctx, commit, elsewhere)
 
     @app.command()
     def ack(

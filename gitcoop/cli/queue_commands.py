@@ -9,7 +9,14 @@ import click
 import typer
 
 from gitcoop.cli import render
-from gitcoop.cli.ledger_commands import IdArg, ReasonOpt, print_written
+from gitcoop.cli.ledger_commands import (
+    CommitElsewhereOpt,
+    IdArg,
+    ReasonOpt,
+    commit_checked,
+    print_written,
+    tell_as_given,
+)
 from gitcoop.cli.options import (
     AsOpt,
     ExpectOpt,
@@ -182,6 +189,7 @@ def register(app: typer.Typer) -> None:
         commit: Annotated[
             str | None, typer.Option("--commit", metavar="SHA", help="done: the commit's sha.")
         ] = None,
+        commit_elsewhere: CommitElsewhereOpt = False,
         reason: ReasonOpt = None,
         failure: Annotated[
             str | None, typer.Option("--failure", metavar="TEXT", help="ready: what went wrong.")
@@ -203,8 +211,11 @@ def register(app: typer.Typer) -> None:
         if not value:
             raise UsageError(f"finish {outcome} needs {flag}")
         args = {"commit": commit, "reason": reason, "failure": failure, "force": force}
-        shown = queue.finish(make_context(actor, None, expect), item, outcome, **args)
+        ctx = make_context(actor, None, expect)
+        elsewhere = commit_checked(commit, commit_elsewhere)
+        shown = queue.finish(ctx, item, outcome, elsewhere, **args)
         print_written(shown[0], as_json, f"finished ({outcome})")
+        tell_as_given(ctx, commit, elsewhere)
         if not as_json:
             for parent in shown[1:]:
                 title = printable(parent.item.title)

@@ -55,15 +55,26 @@ class Context:
 SHA_RE = lazy(r"^[0-9a-f]{7,64}\Z")
 
 
-def commit_named(repo: Repo, text: str) -> str:
-    """--commit as a full sha: a revision resolved here, or a sha kept as given
-    (it may be a commit only another clone has)."""
+def commit_named(repo: Repo, text: str, elsewhere: bool = False) -> str:
+    """--commit as a full sha: a revision resolved here; with `elsewhere`
+    (--commit-elsewhere), a sha this clone does not have is kept as given (a commit
+    only another clone has, or one not fetched yet)."""
     found = repo.commit_sha(text)
     if found is not None:
         return found
-    if SHA_RE.match(text):
-        return text
-    raise UsageError(f"--commit {text!r} names no commit here — give a sha or a revision")
+    if not SHA_RE.match(text):
+        raise UsageError(f"--commit {text!r} names no commit here — give a sha or a revision")
+    if not elsewhere:
+        raise UsageError(
+            f"--commit {text} is not a commit in this repository — fetch it first, "
+            "or record it as given with --commit-elsewhere"
+        )
+    return text
+
+
+def commit_here(ctx: Context, text: str) -> bool:
+    """Whether --commit `text` names a commit this repository has."""
+    return ctx.repo().commit_sha(text) is not None
 
 
 def fsync_wanted(repo: Repo) -> bool:

@@ -101,11 +101,15 @@ def add(
     return write(ctx, plan).first()
 
 
-def act(ctx: Context, ref: str, verb: str, args: Mapping[str, Any]) -> Shown:
-    """take, release, done, close, abandon, note, report, review, edit... on one item."""
+def act(
+    ctx: Context, ref: str, verb: str, args: Mapping[str, Any], commit_elsewhere: bool = False
+) -> Shown:
+    """take, release, done, close, abandon, note, report, review, edit... on one item.
+
+    A `commit` must name a commit here, unless `commit_elsewhere` keeps a sha as given."""
     args = dict(args)
     if isinstance(args.get("commit"), str):
-        args["commit"] = commit_named(ctx.repo(), args["commit"])
+        args["commit"] = commit_named(ctx.repo(), args["commit"], commit_elsewhere)
     if verb == "take":  # a take of blocked work is refused unless --force
         return take(ctx, ref, args)
     return write(ctx, [Intent(ref, verb, args, expect=ctx.expect_version)]).first()

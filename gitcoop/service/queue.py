@@ -232,11 +232,15 @@ def split(ctx: Context, ref: str, titles: list[str]) -> tuple[Shown, list[Shown]
     return written.shown(parent_id), [written.shown(c) for c in child_ids]
 
 
-def finish(ctx: Context, ref: str, outcome: str, **args: Any) -> list[Shown]:
-    """End a round; the first item shown is the one finished (a closed parent may follow)."""
+def finish(
+    ctx: Context, ref: str, outcome: str, commit_elsewhere: bool = False, **args: Any
+) -> list[Shown]:
+    """End a round; the first item shown is the one finished (a closed parent may follow).
+
+    A `commit` must name a commit here, unless `commit_elsewhere` keeps a sha as given."""
 
     if isinstance(args.get("commit"), str):
-        args["commit"] = commit_named(ctx.repo(), args["commit"])
+        args["commit"] = commit_named(ctx.repo(), args["commit"], commit_elsewhere)
 
     def plan(snapshot: Snapshot) -> list[Intent]:
         given = {k: v for k, v in args.items() if v}

@@ -30,12 +30,14 @@ def test_the_walkthrough_of_the_readme(ledger: Path) -> None:
     listing = coop("list").out
     assert "Fix the flaky queue test" in listing and "Review the release notes" in listing
     assert coop("take", todo).code == 0
-    assert coop("done", todo, "--summary", "fixed", "--commit", "1a2b3c4").code == 0
+    git(Path.cwd(), "commit", "-q", "--allow-empty", "-m", "the fix")
+    head = git(Path.cwd(), "rev-parse", "HEAD").strip()
+    assert coop("done", todo, "--summary", "fixed", "--commit", head[:7]).code == 0
     shown = coop("show", todo, "--json").json()
     assert (shown["status"], shown["result_summary"], shown["commit_sha"]) == (
         "done",
         "fixed",
-        "1a2b3c4",
+        head,
     )
     assert [e["verb"] for e in coop("log", todo, "--json").json()] == ["add", "take", "done"]
     assert "settled: 1 done" in coop("list").out
@@ -71,9 +73,11 @@ def test_foreign_take_refuses_naming_holder_and_since(ledger: Path) -> None:
 
 def test_identical_repeat_close_writes_nothing_and_a_correction_is_an_edit(ledger: Path) -> None:
     todo = coop("add", "todo", "x").out.strip()
-    coop("done", todo, "--summary", "a", "--commit", "abc1234")
+    coop("done", todo, "--summary", "a", "--commit", "abc1234", "--commit-elsewhere")
     tip = ref_tip(ledger)
-    assert coop("done", todo, "--summary", "a", "--commit", "abc1234").code == 0
+    assert (
+        coop("done", todo, "--summary", "a", "--commit", "abc1234", "--commit-elsewhere").code == 0
+    )
     assert ref_tip(ledger) == tip
     coop("done", todo, "--summary", "b")
     edit = coop("log", todo, "--json").json()[-1]
@@ -94,10 +98,50 @@ def test_commit_names_resolve_to_full_shas_and_nonsense_is_refused(ledger: Path)
     todo = coop("add", "todo", "x").out.strip()
     refused = coop("done", todo, "--commit", "not-a-commit")
     assert refused.code == 2 and "names no commit here" in refused.err
-    assert coop("done", todo, "--commit", "HEAD", "--json").json()["commit_sha"] == head
-    other = coop("add", "todo", "y").out.strip()
-    elsewhere = "0123456789abcdef0123456789abcdef01234567"  # a commit only another clone has
-    assert coop("done", other, "--commit", elsewhere, "--json").json()["commit_sha"] == elsewhere
+    shown = coop("done", todo, "--commit", head[:7], "--json")
+    assert shown.json()["commit_sha"] == head and shown.err == ""
+
+
+ELSEWHERE = "0123456789abcdef0123456789abcdef01234567"  # a commit only another clone has
+
+
+def test_a_commit_this_clone_lacks_is_refused_unless_recorded_as_given(ledger: Path) -> None:
+    todo = coop("add", "todo", "x").out.strip()
+    tip = ref_tip(ledger)
+    for sha in ("deadbeef", ELSEWHERE):
+        refused = coop("done", todo, "--commit", sha, "--json")
+        assert refused.code == 2, refused.err
+        assert refused.json()["error"]["code"] == "usage"
+        assert refused.err.strip() == (
+            f"gitcoop: --commit {sha} is not a commit in this repository — fetch it first, "
+            "or record it as given with --commit-elsewhere"
+        )
+    assert ref_tip(ledger) == tip  # nothing was written
+    nonsense = coop("done", todo, "--commit", "zzzz", "--commit-elsewhere")
+    assert nonsense.code == 2 and "names no commit here" in nonsense.err
+    given = coop("done", todo, "--commit", ELSEWHERE, "--commit-elsewhere", "--json")
+    assert given.code == 0, given.err
+    assert given.json()["commit_sha"] == ELSEWHERE
+    assert given.err.strip() == (
+        f"gitcoop: commit {ELSEWHERE[:12]} is not in this repository — recorded as given"
+    )
+
+
+def test_every_command_that_takes_a_commit_checks_it(ledger: Path) -> None:
+    git(ledger, "commit", "-q", "--allow-empty", "-m", "work")
+    head = git(ledger, "rev-parse", "HEAD").strip()
+    request = coop("add", "request", "r").out.strip()
+    assert coop("close", request, "--commit", "deadbeef").code == 2
+    assert coop("close", request, "--commit", "HEAD", "--json").json()["commit_sha"] == head
+    reported = coop("add", "todo", "r").out.strip()
+    coop("take", reported)
+    assert coop("report", reported, "done", "--commit", "deadbeef").code == 2
+    assert coop("report", reported, "done", "--commit", "deadbeef", "--commit-elsewhere").code == 0
+    reviewed = coop("add", "todo", "v").out.strip()
+    coop("take", reviewed, env=BOB)
+    assert coop("review", reviewed, "close", "--commit", "deadbeef").code == 2
+    closed = coop("review", reviewed, "close", "--commit", "deadbeef", "--commit-elsewhere")
+    assert closed.code == 0, closed.err
 
 
 def test_titles_are_one_line_and_shared_text_is_shown_escaped(ledger: Path) -> None:
@@ -458,13 +502,15 @@ def test_the_holder_backfills_the_commit_after_a_chiefs_close(ledger: Path) -> N
     todo = coop("add", "todo", "work").out.strip()
     coop("take", todo, "--session", "s1", env=BOB)
     assert coop("review", todo, "close", "--as", CHIEF).code == 0
-    backfill = coop("done", todo, "--commit", "abc1234", env=BOB)
+    backfill = coop("done", todo, "--commit", "abc1234", "--commit-elsewhere", env=BOB)
     assert backfill.code == 0, backfill.err
     assert backfill.out.startswith(f"amended {todo}")
     assert "amended commit: none -> abc1234" in backfill.out
     shown = coop("show", todo, "--json").json()
     assert (shown["closed_by"], shown["commit_sha"]) == (CHIEF, "abc1234")
-    stranger = coop("done", todo, "--commit", "def5678", "--as", "dave@example.com")
+    stranger = coop(
+        "done", todo, "--commit", "def5678", "--commit-elsewhere", "--as", "dave@example.com"
+    )
     assert stranger.code == 1 and "bob@example.com" in stranger.err
 
 
@@ -491,7 +537,17 @@ def test_a_capped_defer_says_it_was_capped(ledger: Path) -> None:
 def test_review_close_takes_a_summary_and_a_commit(ledger: Path) -> None:
     todo = coop("add", "todo", "x").out.strip()
     coop("take", todo, env=BOB)
-    closed = coop("review", todo, "close", "--summary", "by hand", "--commit", "abc1234", "--json")
+    closed = coop(
+        "review",
+        todo,
+        "close",
+        "--summary",
+        "by hand",
+        "--commit",
+        "abc1234",
+        "--commit-elsewhere",
+        "--json",
+    )
     assert closed.code == 0, closed.err
     assert (closed.json()["result_summary"], closed.json()["commit_sha"]) == ("by hand", "abc1234")
     assert coop("review", todo, "defer", "--summary", "x").code == 2

@@ -83,7 +83,7 @@ def test_queue_groups_in_triage_order_with_reasons(code: Code) -> None:
 def test_settled_items_are_counted_and_shown_with_all(code: Code) -> None:
     label = ready(code, "Fix toast")
     coop("pick")
-    assert coop("finish", label, "done", "--commit", "abc1234").code == 0
+    assert coop("finish", label, "done", "--commit", "abc1234", "--commit-elsewhere").code == 0
     out = coop("queue").out
     assert "settled: 1 done — git coop queue --all" in out
     assert "Fix toast" in coop("queue", "--all").out
@@ -194,7 +194,7 @@ def test_split_into_children_closes_the_parent_when_all_settle(code: Code) -> No
     code.plan(A=CONFIRM, B={"verdict": "stale", "reason": "gone"})
     coop("verify")
     coop("pick")
-    out = coop("finish", children[0], "done", "--commit", "abc1234")
+    out = coop("finish", children[0], "done", "--commit", "abc1234", "--commit-elsewhere")
     assert "all its children are settled" in out.out
     parent_now = coop("show", parent, "--json").json()
     assert parent_now["status"] == "closed"

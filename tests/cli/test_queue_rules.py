@@ -261,7 +261,9 @@ def test_finish_takes_expect_version_and_an_identical_repeat_writes_nothing(code
     repeat = coop(*done, "--json", "--expect-version", str(version + 2))
     assert repeat.code == 0 and repeat.json()["status"] == "done"
     assert ledger_tip(code) == tip
-    other = coop("finish", item_id, "done", "--commit", "abc1234")
+    unknown = coop("finish", item_id, "done", "--commit", "abc1234")
+    assert unknown.code == 2 and "--commit-elsewhere" in unknown.err  # no such commit here
+    other = coop("finish", item_id, "done", "--commit", "abc1234", "--commit-elsewhere")
     assert other.code == 1  # a different ending is not a repeat
     retry = ready(code, "Fix retry toast")
     coop("pick")

@@ -115,7 +115,7 @@ def test_closing_the_last_child_by_any_verb_closes_a_split_parent(code: Code) ->
     for _ in children:
         picked = coop("pick", "--json")
         assert picked.code == 0, picked.err
-        done = coop("close", picked.json()["id"], "--commit", "abc1234")
+        done = coop("close", picked.json()["id"], "--commit", "abc1234", "--commit-elsewhere")
         assert done.code == 0, done.err
     assert coop("show", parent, "--json").json()["status"] == "closed"
 
@@ -126,7 +126,16 @@ def test_every_event_of_a_commit_is_by_the_commits_author(code: Code) -> None:
     code.plan(A=CONFIRM, B={"verdict": "stale", "reason": "gone"})
     assert coop("verify").code == 0
     picked = coop("pick", "--json", "--as", "bob@example.com").json()
-    assert coop("finish", picked["id"], "done", "--commit", "abc1234", "--as", "bob@example.com")
+    assert coop(
+        "finish",
+        picked["id"],
+        "done",
+        "--commit",
+        "abc1234",
+        "--commit-elsewhere",
+        "--as",
+        "bob@example.com",
+    )
     settle = coop("log", parent, "--json").json()[-1]
     assert (settle["verb"], settle["actor"]) == ("settle", "bob@example.com")
     author = git(code.path, "log", "-1", "--format=%ae %s", "refs/coop/ledger").strip()
