@@ -45,6 +45,26 @@ def identity_problem(who: str) -> str | None:
     )
 
 
+# An email address as people type one: no space, one @ with something on each side.
+EMAIL_RE = lazy(r"^[^\s@]+@[^\s@]+\Z")
+
+
+def acting_problem(who: str, configured: str | None) -> str | None:
+    """Why `who` cannot act, or None when it can: it must name a person in the ledger
+    (`identity_problem`) and look like someone, an email address or exactly the
+    identity git is configured with (`configured`, user.email), whatever its shape.
+
+    Only who acts now is held to this; what the shared ledger already records is
+    judged by `identity_problem` alone, so no older event becomes unreadable."""
+    problem = identity_problem(who)
+    if problem is not None or EMAIL_RE.match(who) or who == configured:
+        return problem
+    return (
+        f"{who!r} does not look like anyone — act as an email address "
+        "(--as, COOP_ACTOR) or as git config user.email here"
+    )
+
+
 def session_problem(session: str) -> str | None:
     """Why `session` cannot name a session, or None when it can."""
     if not session.strip():

@@ -89,3 +89,22 @@ def test_shortest_labels_match_a_pairwise_reference(seeds: list[int]) -> None:
                 )
                 shared = max(shared, n)
         assert fast[item_id] == f"{item_id[:3]}{mine[: max(4, shared + 1)]}"
+
+
+@pytest.mark.parametrize(
+    ("who", "configured", "acts"),
+    [
+        ("bob@example.com", None, True),
+        ("agent-3@fleet.example", "alice@example.com", True),
+        ("build-bot", "build-bot", True),  # what git is configured with, whatever its shape
+        ("build-bot", None, False),
+        ("not an email", None, False),
+        ("not an email", "alice@example.com", False),
+        ("bob @example.com", None, False),
+        ("a@b@c", None, False),
+        ("@example.com", None, False),
+        ("a <b@c>", "a <b@c>", False),  # configured or not, it must name a person
+    ],
+)
+def test_who_acts_must_look_like_someone(who: str, configured: str | None, acts: bool) -> None:
+    assert (ids.acting_problem(who, configured) is None) is acts
