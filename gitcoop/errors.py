@@ -85,6 +85,13 @@ class NoLedger(CoopError):
     code = "no_ledger"
 
 
+class UnsupportedRepository(CoopError):
+    """A git repository gitcoop cannot work in yet: the SHA-256 object format."""
+
+    exit_code = 4
+    code = "unsupported_repository"
+
+
 class BadLedger(CoopError):
     """The ledger's content breaks the format or a safety rule."""
 

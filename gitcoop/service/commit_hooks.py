@@ -20,7 +20,7 @@ from gitcoop.domain.frozen import frozen
 from gitcoop.domain.lifecycle import HELD
 from gitcoop.domain.records import Item
 from gitcoop.domain.timefmt import format_instant
-from gitcoop.errors import NoLedger
+from gitcoop.errors import NoLedger, UnsupportedRepository
 from gitcoop.service.context import Context
 from gitcoop.service.recording import SHORT_ID, Entry, Outcome, attempt, describe
 from gitcoop.store import journal, search, worktree
@@ -38,7 +38,14 @@ NO_SUGGESTION_SOURCES = ("message", "merge", "squash", "commit")
 
 def post_commit(ctx: Context) -> list[str]:
     """Record the new HEAD commit's Coop trailers; lines to show on stderr."""
-    repo = ctx.repo()
+    try:
+        repo = ctx.repo()
+    except UnsupportedRepository as refused:  # SHA-256: read with git, journaled
+        commit = worktree.read_commit_by_git()
+        comment = worktree.comment_char_by_git() or "#"
+        actor = ctx.actor or worktree.config_by_git("user.email")
+        entry = None if commit is None else trailers_entry(ctx, commit, actor, comment)
+        return _journal_unopened(refused, entry)
     entry = commit_entry(ctx, repo, worktree.read_commit(repo), acting(ctx, repo))
     if entry is None:
         return []
@@ -52,8 +59,13 @@ def post_rewrite(ctx: Context, kind: str, lines: list[str]) -> list[str]:
     pairs = [line.split()[:2] for line in lines if len(line.split()) >= 2]
     if not pairs:
         return []
-    repo = ctx.repo()
     moved = dict(pairs)
+    try:
+        repo = ctx.repo()
+    except UnsupportedRepository as refused:  # SHA-256: journaled as it is
+        actor = ctx.actor or worktree.config_by_git("user.email")
+        entry = _entry(ctx, "rewrite", actor, how=kind, pairs=pairs)
+        return _journal_unopened(refused, entry, moved)
     journal.update(repo.common_dir, lambda e: _moved_entry(e, moved))
     entry = _entry(ctx, "rewrite", acting(ctx, repo), how=kind, pairs=pairs)
     return _record_or_journal(ctx, repo, entry)
@@ -71,7 +83,14 @@ def commit_entry(
     ctx: Context, repo: Repo, commit: CommitInfo, actor: str | None, backfill: bool = False
 ) -> Entry | None:
     """What a commit's Coop trailers ask, as a journal entry; None when it has none."""
-    found = trailers.coop_trailers(commit.message, worktree.comment_char(repo) or "#")
+    return trailers_entry(ctx, commit, actor, worktree.comment_char(repo) or "#", backfill)
+
+
+def trailers_entry(
+    ctx: Context, commit: CommitInfo, actor: str | None, comment: str, backfill: bool = False
+) -> Entry | None:
+    """`commit_entry`, with git's comment prefix given."""
+    found = trailers.coop_trailers(commit.message, comment)
     if not found:
         return None
     summary = trailers.subject(commit.message)
@@ -185,6 +204,26 @@ def _record_or_journal(ctx: Context, repo: Repo, entry: Entry) -> list[str]:
     return [line for outcome in outcomes for line in hook_lines(outcome, entry)]
 
 
+def _journal_unopened(
+    refused: UnsupportedRepository, entry: Entry | None, moved: dict[str, str] | None = None
+) -> list[str]:
+    """In a repository gitcoop cannot open (SHA-256): what the commit asked waits in the
+    journal, found through git, until a gitcoop that can work there replays it. Nothing
+    asked, nothing said: a commit without trailers loses nothing."""
+    if entry is None:
+        return []
+    common_dir = worktree.common_dir_by_git()
+    if common_dir is None:
+        return [f"gitcoop: {refused.message}; {describe(entry)} could not be journaled"]
+    if moved:
+        journal.update(common_dir, lambda e: _moved_entry(e, moved))
+    journal.append(common_dir, {**entry, "state": "waiting", "reason": refused.message})
+    return [
+        f"gitcoop: {refused.message}",
+        f"gitcoop: {describe(entry)} kept in the journal until gitcoop can record it here",
+    ]
+
+
 def hook_lines(outcome: Outcome, entry: Entry) -> list[str]:
     """What the hook says on stderr about one outcome."""
     if outcome.status in ("recorded",):
@@ -231,7 +270,10 @@ def suggestion(ctx: Context, text: str, source: str | None) -> Suggestion | None
     """The suggestion for a message being edited, or None (not an editor message, none held)."""
     if source in NO_SUGGESTION_SOURCES:
         return None
-    repo = ctx.repo()
+    try:
+        repo = ctx.repo()
+    except UnsupportedRepository:  # post-commit says so, when a commit asks anything
+        return None
     comment = worktree.comment_char(repo)
     snapshot = Snapshot(repo, repo.tip())
     if comment is None or snapshot.commit is None:

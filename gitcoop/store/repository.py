@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, NewType
 
 from gitcoop.domain.frozen import frozen
 from gitcoop.domain.patterns import lazy
-from gitcoop.errors import BadLedger, ChangedUnderWrite, NoLedger, UsageError
+from gitcoop.errors import BadLedger, ChangedUnderWrite, NoLedger, UnsupportedRepository, UsageError
 from gitcoop.store import environment, heap
 from gitcoop.store.codec import MAX_BYTES
 from gitcoop.store.layout import REF
@@ -1067,11 +1067,58 @@ def open_repo(path: str, git_parameters: str = "") -> Repo:
     if found is None:
         raise NoLedger(f"not a git repository (or any parent up to /): {os.path.abspath(path)}")
     try:
-        repo = Repo(pygit2.Repository(found), overrides=config_parameters(git_parameters))
+        raw = pygit2.Repository(found)
     except pygit2.GitError as exc:
+        refuse_object_format(object_format(found))
         raise NoLedger(f"cannot open the git repository at {found}: {exc}") from None
+    refuse_object_format(_config_format(raw.config))  # a libgit2 built to open SHA-256
+    repo = Repo(raw, overrides=config_parameters(git_parameters))
     heap.keep(repo)  # its caches are freed by the process's end, not one by one
     return repo
+
+
+FORMAT_KEY = "extensions.objectformat"
+FORMAT_NAMES = {"sha256": "SHA-256"}
+
+
+def object_format(git_dir: str) -> str | None:
+    """extensions.objectFormat of the repository whose git dir is `git_dir` (in its common
+    dir's config: a linked worktree's git dir names it in `commondir`), read without
+    opening the repository, which is what fails when the format is not SHA-1."""
+    common = git_dir
+    named = os.path.join(git_dir, "commondir")
+    with contextlib.suppress(OSError), open(named, encoding="utf-8") as handle:
+        common = os.path.join(git_dir, handle.read().strip())
+    config = os.path.join(common, "config")
+    if not os.path.isfile(config):
+        return None
+    try:
+        return _config_format(pygit2.Config(config))
+    except pygit2.GitError:
+        return None
+
+
+def _config_format(config: Any) -> str | None:
+    try:
+        return str(config[FORMAT_KEY]).strip().lower()
+    except (KeyError, ValueError, pygit2.GitError):
+        return None
+
+
+def refuse_object_format(found: str | None) -> None:
+    """UnsupportedRepository unless the object format is SHA-1 (git's default, and all
+    libgit2 as pygit2 ships it opens). One line, from every command, and the hooks
+    journal what they are asked (docs/architecture.md, "SHA-256 repositories")."""
+    if found is None or found == "sha1":
+        return
+    name = FORMAT_NAMES.get(found, found)
+    raise UnsupportedRepository(
+        f"this repository uses the {name} object format, which gitcoop does not support "
+        "yet: libgit2, which gitcoop reads and writes git objects with, opens SHA-1 "
+        "repositories only — use gitcoop in a SHA-1 repository (docs/architecture.md, "
+        f"{name} repositories)",
+        details={"object_format": found},
+    )
 
 
 def config_key(key: str) -> str:

@@ -105,9 +105,66 @@ def branch_commits(repo: Repo, since: str | None, not_before: datetime) -> Itera
 def comment_char(repo: Repo) -> str | None:
     """git's comment prefix for commit messages; None when git picks it (`auto`)."""
     value = repo.config_value("core.commentString") or repo.config_value("core.commentChar")
+    return _comment_of(value)
+
+
+def _comment_of(value: str | None) -> str | None:
     if value is None:
         return "#"
     return None if value == "auto" or not value.strip() else value
+
+
+# -- through the git CLI, where libgit2 cannot open the repository (SHA-256) --------------
+
+GIT_TIMEOUT = 10.0  # seconds: a hook must not hang the commit
+
+
+def git_says(*args: str) -> str | None:
+    """What `git ARGS` prints about the repository this process is in (its GIT_DIR, or the
+    current directory), or None when git fails or is not found."""
+    import subprocess  # only a repository libgit2 cannot open asks git itself
+
+    try:
+        done = subprocess.run(
+            ["git", *args],
+            capture_output=True,
+            stdin=subprocess.DEVNULL,
+            check=False,
+            timeout=GIT_TIMEOUT,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    if done.returncode != 0:
+        return None
+    return done.stdout.decode("utf-8", "surrogateescape")
+
+
+def config_by_git(key: str) -> str | None:
+    found = git_says("config", "--get", key)
+    return None if found is None else found.rstrip("\n")
+
+
+def comment_char_by_git() -> str | None:
+    """`comment_char`, asking git."""
+    return _comment_of(config_by_git("core.commentString") or config_by_git("core.commentChar"))
+
+
+def common_dir_by_git() -> str | None:
+    found = git_says("rev-parse", "--path-format=absolute", "--git-common-dir")
+    return None if not found or not found.strip() else found.strip()
+
+
+def read_commit_by_git(rev: str = "HEAD") -> CommitInfo | None:
+    """`read_commit`, asking git; None when git cannot say."""
+    found = git_says(
+        "log", "-1", "--no-show-signature", "--format=%H%x00%ae%x00%ce%x00%ct%x00%B", rev
+    )
+    parts = None if found is None else found.split("\0", 4)
+    if parts is None or len(parts) != 5 or not parts[3].isdigit():
+        return None
+    sha, author, committer, at, message = parts
+    when = datetime.fromtimestamp(int(at), UTC)
+    return CommitInfo(sha, message.removesuffix("\n"), author, committer, when)
 
 
 def hooks_dir(repo: Repo) -> str:

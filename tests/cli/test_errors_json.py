@@ -30,6 +30,7 @@ CODES = {
     "ChangedUnderWrite": ("changed", 3),
     "NoLedger": ("no_ledger", 4),
     "BadLedger": ("bad_ledger", 4),
+    "UnsupportedRepository": ("unsupported_repository", 4),
     "FetchedLedgerRefused": ("fetched_ledger_refused", 4),
     "NothingToDo": ("nothing_to_do", 5),
     "SomethingDue": ("something_due", 6),
