@@ -7,6 +7,7 @@ off, which is what a LANG=C system without C.UTF-8 gives a program.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import subprocess
@@ -109,3 +110,16 @@ def test_an_argument_read_in_a_c_locale_is_read_again_as_utf8(ledger: Path) -> N
     found = coop_encoded(ledger, "add", "todo", "naïve", "--json", env=C_LOCALE)
     assert found.code == 0, found.err
     assert json.loads(found.out)["title"] == "naïve"
+
+
+def test_the_mcp_server_answers_in_utf8_whatever_the_locale(
+    titled: tuple[Path, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.cli.test_mcp import answer, session_calls
+
+    path, short = titled
+    monkeypatch.setenv("PYTHONIOENCODING", "ascii")  # the server's own streams
+    calls = [("show", {"id": short}), ("show", {"id": "éé"})]
+    _, (shown, refused) = asyncio.run(session_calls(path, "alice@example.com", calls))
+    assert answer(shown)["title"] == TITLE
+    assert refused.is_error and answer(refused)["error"]["message"].startswith("'éé' is too short")
