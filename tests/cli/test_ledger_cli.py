@@ -132,7 +132,10 @@ def test_every_command_that_takes_a_commit_checks_it(ledger: Path) -> None:
     head = git(ledger, "rev-parse", "HEAD").strip()
     request = coop("add", "request", "r").out.strip()
     assert coop("close", request, "--commit", "deadbeef").code == 2
-    assert coop("close", request, "--commit", "HEAD", "--json").json()["commit_sha"] == head
+    alone = coop("close", request, "--commit-elsewhere")
+    assert alone.code == 2 and "--commit-elsewhere goes with --commit" in alone.err
+    here = coop("close", request, "--commit", "HEAD", "--commit-elsewhere", "--json")
+    assert here.json()["commit_sha"] == head and here.err == ""  # here after all: resolved
     reported = coop("add", "todo", "r").out.strip()
     coop("take", reported)
     assert coop("report", reported, "done", "--commit", "deadbeef").code == 2
