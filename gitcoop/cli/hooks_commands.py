@@ -1,8 +1,8 @@
 """`git coop hooks install|uninstall|status|backfill`, and `git coop hook ...`.
 
 `git coop hook post-commit|post-rewrite|prepare-commit-msg` is what the shims
-in hooks/ call (hidden from help). It always exits 0: a hook must never fail
-the git command; what it could not record is journaled. `git coop hook
+in hooks/ call (hidden from help). It always exits 0: a hook
+must never fail the git command; what it could not record is journaled. `git coop hook
 replay` and `git coop hook dismiss` are the journal's commands.
 """
 
@@ -22,7 +22,7 @@ from gitcoop.cli.helptext import CoopGroup
 from gitcoop.cli.options import AsOpt, JsonOpt, SessionOpt, make_context
 from gitcoop.cli.terminal import printable, say, warn
 from gitcoop.cli.wording import plain
-from gitcoop.errors import CoopError
+from gitcoop.errors import CoopError, Refused
 from gitcoop.service import hooks
 
 if TYPE_CHECKING:
@@ -81,7 +81,10 @@ def this_runner() -> hooks.Runner:
 def install_or_hint(ctx: Context, install: bool) -> tuple[list[dict[str, Any]], list[str]]:
     """After `init`: install the hooks (`--hooks`), or say how; their changes and lines."""
     if install:
-        changes = hooks.install(ctx, this_runner())
+        try:
+            changes = hooks.install(ctx, this_runner())
+        except Refused as refusal:  # the ledger is made; the hooks wait for the user's word
+            return [], [f"gitcoop: hooks not installed: {refusal.message}"]
         return [asdict(c) for c in changes], [_change_line(c) for c in changes]
     return [], [] if hooks.installed(ctx) else [f"{INSTALL_HINT} (or git coop init --hooks)"]
 
@@ -100,14 +103,35 @@ def hint_on_take(ctx: Context) -> None:
 
 def _register_hooks(hooks_app: typer.Typer) -> None:
     @hooks_app.command()
-    def install(as_json: JsonOpt = False) -> None:
-        """Add post-commit, post-rewrite and prepare-commit-msg; keeps a foreign hook chained.
+    def install(
+        everywhere: Annotated[
+            bool,
+            typer.Option(
+                "--global",
+                help="Install into a core.hooksPath outside this repository (every repository "
+                "using it then runs gitcoop).",
+            ),
+        ] = False,
+        append: Annotated[
+            bool,
+            typer.Option(
+                "--append",
+                help="Add gitcoop's line to husky's .husky/NAME or a committed hooks folder's "
+                "files (never to a tracked file).",
+            ),
+        ] = False,
+        as_json: JsonOpt = False,
+    ) -> None:
+        """Add gitcoop's hooks; a hook already there keeps running and calls gitcoop.
 
         The hooks name this gitcoop's interpreter and git-coop script, so they
         work where PATH lacks gitcoop (GUIs, IDEs); install again after moving it.
+        Under husky, a committed hooks folder, the pre-commit framework or lefthook,
+        it says which line or setting runs gitcoop there (docs/hooks.md).
         """
         runner = this_runner()
-        _print_changes(hooks.install(make_context(), runner), as_json)
+        changes = hooks.install(make_context(), runner, everywhere=everywhere, append=append)
+        _print_changes(changes, as_json)
         if not runner.starts():
             warn(
                 "gitcoop: warning: cannot tell which git-coop script runs this gitcoop, so the "
@@ -132,10 +156,10 @@ def _register_hooks(hooks_app: typer.Typer) -> None:
                 {"hooks": [asdict(s) for s in states], "journal_entries": len(waiting)}
             )
             return
-        say(f"hooks dir: {hooks.hooks_dir(ctx)}")
+        where = hooks.setup(ctx)
+        say(f"hooks dir: {where.folder}{SETUP_WORDS.get(where.kind, '')}")
         for state in states:
-            chained = f" (chains {state.name}{hooks.LEGACY_SUFFIX})" if state.legacy else ""
-            say(f"{state.name:<19} {state.state}{chained}")
+            say(f"{state.name:<19} {state.state}{_via(state)}")
         for line in _status_advice(states):
             say(line)
         summary = replay.waiting_text(waiting)
@@ -145,9 +169,29 @@ def _register_hooks(hooks_app: typer.Typer) -> None:
             say(printable(line.removeprefix("gitcoop: ")))
 
 
+SETUP_WORDS = {
+    "husky": " (husky: gitcoop's line goes in .husky/NAME)",
+    "committed": " (a folder of the worktree: gitcoop's line goes in its files)",
+    "outside": " (outside this repository)",
+}
+
+
+def _via(state: hooks.HookState) -> str:
+    if state.legacy:
+        return (
+            f" (an earlier gitcoop moved a hook to {state.name}{hooks.LEGACY_SUFFIX}: "
+            "git coop hooks install puts it back)"
+        )
+    if state.via == "line" and state.state != "missing":
+        return f" (called from {printable(state.path)})"
+    if state.via in ("pre-commit", "lefthook"):
+        return f" (through {state.via})"
+    return ""
+
+
 def _status_advice(states: list[hooks.HookState]) -> list[str]:
     ours = [s for s in states if s.state in ("current", "outdated", "stale")]
-    lines = []
+    lines = [printable(s.advice) for s in states if s.advice and s.state != "current"]
     stale = next((s for s in ours if s.state == "stale"), None)
     if stale is not None:
         lines.append(
@@ -161,7 +205,8 @@ def _status_advice(states: list[hooks.HookState]) -> list[str]:
         lines.append(f"runs: {printable(ours[0].python)} {printable(ours[0].entry or '')}")
     elif ours:
         lines.append("runs: git-coop from PATH (no interpreter recorded)")
-    if any(s.state in ("missing", "foreign") for s in states) and not ours:
+    recorded = any(s.name == "post-commit" and s in ours for s in states)
+    if not recorded:
         lines.append("commits here are not recorded — run: git coop hooks install")
     return lines
 
@@ -375,18 +420,21 @@ def _run_hook(body: Callable[[], list[str]]) -> None:
 
 WORDS = {
     "installed": "installed",
-    "chained": f"installed; the hook already there runs first as NAME{hooks.LEGACY_SUFFIX}",
+    "chained": "gitcoop's line added; the hook there keeps running first",
     "updated": "updated to this gitcoop",
     "unchanged": "already installed and current",
     "removed": "removed",
     "restored": f"removed; NAME{hooks.LEGACY_SUFFIX} put back",
     "absent": "not installed",
     "foreign": "not gitcoop's hook; left alone",
+    "advised": "left as it is",
+    "unchained": "gitcoop's line removed",
 }
 
 
 def _change_line(change: hooks.HookChange) -> str:
-    return f"{change.path}: {WORDS[change.action].replace('NAME', change.name)}"
+    line = f"{change.path}: {WORDS[change.action].replace('NAME', change.name)}"
+    return printable(f"{line} — {change.advice}" if change.advice else line)
 
 
 def _print_changes(changes: list[hooks.HookChange], as_json: bool) -> None:

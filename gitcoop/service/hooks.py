@@ -1,11 +1,12 @@
 """Installing the hook shims: install, uninstall, status (DESIGN.md §7).
 
-Modelled on pre-commit's installer. Our scripts carry a marker line; a
-foreign hook already in place is moved aside to `<name>.legacy` and our shim
-runs it first, with the same arguments and input; uninstall moves it back,
-byte for byte (a rename, so mode and symlinks are kept). Installing twice
-changes nothing. The hooks dir is the one git uses: core.hooksPath when it
-is set, else the common git dir's `hooks` (so linked worktrees share it).
+Modelled on pre-commit's installer, with one change: a hook gitcoop did not
+write is never renamed or moved (a dispatcher may find it by its name or its
+folder). Where a hook name is free, the shim goes there; where one is taken,
+that hook calls gitcoop's shim (kept in `<common git dir>/coop-hooks/`) with
+one line, added where the setup expects it (`hook_setups.py`: husky, a
+committed hooks folder, the pre-commit framework, lefthook). Installing twice
+changes nothing; uninstall removes exactly what install added.
 
 The shipped shims (hooks/ and gitcoop/hookscripts/, the same bytes) have two
 empty lines, `python=''` and `entry=''`; install fills them with the absolute
@@ -15,21 +16,23 @@ made where PATH lacks gitcoop (a GUI, an IDE, a bare shell) still records.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shlex
 from importlib import resources
 
 from gitcoop.domain.frozen import frozen
 from gitcoop.errors import Refused
+from gitcoop.service import hook_setups as setups
 from gitcoop.service.context import Context
 from gitcoop.store import worktree
 from gitcoop.store.layout import HOOKS_HINTED
+from gitcoop.store.repository import Repo
 
 HOOK_NAMES = ("post-commit", "post-rewrite", "prepare-commit-msg")
 MARKER = b"gitcoop-hook"
-LEGACY_SUFFIX = ".legacy"
+LEGACY_SUFFIX = ".legacy"  # where earlier gitcoop versions moved a foreign hook
 SLOTS = ("python", "entry")  # the shim's lines `python=''` and `entry=''`
-PRE_COMMIT_CONFIG = ".pre-commit-config.yaml"
 
 
 @frozen
@@ -46,18 +49,23 @@ class Runner:
 @frozen
 class HookState:
     name: str
-    path: str
+    path: str  # the file git runs (husky, a committed folder: the file that gets the line)
     state: str  # missing | current | outdated | stale (its gitcoop is gone) | foreign
-    legacy: bool  # a foreign hook is chained from <name>.legacy
-    python: str | None = None  # the interpreter the installed hook names
+    legacy: bool  # an older gitcoop's layout: a foreign hook renamed to <name>.legacy
+    python: str | None = None  # the interpreter the installed shim names
     entry: str | None = None
+    via: str = "shim"  # shim | line (another hook calls gitcoop's) | pre-commit | lefthook
+    advice: str | None = None  # what a person does to have commits recorded
 
 
 @frozen
 class HookChange:
     name: str
     path: str
-    action: str  # installed | chained | updated | unchanged | removed | restored | absent | foreign
+    # installed | chained (line added) | updated | unchanged | removed | restored | absent
+    # | foreign | advised (a person adds the line, or configures the framework) | unchained
+    action: str
+    advice: str | None = None
 
 
 def shipped(name: str) -> bytes:
@@ -95,42 +103,63 @@ def hooks_dir(ctx: Context) -> str:
     return worktree.hooks_dir(ctx.repo())
 
 
+def setup(ctx: Context) -> setups.Place:
+    return setups.place(ctx.repo())
+
+
 def status(ctx: Context) -> list[HookState]:
-    folder = hooks_dir(ctx)
-    return [_state(folder, name) for name in HOOK_NAMES]
+    repo = ctx.repo()
+    where = setups.place(repo)
+    return [_state(repo, where, name) for name in HOOK_NAMES]
 
 
-def install(ctx: Context, runner: Runner) -> list[HookChange]:
-    folder = hooks_dir(ctx)
-    _refuse_blocked(folder)
+def install(
+    ctx: Context, runner: Runner, *, everywhere: bool = False, append: bool = False
+) -> list[HookChange]:
+    """Install the shims and join each hook as its setup expects (hook_setups.py).
+
+    `everywhere`: the user agreed to a core.hooksPath outside the repository.
+    `append`: add the line to husky's or a committed folder's untracked files.
+    """
+    repo = ctx.repo()
+    where = setups.place(repo)
+    if where.kind == "outside" and not everywhere:
+        raise Refused(
+            f"core.hooksPath is {where.folder}, outside this repository (set globally?): "
+            "gitcoop's hooks there would start gitcoop on every commit of every repository "
+            "using it — run git coop hooks install --global to install there anyway"
+        )
     try:
-        os.makedirs(folder, exist_ok=True)
-        return [_install_one(folder, name, runner) for name in HOOK_NAMES]
+        os.makedirs(where.private, exist_ok=True)
+        for name in HOOK_NAMES:
+            _write_if_changed(os.path.join(where.private, name), rendered(name, runner))
+        if where.lines_dir is None:
+            os.makedirs(where.folder, exist_ok=True)
+        return [_install_one(repo, where, name, runner, append) for name in HOOK_NAMES]
     except OSError as error:
         raise Refused(
-            f"cannot write hooks into {folder} ({error.strerror}) — check core.hooksPath "
+            f"cannot write hooks into {where.folder} ({error.strerror}) — check core.hooksPath "
             "and the folder's permissions"
         ) from None
 
 
 def uninstall(ctx: Context) -> list[HookChange]:
-    folder = hooks_dir(ctx)
-    return [_uninstall_one(folder, name) for name in HOOK_NAMES]
+    repo = ctx.repo()
+    where = setups.place(repo)
+    changes = [_uninstall_one(repo, where, name) for name in HOOK_NAMES]
+    for name in HOOK_NAMES:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(os.path.join(where.private, name))
+    with contextlib.suppress(OSError):
+        os.rmdir(where.private)
+    return changes
 
 
 def installed(ctx: Context) -> bool:
-    """Whether commits here reach gitcoop: our post-commit, or the pre-commit framework's."""
-    state = _state(hooks_dir(ctx), "post-commit")
-    if state.state in ("current", "outdated", "stale"):
-        return True
-    workdir = ctx.repo().workdir()
-    if state.state != "foreign" or workdir is None:
-        return False
-    try:
-        with open(os.path.join(workdir, PRE_COMMIT_CONFIG), encoding="utf-8") as handle:
-            return "gitcoop-post-commit" in handle.read(256 * 1024)
-    except OSError:
-        return False
+    """Whether commits here reach gitcoop: a shim, a line calling one, or a framework."""
+    repo = ctx.repo()
+    state = _state(repo, setups.place(repo), "post-commit")
+    return state.state in ("current", "outdated", "stale")
 
 
 def hint_once(ctx: Context) -> bool:
@@ -146,13 +175,44 @@ def hint_once(ctx: Context) -> bool:
     return True
 
 
-def _state(folder: str, name: str) -> HookState:
-    path = os.path.join(folder, name)
+# -- one hook's state --------------------------------------------------------------
+
+
+def _state(repo: Repo, where: setups.Place, name: str) -> HookState:
+    if where.lines_dir is not None:
+        return _line_state(repo, where, name)
+    path = os.path.join(where.folder, name)
     legacy = os.path.lexists(path + LEGACY_SUFFIX)
     if not os.path.lexists(path):
         return HookState(name, path, "missing", legacy)
-    if not _is_ours(path):
-        return HookState(name, path, "foreign", legacy)
+    content = _read_or_empty(path)
+    if setups.is_shim(content) and not os.path.islink(path):
+        return _shim_state(name, path, legacy)
+    if setups.calls_us(content, name):
+        shim = _shim_state(name, os.path.join(where.private, name), legacy)
+        return HookState(name, path, shim.state, legacy, shim.python, shim.entry, "line")
+    made_by = setups.framework(content)
+    if made_by is not None:
+        if setups.framework_runs_us(repo, made_by, name):
+            return HookState(name, path, "current", legacy, via=made_by)
+        advice = setups.framework_advice(made_by, name)
+        return HookState(name, path, "foreign", legacy, via=made_by, advice=advice)
+    return HookState(name, path, "foreign", legacy, advice=_foreign_advice(path, name))
+
+
+def _line_state(repo: Repo, where: setups.Place, name: str) -> HookState:
+    assert where.lines_dir is not None
+    path = os.path.join(where.lines_dir, name)
+    if setups.calls_us(_read_or_empty(path), name):
+        shim = _shim_state(name, os.path.join(where.private, name), False)
+        return HookState(name, path, shim.state, False, shim.python, shim.entry, "line")
+    advice = setups.line_advice(path, name, worktree.tracked(repo, path))
+    return HookState(name, path, "missing", False, via="line", advice=advice)
+
+
+def _shim_state(name: str, path: str, legacy: bool) -> HookState:
+    if not os.path.isfile(path):
+        return HookState(name, path, "missing", legacy)
     content = _read(path)
     runner = recorded(content)
     if content != rendered(name, runner) or not os.access(path, os.X_OK):
@@ -164,33 +224,66 @@ def _state(folder: str, name: str) -> HookState:
     return HookState(name, path, state, legacy, runner.python or None, runner.entry or None)
 
 
-def _refuse_blocked(folder: str) -> None:
-    """Check everything before changing anything, so a refusal leaves no half install."""
-    for name in HOOK_NAMES:
-        state = _state(folder, name)
-        if state.state == "foreign" and state.legacy:
-            raise Refused(
-                f"{state.path} is a hook gitcoop did not write, and {state.path}{LEGACY_SUFFIX} "
-                "already exists — merge or remove one of them, then run git coop hooks install"
-            )
+def _foreign_advice(path: str, name: str) -> str:
+    return (
+        f"{path} is not gitcoop's and gitcoop cannot add to it (a link, or not a shell "
+        f"script): make it run, with the same arguments and input: {setups.call_line(name)}"
+    )
 
 
-def _install_one(folder: str, name: str, runner: Runner) -> HookChange:
-    state = _state(folder, name)
-    wanted = rendered(name, runner)
-    if state.state != "foreign" and state.state != "missing" and _read(state.path) == wanted:
+# -- installing and removing one hook ------------------------------------------------
+
+
+def _install_one(
+    repo: Repo, where: setups.Place, name: str, runner: Runner, append: bool
+) -> HookChange:
+    if where.lines_dir is not None:
+        return _add_line(repo, where, name, append)
+    path = os.path.join(where.folder, name)
+    state = _state(repo, where, name)
+    if state.via == "shim" and state.state != "foreign" and state.legacy:
+        _put_back_legacy(path)  # an older gitcoop renamed the user's hook: it goes back
+        state = _state(repo, where, name)
+    if state.state == "missing" or (state.via == "shim" and state.state != "foreign"):
+        wanted = rendered(name, runner)
+        if state.state != "missing" and _read(path) == wanted:
+            return HookChange(name, path, "unchanged")
+        _write_executable(path, wanted)
+        return HookChange(name, path, "installed" if state.state == "missing" else "updated")
+    if state.via == "line":
+        return HookChange(name, path, "unchanged")
+    if state.via in ("pre-commit", "lefthook"):
+        action = "unchanged" if state.state == "current" else "advised"
+        return HookChange(name, path, action, state.advice)
+    content = _read(path)
+    if os.path.islink(path) or not os.path.isfile(path) or not setups.is_shell_script(content):
+        return HookChange(name, path, "advised", state.advice)
+    _append_line(path, content, name)
+    return HookChange(name, path, "chained")
+
+
+def _add_line(repo: Repo, where: setups.Place, name: str, append: bool) -> HookChange:
+    state = _line_state(repo, where, name)
+    if state.state != "missing":
         return HookChange(name, state.path, "unchanged")
-    action = {"missing": "installed", "foreign": "chained"}.get(state.state, "updated")
-    if state.state == "foreign":
-        os.replace(state.path, state.path + LEGACY_SUFFIX)
-    _write_executable(state.path, wanted)
-    return HookChange(name, state.path, action)
+    if not append or worktree.tracked(repo, state.path) or os.path.islink(state.path):
+        return HookChange(name, state.path, "advised", state.advice)
+    os.makedirs(os.path.dirname(state.path), exist_ok=True)
+    content = _read_or_empty(state.path)
+    _append_line(state.path, content or b"#!/bin/sh\n", name)
+    return HookChange(name, state.path, "chained")
 
 
-def _uninstall_one(folder: str, name: str) -> HookChange:
-    state = _state(folder, name)
-    if state.state == "foreign":
-        return HookChange(name, state.path, "foreign")
+def _uninstall_one(repo: Repo, where: setups.Place, name: str) -> HookChange:
+    state = _state(repo, where, name)
+    if state.via == "line" and state.state != "missing":
+        if worktree.tracked(repo, state.path):
+            advice = f"remove the gitcoop line from {state.path} (it is tracked)"
+            return HookChange(name, state.path, "advised", advice)
+        _remove_line(state.path, name)
+        return HookChange(name, state.path, "unchained")
+    if state.via != "shim" or state.state == "foreign" or where.lines_dir is not None:
+        return HookChange(name, state.path, "foreign" if state.state != "missing" else "absent")
     if state.state != "missing":
         os.unlink(state.path)
     if state.legacy:
@@ -199,8 +292,27 @@ def _uninstall_one(folder: str, name: str) -> HookChange:
     return HookChange(name, state.path, "absent" if state.state == "missing" else "removed")
 
 
-def _is_ours(path: str) -> bool:
-    return not os.path.islink(path) and os.path.isfile(path) and MARKER in _read(path)
+def _put_back_legacy(path: str) -> None:
+    os.unlink(path)
+    os.replace(path + LEGACY_SUFFIX, path)
+
+
+def _append_line(path: str, content: bytes, name: str) -> None:
+    """Add the line at the end, keeping the file's mode (a new file is made executable)."""
+    separator = b"" if not content or content.endswith(b"\n") else b"\n"
+    line = setups.call_line(name).encode("utf-8") + b"\n"
+    mode = os.stat(path).st_mode & 0o7777 if os.path.exists(path) else 0o755
+    _write(path, content + separator + line, mode)
+
+
+def _remove_line(path: str, name: str) -> None:
+    content = _read(path)
+    line = setups.call_line(name).encode("utf-8") + b"\n"
+    kept = content.replace(line, b"", 1)
+    if kept == b"#!/bin/sh\n":  # gitcoop made the file: nothing of anyone else's is left
+        os.unlink(path)
+        return
+    _write(path, kept, os.stat(path).st_mode & 0o7777)
 
 
 def _read(path: str) -> bytes:
@@ -208,9 +320,25 @@ def _read(path: str) -> bytes:
         return handle.read()
 
 
+def _read_or_empty(path: str) -> bytes:
+    try:
+        return _read(path)
+    except OSError:
+        return b""
+
+
+def _write_if_changed(path: str, content: bytes) -> None:
+    if _read_or_empty(path) != content or not os.access(path, os.X_OK):
+        _write_executable(path, content)
+
+
 def _write_executable(path: str, content: bytes) -> None:
+    _write(path, content, 0o755)
+
+
+def _write(path: str, content: bytes, mode: int) -> None:
     temporary = f"{path}.{os.getpid()}.tmp"
     with open(temporary, "wb") as handle:
         handle.write(content)
-    os.chmod(temporary, 0o755)
+    os.chmod(temporary, mode)
     os.replace(temporary, path)

@@ -179,3 +179,17 @@ def hooks_dir(repo: Repo) -> str:
     path = os.path.expanduser(configured)
     base = repo.raw.workdir or repo.git_dir
     return os.path.normpath(os.path.join(base, path))
+
+
+def tracked(repo: Repo, path: str) -> bool:
+    """Whether the index holds the file at `path` (a file of the worktree someone committed)."""
+    top = repo.workdir()
+    if top is None:
+        return False
+    relative = os.path.relpath(os.path.realpath(path), os.path.realpath(top))
+    if relative.startswith(os.pardir):
+        return False
+    try:
+        return relative.replace(os.sep, "/") in repo.raw.index
+    except pygit2.GitError:
+        return False

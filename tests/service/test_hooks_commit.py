@@ -128,15 +128,21 @@ def test_the_foreign_hook_still_runs_first(ledger: Path, monkeypatch: pytest.Mon
     assert marker.read_text() == "foreign\nforeign\n"
 
 
-def test_a_failing_foreign_prepare_commit_msg_still_stops_the_commit(hooked: Path) -> None:
-    legacy = hooked / ".git/hooks/prepare-commit-msg.legacy"
-    legacy.write_text("#!/bin/sh\nexit 3\n")
-    legacy.chmod(0o755)
-    (hooked / "f").write_text("y")
-    git(hooked, "add", "f")
-    refused = subprocess.run(["git", "commit", "-qm", "no"], cwd=hooked, capture_output=True)
+@pytest.mark.parametrize("body", ["exit 3", "false"])
+def test_a_failing_foreign_prepare_commit_msg_still_stops_the_commit(
+    ledger: Path, monkeypatch: pytest.MonkeyPatch, body: str
+) -> None:
+    with_gitcoop_on_path(monkeypatch)
+    foreign = ledger / ".git/hooks/prepare-commit-msg"
+    foreign.write_text(f"#!/bin/sh\n{body}\n")
+    foreign.chmod(0o755)
+    assert coop("hooks", "install").code == 0
+    assert "coop-hooks/prepare-commit-msg" in foreign.read_text()  # chained with a line
+    (ledger / "f").write_text("y")
+    git(ledger, "add", "f")
+    refused = subprocess.run(["git", "commit", "-qm", "no"], cwd=ledger, capture_output=True)
     assert refused.returncode == 1  # git's answer to a failing prepare-commit-msg
-    assert git(hooked, "log", "-1", "--format=%s") != "no"  # nothing was committed
+    assert git(ledger, "rev-parse", "-q", "--verify", "HEAD", check=False) == ""  # no commit
 
 
 def test_a_commit_with_path_emptied_is_recorded_by_the_installed_interpreter(
@@ -183,7 +189,7 @@ def test_a_commit_in_a_linked_worktree_records_into_the_shared_ledger(
 def test_core_hooks_path_hooks_run(ledger: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     with_gitcoop_on_path(monkeypatch)
     git(ledger, "config", "core.hooksPath", ".githooks")
-    assert coop("hooks", "install").code == 0
+    assert coop("hooks", "install", "--append").code == 0
     todo = add("todo", "via hooksPath")
     commit(ledger, f"Through hooksPath\n\nCoop-Done: {todo}\n")
     assert item(todo)["commit_sha"] == head(ledger)

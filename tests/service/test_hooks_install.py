@@ -10,11 +10,15 @@ from pathlib import Path
 import pytest
 
 from gitcoop.cli.hooks_commands import this_runner
-from gitcoop.service import hooks
+from gitcoop.service import hook_setups, hooks
 from tests.conftest import coop, git, make_repo
 
 TOP = Path(__file__).resolve().parents[2]
 NAMES = hooks.HOOK_NAMES
+
+
+def call(name: str) -> bytes:
+    return hook_setups.call_line(name).encode()
 
 
 def installed(name: str) -> bytes:
@@ -40,7 +44,7 @@ def test_the_packaged_scripts_are_the_top_level_hooks_folder() -> None:
 def test_install_writes_executable_marked_scripts(repo: Path) -> None:
     result = coop("hooks", "install", "--json")
     assert result.code == 0, result.err
-    assert [c["action"] for c in result.json()] == ["installed"] * 3
+    assert [c["action"] for c in result.json()] == ["installed"] * len(NAMES)
     for name in NAMES:
         path = repo / ".git" / "hooks" / name
         assert path.read_bytes() == installed(name)
@@ -52,34 +56,75 @@ def test_install_twice_is_a_no_op(repo: Path) -> None:
     coop("hooks", "install")
     before = {n: (repo / ".git/hooks" / n).stat().st_mtime_ns for n in NAMES}
     again = coop("hooks", "install", "--json")
-    assert [c["action"] for c in again.json()] == ["unchanged"] * 3
+    assert [c["action"] for c in again.json()] == ["unchanged"] * len(NAMES)
     assert {n: (repo / ".git/hooks" / n).stat().st_mtime_ns for n in NAMES} == before
     assert not list((repo / ".git/hooks").glob("*.legacy"))
 
 
-def test_a_foreign_hook_is_chained_and_uninstall_restores_it_exactly(repo: Path) -> None:
+def test_a_foreign_hook_keeps_its_name_calls_gitcoop_and_uninstall_restores_it(
+    repo: Path,
+) -> None:
     foreign = repo / ".git/hooks/post-commit"
     foreign.write_bytes(b"#!/bin/sh\necho mine\n")
     foreign.chmod(0o750)
     result = coop("hooks", "install", "--json")
     actions = {c["name"]: c["action"] for c in result.json()}
     assert actions["post-commit"] == "chained"
-    assert (repo / ".git/hooks/post-commit.legacy").read_bytes() == b"#!/bin/sh\necho mine\n"
-    assert states()["post-commit"]["legacy"] is True
+    assert foreign.read_bytes() == b"#!/bin/sh\necho mine\n" + call("post-commit") + b"\n"
+    assert stat.S_IMODE(foreign.stat().st_mode) == 0o750
+    assert not (repo / ".git/hooks/post-commit.legacy").exists()  # never renamed
+    private = repo / ".git/coop-hooks/post-commit"
+    assert private.read_bytes() == installed("post-commit")
+    assert states()["post-commit"]["state"] == "current"
+    assert states()["post-commit"]["via"] == "line"
 
-    assert coop("hooks", "install").code == 0  # still a no-op with the chain in place
-    assert (repo / ".git/hooks/post-commit.legacy").exists()
+    again = coop("hooks", "install", "--json")  # still a no-op with the line in place
+    assert {c["action"] for c in again.json()} == {"unchanged"}
+    assert foreign.read_bytes().count(b"coop-hooks/post-commit") == 1
 
     undone = coop("hooks", "uninstall", "--json")
     assert {c["name"]: c["action"] for c in undone.json()} == {
-        "post-commit": "restored",
-        "post-rewrite": "removed",
-        "prepare-commit-msg": "removed",
+        "post-commit": "unchained",
+        **{n: "removed" for n in NAMES if n != "post-commit"},
     }
     assert foreign.read_bytes() == b"#!/bin/sh\necho mine\n"
     assert stat.S_IMODE(foreign.stat().st_mode) == 0o750
-    assert not (repo / ".git/hooks/post-commit.legacy").exists()
+    assert not (repo / ".git/coop-hooks").exists()
     assert not (repo / ".git/hooks/post-rewrite").exists()
+
+
+def test_an_earlier_gitcoops_legacy_rename_is_put_back_under_its_own_name(repo: Path) -> None:
+    hooks_dir = repo / ".git/hooks"
+    (hooks_dir / "post-commit.legacy").write_bytes(b"#!/bin/sh\necho mine\n")
+    (hooks_dir / "post-commit.legacy").chmod(0o755)
+    (hooks_dir / "post-commit").write_bytes(b"#!/bin/sh\n# gitcoop-hook post-commit, older\n")
+    assert states()["post-commit"]["legacy"] is True
+    result = coop("hooks", "install", "--json")
+    assert {c["name"]: c["action"] for c in result.json()}["post-commit"] == "chained"
+    assert not (hooks_dir / "post-commit.legacy").exists()
+    content = (hooks_dir / "post-commit").read_bytes()
+    assert content == b"#!/bin/sh\necho mine\n" + call("post-commit") + b"\n"
+
+
+def test_a_symlinked_or_non_shell_hook_is_left_alone_with_the_line_to_add(repo: Path) -> None:
+    dispatcher = repo.parent / "dispatch"
+    dispatcher.write_text('#!/bin/sh\ncase "$(basename "$0")" in post-commit) echo hi;; esac\n')
+    dispatcher.chmod(0o755)
+    (repo / ".git/hooks/post-commit").symlink_to(dispatcher)
+    python_hook = repo / ".git/hooks/post-rewrite"
+    python_hook.write_text("#!/usr/bin/env python3\nprint('merged')\n")
+    python_hook.chmod(0o755)
+    result = coop("hooks", "install", "--json")
+    changes = {c["name"]: c for c in result.json()}
+    assert changes["post-commit"]["action"] == "advised"
+    assert changes["post-rewrite"]["action"] == "advised"
+    assert call("post-commit").decode() in changes["post-commit"]["advice"]
+    assert os.readlink(repo / ".git/hooks/post-commit") == str(dispatcher)
+    assert "coop-hooks" not in dispatcher.read_text()
+    assert python_hook.read_text() == "#!/usr/bin/env python3\nprint('merged')\n"
+    shown = coop("hooks", "status")
+    assert "post-commit         foreign" in shown.out
+    assert "commits here are not recorded" in shown.out
 
 
 def test_an_outdated_script_of_ours_is_updated_and_status_says_so(repo: Path) -> None:
@@ -93,15 +138,6 @@ def test_an_outdated_script_of_ours_is_updated_and_status_says_so(repo: Path) ->
     assert not (repo / ".git/hooks/post-rewrite.legacy").exists()
 
 
-def test_install_refuses_when_a_foreign_hook_and_a_legacy_one_both_exist(repo: Path) -> None:
-    (repo / ".git/hooks/post-commit").write_text("#!/bin/sh\necho one\n")
-    (repo / ".git/hooks/post-commit.legacy").write_text("#!/bin/sh\necho two\n")
-    result = coop("hooks", "install")
-    assert result.code == 1
-    assert "post-commit.legacy already exists" in result.err
-    assert not (repo / ".git/hooks/post-rewrite").exists()  # nothing half installed
-
-
 def test_uninstall_leaves_a_foreign_hook_alone(repo: Path) -> None:
     (repo / ".git/hooks/post-commit").write_text("#!/bin/sh\necho one\n")
     result = coop("hooks", "uninstall", "--json")
@@ -109,14 +145,28 @@ def test_uninstall_leaves_a_foreign_hook_alone(repo: Path) -> None:
     assert (repo / ".git/hooks/post-commit").read_text() == "#!/bin/sh\necho one\n"
 
 
-@pytest.mark.parametrize("configured", ["shared-hooks", "ABSOLUTE"])
-def test_core_hooks_path_is_honoured(repo: Path, configured: str) -> None:
-    target = repo.parent / "elsewhere" if configured == "ABSOLUTE" else repo / configured
-    git(repo, "config", "core.hooksPath", str(target) if configured == "ABSOLUTE" else configured)
+def test_a_hooks_path_outside_the_repository_needs_global(repo: Path, tmp_path: Path) -> None:
+    shared = tmp_path / "every-repo-hooks"
+    git(repo, "config", "--global", "core.hooksPath", str(shared))
+    refused = coop("hooks", "install")
+    assert refused.code == 1
+    assert "outside this repository" in refused.err and "--global" in refused.err
+    assert not shared.exists()
+    initialised = coop("init", "--hooks")
+    assert initialised.code == 0  # the ledger is made; the hooks wait for the user's word
+    assert "hooks not installed" in initialised.err and "--global" in initialised.err
+    assert not shared.exists()
+    assert coop("hooks", "install", "--global").code == 0
+    assert sorted(p.name for p in shared.iterdir()) == sorted(NAMES)
+    assert {s["state"] for s in states().values()} == {"current"}
+
+
+def test_a_repository_hooks_path_outside_the_worktree_is_its_own(repo: Path) -> None:
+    git(repo, "config", "core.hooksPath", ".git/my-hooks")
     assert coop("hooks", "install").code == 0
-    assert sorted(p.name for p in target.iterdir()) == sorted(NAMES)
+    assert sorted(p.name for p in (repo / ".git/my-hooks").iterdir()) == sorted(NAMES)
     assert not (repo / ".git/hooks/post-commit").exists()
-    assert git(repo, "rev-parse", "--git-path", "hooks").strip() in (configured, str(target))
+    assert git(repo, "rev-parse", "--git-path", "hooks").strip() == ".git/my-hooks"
 
 
 def test_a_linked_worktree_installs_into_the_shared_hooks_dir(
