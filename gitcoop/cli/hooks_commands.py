@@ -1,7 +1,7 @@
 """`git coop hooks install|uninstall|status|backfill`, and `git coop hook ...`.
 
-`git coop hook post-commit|post-rewrite|prepare-commit-msg` is what the shims
-in hooks/ call (hidden from help). It always exits 0: a hook
+`git coop hook post-commit|post-applypatch|post-merge|post-rewrite|prepare-commit-msg`
+is what the shims in hooks/ call (hidden from help). It always exits 0: a hook
 must never fail the git command; what it could not record is journaled. `git coop hook
 replay` and `git coop hook dismiss` are the journal's commands.
 """
@@ -305,6 +305,23 @@ def _register_hook(hook_app: typer.Typer) -> None:
         from gitcoop.service import commit_hooks
 
         _run_hook(lambda: commit_hooks.post_commit(make_context(session=session)))
+
+    @hook_app.command("post-applypatch", context_settings=EXTRA, hidden=True)
+    def post_applypatch(session: SessionOpt = None) -> None:
+        """Record the Coop trailers of the commit `git am` made."""
+        from gitcoop.service import commit_hooks
+
+        _run_hook(lambda: commit_hooks.post_applypatch(make_context(session=session)))
+
+    @hook_app.command("post-merge", context_settings=EXTRA, hidden=True)
+    def post_merge(
+        squash: Annotated[str, typer.Argument(help="1 for a squash merge")] = "0",
+        session: SessionOpt = None,
+    ) -> None:
+        """Record the Coop trailers of what a merge brought onto the branch."""
+        from gitcoop.service import commit_hooks
+
+        _run_hook(lambda: commit_hooks.post_merge(make_context(session=session), squash))
 
     @hook_app.command("post-rewrite", context_settings=EXTRA, hidden=True)
     def post_rewrite(

@@ -1,4 +1,5 @@
-"""What the git hooks do: `git coop hook post-commit | post-rewrite | prepare-commit-msg`.
+"""What the git hooks do: `git coop hook post-commit | post-applypatch | post-merge |
+post-rewrite | prepare-commit-msg`.
 
 A hook never fails or slows the git command. It acts as whoever commits,
 by the rules every command uses (`COOP_ACTOR`, then `user.email`), and
@@ -29,6 +30,7 @@ from gitcoop.store.repository import Repo
 from gitcoop.store.snapshot import Snapshot
 from gitcoop.store.worktree import CommitInfo
 
+MERGED_AT_MOST = 200  # commits a merge brought that post-merge reads; beyond, backfill
 HOOK_LOCK_TIMEOUT = 0.3  # seconds a hook waits for the ledger lock before journaling
 NO_SUGGESTION_SOURCES = ("message", "merge", "squash", "commit")
 
@@ -52,6 +54,39 @@ def post_commit(ctx: Context) -> list[str]:
     if worktree.rebasing(repo):
         entry["rewriting"] = True  # the commit it replaces stops being the record
     return _record_or_journal(ctx, repo, entry)
+
+
+def post_applypatch(ctx: Context) -> list[str]:
+    """`git am` made HEAD, and git runs no post-commit for it: record it the same way."""
+    return post_commit(ctx)
+
+
+def post_merge(ctx: Context, squash: str = "0") -> list[str]:
+    """Record what `git merge` (or `git pull`) brought onto the branch; git runs no post-commit.
+
+    Every commit of ORIG_HEAD..HEAD with Coop trailers, oldest first: the merge
+    commit (its -m message), and the commits merged in, which name their author
+    as backfill's do. Those the hooks recorded already write nothing again (an
+    identical close, a note once per sha). A squash merge commits nothing yet:
+    its commit is a `git commit`, and post-commit records it.
+    """
+    if squash == "1":
+        return []
+    repo = ctx.repo()
+    actor = acting(ctx, repo)
+    merged, more = worktree.merged_commits(repo, MERGED_AT_MOST)
+    lines: list[str] = []
+    newest = merged[-1].sha if merged else None
+    for commit in merged:
+        entry = commit_entry(ctx, repo, commit, actor, backfill=commit.sha != newest)
+        if entry is not None:
+            lines += _record_or_journal(ctx, repo, entry)
+    if more:
+        lines.append(
+            f"gitcoop: the merge brought more than {MERGED_AT_MOST} commits; the older ones "
+            "were not read — run: git coop hooks backfill --since ORIG_HEAD"
+        )
+    return lines
 
 
 def post_rewrite(ctx: Context, kind: str, lines: list[str]) -> list[str]:

@@ -29,7 +29,13 @@ from gitcoop.store import worktree
 from gitcoop.store.layout import HOOKS_HINTED
 from gitcoop.store.repository import Repo
 
-HOOK_NAMES = ("post-commit", "post-rewrite", "prepare-commit-msg")
+HOOK_NAMES = (
+    "post-commit",
+    "post-applypatch",
+    "post-merge",
+    "post-rewrite",
+    "prepare-commit-msg",
+)
 MARKER = b"gitcoop-hook"
 LEGACY_SUFFIX = ".legacy"  # where earlier gitcoop versions moved a foreign hook
 SLOTS = ("python", "entry")  # the shim's lines `python=''` and `entry=''`

@@ -102,6 +102,28 @@ def branch_commits(repo: Repo, since: str | None, not_before: datetime) -> Itera
         yield info
 
 
+def merged_commits(repo: Repo, limit: int) -> tuple[list[CommitInfo], bool]:
+    """What the last merge brought onto HEAD (ORIG_HEAD..HEAD), oldest first, at most `limit`.
+
+    The bool says whether there was more than `limit`. Without ORIG_HEAD, HEAD alone.
+    """
+    try:
+        tip = repo.raw.revparse_single("HEAD").peel(pygit2.Commit).id
+    except (KeyError, ValueError, pygit2.GitError):
+        return [], False
+    walker = repo.raw.walk(tip, pygit2.enums.SortMode.TOPOLOGICAL)
+    try:
+        walker.hide(repo.raw.revparse_single("ORIG_HEAD").peel(pygit2.Commit).id)
+    except (KeyError, ValueError, pygit2.GitError):
+        return [_info(repo.raw[tip])], False
+    found: list[CommitInfo] = []
+    for commit in walker:
+        if len(found) == limit:
+            return found[::-1], True
+        found.append(_info(commit))
+    return found[::-1], False
+
+
 def comment_char(repo: Repo) -> str | None:
     """git's comment prefix for commit messages; None when git picks it (`auto`)."""
     value = repo.config_value("core.commentString") or repo.config_value("core.commentChar")

@@ -20,9 +20,9 @@ def test_status_before_and_after_install(repo: Path) -> None:
 
 def test_install_and_uninstall_print_one_line_per_hook(repo: Path) -> None:
     installed = coop("hooks", "install")
-    assert installed.out.count("installed") == 3
+    assert installed.out.count("installed") == 5
     removed = coop("hooks", "uninstall")
-    assert removed.out.count(": removed") == 3
+    assert removed.out.count(": removed") == 5
 
 
 def test_the_journal_commands_are_in_help_and_the_hooks_own_are_not(repo: Path) -> None:

@@ -15,7 +15,7 @@ def test_init_says_how_to_install_the_hooks_and_init_hooks_installs_them(repo: P
     assert HINT in first.err and "git coop init --hooks" in first.err
     hooked = coop("init", "--hooks", "--json")
     assert hooked.code == 0 and HINT not in hooked.err
-    assert [h["action"] for h in hooked.json()["hooks"]] == ["installed"] * 3
+    assert [h["action"] for h in hooked.json()["hooks"]] == ["installed"] * 5
     states = coop("hooks", "status", "--json").json()["hooks"]
     assert {s["state"] for s in states} == {"current"}
     assert HINT not in coop("init").err

@@ -1,0 +1,114 @@
+"""Every way a commit enters a branch records its trailers once: am, merge, pull.
+
+git runs post-commit for `git commit`, cherry-pick, revert and the merge
+backend of rebase; for `git am` it runs post-applypatch, for `git merge` (and
+so `git pull`) post-merge, and no post-commit at all (githooks(5)). Each test
+makes the commit where no hook runs (`core.hooksPath` pointed at an empty
+folder), then lets it enter the branch the way it names.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import coop, git
+from tests.service.hook_helpers import add, head, item, ledger_tip, with_gitcoop_on_path
+
+
+@pytest.fixture
+def hooked(ledger: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    with_gitcoop_on_path(monkeypatch)
+    assert coop("hooks", "install").code == 0
+    unhooked(ledger, "Start\n", "start.txt")
+    return ledger
+
+
+def unhooked(repo: Path, message: str, name: str) -> str:
+    """A commit made with no hook at all (as on another machine); its sha."""
+    (repo / name).write_text(message)
+    git(repo, "add", name)
+    empty = repo.parent / "no-hooks"
+    empty.mkdir(exist_ok=True)
+    git(repo, "-c", f"core.hooksPath={empty}", "commit", "-q", "-m", message)
+    return head(repo)
+
+
+def run(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True, check=True)
+
+
+def test_git_am_of_a_formatted_patch_records_its_trailer(hooked: Path, tmp_path: Path) -> None:
+    todo = add("todo", "sent as a patch")
+    unhooked(hooked, f"Patch work\n\nCoop-Done: {todo}\n", "patch.txt")
+    git(hooked, "format-patch", "-q", "-1", "-o", str(tmp_path / "patches"), "HEAD")
+    git(hooked, "reset", "-q", "--hard", "HEAD~1")
+    assert item(todo)["status"] == "open"  # nothing was recorded so far
+    applied = run(hooked, "am", "-q", *map(str, sorted((tmp_path / "patches").iterdir())))
+    shown = item(todo)
+    assert (shown["status"], shown["commit_sha"]) == ("done", head(hooked))
+    assert "done with" in applied.stderr
+
+
+def test_a_merge_commit_with_a_trailer_records_it(hooked: Path) -> None:
+    todo = add("todo", "closed by the merge")
+    git(hooked, "checkout", "-q", "-b", "side")
+    unhooked(hooked, "Side work\n", "side.txt")
+    git(hooked, "checkout", "-q", "main")
+    run(hooked, "merge", "-q", "--no-ff", "-m", f"Merge side\n\nCoop-Done: {todo}\n", "side")
+    shown = item(todo)
+    assert (shown["status"], shown["commit_sha"]) == ("done", head(hooked))
+    assert shown["result_summary"] == "Merge side"
+
+
+def test_a_fast_forward_records_the_commits_it_brought(hooked: Path) -> None:
+    first, second = add("todo", "one"), add("request", "two")
+    git(hooked, "checkout", "-q", "-b", "side")
+    one = unhooked(hooked, f"One\n\nCoop-Done: {first}\n", "one.txt")
+    two = unhooked(hooked, f"Two\n\nCoop-Close: {second}\n", "two.txt")
+    git(hooked, "checkout", "-q", "main")
+    run(hooked, "merge", "-q", "--ff-only", "side")
+    assert (item(first)["status"], item(first)["commit_sha"]) == ("done", one)
+    assert (item(second)["status"], item(second)["commit_sha"]) == ("closed", two)
+    event = coop("log", first, "--json").json()[-1]
+    assert event["author"] == "alice@example.com"  # a commit merged in names its author
+
+
+def test_a_pull_records_what_it_merged(hooked: Path, tmp_path: Path) -> None:
+    todo = add("todo", "pulled in")
+    upstream = tmp_path / "upstream"
+    git(tmp_path, "clone", "-q", str(hooked), str(upstream))
+    git(upstream, "config", "user.email", "alice@example.com")
+    pushed = unhooked(upstream, f"Upstream work\n\nCoop-Done: {todo}\n", "up.txt")
+    run(hooked, "pull", "-q", "--no-rebase", str(upstream), "main")
+    assert item(todo)["commit_sha"] == pushed
+
+
+def test_merging_commits_the_hooks_recorded_writes_nothing_again(hooked: Path) -> None:
+    todo = add("todo", "recorded on the branch")
+    git(hooked, "checkout", "-q", "-b", "side")
+    (hooked / "side.txt").write_text("x")
+    git(hooked, "add", "side.txt")
+    run(hooked, "commit", "-q", "-m", f"On the branch\n\nCoop-Done: {todo}\n")
+    recorded = head(hooked)
+    assert item(todo)["commit_sha"] == recorded
+    tip = ledger_tip(hooked)
+    git(hooked, "checkout", "-q", "main")
+    merged = run(hooked, "merge", "-q", "--no-ff", "-m", "Merge side", "side")
+    assert ledger_tip(hooked) == tip  # once: the merge recorded nothing a second time
+    assert merged.stderr == ""
+    assert item(todo)["commit_sha"] == recorded
+
+
+def test_a_squash_merge_waits_for_its_commit(hooked: Path) -> None:
+    todo = add("todo", "squashed")
+    git(hooked, "checkout", "-q", "-b", "side")
+    unhooked(hooked, f"Squashed work\n\nCoop-Done: {todo}\n", "sq.txt")
+    git(hooked, "checkout", "-q", "main")
+    tip = ledger_tip(hooked)
+    run(hooked, "merge", "-q", "--squash", "side")
+    assert ledger_tip(hooked) == tip  # nothing is on the branch yet
+    run(hooked, "commit", "-q", "-m", f"Squash side\n\nCoop-Done: {todo}\n")
+    assert item(todo)["commit_sha"] == head(hooked)
