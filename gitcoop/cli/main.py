@@ -174,8 +174,10 @@ def _run(args: list[str]) -> int:
     app = build_app(args)
     try:
         from gitcoop.cli.journal_replay import replay_journal
+        from gitcoop.cli.unseen_notice import notice_unseen
 
         replay_journal(args)  # what hooks could not record: docs/hooks.md
+        notice_unseen(args)  # what reached a branch with no hook running: docs/hooks.md
         command = _click_command(app, args)
         command.main(args=args, prog_name="git coop", standalone_mode=False)
     except CoopError as error:

@@ -22,6 +22,7 @@ from gitcoop.domain.lifecycle import HELD
 from gitcoop.domain.records import Item
 from gitcoop.domain.timefmt import format_instant
 from gitcoop.errors import NoLedger, UnsupportedRepository
+from gitcoop.service import unseen
 from gitcoop.service.context import Context
 from gitcoop.service.recording import SHORT_ID, Entry, Outcome, attempt, describe
 from gitcoop.store import journal, search, worktree
@@ -49,11 +50,13 @@ def post_commit(ctx: Context) -> list[str]:
         entry = None if commit is None else trailers_entry(ctx, commit, actor, comment)
         return _journal_unopened(refused, entry)
     entry = commit_entry(ctx, repo, worktree.read_commit(repo), acting(ctx, repo))
-    if entry is None:
-        return []
-    if worktree.rebasing(repo):
-        entry["rewriting"] = True  # the commit it replaces stops being the record
-    return _record_or_journal(ctx, repo, entry)
+    lines = []
+    if entry is not None:
+        if worktree.rebasing(repo):
+            entry["rewriting"] = True  # the commit it replaces stops being the record
+        lines = _record_or_journal(ctx, repo, entry)
+    unseen.note_branch(repo)  # the next command need not look at this branch again
+    return lines
 
 
 def post_applypatch(ctx: Context) -> list[str]:
@@ -86,6 +89,7 @@ def post_merge(ctx: Context, squash: str = "0") -> list[str]:
             f"gitcoop: the merge brought more than {MERGED_AT_MOST} commits; the older ones "
             "were not read — run: git coop hooks backfill --since ORIG_HEAD"
         )
+    unseen.note_branch(repo)
     return lines
 
 
@@ -103,7 +107,9 @@ def post_rewrite(ctx: Context, kind: str, lines: list[str]) -> list[str]:
         return _journal_unopened(refused, entry, moved)
     journal.update(repo.common_dir, lambda e: _moved_entry(e, moved))
     entry = _entry(ctx, "rewrite", acting(ctx, repo), how=kind, pairs=pairs)
-    return _record_or_journal(ctx, repo, entry)
+    lines = _record_or_journal(ctx, repo, entry)
+    unseen.note_branch(repo)  # a rebase's commits were each seen by post-commit
+    return lines
 
 
 def acting(ctx: Context, repo: Repo) -> str | None:

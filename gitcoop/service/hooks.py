@@ -24,6 +24,7 @@ from importlib import resources
 from gitcoop.domain.frozen import frozen
 from gitcoop.errors import Refused
 from gitcoop.service import hook_setups as setups
+from gitcoop.service import unseen
 from gitcoop.service.context import Context
 from gitcoop.store import worktree
 from gitcoop.store.layout import HOOKS_HINTED
@@ -139,6 +140,7 @@ def install(
         os.makedirs(where.private, exist_ok=True)
         for name in HOOK_NAMES:
             _write_if_changed(os.path.join(where.private, name), rendered(name, runner))
+        unseen.note_tips(repo)  # what is on the branches now was made before the hooks
         if where.lines_dir is None:
             os.makedirs(where.folder, exist_ok=True)
         return [_install_one(repo, where, name, runner, append) for name in HOOK_NAMES]
@@ -153,7 +155,7 @@ def uninstall(ctx: Context) -> list[HookChange]:
     repo = ctx.repo()
     where = setups.place(repo)
     changes = [_uninstall_one(repo, where, name) for name in HOOK_NAMES]
-    for name in HOOK_NAMES:
+    for name in (*HOOK_NAMES, unseen.SEEN_TIPS):
         with contextlib.suppress(FileNotFoundError):
             os.unlink(os.path.join(where.private, name))
     with contextlib.suppress(OSError):

@@ -5,6 +5,7 @@ Reading only; nothing here touches the ledger, HEAD, the index or files.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -215,3 +216,42 @@ def tracked(repo: Repo, path: str) -> bool:
         return relative.replace(os.sep, "/") in repo.raw.index
     except pygit2.GitError:
         return False
+
+
+def branch_tips(repo: Repo) -> dict[str, str]:
+    """Each local branch and the commit it points at."""
+    tips: dict[str, str] = {}
+    for name in repo.raw.references:
+        if name.startswith("refs/heads/"):
+            with contextlib.suppress(KeyError, ValueError, pygit2.GitError):
+                tips[name] = str(repo.raw.references[name].resolve().target)
+    return tips
+
+
+def current_branch(repo: Repo) -> str | None:
+    """The branch HEAD is on (refs/heads/...), or None when detached or unborn."""
+    with contextlib.suppress(KeyError, ValueError, pygit2.GitError):
+        if not repo.raw.head_is_detached:
+            return str(repo.raw.head.name)
+    return None
+
+
+def commits_reaching(
+    repo: Repo, tips: list[str], seen: list[str], limit: int
+) -> tuple[list[CommitInfo], bool]:
+    """Commits reachable from `tips` and from none of `seen`, newest first, at most `limit`.
+
+    The bool says whether there were more. A seen commit that is gone is left out.
+    """
+    walker = repo.raw.walk(None, pygit2.enums.SortMode.TIME)
+    for sha in tips:
+        walker.push(pygit2.Oid(hex=sha))
+    for sha in seen:
+        with contextlib.suppress(KeyError, ValueError, pygit2.GitError):
+            walker.hide(pygit2.Oid(hex=sha))
+    found: list[CommitInfo] = []
+    for commit in walker:
+        if len(found) == limit:
+            return found, True
+        found.append(_info(commit))
+    return found, False

@@ -112,3 +112,38 @@ def test_a_squash_merge_waits_for_its_commit(hooked: Path) -> None:
     assert ledger_tip(hooked) == tip  # nothing is on the branch yet
     run(hooked, "commit", "-q", "-m", f"Squash side\n\nCoop-Done: {todo}\n")
     assert item(todo)["commit_sha"] == head(hooked)
+
+
+def test_a_reset_onto_commits_no_hook_saw_is_noticed_once_by_the_next_command(
+    hooked: Path,
+) -> None:
+    todo = add("todo", "reset onto")
+    message = f"Made elsewhere\n\nCoop-Done: {todo}\n"
+    made = git(hooked, "commit-tree", "HEAD^{tree}", "-p", "HEAD", "-m", message).strip()
+    assert coop("list").err == ""  # on no branch yet
+    git(hooked, "reset", "-q", "--hard", made)  # git runs no hook for a reset
+    first = coop("list")
+    assert first.code == 0
+    assert made[:7] in first.err and "git coop hooks backfill --apply" in first.err
+    assert coop("list").err == ""  # said once
+    found = coop("hooks", "backfill", "--json").json()
+    assert [f["commit"] for f in found] == [made]
+
+
+def test_a_branch_made_from_commits_no_hook_saw_is_noticed(hooked: Path) -> None:
+    todo = add("todo", "fetched into a branch")
+    git(hooked, "checkout", "-q", "-b", "elsewhere")
+    made = unhooked(hooked, f"Made elsewhere\n\nCoop-Done: {todo}\n", "else.txt")
+    noticed = coop("list")
+    assert made[:7] in noticed.err
+    assert coop("list").err == ""
+
+
+def test_commits_the_hooks_recorded_are_not_noticed_again(hooked: Path) -> None:
+    todo = add("todo", "recorded")
+    (hooked / "r.txt").write_text("r")
+    git(hooked, "add", "r.txt")
+    run(hooked, "commit", "-q", "-m", f"Recorded\n\nCoop-Done: {todo}\n")
+    git(hooked, "branch", "-f", "copy", "HEAD")  # a branch moved with no hook, to seen work
+    assert coop("list").err == ""
+    assert item(todo)["commit_sha"] == head(hooked)

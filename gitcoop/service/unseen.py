@@ -1,0 +1,114 @@
+"""Commits that reached a branch while git ran no hook: noticed by the next command.
+
+git runs no hook when `git reset`, `git branch -f`, `git update-ref`, a fetch
+into a branch or a checkout of a new branch moves a branch to commits no
+hook saw. With gitcoop's hooks installed, the tips of the local branches are
+noted in `coop-hooks/seen-tips` (by install, by each hook, by this check);
+before a command, a branch whose tip differs is walked back to what was
+seen, and commits there with Coop trailers that no ledger event names and
+the journal does not hold are reported, once, with the backfill that records
+them. Reporting, not recording: they may be anyone's commits, and backfill
+names each commit's author (docs/hooks.md).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+
+from gitcoop.domain import trailers
+from gitcoop.domain.frozen import frozen
+from gitcoop.service.context import Context
+from gitcoop.service.hook_setups import PRIVATE_DIR
+from gitcoop.store import journal, search, worktree
+from gitcoop.store.repository import Repo
+from gitcoop.store.snapshot import Snapshot
+from gitcoop.store.worktree import CommitInfo
+
+SEEN_TIPS = "seen-tips"
+WALK_AT_MOST = 500  # commits read per check; past that, backfill is named without a count
+
+
+@frozen
+class Unseen:
+    """What reached the branches without a hook: commits with trailers nobody recorded."""
+
+    commits: list[CommitInfo]
+    more: bool  # the walk stopped at WALK_AT_MOST: there may be others
+
+
+def check(ctx: Context) -> Unseen | None:
+    """What reached a branch unseen since the last look; None when nothing did (or no hooks)."""
+    repo = ctx.repo()
+    path = _path(repo)
+    if not os.path.isdir(os.path.dirname(path)):
+        return None  # gitcoop's hooks are not installed here: `hooks status` says so
+    tips = worktree.branch_tips(repo)
+    seen = _read(path)
+    if seen == tips:
+        return None
+    if seen is None:
+        _write(path, tips)
+        return None
+    moved = [sha for ref, sha in tips.items() if seen.get(ref) != sha]
+    walked, more = worktree.commits_reaching(repo, moved, list(seen.values()), WALK_AT_MOST)
+    comment = worktree.comment_char(repo) or "#"
+    asking = [c for c in walked if trailers.coop_trailers(c.message, comment)]
+    found = _unrecorded(repo, asking) if asking else []
+    _write(path, tips)
+    return Unseen(found[::-1], more) if found or more else None
+
+
+def note_tips(repo: Repo) -> None:
+    """Note every branch tip as seen (install: what is there was made before)."""
+    path = _path(repo)
+    if os.path.isdir(os.path.dirname(path)):
+        _write(path, worktree.branch_tips(repo))
+
+
+def note_branch(repo: Repo) -> None:
+    """Note the tip of the branch a hook just ran on; other branches keep their last look."""
+    path = _path(repo)
+    seen = _read(path)
+    branch = worktree.current_branch(repo)
+    if seen is None or branch is None:
+        return
+    tips = worktree.branch_tips(repo)
+    if branch in tips and seen.get(branch) != tips[branch]:
+        _write(path, {**seen, branch: tips[branch]})
+
+
+def _unrecorded(repo: Repo, commits: list[CommitInfo]) -> list[CommitInfo]:
+    tip = repo.tip()
+    if tip is None:
+        return []  # no ledger yet: nothing to record them into; backfill after init
+    named = search.commits_named(Snapshot(repo, tip))
+    named |= {
+        str(e.get("commit"))
+        for e in journal.entries(repo.common_dir)
+        if e.get("kind") == "trailers"
+    }
+    return [c for c in commits if c.sha not in named]
+
+
+def _path(repo: Repo) -> str:
+    return os.path.join(repo.common_dir, PRIVATE_DIR, SEEN_TIPS)
+
+
+def _read(path: str) -> dict[str, str] | None:
+    try:
+        with open(path, encoding="utf-8") as handle:
+            lines = handle.read().splitlines()
+    except OSError:
+        return None
+    pairs = (line.split(" ", 1) for line in lines)
+    return {ref: sha for sha, ref in (p for p in pairs if len(p) == 2)}
+
+
+def _write(path: str, tips: dict[str, str]) -> None:
+    """Replace the file whole; a lost race only makes the next check walk again."""
+    temporary = f"{path}.{os.getpid()}.tmp"
+    with contextlib.suppress(OSError):
+        with open(temporary, "w", encoding="utf-8") as handle:
+            handle.write("".join(f"{sha} {ref}\n" for ref, sha in sorted(tips.items())))
+        os.replace(temporary, path)
