@@ -147,3 +147,23 @@ def test_commits_the_hooks_recorded_are_not_noticed_again(hooked: Path) -> None:
     git(hooked, "branch", "-f", "copy", "HEAD")  # a branch moved with no hook, to seen work
     assert coop("list").err == ""
     assert item(todo)["commit_sha"] == head(hooked)
+
+
+def test_a_rebase_with_the_apply_backend_moves_the_record_once(hooked: Path) -> None:
+    todo = add("todo", "rebased with am")
+    git(hooked, "checkout", "-q", "-b", "side")
+    (hooked / "side.txt").write_text("s")
+    git(hooked, "add", "side.txt")
+    run(hooked, "commit", "-q", "-m", f"Side\n\nCoop-Done: {todo}\n")
+    old = head(hooked)
+    assert item(todo)["commit_sha"] == old
+    git(hooked, "checkout", "-q", "main")
+    unhooked(hooked, "Main moves on\n", "main.txt")
+    git(hooked, "checkout", "-q", "side")
+    run(hooked, "rebase", "-q", "--apply", "main")
+    new = head(hooked)
+    assert new != old
+    shown = item(todo)
+    assert (shown["status"], shown["commit_sha"]) == ("done", new)
+    edits = [e for e in coop("log", todo, "--json").json() if e["verb"] != "note"]
+    assert [e["commit"] for e in edits if e.get("commit")] == [old, new]

@@ -264,3 +264,26 @@ def test_under_the_pre_commit_framework_status_tells_the_truth_and_commits_recor
     assert item(todo)["commit_sha"] == head(ledger)
     after = git(ledger, "rev-list", "--count", "refs/coop/ledger")
     assert int(after) == int(before) + 1  # recorded once
+
+
+def test_a_committed_line_records_in_every_worktree(
+    ledger: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    with_gitcoop_on_path(monkeypatch)
+    team = ledger / ".githooks"
+    team.mkdir()
+    (team / "post-commit").write_text(f"#!/bin/sh\necho team\n{line('post-commit')}\n")
+    (team / "post-commit").chmod(0o755)
+    git(ledger, "add", ".githooks")
+    git(ledger, "commit", "-qm", "team hooks, calling gitcoop")
+    git(ledger, "config", "core.hooksPath", ".githooks")
+    assert coop("hooks", "install").code == 0
+    linked = tmp_path / "linked"
+    git(ledger, "worktree", "add", "-q", str(linked), "-b", "side")
+    todo = add("todo", "from the linked worktree")
+    done = commit(linked, f"Linked\n\nCoop-Done: {todo}\n")
+    assert "team" in done.stderr  # git runs hooks with stdout on stderr
+    assert item(todo)["commit_sha"] == head(linked)
+    monkeypatch.chdir(linked)
+    state = {h["name"]: h for h in coop("hooks", "status", "--json").json()["hooks"]}
+    assert (state["post-commit"]["state"], state["post-commit"]["via"]) == ("current", "line")
