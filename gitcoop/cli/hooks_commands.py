@@ -205,9 +205,10 @@ def _status_advice(states: list[hooks.HookState]) -> list[str]:
         lines.append(f"runs: {printable(ours[0].python)} {printable(ours[0].entry or '')}")
     elif ours:
         lines.append("runs: git-coop from PATH (no interpreter recorded)")
-    recorded = any(s.name == "post-commit" and s in ours for s in states)
-    if not recorded:
-        lines.append("commits here are not recorded — run: git coop hooks install")
+    post_commit = next(s for s in states if s.name == "post-commit")
+    if post_commit not in ours:
+        todo = "see above" if post_commit.advice else "run: git coop hooks install"
+        lines.append(f"commits here are not recorded — {todo}")
     return lines
 
 

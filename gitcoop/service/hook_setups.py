@@ -57,7 +57,10 @@ def place(repo: Repo) -> Place:
     private = os.path.join(repo.common_dir, PRIVATE_DIR)
     real = os.path.realpath(folder)
     top = repo.workdir()
-    if os.path.basename(real) == "_" and os.path.isfile(os.path.join(real, "h")):
+    if os.path.basename(real) == "_" and (
+        os.path.isfile(os.path.join(real, "h"))
+        or os.path.basename(os.path.dirname(real)) == ".husky"
+    ):  # husky's own folder, or its name before `npm install` made it
         return Place("husky", folder, os.path.dirname(folder), private)
     if _within(real, repo.common_dir) or _within(real, repo.git_dir):
         return Place("own", folder, None, private)

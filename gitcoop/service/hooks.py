@@ -37,7 +37,6 @@ HOOK_NAMES = (
     "post-rewrite",
     "prepare-commit-msg",
 )
-MARKER = b"gitcoop-hook"
 LEGACY_SUFFIX = ".legacy"  # where earlier gitcoop versions moved a foreign hook
 SLOTS = ("python", "entry")  # the shim's lines `python=''` and `entry=''`
 
