@@ -49,19 +49,20 @@ def post_commit(ctx: Context) -> list[str]:
         actor = ctx.actor or worktree.config_by_git("user.email")
         entry = None if commit is None else trailers_entry(ctx, commit, actor, comment)
         return _journal_unopened(refused, entry)
-    entry = commit_entry(ctx, repo, worktree.read_commit(repo), acting(ctx, repo))
+    made = worktree.read_commit(repo)
+    entry = commit_entry(ctx, repo, made, acting(ctx, repo))
     lines = []
     if entry is not None:
         if worktree.rebasing(repo):
             entry["rewriting"] = True  # the commit it replaces stops being the record
         lines = _record_or_journal(ctx, repo, entry)
-    unseen.note_branch(repo)  # the next command need not look at this branch again
+    unseen.note_branch(repo, made.first_parent)  # the next command need not look again
     return lines
 
 
 def post_applypatch(ctx: Context) -> list[str]:
     """`git am` made HEAD, and git runs no post-commit for it: record it the same way."""
-    return post_commit(ctx)
+    return post_commit(ctx)  # during `rebase --apply` too: HEAD is detached, nothing noted
 
 
 def post_merge(ctx: Context, squash: str = "0") -> list[str]:
@@ -89,7 +90,7 @@ def post_merge(ctx: Context, squash: str = "0") -> list[str]:
             f"gitcoop: the merge brought more than {MERGED_AT_MOST} commits; the older ones "
             "were not read — run: git coop hooks backfill --since ORIG_HEAD"
         )
-    unseen.note_branch(repo)
+    unseen.note_branch(repo, worktree.revision(repo, "ORIG_HEAD"))
     return lines
 
 
@@ -107,9 +108,7 @@ def post_rewrite(ctx: Context, kind: str, lines: list[str]) -> list[str]:
         return _journal_unopened(refused, entry, moved)
     journal.update(repo.common_dir, lambda e: _moved_entry(e, moved))
     entry = _entry(ctx, "rewrite", acting(ctx, repo), how=kind, pairs=pairs)
-    lines = _record_or_journal(ctx, repo, entry)
-    unseen.note_branch(repo)  # a rebase's commits were each seen by post-commit
-    return lines
+    return _record_or_journal(ctx, repo, entry)
 
 
 def acting(ctx: Context, repo: Repo) -> str | None:

@@ -3,7 +3,8 @@
 git runs no hook when `git reset`, `git branch -f`, `git update-ref`, a fetch
 into a branch or a checkout of a new branch moves a branch to commits no
 hook saw. With gitcoop's hooks installed, the tips of the local branches are
-noted in `coop-hooks/seen-tips` (by install, by each hook, by this check);
+noted in `coop-hooks/seen-tips` (by install, by post-commit and post-merge
+when they saw all that moved the branch, and by this check);
 before a command, a branch whose tip differs is walked back to what was
 seen, and commits there with Coop trailers that no ledger event names and
 the journal does not hold are reported, once, with the backfill that records
@@ -66,16 +67,22 @@ def note_tips(repo: Repo) -> None:
         _write(path, worktree.branch_tips(repo))
 
 
-def note_branch(repo: Repo) -> None:
-    """Note the tip of the branch a hook just ran on; other branches keep their last look."""
+def note_branch(repo: Repo, came_from: str | None) -> None:
+    """A hook saw its branch move from `came_from` to the tip: note the tip as seen.
+
+    Only when `came_from` is what was seen there (or, for a new branch, a
+    tip seen anywhere): a commit made on top of a reset the check has not
+    looked at yet must not hide what the reset brought.
+    """
     path = _path(repo)
     seen = _read(path)
     branch = worktree.current_branch(repo)
-    if seen is None or branch is None:
+    if seen is None or branch is None or came_from is None:
         return
-    tips = worktree.branch_tips(repo)
-    if branch in tips and seen.get(branch) != tips[branch]:
-        _write(path, {**seen, branch: tips[branch]})
+    known = seen.get(branch) == came_from or (branch not in seen and came_from in seen.values())
+    tip = worktree.branch_tips(repo).get(branch)
+    if known and tip is not None and tip != came_from:
+        _write(path, {**seen, branch: tip})
 
 
 def _unrecorded(repo: Repo, commits: list[CommitInfo]) -> list[CommitInfo]:

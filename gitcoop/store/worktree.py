@@ -27,6 +27,7 @@ class CommitInfo:
     author_email: str
     committer_email: str
     committed_at: datetime  # the committer's time, UTC
+    first_parent: str | None = None
 
 
 def read_commit(repo: Repo, rev: str = "HEAD") -> CommitInfo:
@@ -40,8 +41,10 @@ def read_commit(repo: Repo, rev: str = "HEAD") -> CommitInfo:
 
 def _info(commit: Any) -> CommitInfo:
     at = datetime.fromtimestamp(commit.committer.time, UTC)
+    parents = commit.parent_ids
+    first = str(parents[0]) if parents else None
     return CommitInfo(
-        str(commit.id), commit.message, commit.author.email, commit.committer.email, at
+        str(commit.id), commit.message, commit.author.email, commit.committer.email, at, first
     )
 
 
@@ -226,6 +229,13 @@ def branch_tips(repo: Repo) -> dict[str, str]:
             with contextlib.suppress(KeyError, ValueError, pygit2.GitError):
                 tips[name] = str(repo.raw.references[name].resolve().target)
     return tips
+
+
+def revision(repo: Repo, rev: str) -> str | None:
+    """The commit `rev` names (ORIG_HEAD, a branch), or None."""
+    with contextlib.suppress(KeyError, ValueError, pygit2.GitError):
+        return str(repo.raw.revparse_single(rev).peel(pygit2.Commit).id)
+    return None
 
 
 def current_branch(repo: Repo) -> str | None:

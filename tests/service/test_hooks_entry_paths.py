@@ -167,3 +167,79 @@ def test_a_rebase_with_the_apply_backend_moves_the_record_once(hooked: Path) -> 
     assert (shown["status"], shown["commit_sha"]) == ("done", new)
     edits = [e for e in coop("log", todo, "--json").json() if e["verb"] != "note"]
     assert [e["commit"] for e in edits if e.get("commit")] == [old, new]
+
+
+@pytest.mark.parametrize("how", ["reset", "branch -f", "update-ref", "fetch into", "pull rebase"])
+def test_every_way_with_no_hook_is_noticed(hooked: Path, tmp_path: Path, how: str) -> None:
+    todo = add("todo", f"arrives by {how}")
+    upstream = tmp_path / "upstream"
+    git(tmp_path, "clone", "-q", str(hooked), str(upstream))
+    git(upstream, "config", "user.email", "bob@example.com")
+    made = unhooked(upstream, f"Upstream\n\nCoop-Done: {todo}\n", "up.txt")
+    git(hooked, "fetch", "-q", str(upstream), "main:refs/remotes/up/main")
+    git(hooked, "branch", "-q", "other")
+    assert coop("list").err == ""  # fetched, on no local branch: nothing to say yet
+    if how == "reset":
+        git(hooked, "reset", "-q", "--hard", made)
+    elif how == "branch -f":
+        git(hooked, "branch", "-f", "other", made)
+    elif how == "update-ref":
+        git(hooked, "update-ref", "refs/heads/other", made)
+    elif how == "fetch into":
+        git(hooked, "fetch", "-q", str(upstream), "main:other")
+    else:  # a local commit to replay: the upstream ones arrive with no hook of their own
+        unhooked(hooked, "Local work\n", "local.txt")
+        assert coop("list").err == ""
+        run(hooked, "pull", "-q", "--rebase", str(upstream), "main")
+    noticed = coop("list")
+    assert made[:7] in noticed.err and "backfill --apply" in noticed.err
+    assert coop("list").err == ""
+
+
+@pytest.mark.parametrize("how", ["revert", "conflicted merge"])
+def test_commits_git_makes_through_post_commit_are_recorded(hooked: Path, how: str) -> None:
+    todo = add("todo", f"closed by a {how}")
+    message = f"By {how}\n\nCoop-Done: {todo}\n"
+    if how == "revert":
+        unhooked(hooked, "To revert\n", "revert.txt")
+        run(hooked, "revert", "--no-edit", "HEAD")
+        run(hooked, "commit", "-q", "--amend", "-m", message)
+    else:
+        (hooked / "both.txt").write_text("base\n")
+        git(hooked, "add", "both.txt")
+        git(hooked, "-c", "core.hooksPath=/dev/null", "commit", "-qm", "base")
+        git(hooked, "checkout", "-q", "-b", "side")
+        (hooked / "both.txt").write_text("side\n")
+        git(hooked, "-c", "core.hooksPath=/dev/null", "commit", "-qam", "side")
+        git(hooked, "checkout", "-q", "main")
+        (hooked / "both.txt").write_text("main\n")
+        git(hooked, "-c", "core.hooksPath=/dev/null", "commit", "-qam", "main")
+        assert git(hooked, "merge", "side", check=False) is not None  # stops on the conflict
+        (hooked / "both.txt").write_text("merged\n")
+        git(hooked, "add", "both.txt")
+        run(hooked, "commit", "-q", "-m", message)
+    assert item(todo)["commit_sha"] == head(hooked)
+
+
+def test_a_pull_rebase_with_nothing_to_replay_is_a_fast_forward_and_recorded(
+    hooked: Path, tmp_path: Path
+) -> None:
+    todo = add("todo", "pulled with --rebase")
+    upstream = tmp_path / "upstream"
+    git(tmp_path, "clone", "-q", str(hooked), str(upstream))
+    git(upstream, "config", "user.email", "alice@example.com")
+    made = unhooked(upstream, f"Upstream\n\nCoop-Done: {todo}\n", "up.txt")
+    run(hooked, "pull", "-q", "--rebase", str(upstream), "main")  # git runs post-merge
+    assert item(todo)["commit_sha"] == made
+
+
+def test_a_commit_on_top_of_a_reset_does_not_hide_what_the_reset_brought(hooked: Path) -> None:
+    todo = add("todo", "under a later commit")
+    message = f"Made elsewhere\n\nCoop-Done: {todo}\n"
+    made = git(hooked, "commit-tree", "HEAD^{tree}", "-p", "HEAD", "-m", message).strip()
+    assert coop("list").err == ""
+    git(hooked, "reset", "-q", "--hard", made)
+    (hooked / "later.txt").write_text("later")
+    git(hooked, "add", "later.txt")
+    run(hooked, "commit", "-q", "-m", "Later, with the hooks")  # post-commit runs here
+    assert made[:7] in coop("list").err
