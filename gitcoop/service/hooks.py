@@ -270,6 +270,9 @@ def _install_one(
 
 
 def _add_line(repo: Repo, where: setups.Place, name: str, append: bool) -> HookChange:
+    assert where.lines_dir is not None
+    for folder in {where.folder, where.lines_dir}:
+        _undo_earlier_install(os.path.join(folder, name))
     state = _line_state(repo, where, name)
     if state.state != "missing":
         return HookChange(name, state.path, "unchanged")
@@ -297,6 +300,21 @@ def _uninstall_one(repo: Repo, where: setups.Place, name: str) -> HookChange:
         os.replace(state.path + LEGACY_SUFFIX, state.path)
         return HookChange(name, state.path, "restored")
     return HookChange(name, state.path, "absent" if state.state == "missing" else "removed")
+
+
+def _undo_earlier_install(path: str) -> None:
+    """An earlier gitcoop wrote its shim into husky's or the team's folder: take it out.
+
+    It had renamed the file there to `<name>.legacy`, which goes back under its
+    own name (a tracked file so reads as committed again); a shim it added
+    where nothing was is removed, since the folder is not gitcoop's to write.
+    """
+    if os.path.islink(path) or not setups.is_shim(_read_or_empty(path)):
+        return
+    if os.path.lexists(path + LEGACY_SUFFIX):
+        _put_back_legacy(path)
+    else:
+        os.unlink(path)
 
 
 def _put_back_legacy(path: str) -> None:

@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from gitcoop.service import hook_setups
+from gitcoop.cli.hooks_commands import this_runner
+from gitcoop.service import hook_setups, hooks
 from tests.conftest import coop, git
 from tests.service.hook_helpers import add, commit, head, item, with_gitcoop_on_path
 
@@ -127,6 +128,12 @@ def test_husky_v9_stubs_are_never_touched_and_the_line_is_named(husky: Path) -> 
     assert actions["post-rewrite"] == actions["prepare-commit-msg"] == "chained"
     assert (husky / ".husky/post-rewrite").read_text() == f"#!/bin/sh\n{line('post-rewrite')}\n"
     assert git(husky, "diff", "--stat") == ""
+
+    undone = {c["name"]: c["action"] for c in coop("hooks", "uninstall", "--json").json()}
+    assert undone["post-rewrite"] == "unchained"
+    assert not (husky / ".husky/post-rewrite").exists()  # gitcoop made it; nothing else in it
+    assert husky_bytes(husky) == stubs
+    assert git(husky, "status", "--porcelain") == ""
 
 
 def test_with_the_line_husky_runs_the_users_hook_and_gitcoop(husky: Path) -> None:
@@ -287,3 +294,20 @@ def test_a_committed_line_records_in_every_worktree(
     monkeypatch.chdir(linked)
     state = {h["name"]: h for h in coop("hooks", "status", "--json").json()["hooks"]}
     assert (state["post-commit"]["state"], state["post-commit"]["via"]) == ("current", "line")
+
+
+def test_an_earlier_install_into_a_committed_folder_is_undone(ledger: Path) -> None:
+    team = ledger / ".githooks"
+    team.mkdir()
+    (team / "post-commit").write_text("#!/bin/sh\necho team\n")
+    (team / "post-commit").chmod(0o755)
+    git(ledger, "add", ".githooks")
+    git(ledger, "commit", "-qm", "team hooks")
+    git(ledger, "config", "core.hooksPath", ".githooks")
+    # what an earlier gitcoop did there: renamed the team's file, wrote its own
+    (team / "post-commit").rename(team / "post-commit.legacy")
+    (team / "post-commit").write_bytes(hooks.rendered("post-commit", this_runner()))
+    (team / "post-rewrite").write_bytes(hooks.rendered("post-rewrite", this_runner()))
+    assert coop("hooks", "install").code == 0
+    assert git(ledger, "status", "--porcelain", "--untracked-files=all") == ""
+    assert (team / "post-commit").read_text() == "#!/bin/sh\necho team\n"
