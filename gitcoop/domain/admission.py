@@ -19,6 +19,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from gitcoop.domain import bounds
+from gitcoop.domain.aliases import aliases_problem
 from gitcoop.domain.ids import EVENT_ID_RE, ITEM_ID_RE, identity_problem
 from gitcoop.domain.obligations import DELAY_MAX, DELAY_MIN
 from gitcoop.domain.patterns import lazy
@@ -205,6 +206,7 @@ TYPED: dict[str, Check] = {
     "children": _item_ids,
     "evidence": _evidence,
     "replay": _replay,
+    "aliases": lambda value, name, depth: aliases_problem(value),
     "delay_seconds": _number(int(DELAY_MIN.total_seconds()), int(DELAY_MAX.total_seconds())),
     "line": _number(0, 10**9),
     "exit_code": _number(-(2**31), 2**31),

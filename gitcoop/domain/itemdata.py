@@ -37,6 +37,7 @@ _COMMON_KEYS = (
 )
 _QUEUE_KEYS = frozenset((*_QUEUE_TEXT, "evidence", "attempts", "lease"))
 _ITEM_KEYS = _COMMON_KEYS | _QUEUE_KEYS
+_LISTED_WHEN_SET = frozenset(("related_commits", "aliases"))  # absent while empty
 
 _OBLIGATION_KEYS = frozenset(
     (
@@ -66,13 +67,12 @@ def _item(data: dict[str, Any]) -> bool:
     keys = data.keys()
     queue = data.get("kind") == "item"
     expected = _ITEM_KEYS if queue else _COMMON_KEYS
-    if "related_commits" in keys:
-        commits = data["related_commits"]
-        if not (type(commits) is list and commits and all(_text(c) for c in commits)):
+    listed = _LISTED_WHEN_SET & keys
+    for name in listed:
+        values = data[name]
+        if not (type(values) is list and values and all(_text(v) for v in values)):
             return False
-        if keys != expected | {"related_commits"}:
-            return False
-    elif keys != expected:
+    if keys != (expected | listed if listed else expected):
         return False
     item_id = data["id"]
     if not (_text(item_id) and ITEM_ID_RE.match(item_id)):

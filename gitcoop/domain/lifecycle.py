@@ -17,6 +17,7 @@ from datetime import datetime
 from typing import Any
 
 from gitcoop.domain import fields, obligations, resolution
+from gitcoop.domain.aliases import aliases_problem
 from gitcoop.domain.ids import kind_of
 from gitcoop.domain.queue import STATES, invalidated
 from gitcoop.domain.records import (
@@ -196,6 +197,7 @@ def _add(item: Item | None, event: Event, roles: Roles) -> Item:
     for problem in (
         fields.tags_problem(event.arg("tags")) if event.arg("tags") is not None else None,
         fields.priority_problem(priority) if priority is not None else None,
+        aliases_problem(event.arg("aliases")) if event.arg("aliases") is not None else None,
     ):
         if problem:
             raise Refused(problem)
@@ -215,6 +217,7 @@ def _add(item: Item | None, event: Event, roles: Roles) -> Item:
         evidence=evidence,
         order_key=event.arg("order_key") if kind == "item" else None,
         parent_id=event.arg("parent_id") if kind == "item" else None,
+        aliases=tuple(event.arg("aliases") or ()),
     )
 
 

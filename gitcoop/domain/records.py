@@ -512,6 +512,7 @@ class Item:
     result_summary: str | None = None
     commit_sha: str | None = None
     related_commits: tuple[str, ...] = ()  # later commits naming it (a cherry-pick's copy)
+    aliases: tuple[str, ...] = ()  # its ids where it was imported from (domain/aliases.py)
     reason: str | None = None
     obligation: Obligation | None = None
     previous_obligation: Obligation | None = None  # the one the current binding replaced
@@ -543,7 +544,7 @@ class Item:
             kind = type(value)
             if value is None or kind is str or kind is int or kind is bool:
                 data[name] = value
-            elif name == "related_commits":
+            elif name in _LISTED_WHEN_SET:
                 if value:  # absent when empty: items written before it existed stay the same
                     data[name] = list(value)
             elif isinstance(value, datetime):
@@ -593,6 +594,7 @@ class Item:
             result_summary=_opt_str(data.get("result_summary"), "result_summary"),
             commit_sha=_opt_str(data.get("commit_sha"), "commit_sha"),
             related_commits=_shas(data.get("related_commits")),
+            aliases=_aliases(data.get("aliases")),
             reason=_opt_str(data.get("reason"), "reason"),
             obligation=Obligation.from_data(obligation) if obligation else None,
             previous_obligation=_opt_obligation(data.get("previous_obligation")),
@@ -611,6 +613,15 @@ class Item:
 
 
 _ITEM_FIELDS = tuple(f.name for f in fields(Item))
+_LISTED_WHEN_SET = ("related_commits", "aliases")
+
+
+def _aliases(value: Any) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if not isinstance(value, list) or not value or not all(isinstance(a, str) for a in value):
+        raise RecordError("aliases must be a non-empty list of text")
+    return tuple(value)
 
 
 @frozen

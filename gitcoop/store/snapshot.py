@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from gitcoop.domain import ids, itemdata
+from gitcoop.domain import aliases, ids, itemdata
 from gitcoop.domain.ids import ItemId
 from gitcoop.domain.records import Event, Item, LedgerConfig, RecordError
 from gitcoop.errors import Ambiguous, BadLedger, NotFound
@@ -308,7 +308,9 @@ class Snapshot:
     # -- ids ----------------------------------------------------------------------
 
     def resolve(self, text: str) -> ItemId:
-        """The one item id that `text` (a full id or any unique prefix) names."""
+        """The one item id that `text` (a full id, any unique prefix, or an alias) names."""
+        if aliases.is_alias(text.strip()):
+            return self._aliased(text.strip())
         kind, rest = ids.normalise_prefix(text)
         if kind is not None and kind not in ids.PREFIX_KIND:
             raise NotFound(f"{text!r} is not an id: ids start with td-, rq- or it-")
@@ -336,6 +338,24 @@ class Snapshot:
             raise Ambiguous(
                 f"{text!r} matches {len(matches)} items: {shown}{more} — give more of the id"
             )
+        return matches[0]
+
+    def _aliased(self, alias: str) -> ItemId:
+        """The one item imported under `alias` (TW-12, gh#42): a read of every item's row,
+        from the read cache, since no file is named by an alias."""
+        from gitcoop.store.cache import ItemCache
+
+        wanted = aliases.key(alias)
+        matches = sorted(
+            ItemId(row.item_id)
+            for row in self.rows(self.cache or ItemCache(self.repo.common_dir))
+            if any(aliases.key(a) == wanted for a in row.data().get("aliases") or ())
+        )
+        if not matches:
+            raise NotFound(f"no item was imported as {alias!r} — see git coop list")
+        if len(matches) > 1:
+            shown = ", ".join(self.label(m) for m in matches[:10])
+            raise Ambiguous(f"{alias!r} names {len(matches)} items: {shown} — give an id")
         return matches[0]
 
     def _fetched_with(self, text: str, fan: str) -> str | None:

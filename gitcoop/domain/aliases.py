@@ -1,0 +1,51 @@
+"""Aliases: the id an imported item had where it came from (TW-12, bd-a1b2, gh#42).
+
+An alias is set once, by the `add` that imports the item, and never changes:
+it is how `show`, `take` and every other command find the item by the name
+its team already uses, and how a later import of the same tracker knows the
+item is already here. The text comes from a stranger's export, so its shape
+is narrow: a short tracker word, `-` or `#`, and an id of letters, digits,
+dots, underscores and dashes. An alias never looks like a gitcoop id.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gitcoop.domain.ids import EVENT_PREFIX, PREFIX_KIND
+from gitcoop.domain.patterns import lazy
+
+ALIAS_RE = lazy(r"^[A-Za-z][A-Za-z0-9_]{0,15}[-#][A-Za-z0-9][A-Za-z0-9._-]{0,99}\Z")
+MAX_ALIASES = 4  # a stable id and a short one, with room to spare
+
+
+def alias_problem(value: Any) -> str | None:
+    """Why `value` cannot be an alias, or None."""
+    if not isinstance(value, str) or not ALIAS_RE.match(value):
+        shown = str(value)[:40]
+        return (
+            f"an alias is a tracker word, - or #, and an id of letters and digits "
+            f"(TW-12, bd-a1b2, gh#42), not {shown!r}"
+        )
+    if not is_alias(value):
+        return f"an alias must not look like a gitcoop id: {value!r}"
+    return None
+
+
+def aliases_problem(values: Any) -> str | None:
+    if not isinstance(values, list | tuple) or len(values) > MAX_ALIASES:
+        return f"aliases are a list of at most {MAX_ALIASES}"
+    return next((p for p in (alias_problem(v) for v in values) if p), None)
+
+
+def is_alias(text: str) -> bool:
+    """Whether `text` has an alias's shape and no gitcoop id's (td-, rq-, it-, ev-)."""
+    if not ALIAS_RE.match(text):
+        return False
+    head = text.split("-", 1)[0].lower() if "-" in text.split("#", 1)[0] else None
+    return head not in (*PREFIX_KIND, EVENT_PREFIX)
+
+
+def key(alias: str) -> str:
+    """What two spellings of one alias share: case does not matter (TW-12, tw-12)."""
+    return alias.casefold()
