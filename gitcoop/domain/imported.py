@@ -1,0 +1,148 @@
+"""A record imported from another tracker, in gitcoop's terms, and whether it may enter.
+
+The readers (`domain/trackers.py`) turn one tracker's record into an
+`Imported`; `problem` checks it exactly as the command line's input is
+checked (the same title, body, tag, note and alias rules and caps), so a
+hostile export is refused record by record, never half-written. Where the
+trackers' states land is one table, `STATES`, which docs/import.md prints.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from datetime import datetime
+from typing import Any
+
+from gitcoop.domain import bounds, fields
+from gitcoop.domain.aliases import alias_problem, aliases_problem
+from gitcoop.domain.frozen import frozen
+from gitcoop.domain.timefmt import format_instant
+
+OPEN, STARTED, DONE, ABANDONED = "open", "started", "done", "abandoned"
+MAX_NOTES = 200  # annotations or comments kept per record
+MAX_DEPENDS = 100
+
+# tracker -> its state (lowercase) -> where the item lands; a state missing here is refused
+STATES: dict[str, dict[str, str]] = {
+    "taskwarrior": {
+        "pending": OPEN,
+        "waiting": OPEN,
+        "started": STARTED,  # pending with a `start`: taken by the importer
+        "completed": DONE,
+        "deleted": ABANDONED,
+    },
+    "backlog": {
+        "to do": OPEN,
+        "draft": OPEN,
+        "in progress": STARTED,
+        "done": DONE,
+    },
+    "beads": {
+        "open": OPEN,
+        "deferred": OPEN,
+        "blocked": OPEN,  # what blocks it is in its dependencies
+        "in_progress": STARTED,
+        "closed": DONE,
+    },
+    "github": {"open": OPEN, "closed": DONE},
+}
+
+
+class Unmappable(ValueError):
+    """A record that cannot become an item; the message says which field and why."""
+
+
+@frozen
+class Imported:
+    """One record of an export as gitcoop will hold it."""
+
+    tracker: str
+    aliases: tuple[str, ...]  # the first is the stable one a re-import matches on
+    title: str
+    state: str  # OPEN, STARTED, DONE or ABANDONED
+    body: str | None = None
+    tags: tuple[str, ...] = ()
+    priority: int | None = None
+    assignee: str | None = None  # the tracker's name for the person (--people maps it)
+    notes: tuple[str, ...] = ()  # in the tracker's order
+    # (how this record relates, the other's stable alias): `blocked-by`, `child-of`,
+    # `related` or `discovered-from`, as `git coop dep add THIS PHRASE OTHER` says it
+    depends: tuple[tuple[str, str], ...] = ()
+    summary: str | None = None  # what the close said (a final summary, a close reason)
+
+    @property
+    def origin(self) -> str:
+        return self.aliases[0]
+
+
+def state_of(tracker: str, state: Any) -> str:
+    table = STATES[tracker]
+    found = table.get(str(state).strip().lower()) if isinstance(state, str) else None
+    if found is None:
+        shown = str(state)[:40]
+        raise Unmappable(f"status {shown!r} is not one of {', '.join(table)}")
+    return found
+
+
+def problem(record: Imported) -> str | None:
+    """Why `record` may not enter the ledger, or None: the command line's rules."""
+    return next(_problems(record), None)
+
+
+def _problems(record: Imported) -> Iterator[str]:
+    checks: list[Callable[[], str | None]] = [
+        lambda: aliases_problem(list(record.aliases)),
+        lambda: fields.title_problem(record.title),
+        lambda: None if record.body is None else fields.body_problem(record.body),
+        lambda: fields.tags_problem(list(record.tags)),
+        lambda: None if record.priority is None else fields.priority_problem(record.priority),
+        lambda: (
+            None
+            if record.assignee is None
+            else bounds.line_problem(record.assignee, "assignee", 200)
+        ),
+        lambda: None if record.summary is None else bounds.line_problem(record.summary, "summary"),
+        lambda: f"more than {MAX_NOTES} notes" if len(record.notes) > MAX_NOTES else None,
+        lambda: next(
+            (p for p in (bounds.text_problem(n, "a note") for n in record.notes) if p), None
+        ),
+        lambda: (
+            f"more than {MAX_DEPENDS} dependencies" if len(record.depends) > MAX_DEPENDS else None
+        ),
+        lambda: next((p for p in (alias_problem(o) for _, o in record.depends) if p), None),
+    ]
+    for check in checks:
+        found = check()
+        if found:
+            yield found
+
+
+def tag_word(text: Any) -> str:
+    """A tracker's label as one tag word: spaces become dashes; anything else is checked."""
+    if not isinstance(text, str):
+        raise Unmappable(f"a label must be text, not {type(text).__name__}")
+    word = "-".join(text.split())
+    found = fields.tag_problem(word)
+    if found:
+        raise Unmappable(found)
+    return word
+
+
+def text_or_none(value: Any, name: str) -> str | None:
+    if value is None or value == "":
+        return None
+    if not isinstance(value, str):
+        raise Unmappable(f"{name} must be text")
+    return value
+
+
+def required_text(value: Any, name: str) -> str:
+    found = text_or_none(value, name)
+    if found is None or not found.strip():
+        raise Unmappable(f"{name} is missing")
+    return found
+
+
+def stamped(at: datetime | None, text: str) -> str:
+    """A note as imported: its original time first, so a re-import recognises it."""
+    return text if at is None else f"[{format_instant(at)}] {text}"

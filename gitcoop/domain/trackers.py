@@ -1,0 +1,311 @@
+"""Readers of other trackers' exports: each record becomes an `Imported`, or says why not.
+
+Pure: each reader gets text (or, for Backlog.md, a file's front matter as
+plain data and its Markdown), never a file. A reader only maps fields; the
+checks that every imported record passes are `imported.problem`'s.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from typing import Any
+
+from gitcoop.domain import bounds
+from gitcoop.domain.imported import (
+    STARTED,
+    Imported,
+    Unmappable,
+    required_text,
+    stamped,
+    state_of,
+    tag_word,
+    text_or_none,
+)
+
+Numbered = tuple[int, Any]  # (line in the file, the record as read)
+
+
+def json_records(text: str) -> list[Numbered]:
+    """The records of a JSON array or of JSON lines, each with the line it starts on.
+    A line that is not JSON is kept as an `Unmappable` so it is reported by its line."""
+    stripped = text.lstrip()
+    if stripped.startswith("["):
+        return _array(text)
+    found: list[Numbered] = []
+    for number, line in enumerate(text.splitlines(), 1):
+        if line.strip():
+            try:
+                found.append((number, json.loads(line)))
+            except ValueError as bad:
+                found.append((number, Unmappable(f"not JSON ({bad})")))
+    return found
+
+
+def _array(text: str) -> list[Numbered]:
+    decoder = json.JSONDecoder()
+    at = text.index("[") + 1
+    found: list[Numbered] = []
+    while True:
+        at = _skip(text, at)
+        if at >= len(text) or text[at] == "]":
+            return found
+        try:
+            value, end = decoder.raw_decode(text, at)
+        except ValueError as bad:
+            raise Unmappable(f"line {text.count(chr(10), 0, at) + 1}: not JSON ({bad})") from None
+        found.append((text.count("\n", 0, at) + 1, value))
+        at = _skip(text, end)
+        if at < len(text) and text[at] == ",":
+            at += 1
+
+
+def _skip(text: str, at: int) -> int:
+    while at < len(text) and text[at] in " \t\r\n":
+        at += 1
+    return at
+
+
+def _mapping(raw: Any) -> Mapping[str, Any]:
+    if isinstance(raw, Unmappable):
+        raise raw
+    if not isinstance(raw, Mapping):
+        raise Unmappable("a record must be a JSON object")
+    return raw
+
+
+def instant(value: Any, name: str) -> datetime | None:
+    """An ISO 8601 or taskwarrior (20261201T120000Z) time; a bad one refuses the record."""
+    if value is None or value == "":
+        return None
+    if not isinstance(value, str) or len(value) > 40:
+        raise Unmappable(f"{name} is not a time")
+    try:
+        if len(value) == 16 and value[8] == "T" and value.endswith("Z"):
+            at = datetime.strptime(value, "%Y%m%dT%H%M%SZ").replace(tzinfo=UTC)
+        else:
+            at = datetime.fromisoformat(value)
+    except ValueError:
+        raise Unmappable(f"{name} is not a time: {value[:40]!r}") from None
+    at = at.replace(tzinfo=UTC) if at.tzinfo is None else at.astimezone(UTC)
+    found = bounds.instant_problem(at.replace(microsecond=0), name)
+    if found:
+        raise Unmappable(found)
+    return at.replace(microsecond=0)
+
+
+def _strings(value: Any, name: str) -> list[Any]:
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise Unmappable(f"{name} must be a list")
+    return value
+
+
+# -- taskwarrior -------------------------------------------------------------------
+
+_TW_PRIORITY = {"H": 1, "M": 2, "L": 3}
+
+
+def taskwarrior(raw: Any) -> Imported:
+    """One task of `task export`: TW-<uuid> (stable) and TW-<id> while it is pending."""
+    task = _mapping(raw)
+    uuid = required_text(task.get("uuid"), "uuid")
+    status = task.get("status")
+    if status == "pending" and task.get("start"):
+        status = "started"
+    for name in ("entry", "modified", "end", "start", "due", "wait", "scheduled"):
+        instant(task.get(name), name)
+    number = task.get("id")
+    aliases = [f"TW-{uuid}"]
+    if isinstance(number, int) and not isinstance(number, bool) and number > 0:
+        aliases.append(f"TW-{number}")
+    tags = [tag_word(t) for t in _strings(task.get("tags"), "tags")]
+    project = text_or_none(task.get("project"), "project")
+    if project:
+        tags.append(tag_word(f"project:{project}"))
+    priority = task.get("priority")
+    if priority is not None and priority not in _TW_PRIORITY:
+        raise Unmappable(f"priority {str(priority)[:10]!r} is not H, M or L")
+    notes = []
+    for note in _strings(task.get("annotations"), "annotations"):
+        note = _mapping(note)
+        at = instant(note.get("entry"), "annotation entry")
+        notes.append(stamped(at, required_text(note.get("description"), "annotation")))
+    depends = task.get("depends")
+    if isinstance(depends, str):  # taskwarrior before 2.6 wrote one comma-separated string
+        depends = [d for d in depends.split(",") if d]
+    return Imported(
+        tracker="taskwarrior",
+        aliases=tuple(aliases),
+        title=required_text(task.get("description"), "description"),
+        state=state_of("taskwarrior", status),
+        tags=tuple(sorted(set(tags))),
+        priority=_TW_PRIORITY.get(priority) if isinstance(priority, str) else None,
+        notes=tuple(notes),
+        depends=tuple(("blocked-by", f"TW-{d}") for d in _strings(depends, "depends")),
+    )
+
+
+# -- beads -------------------------------------------------------------------------
+
+_BEADS_LINKS = {
+    "blocks": "blocked-by",
+    "parent-child": "child-of",
+    "related": "related",
+    "discovered-from": "discovered-from",
+}
+
+
+_BEADS_SECTIONS = (
+    ("", "description"),
+    ("## Design", "design"),
+    ("## Acceptance criteria", "acceptance_criteria"),
+)
+
+
+def beads(raw: Any) -> Imported:
+    """One line of beads' issues.jsonl; its id (bd-a1b2) is the alias."""
+    issue = _mapping(raw)
+    issue_id = required_text(issue.get("id"), "id")
+    for name in ("created_at", "updated_at", "closed_at"):
+        instant(issue.get(name), name)
+    body = "\n\n".join(
+        f"{heading}\n\n{text}" if heading else text
+        for heading, key in _BEADS_SECTIONS
+        if (text := text_or_none(issue.get(key), key))
+    )
+    tags = [tag_word(t) for t in _strings(issue.get("labels"), "labels")]
+    kind = text_or_none(issue.get("issue_type"), "issue_type")
+    if kind:
+        tags.append(tag_word(kind))
+    priority = issue.get("priority")
+    if priority is not None and (isinstance(priority, bool) or not isinstance(priority, int)):
+        raise Unmappable("priority must be a whole number from 0 to 4")
+    depends = []
+    for link in _strings(issue.get("dependencies"), "dependencies"):
+        link = _mapping(link)
+        phrase = _BEADS_LINKS.get(str(link.get("type") or "blocks"))
+        if phrase is None:
+            raise Unmappable(f"dependency type {str(link.get('type'))[:30]!r} is not known")
+        depends.append((phrase, required_text(link.get("depends_on_id"), "depends_on_id")))
+    notes = text_or_none(issue.get("notes"), "notes")
+    return Imported(
+        tracker="beads",
+        aliases=(issue_id,),
+        title=required_text(issue.get("title"), "title"),
+        state=state_of("beads", issue.get("status") or "open"),
+        body=body or None,
+        tags=tuple(sorted(set(tags))),
+        priority=priority,
+        assignee=text_or_none(issue.get("assignee"), "assignee"),
+        notes=(notes,) if notes else (),
+        depends=tuple(depends),
+        summary=text_or_none(issue.get("close_reason"), "close_reason"),
+    )
+
+
+# -- GitHub --------------------------------------------------------------------------
+
+
+def github(raw: Any) -> Imported:
+    """One issue as `gh issue list --json number,title,body,state,labels,assignees,
+    createdAt,closedAt,comments` prints it; gh#<number> is the alias."""
+    issue = _mapping(raw)
+    number = issue.get("number")
+    if not isinstance(number, int) or isinstance(number, bool) or number < 1:
+        raise Unmappable("number must be a positive whole number")
+    for name in ("createdAt", "closedAt"):
+        instant(issue.get(name), name)
+    labels = [_mapping(label).get("name") for label in _strings(issue.get("labels"), "labels")]
+    people = [_mapping(p).get("login") for p in _strings(issue.get("assignees"), "assignees")]
+    notes = []
+    for comment in _strings(issue.get("comments"), "comments"):
+        comment = _mapping(comment)
+        author = comment.get("author")
+        login = _mapping(author).get("login") if author is not None else None
+        at = instant(comment.get("createdAt"), "comment createdAt")
+        text = required_text(comment.get("body"), "comment body")
+        by = text_or_none(login, "comment author") or "ghost"
+        notes.append(stamped(at, f"{by}: {text}"))
+    return Imported(
+        tracker="github",
+        aliases=(f"gh#{number}",),
+        title=required_text(issue.get("title"), "title"),
+        state=state_of("github", issue.get("state")),
+        body=text_or_none(issue.get("body"), "body"),
+        tags=tuple(sorted({tag_word(label) for label in labels})),
+        assignee=text_or_none(people[0], "assignee") if people else None,
+        notes=tuple(notes),
+    )
+
+
+# -- Backlog.md ------------------------------------------------------------------------
+
+_BACKLOG_PRIORITY = {"high": 1, "medium": 2, "low": 3}
+_BACKLOG_SECTIONS = ("Description", "Acceptance Criteria", "Implementation Plan")
+
+
+def backlog(front: Any, markdown: str) -> Imported:
+    """One task file of Backlog.md: YAML front matter (as plain data) and its Markdown."""
+    task = _mapping(front)
+    task_id = required_text(_text(task.get("id")), "id")
+    sections = _sections(markdown)
+    body = "\n\n".join(
+        f"## {name}\n\n{sections[name]}" if name != "Description" else sections[name]
+        for name in _BACKLOG_SECTIONS
+        if sections.get(name)
+    )
+    people = [_text(p) for p in _strings(_listed(task.get("assignee")), "assignee")]
+    priority = task.get("priority")
+    if priority is not None and str(priority).lower() not in _BACKLOG_PRIORITY:
+        raise Unmappable(f"priority {str(priority)[:20]!r} is not high, medium or low")
+    notes = sections.get("Implementation Notes")
+    return Imported(
+        tracker="backlog",
+        aliases=(task_id,),
+        title=required_text(_text(task.get("title")), "title"),
+        state=state_of("backlog", task.get("status")),
+        body=body or None,
+        tags=tuple(sorted({tag_word(_text(t)) for t in _strings(task.get("labels"), "labels")})),
+        priority=_BACKLOG_PRIORITY[str(priority).lower()] if priority is not None else None,
+        assignee=text_or_none(people[0], "assignee") if people else None,
+        notes=(notes,) if notes else (),
+        depends=tuple(
+            ("blocked-by", required_text(_text(d), "dependency"))
+            for d in _strings(task.get("dependencies"), "dependencies")
+        ),
+        summary=_first_line(sections.get("Final Summary")),
+    )
+
+
+def _text(value: Any) -> Any:
+    """YAML reads `id: 12` as a number and a date as a date: ids and titles are text."""
+    return str(value) if isinstance(value, int | float) and not isinstance(value, bool) else value
+
+
+def _listed(value: Any) -> Any:
+    return [value] if isinstance(value, str) else value
+
+
+def _sections(markdown: str) -> dict[str, str]:
+    """`## Heading` sections, their text trimmed, Backlog.md's section markers dropped."""
+    found: dict[str, list[str]] = {}
+    current: list[str] | None = None
+    for line in markdown.splitlines():
+        if line.startswith("## "):
+            current = found.setdefault(line[3:].strip(), [])
+        elif current is not None and not line.strip().startswith("<!-- SECTION:"):
+            current.append(line)
+    return {name: "\n".join(lines).strip() for name, lines in found.items()}
+
+
+def _first_line(text: str | None) -> str | None:
+    if not text:
+        return None
+    return text.strip().splitlines()[0][: bounds.LINE_MAX] or None
+
+
+READERS = {"taskwarrior": taskwarrior, "beads": beads, "github": github}
+__all__ = ["READERS", "STARTED", "backlog", "json_records"]

@@ -1,0 +1,125 @@
+"""The readers of other trackers' exports: fields mapped, hostile records refused, no I/O."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from gitcoop.domain import imported, trackers
+from gitcoop.domain.imported import ABANDONED, DONE, OPEN, STARTED, Imported, Unmappable
+
+FIXTURES = Path(__file__).parent.parent / "fixtures" / "import"
+
+
+def _read(reader: str, text: str) -> list[tuple[int, Imported | Unmappable]]:
+    found: list[tuple[int, Imported | Unmappable]] = []
+    for line, raw in trackers.json_records(text):
+        try:
+            found.append((line, trackers.READERS[reader](raw)))
+        except Unmappable as bad:
+            found.append((line, bad))
+    return found
+
+
+def test_taskwarrior_tasks_map_by_the_state_table() -> None:
+    found = _read("taskwarrior", (FIXTURES / "taskwarrior.json").read_text())
+    assert [line for line, _ in found] == [2, 3, 4, 5, 6]
+    docs, login, needs, old, dropped = (r for _, r in found)
+    assert isinstance(docs, Imported) and isinstance(needs, Imported)
+    assert docs.aliases == ("TW-bdbe2b17-9bd5-495e-a191-dfa30359c993", "TW-1")
+    assert (docs.title, docs.state, docs.priority) == ("Write the docs", OPEN, 1)
+    assert docs.tags == ("docs", "project:web")
+    assert docs.notes == ("[2026-12-01T09:05:00Z] see the wiki",)
+    assert needs.depends == (("blocked-by", "TW-bdbe2b17-9bd5-495e-a191-dfa30359c993"),)
+    assert [r.state for r in (login, old, dropped) if isinstance(r, Imported)] == [
+        STARTED,
+        DONE,
+        ABANDONED,
+    ]
+    assert isinstance(old, Imported) and old.aliases == ("TW-1f25bcec-058b-425b-a7da-8eeda15b227a",)
+
+
+def test_beads_issues_keep_their_ids_links_and_close_reason() -> None:
+    found = _read("beads", (FIXTURES / "beads.jsonl").read_text())
+    queue, worker, library = (r for _, r in found)
+    assert isinstance(worker, Imported) and isinstance(library, Imported)
+    assert worker.aliases == ("bd-c3d4",) and worker.state == STARTED
+    assert worker.assignee == "alice" and worker.notes == ("Started on the reader.",)
+    assert worker.body == "It reads the queue.\n\n## Acceptance criteria\n\nDrains the queue."
+    assert worker.depends == (("blocked-by", "bd-a1b2"),)
+    assert (library.state, library.summary) == (DONE, "Chose the standard one")
+    assert library.depends == (("discovered-from", "bd-a1b2"),)
+    assert isinstance(queue, Imported) and queue.tags == ("backend", "feature")
+
+
+def test_github_issues_as_gh_prints_them() -> None:
+    found = _read("github", (FIXTURES / "github.json").read_text())
+    safari, typo = (r for _, r in found)
+    assert isinstance(safari, Imported) and isinstance(typo, Imported)
+    assert safari.aliases == ("gh#42",) and safari.state == OPEN
+    assert safari.tags == ("bug", "good-first-issue") and safari.assignee == "bob"
+    assert safari.notes == ("[2026-11-28T12:00:00Z] carol: I see it too.",)
+    assert (typo.aliases, typo.state, typo.body) == (("gh#7",), DONE, None)
+
+
+def test_a_backlog_task_reads_its_sections() -> None:
+    front = {"id": "task-3", "title": "Pick", "status": "Done", "priority": "low"}
+    markdown = (
+        "## Description\n\n<!-- SECTION:DESCRIPTION:BEGIN -->\nHosted or not.\n"
+        "<!-- SECTION:DESCRIPTION:END -->\n\n## Final Summary\n\nHosted is enough.\nMore.\n"
+    )
+    task = trackers.backlog(front, markdown)
+    assert (task.state, task.body, task.summary, task.priority) == (
+        DONE,
+        "Hosted or not.",
+        "Hosted is enough.",
+        3,
+    )
+
+
+def test_json_records_number_array_elements_and_lines() -> None:
+    text = '[\n{"a": 1},\n\n  {"b": 2}\n]'
+    assert trackers.json_records(text) == [(2, {"a": 1}), (4, {"b": 2})]
+    lines = trackers.json_records('{"a": 1}\n\nnot json\n')
+    assert lines[0] == (1, {"a": 1}) and lines[1][0] == 3
+    assert isinstance(lines[1][1], Unmappable)
+
+
+HOSTILE = [
+    ({"description": "x\x1b[2Jy"}, "one line"),
+    ({"description": "x" * 501}, "at most"),
+    ({"description": "ok", "annotations": [{"description": "\x07bell"}]}, "control"),
+    ({"description": "ok", "entry": "20261301T000000Z"}, "not a time"),
+    ({"description": "ok", "due": "99999999T999999Z"}, "not a time"),
+    ({"description": "ok", "status": "recurring"}, "status"),
+    ({"description": "ok", "tags": ["a;rm -rf"]}, "tag"),
+    ({"description": "ok", "uuid": "../../etc"}, "alias"),
+    ({"description": "ok", "priority": "urgent"}, "priority"),
+    ({"description": "ok", "depends": ["x y"]}, "alias"),
+]
+
+
+@pytest.mark.parametrize(("changes", "said"), HOSTILE)
+def test_hostile_taskwarrior_records_are_refused_with_a_reason(
+    changes: dict[str, object], said: str
+) -> None:
+    task = {"uuid": "5b0f6c3e-1c1a-4b7e-9d2a-0e9f1a2b3c4d", "status": "pending", **changes}
+    try:
+        record = trackers.taskwarrior(json.loads(json.dumps(task)))
+    except Unmappable as bad:
+        problem: str | None = str(bad)
+    else:
+        problem = imported.problem(record)
+    assert problem is not None and said in problem.lower(), problem
+
+
+def test_a_huge_body_is_refused_like_the_command_lines() -> None:
+    issue = {"number": 1, "title": "T", "state": "OPEN", "body": "x" * (65 * 1024)}
+    assert "at most" in str(imported.problem(trackers.github(issue)))
+
+
+def test_every_tracker_state_lands_on_a_known_state() -> None:
+    for table in imported.STATES.values():
+        assert set(table.values()) <= {OPEN, STARTED, DONE, ABANDONED}
