@@ -41,6 +41,7 @@ COMMAND_MODULES = {
     "status": "status_commands",
     "version": "version_commands",
     "completion": "completion_commands",
+    **dict.fromkeys(("import", "export"), "import_commands"),
 }
 GROUPS = ("remote", "hooks", "hook", "dep", "keys")
 GLOBAL_FLAGS_WITH_VALUE = ("--as", "--session", "--expect-version")

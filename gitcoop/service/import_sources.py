@@ -1,0 +1,121 @@
+"""Reading an export to import: a file, standard input, or Backlog.md's folder of tasks.
+
+What comes out is a list of (where, record or why not): `where` is the line a
+record starts on (`line 12`) or, for Backlog.md, the task's file. The text is
+a stranger's: the whole input is capped before it is read, and each record
+is mapped by the pure readers in `domain/trackers.py`.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from gitcoop.domain import ids, trackers
+from gitcoop.domain.imported import Imported, Unmappable
+from gitcoop.errors import BadLedger, UsageError
+from gitcoop.store import codec
+
+MAX_INPUT = 64 * 1024 * 1024  # bytes of one export
+MAX_TASK_FILE = 1024 * 1024  # bytes of one Backlog.md task file
+TRACKERS = ("taskwarrior", "backlog", "beads", "github")
+Found = tuple[str, Imported | Unmappable]
+
+
+def read(tracker: str, source: str) -> list[Found]:
+    if tracker not in TRACKERS:
+        raise UsageError(f"unknown format {tracker!r} — use one of {', '.join(TRACKERS)}")
+    if tracker == "backlog":
+        return _backlog(source)
+    reader: Callable[[Any], Imported] = trackers.READERS[tracker]
+    text = _text(source)
+    try:
+        numbered = trackers.json_records(text)
+    except Unmappable as bad:
+        raise UsageError(
+            f"{_name(source)}: {bad} — give the export as the tool prints it"
+        ) from None
+    found: list[Found] = []
+    for line, raw in numbered:
+        try:
+            found.append((f"line {line}", reader(raw)))
+        except Unmappable as bad:
+            found.append((f"line {line}", bad))
+    return found
+
+
+def _name(source: str) -> str:
+    return "standard input" if source == "-" else source
+
+
+def _text(source: str) -> str:
+    try:
+        if source == "-":
+            raw = sys.stdin.buffer.read(MAX_INPUT + 1)
+        else:
+            with open(source, "rb") as handle:
+                raw = handle.read(MAX_INPUT + 1)
+    except OSError as exc:
+        raise UsageError(f"cannot read {source}: {exc.strerror}") from None
+    if len(raw) > MAX_INPUT:
+        raise UsageError(f"{_name(source)} is over {MAX_INPUT // 2**20} MiB — split the export")
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise UsageError(f"{_name(source)} is not UTF-8 text") from None
+
+
+def _backlog(source: str) -> list[Found]:
+    """Backlog.md's task files: a folder (its tasks/ and completed/, or the files in it),
+    or one task file."""
+    root = Path(source)
+    if source == "-" or not root.exists():
+        raise UsageError(f"give Backlog.md's folder (backlog/ or backlog/tasks), not {source!r}")
+    if root.is_file():
+        files = [root]
+    else:
+        folders = [root / "tasks", root / "completed"] if (root / "tasks").is_dir() else [root]
+        files = sorted(f for d in folders if d.is_dir() for f in d.glob("*.md") if f.is_file())
+    return [(str(f), _task(f)) for f in files]
+
+
+def _task(path: Path) -> Imported | Unmappable:
+    try:
+        if os.path.getsize(path) > MAX_TASK_FILE:
+            return Unmappable(f"over {MAX_TASK_FILE // 1024} KiB")
+        text = path.read_bytes().decode("utf-8-sig")
+    except (OSError, UnicodeDecodeError):
+        return Unmappable("not readable UTF-8 text")
+    lines = text.splitlines()
+    if not lines or lines[0].strip() != "---" or "---" not in (s.strip() for s in lines[1:]):
+        return Unmappable("no front matter (a --- block at the top)")
+    end = next(n for n, s in enumerate(lines[1:], 1) if s.strip() == "---")
+    try:
+        front = codec.parse("\n".join(lines[1:end]) + "\n", str(path))
+    except BadLedger as bad:
+        return Unmappable(f"front matter: {bad.message}")
+    try:
+        return trackers.backlog(front, "\n".join(lines[end + 1 :]))
+    except Unmappable as bad:
+        return bad
+
+
+def read_people(path: str | None) -> dict[str, str]:
+    """`--people FILE`: lines `NAME = EMAIL` mapping a tracker's names for people to the
+    identities the ledger uses (a line starting with # is a comment)."""
+    if path is None:
+        return {}
+    people: dict[str, str] = {}
+    for number, line in enumerate(_text(path).splitlines(), 1):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        name, sep, who = (part.strip() for part in line.partition("="))
+        problem = ids.identity_problem(who) if sep and name else "expected NAME = EMAIL"
+        if problem:
+            raise UsageError(f"{path}, line {number}: {problem}")
+        people[name] = who
+    return people

@@ -1,0 +1,272 @@
+"""`git coop import`: another tracker's export becomes ledger events, in one commit.
+
+Each record is checked first (`domain/imported.problem`: the command line's
+rules and caps); one that fails is reported with its line and skipped
+whole. The rest are planned on the ledger as the writer reads it under its
+lock, with the verbs people use: `add` (keeping the record's origin ids as
+aliases), `note`, `take`, `done`, `abandon`, `edit` and `dep`. A record
+already imported (an alias it carries is on an item) gets only what changed
+since; an unchanged one gets nothing, so importing the same export twice
+writes nothing the second time. docs/import.md has the tables.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from gitcoop.domain import aliases, dependencies, ids, imported
+from gitcoop.domain.frozen import frozen
+from gitcoop.domain.ids import ItemId
+from gitcoop.domain.imported import ABANDONED, DONE, STARTED, Imported, Unmappable
+from gitcoop.domain.lifecycle import HELD, TERMINAL
+from gitcoop.domain.records import Item
+from gitcoop.service.context import Context, read_ledger
+from gitcoop.service.import_sources import Found
+from gitcoop.service.writer import Intent, write
+from gitcoop.store.snapshot import Snapshot
+
+NAMES = {
+    "taskwarrior": "taskwarrior",
+    "backlog": "Backlog.md",
+    "beads": "beads",
+    "github": "GitHub",
+}
+
+
+@frozen
+class Skipped:
+    where: str
+    origin: str | None
+    reason: str
+
+
+@frozen
+class Outcome:
+    """What one record did (or, with --dry-run, would do) to the ledger."""
+
+    where: str
+    aliases: tuple[str, ...]  # the record's, stable one first
+    item: ItemId
+    added: bool
+    verbs: tuple[str, ...]  # the events written for it, in order
+    notices: tuple[str, ...] = ()  # what was left as it is, and why
+
+    @property
+    def alias(self) -> str:
+        """The alias people say (TW-12 rather than TW-<uuid>)."""
+        return self.aliases[-1]
+
+
+@frozen
+class ImportReport:
+    tracker: str
+    dry_run: bool
+    wrote: bool
+    outcomes: list[Outcome]
+    skipped: list[Skipped]
+    labels: dict[ItemId, str]
+
+
+@dataclass
+class _Plan:
+    """The intents of one import, built on one reading of the ledger."""
+
+    tracker: str
+    importer: str
+    people: dict[str, str]
+    minted: dict[str, ItemId]  # origin -> id for records new to the ledger (minted once)
+    intents: list[Intent] = field(default_factory=list)
+    links: list[Intent] = field(default_factory=list)  # after every add
+    outcomes: list[Outcome] = field(default_factory=list)
+
+
+def import_records(
+    ctx: Context, tracker: str, found: list[Found], people: dict[str, str], dry_run: bool
+) -> ImportReport:
+    records, skipped = _checked(found)
+    minted = {r.origin: ids.mint_item_id("todo", ctx.bits) for _, r in records}
+    importer = ctx.who(ctx.repo())
+    plans: list[_Plan] = []
+
+    def plan(snapshot: Snapshot) -> list[Intent]:
+        made = _Plan(tracker, importer, people, minted)
+        plans[:] = [made]
+        _fill(made, snapshot, records)
+        return made.intents + made.links
+
+    if dry_run or not records:
+        snapshot = read_ledger(ctx)
+        plan(snapshot)
+        wrote = False
+    else:
+        written = write(ctx, plan)
+        snapshot, wrote = written.snapshot, written.wrote
+    outcomes = plans[0].outcomes if plans else []
+    labels = _labels(snapshot, outcomes)
+    return ImportReport(tracker, dry_run, wrote, outcomes, skipped, labels)
+
+
+def _labels(snapshot: Snapshot, outcomes: list[Outcome]) -> dict[ItemId, str]:
+    known = set(snapshot.item_ids())
+    return {o.item: snapshot.label(o.item) if o.item in known else o.item for o in outcomes}
+
+
+def _checked(found: list[Found]) -> tuple[list[tuple[str, Imported]], list[Skipped]]:
+    """The records that may enter, and the rest with the reason; one origin once."""
+    records: list[tuple[str, Imported]] = []
+    skipped: list[Skipped] = []
+    seen: dict[str, str] = {}
+    for where, record in found:
+        if isinstance(record, Unmappable):
+            skipped.append(Skipped(where, None, str(record)))
+            continue
+        problem = imported.problem(record)
+        first = seen.get(aliases.key(record.origin))
+        if first is not None:
+            problem = f"{record.origin} is already in this export ({first})"
+        if problem:
+            skipped.append(Skipped(where, record.origin, problem))
+            continue
+        seen[aliases.key(record.origin)] = where
+        records.append((where, record))
+    return records, skipped
+
+
+def _fill(made: _Plan, snapshot: Snapshot, records: list[tuple[str, Imported]]) -> None:
+    present = _aliased(snapshot)
+    named = dict(present)
+    for _, record in records:
+        named.setdefault(aliases.key(record.origin), made.minted[record.origin])
+    for where, record in records:
+        item_id = present.get(aliases.key(record.origin))  # the stable alias only: TW-12 moves
+        item = snapshot.item(item_id) if item_id is not None else None
+        if item is None:
+            item_id = made.minted[record.origin]
+        assert item_id is not None
+        asked, linked = len(made.intents), len(made.links)
+        notices = list(_record_intents(made, snapshot, item_id, item, record, named))
+        verbs = tuple(i.verb for i in (*made.intents[asked:], *made.links[linked:]))
+        made.outcomes.append(
+            Outcome(where, record.aliases, item_id, item is None, verbs, tuple(notices))
+        )
+
+
+def _aliased(snapshot: Snapshot) -> dict[str, ItemId]:
+    """Every alias on the ledger (by `aliases.key`) and the item that carries it."""
+    return {aliases.key(a): item.id for item in snapshot.items() for a in item.aliases}
+
+
+def _record_intents(
+    made: _Plan,
+    snapshot: Snapshot,
+    item_id: ItemId,
+    item: Item | None,
+    record: Imported,
+    named: dict[str, ItemId],
+) -> Iterator[str]:
+    """Append the intents one record asks for; yield what it leaves as it is, and why."""
+    if item is None:
+        made.intents.append(Intent(item_id, "add", _add_args(record)))
+        noted: set[str] = set()
+        status, holder = "open", None
+    else:
+        edit = _edit_args(item, record)
+        if edit:
+            made.intents.append(Intent(item_id, "edit", edit))
+        noted = {str(e.arg("text")) for e in snapshot.events(item_id) if e.verb == "note"}
+        status, holder = item.status, item.taken_by
+    for text in (*record.notes, *_assignment(made, record)):
+        if text not in noted:
+            made.intents.append(Intent(item_id, "note", {"text": text}))
+    yield from _state(made, item_id, record, status, holder)
+    yield from _links(made, snapshot, item_id, item, record, named)
+
+
+def _add_args(record: Imported) -> dict[str, Any]:
+    args: dict[str, Any] = {"kind": "todo", "title": record.title.strip()}
+    args["aliases"] = list(record.aliases)
+    if record.body:
+        args["body"] = record.body
+    if record.tags:
+        args["tags"] = list(record.tags)
+    if record.priority is not None:
+        args["priority"] = record.priority
+    return args
+
+
+def _edit_args(item: Item, record: Imported) -> dict[str, Any]:
+    """What changed in the tracker since the item was imported (tags are only added:
+    a tag given here is kept)."""
+    edit: dict[str, Any] = {}
+    if record.title.strip() != item.title:
+        edit["title"] = record.title.strip()
+    if record.body is not None and record.body != item.body:
+        edit["body"] = record.body
+    if record.priority is not None and record.priority != item.priority:
+        edit["priority"] = record.priority
+    added = sorted(set(record.tags) - set(item.tags))
+    if added:
+        edit["tags_added"] = added
+    return edit
+
+
+def _assignment(made: _Plan, record: Imported) -> list[str]:
+    """A note naming the record's assignee, unless the import takes it for the importer."""
+    if record.assignee is None:
+        return []
+    who = made.people.get(record.assignee, record.assignee)
+    if record.state == STARTED and who == made.importer:
+        return []
+    return [f"assigned to {who} in {NAMES[made.tracker]}"]
+
+
+def _takes(made: _Plan, record: Imported) -> bool:
+    """A started record is taken by the importer when it is theirs (or names nobody)."""
+    if record.assignee is None:
+        return True
+    return made.people.get(record.assignee, record.assignee) == made.importer
+
+
+def _state(
+    made: _Plan, item_id: ItemId, record: Imported, status: str, holder: str | None
+) -> Iterator[str]:
+    tracker = NAMES[made.tracker]
+    if status in TERMINAL:
+        if record.state not in (DONE, ABANDONED):
+            yield f"stays {status}: the first close is the record (reopened in {tracker})"
+        return
+    if status in HELD and holder != made.importer and record.state in (DONE, ABANDONED):
+        yield f"taken by {holder}: {record.state} in {tracker}, left for them to record"
+        return
+    if record.state == DONE:
+        args = {"summary": record.summary} if record.summary else {}
+        made.intents.append(Intent(item_id, "done", args))
+    elif record.state == ABANDONED:
+        reason = record.summary or f"deleted in {tracker}"
+        made.intents.append(Intent(item_id, "abandon", {"reason": reason}))
+    elif record.state == STARTED and status not in HELD and _takes(made, record):
+        made.intents.append(Intent(item_id, "take", {}))
+
+
+def _links(
+    made: _Plan,
+    snapshot: Snapshot,
+    item_id: ItemId,
+    item: Item | None,
+    record: Imported,
+    named: dict[str, ItemId],
+) -> Iterator[str]:
+    for phrase, other_alias in record.depends:
+        other = named.get(aliases.key(other_alias))
+        if other is None:
+            yield f"{phrase} {other_alias}: not in the ledger nor in this export, left out"
+            continue
+        holder, kind, target = dependencies.held(item_id, phrase, other)
+        there = item if holder == item_id else snapshot.item(ItemId(holder))
+        if there is not None and any((k.type, k.item) == (kind, target) for k in there.links):
+            continue
+        args = {"action": "add", "type": kind, "other": target}
+        if not any(i.target == holder and i.args == args for i in made.links):
+            made.links.append(Intent(holder, "dep", args))

@@ -1,0 +1,100 @@
+"""git coop export: every item (and its events) as JSON, JSON lines, CSV or Markdown."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+from tests.conftest import coop
+
+FIXTURES = Path(__file__).parent.parent / "fixtures" / "import"
+NOW = {"COOP_NOW": "2026-12-02T12:00:00Z"}
+
+
+def _filled() -> None:
+    assert coop("import", "github", str(FIXTURES / "github.json"), env=NOW).code == 0
+    added = coop("add", "todo", '=HYPERLINK("http://x")', "--body", "# not a heading", env=NOW)
+    assert added.code == 0, added.err
+
+
+def _titled(items: list[dict[str, Any]], title: str) -> dict[str, Any]:
+    return next(i for i in items if i["title"] == title)
+
+
+def _export(*args: str) -> str:
+    result = coop("export", *args, env=NOW)
+    assert result.code == 0, result.err
+    return result.out
+
+
+def test_json_holds_every_item_as_the_ledger_does(ledger: Path) -> None:
+    _filled()
+    items = json.loads(_export())
+    assert sorted(i["title"] for i in items) == [
+        '=HYPERLINK("http://x")',
+        "Blank page on Safari",
+        "Typo in the footer",
+    ]
+    listed = json.loads(coop("list", "--all", "--json").out)
+    assert {i["id"] for i in items} == {i["id"] for i in listed}
+    for item in items:
+        shown = json.loads(coop("show", item["id"], "--json").out)
+        assert {k: v for k, v in item.items() if k != "short_id"} == {
+            k: shown[k] for k in item if k != "short_id"
+        }
+    assert _titled(items, "Blank page on Safari")["aliases"] == ["gh#42"]
+    assert json.loads(_export("--json")) == items
+    assert "events" not in items[0]
+
+
+def test_events_come_with_their_items_oldest_first(ledger: Path) -> None:
+    _filled()
+    items = json.loads(_export("--events"))
+    for item in items:
+        log = json.loads(coop("log", item["id"], "--json").out)
+        assert [e["id"] for e in item["events"]] == [e["id"] for e in log]
+    safari = _titled(items, "Blank page on Safari")
+    assert [e["verb"] for e in safari["events"]] == ["add", "note", "note"]
+
+
+def test_json_lines_are_one_item_each(ledger: Path) -> None:
+    _filled()
+    lines = _export("--format", "jsonl").splitlines()
+    assert [json.loads(line)["title"] for line in lines] == [
+        i["title"] for i in json.loads(_export())
+    ]
+
+
+def test_csv_guards_formulas_and_lists_events(ledger: Path) -> None:
+    _filled()
+    rows = list(csv.DictReader(io.StringIO(_export("--format", "csv"))))
+    assert '\'=HYPERLINK("http://x")' in [r["title"] for r in rows]
+    safari = next(r for r in rows if r["title"] == "Blank page on Safari")
+    assert safari["aliases"] == "gh#42" and safari["tags"] == "bug good-first-issue"
+    events = list(csv.DictReader(io.StringIO(_export("--format", "csv", "--events"))))
+    assert len(events) == sum(len(i["events"]) for i in json.loads(_export("--events")))
+    note = next(e for e in events if e["verb"] == "note")
+    assert json.loads(note["args"])["text"].endswith("I see it too.")
+
+
+def test_markdown_keeps_a_body_inside_its_item(ledger: Path) -> None:
+    _filled()
+    text = _export("--format", "markdown", "--events")
+    assert text.startswith("# Ledger export\n")
+    assert text.count("\n## ") == 3
+    assert "\n> # not a heading" in text
+    assert "### Events" in text and "`add`" in text
+
+
+def test_json_and_another_format_is_a_usage_mistake(ledger: Path) -> None:
+    result = coop("export", "--json", "--format", "csv")
+    assert result.code == 2 and "--json is --format json" in result.err
+
+
+def test_an_empty_ledger_exports_nothing_and_no_ledger_says_so(repo: Path) -> None:
+    assert coop("export").code == 4
+    assert coop("init").code == 0
+    assert json.loads(_export()) == []

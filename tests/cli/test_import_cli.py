@@ -1,0 +1,259 @@
+"""git coop import: another tracker's export in one commit, aliases, re-imports, refusals."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import coop, git
+
+FIXTURES = Path(__file__).parent.parent / "fixtures" / "import"
+NOW = {"COOP_NOW": "2026-12-02T12:00:00Z"}
+LEDGER = "refs/coop/ledger"
+
+
+def _json(*args: str, env: dict[str, str] | None = None) -> Any:
+    result = coop(*args, "--json", env={**NOW, **(env or {})})
+    assert result.code == 0, result.err
+    return json.loads(result.out)
+
+
+def _tip(path: Path) -> str:
+    return git(path, "rev-parse", LEDGER).strip()
+
+
+def _commits(path: Path) -> int:
+    return int(git(path, "rev-list", "--count", LEDGER).strip())
+
+
+def test_taskwarrior_export_lands_in_one_commit_by_the_state_table(ledger: Path) -> None:
+    before = _commits(ledger)
+    report = _json("import", "taskwarrior", str(FIXTURES / "taskwarrior.json"))
+    assert _commits(ledger) == before + 1
+    assert report["wrote"] and report["skipped"] == []
+    shown = {r["aliases"][-1]: r["verbs"] for r in report["records"]}
+    assert shown["TW-1"] == ["add", "note"]
+    assert shown["TW-2"] == ["add", "take"]
+    assert shown["TW-3"] == ["add", "dep"]
+    docs = _json("show", "TW-1")
+    assert (docs["title"], docs["status"], docs["priority"]) == ("Write the docs", "open", 1)
+    assert docs["aliases"] == ["TW-bdbe2b17-9bd5-495e-a191-dfa30359c993", "TW-1"]
+    assert _json("show", "tw-2")["taken_by"] == "alice@example.com"
+    needs = _json("show", "TW-3")
+    assert [(k["type"], k["item"]) for k in needs["links"]] == [("blocked-by", docs["id"])]
+    old = _json("show", "TW-1f25bcec-058b-425b-a7da-8eeda15b227a")
+    assert old["status"] == "done"
+    dropped = _json("show", "TW-2a7e0c1d-8f3b-4c55-9e1a-6b4d2f0e9a11")
+    assert (dropped["status"], dropped["reason"]) == ("abandoned", "deleted in taskwarrior")
+    notes = [e for e in _json("log", "TW-1") if e["verb"] == "note"]
+    assert [n["text"] for n in notes] == ["[2026-12-01T09:05:00Z] see the wiki"]
+
+
+def test_importing_the_same_export_again_writes_nothing(ledger: Path) -> None:
+    for name, tracker in (
+        ("taskwarrior.json", "taskwarrior"),
+        ("beads.jsonl", "beads"),
+        ("github.json", "github"),
+        ("backlog", "backlog"),
+    ):
+        first = _json("import", tracker, str(FIXTURES / name))
+        assert first["wrote"], name
+        tip = _tip(ledger)
+        again = _json("import", tracker, str(FIXTURES / name))
+        assert not again["wrote"] and _tip(ledger) == tip, name
+        assert all(r["verbs"] == [] and not r["added"] for r in again["records"]), name
+        text = coop("import", tracker, str(FIXTURES / name), env=NOW)
+        assert text.code == 0 and "nothing written" in text.out
+
+
+def test_a_newer_export_applies_only_what_changed_as_events(ledger: Path, tmp_path: Path) -> None:
+    _json("import", "taskwarrior", str(FIXTURES / "taskwarrior.json"))
+    tasks = json.loads((FIXTURES / "taskwarrior.json").read_text())
+    tasks[0]["description"] = "Write the user docs"
+    tasks[0]["annotations"].append({"entry": "20261202T080000Z", "description": "and the FAQ"})
+    tasks[1].update(status="completed", end="20261202T090000Z", id=0)
+    tasks[3]["status"] = "pending"  # reopened there: the first close stays the record
+    fresh = {"id": 2, "uuid": "9d1c5e2a-0b7f-4e3a-8c6d-5f4e3d2c1b0a", "status": "pending"}
+    tasks.append({**fresh, "description": "New since", "entry": "20261202T080000Z"})
+    newer = tmp_path / "newer.json"
+    newer.write_text(json.dumps(tasks))
+    before = _commits(ledger)
+    report = _json("import", "taskwarrior", str(newer))
+    assert _commits(ledger) == before + 1
+    verbs = {r["aliases"][0]: r["verbs"] for r in report["records"]}
+    assert verbs["TW-" + tasks[0]["uuid"]] == ["edit", "note"]
+    assert verbs["TW-" + tasks[1]["uuid"]] == ["done"]
+    assert verbs["TW-" + tasks[2]["uuid"]] == []
+    reopened = next(r for r in report["records"] if r["aliases"][0] == "TW-" + tasks[3]["uuid"])
+    assert reopened["verbs"] == [] and "first close is the record" in reopened["notices"][0]
+    assert verbs["TW-" + fresh["uuid"]] == ["add"]  # TW-2 was another task's number
+    ambiguous = coop("show", "TW-2")
+    assert ambiguous.code == 1 and "names 2 items" in ambiguous.err
+    assert _json("show", "TW-1")["title"] == "Write the user docs"
+    assert _json("show", "TW-" + tasks[1]["uuid"])["status"] == "done"
+    assert _json("show", "TW-" + tasks[3]["uuid"])["status"] == "done"
+
+
+def test_a_bad_record_is_named_by_its_line_and_skipped_whole(ledger: Path, tmp_path: Path) -> None:
+    lines = (FIXTURES / "beads.jsonl").read_text().splitlines()
+    hostile = [
+        json.dumps({"id": "bd-x1", "title": "evil\x1b]0;owned\x07", "status": "open"}),
+        json.dumps({"id": "bd-x2", "title": "huge", "description": "x" * 70_000}),
+        json.dumps({"id": "bd-x3", "title": "when", "closed_at": "2026-13-45T99:00:00Z"}),
+        json.dumps({"id": "bd-x4", "title": "odd", "status": "tombstone"}),
+        "{not json",
+    ]
+    export = tmp_path / "issues.jsonl"
+    export.write_text("\n".join([lines[0], *hostile, lines[1]]) + "\n")
+    report = _json("import", "beads", str(export))
+    assert [s["where"] for s in report["skipped"]] == [f"line {n}" for n in range(2, 7)]
+    assert [r["aliases"][0] for r in report["records"]] == ["bd-a1b2", "bd-c3d4"]
+    for alias in ("bd-x1", "bd-x2", "bd-x3", "bd-x4"):
+        missing = coop("show", alias)
+        assert missing.code == 1 and "no item was imported" in missing.err
+    text = coop("import", "beads", str(export), "--dry-run", env=NOW)
+    assert "skipped line 2 (bd-x1): a title is one line" in text.out
+    assert "\x1b" not in text.out
+
+
+def test_dry_run_prints_what_would_happen_and_writes_nothing(ledger: Path) -> None:
+    tip = _tip(ledger)
+    result = coop("import", "github", str(FIXTURES / "github.json"), "--dry-run", env=NOW)
+    assert result.code == 0, result.err
+    assert "would add gh#42" in result.out and "would add gh#7" in result.out
+    assert "dry run: 2 added" in result.out
+    assert _tip(ledger) == tip
+
+
+def test_github_issues_and_people(ledger: Path) -> None:
+    people = str(FIXTURES / "people.txt")
+    _json("import", "github", str(FIXTURES / "github.json"), "--people", people)
+    safari = _json("show", "gh#42")
+    assert safari["tags"] == ["bug", "good-first-issue"] and safari["status"] == "open"
+    notes = [e["text"] for e in _json("log", "gh#42") if e["verb"] == "note"]
+    assert notes == [
+        "[2026-11-28T12:00:00Z] carol: I see it too.",
+        "assigned to bob@example.com in GitHub",
+    ]
+    assert _json("show", "gh#7")["status"] == "done"
+    assert coop("show", "gh#4").code == 1
+
+
+def test_beads_started_work_is_taken_when_it_is_the_importers(ledger: Path) -> None:
+    people = str(FIXTURES / "people.txt")
+    _json("import", "beads", str(FIXTURES / "beads.jsonl"), "--people", people)
+    worker = _json("show", "bd-c3d4")
+    queue = _json("show", "bd-a1b2")
+    assert (worker["status"], worker["taken_by"]) == ("taken", "alice@example.com")
+    assert [(k["type"], k["item"]) for k in worker["links"]] == [("blocked-by", queue["id"])]
+    library = _json("show", "bd-e5f6")
+    assert (library["status"], library["result_summary"]) == ("done", "Chose the standard one")
+    assert [(k["type"], k["item"]) for k in library["links"]] == [("discovered-from", queue["id"])]
+
+
+def test_beads_work_started_by_someone_else_stays_open_with_a_note(ledger: Path) -> None:
+    _json("import", "beads", str(FIXTURES / "beads.jsonl"))  # alice is not mapped: a name
+    worker = _json("show", "bd-c3d4")
+    assert worker["status"] == "open"
+    notes = [e["text"] for e in _json("log", "bd-c3d4") if e["verb"] == "note"]
+    assert "assigned to alice in beads" in notes
+
+
+def test_backlog_folder(ledger: Path) -> None:
+    people = str(FIXTURES / "people.txt")
+    report = _json("import", "backlog", str(FIXTURES / "backlog"), "--people", people)
+    assert report["skipped"] == []
+    ci = _json("show", "task-1")
+    assert (ci["status"], ci["taken_by"], ci["priority"]) == ("taken", "alice@example.com", 1)
+    assert ci["body"].startswith("Run the tests on every push.\n\n## Acceptance Criteria")
+    badge = _json("show", "TASK-2")
+    assert [(k["type"], k["item"]) for k in badge["links"]] == [("blocked-by", ci["id"])]
+    runner = _json("show", "task-3")
+    assert (runner["status"], runner["result_summary"]) == ("done", "Hosted runners are enough.")
+
+
+def test_a_task_file_without_front_matter_is_skipped_by_name(ledger: Path, tmp_path: Path) -> None:
+    folder = tmp_path / "backlog" / "tasks"
+    folder.mkdir(parents=True)
+    (folder / "task-9 - x.md").write_text("no front matter\n")
+    (folder / "task-8 - y.md").write_text("---\nid: task-8\ntitle: &a y\nstatus: To Do\n---\n")
+    report = _json("import", "backlog", str(tmp_path / "backlog"))
+    assert {Path(s["where"]).name for s in report["skipped"]} == {"task-9 - x.md", "task-8 - y.md"}
+    assert not report["wrote"]
+
+
+def test_usage_mistakes_are_one_line(ledger: Path, tmp_path: Path) -> None:
+    missing = coop("import", "taskwarrior", str(tmp_path / "nope.json"))
+    assert missing.code == 2 and "cannot read" in missing.err
+    bad_people = tmp_path / "people.txt"
+    bad_people.write_text("alice alice@example.com\n")
+    result = coop("import", "github", str(FIXTURES / "github.json"), "--people", str(bad_people))
+    assert result.code == 2 and "line 1: expected NAME = EMAIL" in result.err
+    assert "Traceback" not in result.err
+
+
+def test_an_import_from_standard_input(ledger: Path) -> None:
+    text = (FIXTURES / "github.json").read_text()
+    done = subprocess.run(
+        ["git", "coop", "import", "github", "-", "--json"],
+        input=text,
+        capture_output=True,
+        text=True,
+        env={**os.environ, **NOW, "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}"},
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert len(json.loads(done.stdout)["records"]) == 2
+
+
+@pytest.fixture
+def task_tool() -> str:
+    found = shutil.which("task")
+    if found is None:
+        pytest.skip("taskwarrior (task) is not installed: apt-get install taskwarrior")
+    return found
+
+
+def test_what_the_real_taskwarrior_exports(ledger: Path, tmp_path: Path, task_tool: str) -> None:
+    env = {**os.environ, "TASKDATA": str(tmp_path / "task"), "TASKRC": str(tmp_path / "taskrc")}
+    (tmp_path / "taskrc").write_text("confirmation=off\n")
+
+    def task(*args: str) -> str:
+        done = subprocess.run(
+            [task_tool, "rc.verbose=nothing", *args], env=env, capture_output=True, text=True
+        )
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    task("add", "Write the docs", "project:web", "+docs", "priority:H")
+    task("add", "Fix login")
+    task("2", "start")
+    task("1", "annotate", "see the wiki")
+    task("add", "Needs docs", "depends:1")
+    task("add", "Old thing")
+    task("4", "done")
+    export = tmp_path / "export.json"
+    export.write_text(task("export"))
+    report = _json("import", "taskwarrior", str(export))
+    assert report["skipped"] == [] and len(report["records"]) == 4
+    assert _json("show", "TW-1")["tags"] == ["docs", "project:web"]
+    assert _json("show", "TW-2")["status"] == "taken"
+    assert _json("show", "TW-3")["links"][0]["type"] == "blocked-by"
+    tip = _tip(ledger)
+    assert not _json("import", "taskwarrior", str(export))["wrote"] and _tip(ledger) == tip
+    task("1", "done")
+    export.write_text(task("export"))
+    again = _json("import", "taskwarrior", str(export))
+    changed = [r for r in again["records"] if r["verbs"]]
+    assert [r["verbs"] for r in changed] == [["done"]]
+    assert _json("show", changed[0]["item"])["title"] == "Write the docs"
+    assert _json("show", changed[0]["item"])["status"] == "done"
+    # the numbers moved (Fix login is task 1 now): the uuid matched, no item was added
+    assert not any(r["added"] for r in again["records"])
