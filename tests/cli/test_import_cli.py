@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import coop, git
+from tests.conftest import Clones, coop, coop_in, git
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "import"
 NOW = {"COOP_NOW": "2026-12-02T12:00:00Z"}
@@ -257,3 +257,20 @@ def test_what_the_real_taskwarrior_exports(ledger: Path, tmp_path: Path, task_to
     assert _json("show", changed[0]["item"])["status"] == "done"
     # the numbers moved (Fix login is task 1 now): the uuid matched, no item was added
     assert not any(r["added"] for r in again["records"])
+
+
+def test_an_import_travels_to_a_clone_and_passes_fsck(clones: Clones) -> None:
+    alice, bob = clones.clone("alice"), clones.clone("bob")
+    assert coop_in(alice, "init").code == 0
+    assert coop_in(alice, "remote", "setup", "origin").code == 0
+    done = coop_in(alice, "import", "beads", str(FIXTURES / "beads.jsonl"), env=NOW)
+    assert done.code == 0, done.err
+    assert coop_in(alice, "sync").code == 0
+    assert coop_in(bob, "remote", "setup", "origin").code == 0
+    synced = coop_in(bob, "sync")
+    assert synced.code == 0, synced.err
+    shown = coop_in(bob, "show", "bd-c3d4", "--json")
+    assert json.loads(shown.out)["aliases"] == ["bd-c3d4"]
+    for clone in (alice, bob):
+        checked = coop_in(clone, "fsck")
+        assert checked.code == 0, checked.out + checked.err
