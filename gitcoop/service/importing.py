@@ -17,12 +17,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gitcoop.domain import aliases, dependencies, ids, imported
+from gitcoop.domain.dependencies import Graph
 from gitcoop.domain.frozen import frozen
 from gitcoop.domain.ids import ItemId
 from gitcoop.domain.imported import ABANDONED, DONE, STARTED, Imported, Unmappable
 from gitcoop.domain.lifecycle import HELD, TERMINAL
 from gitcoop.domain.records import Item
 from gitcoop.service.context import Context, read_ledger
+from gitcoop.service.dependencies import open_index
 from gitcoop.service.import_sources import Found
 from gitcoop.service.writer import Intent, write
 from gitcoop.store.snapshot import Snapshot
@@ -79,6 +81,7 @@ class _Plan:
     minted: dict[str, ItemId]  # origin -> id for records new to the ledger (minted once)
     intents: list[Intent] = field(default_factory=list)
     links: list[Intent] = field(default_factory=list)  # after every add
+    graph: Graph | None = None  # what waits on what, with the links planned so far
     outcomes: list[Outcome] = field(default_factory=list)
 
 
@@ -268,5 +271,12 @@ def _links(
         if there is not None and any((k.type, k.item) == (kind, target) for k in there.links):
             continue
         args = {"action": "add", "type": kind, "other": target}
-        if not any(i.target == holder and i.args == args for i in made.links):
-            made.links.append(Intent(holder, "dep", args))
+        if any(i.target == holder and i.args == args for i in made.links):
+            continue
+        if kind in dependencies.WAITING:
+            graph = made.graph = made.graph or open_index(snapshot).graph
+            if graph.cycle_closed_by(holder, target) is not None:
+                yield f"{phrase} {other_alias}: left out, it would close a cycle of links"
+                continue
+            graph.waits.setdefault(holder, []).append(target)
+        made.links.append(Intent(holder, "dep", args))

@@ -274,3 +274,17 @@ def test_an_import_travels_to_a_clone_and_passes_fsck(clones: Clones) -> None:
     for clone in (alice, bob):
         checked = coop_in(clone, "fsck")
         assert checked.code == 0, checked.out + checked.err
+
+
+def test_a_link_that_would_close_a_cycle_is_left_out(ledger: Path, tmp_path: Path) -> None:
+    export = tmp_path / "issues.jsonl"
+    records = [
+        {"id": "bd-1", "title": "one", "dependencies": [{"depends_on_id": "bd-2"}]},
+        {"id": "bd-2", "title": "two", "dependencies": [{"depends_on_id": "bd-1"}]},
+    ]
+    export.write_text("".join(json.dumps(r) + "\n" for r in records))
+    report = _json("import", "beads", str(export))
+    assert [r["verbs"] for r in report["records"]] == [["add", "dep"], ["add"]]
+    assert "would close a cycle" in report["records"][1]["notices"][0]
+    blocked = coop("blocked", "--json")
+    assert blocked.code == 0 and json.loads(blocked.out)["cycles"] == []
