@@ -23,6 +23,7 @@ from gitcoop.domain.imported import (
     tag_word,
     text_or_none,
 )
+from gitcoop.domain.patterns import lazy
 
 Numbered = tuple[int, Any]  # (line in the file, the record as read)
 
@@ -243,6 +244,7 @@ def github(raw: Any) -> Imported:
 
 # -- Backlog.md ------------------------------------------------------------------------
 
+_MARKER = lazy(r"^<!-- (SECTION|AC):[A-Z_:]+ -->\Z")  # where Backlog.md's sections begin and end
 _BACKLOG_PRIORITY = {"high": 1, "medium": 2, "low": 3}
 _BACKLOG_SECTIONS = ("Description", "Acceptance Criteria", "Implementation Plan")
 
@@ -296,7 +298,7 @@ def _sections(markdown: str) -> dict[str, str]:
     for line in markdown.splitlines():
         if line.startswith("## "):
             current = found.setdefault(line[3:].strip(), [])
-        elif current is not None and not line.strip().startswith("<!-- SECTION:"):
+        elif current is not None and not _MARKER.match(line.strip()):
             current.append(line)
     return {name: "\n".join(lines).strip() for name, lines in found.items()}
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import Clones, coop, coop_in, git
+from tests.conftest import Clones, coop, coop_in, git, unavailable
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "import"
 NOW = {"COOP_NOW": "2026-12-02T12:00:00Z"}
@@ -217,7 +217,15 @@ def test_an_import_from_standard_input(ledger: Path) -> None:
 def task_tool() -> str:
     found = shutil.which("task")
     if found is None:
-        pytest.skip("taskwarrior (task) is not installed: apt-get install taskwarrior")
+        unavailable("taskwarrior (task) is not installed: apt-get install taskwarrior")
+    return found
+
+
+@pytest.fixture
+def backlog_tool() -> str:
+    found = shutil.which("backlog")
+    if found is None:
+        unavailable("Backlog.md (backlog) is not installed: npm install -g backlog.md")
     return found
 
 
@@ -288,3 +296,35 @@ def test_a_link_that_would_close_a_cycle_is_left_out(ledger: Path, tmp_path: Pat
     assert "would close a cycle" in report["records"][1]["notices"][0]
     blocked = coop("blocked", "--json")
     assert blocked.code == 0 and json.loads(blocked.out)["cycles"] == []
+
+
+def test_what_the_real_backlog_writes(ledger: Path, tmp_path: Path, backlog_tool: str) -> None:
+    folder = tmp_path / "project"
+    folder.mkdir()
+    git(folder, "init", "-q")
+
+    def backlog(*args: str) -> None:
+        done = subprocess.run(
+            [backlog_tool, *args],
+            cwd=folder,
+            capture_output=True,
+            text=True,
+            stdin=subprocess.DEVNULL,
+        )
+        assert done.returncode == 0, done.stdout + done.stderr
+
+    backlog("init", "demo", "--defaults", "--integration-mode", "none")
+    backlog("task", "create", "Set up CI", "-d", "Run the tests", "--ac", "CI runs", "-l", "ci")
+    backlog("task", "create", "Add a badge", "--dep", "task-1", "--priority", "low")
+    backlog("task", "create", "Pick a runner", "-s", "In Progress")
+    backlog("task", "edit", "3", "-s", "Done", "--final-summary", "Hosted is enough")
+    report = _json("import", "backlog", str(folder / "backlog"))
+    assert report["skipped"] == [] and len(report["records"]) == 3
+    ci = _json("show", "task-1")
+    assert ci["body"] == "Run the tests\n\n## Acceptance Criteria\n\n- [ ] #1 CI runs"
+    assert ci["tags"] == ["ci"]
+    badge = _json("show", "TASK-2")
+    assert (badge["priority"], badge["links"][0]["item"]) == (3, ci["id"])
+    runner = _json("show", "task-3")
+    assert (runner["status"], runner["result_summary"]) == ("done", "Hosted is enough")
+    assert not _json("import", "backlog", str(folder / "backlog"))["wrote"]

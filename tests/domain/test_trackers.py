@@ -69,11 +69,12 @@ def test_a_backlog_task_reads_its_sections() -> None:
     markdown = (
         "## Description\n\n<!-- SECTION:DESCRIPTION:BEGIN -->\nHosted or not.\n"
         "<!-- SECTION:DESCRIPTION:END -->\n\n## Final Summary\n\nHosted is enough.\nMore.\n"
+        "## Acceptance Criteria\n<!-- AC:BEGIN -->\n- [ ] #1 CI runs\n<!-- AC:END -->\n"
     )
     task = trackers.backlog(front, markdown)
     assert (task.state, task.body, task.summary, task.priority) == (
         DONE,
-        "Hosted or not.",
+        "Hosted or not.\n\n## Acceptance Criteria\n\n- [ ] #1 CI runs",
         "Hosted is enough.",
         3,
     )
