@@ -112,8 +112,9 @@ def import_records(
 
 
 def _labels(snapshot: Snapshot, outcomes: list[Outcome]) -> dict[ItemId, str]:
-    known = set(snapshot.item_ids())
-    return {o.item: snapshot.label(o.item) if o.item in known else o.item for o in outcomes}
+    """Each item's short id (a dry run's new items have none yet: their whole id)."""
+    known = ids.shortest_labels(snapshot.item_ids())
+    return {o.item: known.get(o.item, o.item) for o in outcomes}
 
 
 def _checked(found: list[Found]) -> tuple[list[tuple[str, Imported]], list[Skipped]]:
@@ -265,6 +266,9 @@ def _links(
         other = named.get(aliases.key(other_alias))
         if other is None:
             yield f"{phrase} {other_alias}: not in the ledger nor in this export, left out"
+            continue
+        if other == item_id:
+            yield f"{phrase} {other_alias}: left out, an item is not linked to itself"
             continue
         holder, kind, target = dependencies.held(item_id, phrase, other)
         there = item if holder == item_id else snapshot.item(ItemId(holder))

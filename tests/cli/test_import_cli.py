@@ -289,11 +289,17 @@ def test_a_link_that_would_close_a_cycle_is_left_out(ledger: Path, tmp_path: Pat
     records = [
         {"id": "bd-1", "title": "one", "dependencies": [{"depends_on_id": "bd-2"}]},
         {"id": "bd-2", "title": "two", "dependencies": [{"depends_on_id": "bd-1"}]},
+        {
+            "id": "bd-3",
+            "title": "odd",
+            "dependencies": [{"depends_on_id": "bd-3", "type": "related"}],
+        },
     ]
     export.write_text("".join(json.dumps(r) + "\n" for r in records))
     report = _json("import", "beads", str(export))
-    assert [r["verbs"] for r in report["records"]] == [["add", "dep"], ["add"]]
+    assert [r["verbs"] for r in report["records"]] == [["add", "dep"], ["add"], ["add"]]
     assert "would close a cycle" in report["records"][1]["notices"][0]
+    assert "not linked to itself" in report["records"][2]["notices"][0]
     blocked = coop("blocked", "--json")
     assert blocked.code == 0 and json.loads(blocked.out)["cycles"] == []
 
