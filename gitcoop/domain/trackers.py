@@ -1,7 +1,7 @@
 """Readers of other trackers' exports: each record becomes an `Imported`, or says why not.
 
-Pure: each reader gets text (or, for Backlog.md, a file's front matter as
-plain data and its Markdown), never a file. A reader only maps fields; the
+Pure: each reader gets a record as JSON gave it, never a file (Backlog.md's
+task files are read by `domain/backlog_tasks.py`). A reader only maps fields; the
 checks that every imported record passes are `imported.problem`'s.
 """
 
@@ -14,7 +14,6 @@ from typing import Any
 
 from gitcoop.domain import bounds
 from gitcoop.domain.imported import (
-    STARTED,
     Imported,
     Unmappable,
     required_text,
@@ -23,7 +22,6 @@ from gitcoop.domain.imported import (
     tag_word,
     text_or_none,
 )
-from gitcoop.domain.patterns import lazy
 
 Numbered = tuple[int, Any]  # (line in the file, the record as read)
 
@@ -68,7 +66,7 @@ def _skip(text: str, at: int) -> int:
     return at
 
 
-def _mapping(raw: Any) -> Mapping[str, Any]:
+def record_of(raw: Any) -> Mapping[str, Any]:
     if isinstance(raw, Unmappable):
         raise raw
     if not isinstance(raw, Mapping):
@@ -96,7 +94,7 @@ def instant(value: Any, name: str) -> datetime | None:
     return at.replace(microsecond=0)
 
 
-def _strings(value: Any, name: str) -> list[Any]:
+def list_of(value: Any, name: str) -> list[Any]:
     if value is None:
         return []
     if not isinstance(value, list):
@@ -111,7 +109,7 @@ _TW_PRIORITY = {"H": 1, "M": 2, "L": 3}
 
 def taskwarrior(raw: Any) -> Imported:
     """One task of `task export`: TW-<uuid> (stable) and TW-<id> while it is pending."""
-    task = _mapping(raw)
+    task = record_of(raw)
     uuid = required_text(task.get("uuid"), "uuid")
     status = task.get("status")
     if status == "pending" and task.get("start"):
@@ -122,7 +120,7 @@ def taskwarrior(raw: Any) -> Imported:
     aliases = [f"TW-{uuid}"]
     if isinstance(number, int) and not isinstance(number, bool) and number > 0:
         aliases.append(f"TW-{number}")
-    tags = [tag_word(t) for t in _strings(task.get("tags"), "tags")]
+    tags = [tag_word(t) for t in list_of(task.get("tags"), "tags")]
     project = text_or_none(task.get("project"), "project")
     if project:
         tags.append(tag_word(f"project:{project}"))
@@ -130,8 +128,8 @@ def taskwarrior(raw: Any) -> Imported:
     if priority is not None and priority not in _TW_PRIORITY:
         raise Unmappable(f"priority {str(priority)[:10]!r} is not H, M or L")
     notes = []
-    for note in _strings(task.get("annotations"), "annotations"):
-        note = _mapping(note)
+    for note in list_of(task.get("annotations"), "annotations"):
+        note = record_of(note)
         at = instant(note.get("entry"), "annotation entry")
         notes.append(stamped(at, required_text(note.get("description"), "annotation")))
     depends = task.get("depends")
@@ -145,7 +143,7 @@ def taskwarrior(raw: Any) -> Imported:
         tags=tuple(sorted(set(tags))),
         priority=_TW_PRIORITY.get(priority) if isinstance(priority, str) else None,
         notes=tuple(notes),
-        depends=tuple(("blocked-by", f"TW-{d}") for d in _strings(depends, "depends")),
+        depends=tuple(("blocked-by", f"TW-{d}") for d in list_of(depends, "depends")),
     )
 
 
@@ -168,7 +166,7 @@ _BEADS_SECTIONS = (
 
 def beads(raw: Any) -> Imported:
     """One line of beads' issues.jsonl; its id (bd-a1b2) is the alias."""
-    issue = _mapping(raw)
+    issue = record_of(raw)
     issue_id = required_text(issue.get("id"), "id")
     for name in ("created_at", "updated_at", "closed_at"):
         instant(issue.get(name), name)
@@ -177,7 +175,7 @@ def beads(raw: Any) -> Imported:
         for heading, key in _BEADS_SECTIONS
         if (text := text_or_none(issue.get(key), key))
     )
-    tags = [tag_word(t) for t in _strings(issue.get("labels"), "labels")]
+    tags = [tag_word(t) for t in list_of(issue.get("labels"), "labels")]
     kind = text_or_none(issue.get("issue_type"), "issue_type")
     if kind:
         tags.append(tag_word(kind))
@@ -185,8 +183,8 @@ def beads(raw: Any) -> Imported:
     if priority is not None and (isinstance(priority, bool) or not isinstance(priority, int)):
         raise Unmappable("priority must be a whole number from 0 to 4")
     depends = []
-    for link in _strings(issue.get("dependencies"), "dependencies"):
-        link = _mapping(link)
+    for link in list_of(issue.get("dependencies"), "dependencies"):
+        link = record_of(link)
         phrase = _BEADS_LINKS.get(str(link.get("type") or "blocks"))
         if phrase is None:
             raise Unmappable(f"dependency type {str(link.get('type'))[:30]!r} is not known")
@@ -213,19 +211,19 @@ def beads(raw: Any) -> Imported:
 def github(raw: Any) -> Imported:
     """One issue as `gh issue list --json number,title,body,state,labels,assignees,
     createdAt,closedAt,comments` prints it; gh#<number> is the alias."""
-    issue = _mapping(raw)
+    issue = record_of(raw)
     number = issue.get("number")
     if not isinstance(number, int) or isinstance(number, bool) or number < 1:
         raise Unmappable("number must be a positive whole number")
     for name in ("createdAt", "closedAt"):
         instant(issue.get(name), name)
-    labels = [_mapping(label).get("name") for label in _strings(issue.get("labels"), "labels")]
-    people = [_mapping(p).get("login") for p in _strings(issue.get("assignees"), "assignees")]
+    labels = [record_of(label).get("name") for label in list_of(issue.get("labels"), "labels")]
+    people = [record_of(p).get("login") for p in list_of(issue.get("assignees"), "assignees")]
     notes = []
-    for comment in _strings(issue.get("comments"), "comments"):
-        comment = _mapping(comment)
+    for comment in list_of(issue.get("comments"), "comments"):
+        comment = record_of(comment)
         author = comment.get("author")
-        login = _mapping(author).get("login") if author is not None else None
+        login = record_of(author).get("login") if author is not None else None
         at = instant(comment.get("createdAt"), "comment createdAt")
         text = required_text(comment.get("body"), "comment body")
         by = text_or_none(login, "comment author") or "ghost"
@@ -242,72 +240,4 @@ def github(raw: Any) -> Imported:
     )
 
 
-# -- Backlog.md ------------------------------------------------------------------------
-
-_MARKER = lazy(r"^<!-- (SECTION|AC):[A-Z_:]+ -->\Z")  # where Backlog.md's sections begin and end
-_BACKLOG_PRIORITY = {"high": 1, "medium": 2, "low": 3}
-_BACKLOG_SECTIONS = ("Description", "Acceptance Criteria", "Implementation Plan")
-
-
-def backlog(front: Any, markdown: str) -> Imported:
-    """One task file of Backlog.md: YAML front matter (as plain data) and its Markdown."""
-    task = _mapping(front)
-    task_id = required_text(_text(task.get("id")), "id")
-    sections = _sections(markdown)
-    body = "\n\n".join(
-        f"## {name}\n\n{sections[name]}" if name != "Description" else sections[name]
-        for name in _BACKLOG_SECTIONS
-        if sections.get(name)
-    )
-    people = [_text(p) for p in _strings(_listed(task.get("assignee")), "assignee")]
-    priority = task.get("priority")
-    if priority is not None and str(priority).lower() not in _BACKLOG_PRIORITY:
-        raise Unmappable(f"priority {str(priority)[:20]!r} is not high, medium or low")
-    notes = sections.get("Implementation Notes")
-    return Imported(
-        tracker="backlog",
-        aliases=(task_id,),
-        title=required_text(_text(task.get("title")), "title"),
-        state=state_of("backlog", task.get("status")),
-        body=body or None,
-        tags=tuple(sorted({tag_word(_text(t)) for t in _strings(task.get("labels"), "labels")})),
-        priority=_BACKLOG_PRIORITY[str(priority).lower()] if priority is not None else None,
-        assignee=text_or_none(people[0], "assignee") if people else None,
-        notes=(notes,) if notes else (),
-        depends=tuple(
-            ("blocked-by", required_text(_text(d), "dependency"))
-            for d in _strings(task.get("dependencies"), "dependencies")
-        ),
-        summary=_first_line(sections.get("Final Summary")),
-    )
-
-
-def _text(value: Any) -> Any:
-    """YAML reads `id: 12` as a number and a date as a date: ids and titles are text."""
-    return str(value) if isinstance(value, int | float) and not isinstance(value, bool) else value
-
-
-def _listed(value: Any) -> Any:
-    return [value] if isinstance(value, str) else value
-
-
-def _sections(markdown: str) -> dict[str, str]:
-    """`## Heading` sections, their text trimmed, Backlog.md's section markers dropped."""
-    found: dict[str, list[str]] = {}
-    current: list[str] | None = None
-    for line in markdown.splitlines():
-        if line.startswith("## "):
-            current = found.setdefault(line[3:].strip(), [])
-        elif current is not None and not _MARKER.match(line.strip()):
-            current.append(line)
-    return {name: "\n".join(lines).strip() for name, lines in found.items()}
-
-
-def _first_line(text: str | None) -> str | None:
-    if not text:
-        return None
-    return text.strip().splitlines()[0][: bounds.LINE_MAX] or None
-
-
 READERS = {"taskwarrior": taskwarrior, "beads": beads, "github": github}
-__all__ = ["READERS", "STARTED", "backlog", "json_records"]

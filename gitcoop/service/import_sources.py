@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from gitcoop.domain import ids, trackers
+from gitcoop.domain import backlog_tasks, ids, trackers
 from gitcoop.domain.imported import Imported, Unmappable
 from gitcoop.errors import BadLedger, UsageError
 from gitcoop.store import codec
@@ -98,7 +98,7 @@ def _task(path: Path) -> Imported | Unmappable:
     except BadLedger as bad:
         return Unmappable(f"front matter: {bad.message}")
     try:
-        return trackers.backlog(front, "\n".join(lines[end + 1 :]))
+        return backlog_tasks.backlog(front, "\n".join(lines[end + 1 :]))
     except Unmappable as bad:
         return bad
 

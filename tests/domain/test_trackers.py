@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from gitcoop.domain import imported, trackers
+from gitcoop.domain import backlog_tasks, imported, trackers
 from gitcoop.domain.imported import ABANDONED, DONE, OPEN, STARTED, Imported, Unmappable
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "import"
@@ -71,7 +71,7 @@ def test_a_backlog_task_reads_its_sections() -> None:
         "<!-- SECTION:DESCRIPTION:END -->\n\n## Final Summary\n\nHosted is enough.\nMore.\n"
         "## Acceptance Criteria\n<!-- AC:BEGIN -->\n- [ ] #1 CI runs\n<!-- AC:END -->\n"
     )
-    task = trackers.backlog(front, markdown)
+    task = backlog_tasks.backlog(front, markdown)
     assert (task.state, task.body, task.summary, task.priority) == (
         DONE,
         "Hosted or not.\n\n## Acceptance Criteria\n\n- [ ] #1 CI runs",
