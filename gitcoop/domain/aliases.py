@@ -40,10 +40,10 @@ def aliases_problem(values: Any) -> str | None:
 
 def is_alias(text: str) -> bool:
     """Whether `text` has an alias's shape and no gitcoop id's (td-, rq-, it-, ev-)."""
-    if not ALIAS_RE.match(text):
-        return False
     head = text.split("-", 1)[0].lower() if "-" in text.split("#", 1)[0] else None
-    return head not in (*PREFIX_KIND, EVENT_PREFIX)
+    if head in (*PREFIX_KIND, EVENT_PREFIX):
+        return False  # told before the pattern is compiled: a take of an id never needs it
+    return bool(ALIAS_RE.match(text))
 
 
 def key(alias: str) -> str:
