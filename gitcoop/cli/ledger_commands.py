@@ -71,7 +71,9 @@ TagsOpt = Annotated[
 ]
 PriorityOpt = Annotated[
     int | None,
-    typer.Option("-p", "--priority", metavar="0-4", help="0 is the highest, 4 the lowest."),
+    typer.Option(
+        "-p", "--priority", metavar="0-4", min=0, max=4, help="0 is the highest, 4 the lowest."
+    ),
 ]
 BodyOpt = Annotated[str | None, typer.Option("--body", help="A longer description.")]
 BodyFileOpt = Annotated[

@@ -66,7 +66,7 @@ KindOpt = Annotated[
 ]
 LimitOpt = Annotated[
     int | None,
-    typer.Option("-n", "--limit", metavar="N", help="At most N items.", show_default=False),
+    typer.Option("-n", "--limit", metavar="N", min=0, help="At most N items.", show_default=False),
 ]
 WideOpt = Annotated[
     bool,

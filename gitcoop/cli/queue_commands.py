@@ -107,7 +107,8 @@ def register(app: typer.Typer) -> None:
     @app.command()
     def verify(
         limit: Annotated[
-            int | None, typer.Option("--max", metavar="N", help="Verify at most N items.")
+            int | None,
+            typer.Option("--max", metavar="N", min=1, help="Verify at most N items."),
         ] = None,
         actor: AsOpt = None,
         as_json: JsonOpt = False,
@@ -137,6 +138,7 @@ def register(app: typer.Typer) -> None:
             typer.Option(
                 "--max-verify",
                 metavar="N",
+                min=0,
                 help="Verifier calls this pick may make (drafts when nothing is ready, and "
                 "items whose evidence went stale).",
             ),

@@ -236,8 +236,8 @@ def test_pick_json_always_prints_json(code: Code) -> None:
     status, refused = pick_json()
     assert status == 1 and refused["picked"] is None
     assert "git config coop.verifier" in refused["reason"]
-    bad = coop("pick", "--json", "--max-verify", "-1")
-    assert bad.code == 2 and json.loads(bad.out)["picked"] is None
+    bad = coop("pick", "--json", "--max-verify", "-1")  # out of the option's declared range
+    assert bad.code == 2 and json.loads(bad.out)["error"]["code"] == "usage"
 
 
 def ledger_tip(code: Code) -> str:
