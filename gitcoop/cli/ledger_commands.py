@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import click
 import typer
 
+from gitcoop.cli.compact import more_line
 from gitcoop.cli.options import (
     KINDS,
     AsOpt,
@@ -362,6 +363,8 @@ def register(app: typer.Typer) -> None:
         found = queries.list_rows(ctx, include_all, where, sort, limit)
         if as_json:  # the cache keeps each item's --json text
             render.emit_listing([row.json for row in found.listed])
+            if found.more:
+                warn(more_line(found.more))
             return
         if not found.listed and not found.settled:
             if where != queries.ListFilter():
@@ -376,6 +379,8 @@ def register(app: typer.Typer) -> None:
                 lines.append(lost_line(row.data()["conflicts"], row.label, found.viewer))
         if lines:
             say(Styled("\n".join(lines)))
+        if found.more:
+            say(more_line(found.more).removeprefix("gitcoop: "))
         if found.settled:
             counts = ", ".join(f"{n} {s}" for s, n in sorted(found.settled.items()))
             say(f"settled: {counts} — git coop list --all shows them")

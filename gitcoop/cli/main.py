@@ -5,11 +5,13 @@ from __future__ import annotations
 import atexit
 import contextlib
 import gc
+import io
 import os
 import sys
 import traceback
 from typing import Any
 
+from gitcoop.cli import compact
 from gitcoop.cli.terminal import warn
 from gitcoop.errors import BadLedger, CoopError, FetchedLedgerRefused, UsageError
 from gitcoop.store import heap
@@ -44,7 +46,7 @@ COMMAND_MODULES = {
     **dict.fromkeys(("import", "export"), "import_commands"),
 }
 GROUPS = ("remote", "hooks", "hook", "dep", "keys")
-GLOBAL_FLAGS_WITH_VALUE = ("--as", "--session", "--expect-version")
+GLOBAL_FLAGS_WITH_VALUE = ("--as", "--session", "--expect-version", "--fields")
 COMPLETE = "__complete"  # what the completion scripts call for item ids (cli/completion.py)
 # The cycle collector's first threshold in a `git-coop` process (Python's own is 700
 # allocations). A command's start-up makes ~35,000 objects (modules, their functions,
@@ -150,17 +152,31 @@ def main(argv: list[str] | None = None) -> int:
         return complete(args[1:])
     try:
         args, colour = colour_options(args)
+        args = global_options_last(args)
+        args, form = compact.output_options(args, invoked_command(args))
     except UsageError as error:
+        if wants_json(args) or any(a.startswith(("--compact", "--fields")) for a in _options(args)):
+            _emit_error({"code": "usage", "exit": error.exit_code, "message": error.message})
         warn(f"gitcoop: {error.message}")
         return error.exit_code
-    args = global_options_last(args)
     terminal.configure(colour)
     meter = terminal.meter()
     with progress.shown_by(meter):
         try:
-            return _run(args)
+            if form.plain:
+                return _run(args)
+            return _reshaped(args, form)
         finally:
             meter.clear()  # a line of work that did not finish is not left on the screen
+
+
+def _reshaped(args: list[str], form: compact.Form) -> int:
+    """The command's JSON, as --fields/--compact asked (cli/compact.py)."""
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        code = _run(args)
+    sys.stdout.write(compact.reshape(printed.getvalue(), form))
+    return code
 
 
 def _run(args: list[str]) -> int:

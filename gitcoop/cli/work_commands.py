@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import click
 import typer
 
+from gitcoop.cli.compact import more_line
 from gitcoop.cli.helptext import CoopGroup
 from gitcoop.cli.ledger_commands import (
     BodyFileOpt,
@@ -27,7 +28,7 @@ from gitcoop.cli.options import (
     WideOpt,
     make_context,
 )
-from gitcoop.cli.terminal import Styled, printable, say
+from gitcoop.cli.terminal import Styled, printable, say, warn
 from gitcoop.errors import UsageError
 
 if TYPE_CHECKING:
@@ -177,9 +178,13 @@ def register(app: typer.Typer) -> None:
         found = dependencies.ready(ctx, kind, tag, limit)
         if as_json:
             render.emit_listing([row.json for row in found.listed])
+            if found.more:
+                warn(more_line(found.more))
             return
         if found.listed:
             say(Styled("\n".join(_lines(found.listed, ctx, wide, priority=True))))
+        if found.more:
+            say(more_line(found.more).removeprefix("gitcoop: "))
         if not found.listed:
             say(
                 "nothing is ready"

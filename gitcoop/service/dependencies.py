@@ -103,6 +103,7 @@ def _refuse_cycle(snapshot: Snapshot, holder: str, other: str, asked: str) -> No
 class Ready:
     listed: list[Row]  # in readiness order
     blocked: int  # startable items held back by a blocker (what `blocked` lists)
+    more: int = 0  # ready items the limit left out
 
 
 def ready(
@@ -128,9 +129,10 @@ def ready_in(
         candidates.append(readiness.Candidate(s.id, s.kind, s.priority, s.created_at, s.order_key))
     listed = readiness.ready(candidates, found.graph)
     held_back = len(candidates) - len(listed)
+    more = 0 if limit is None else max(0, len(listed) - limit)
     if limit is not None:
         listed = listed[:limit]
-    return Ready([by_id[c.id] for c in listed], held_back)
+    return Ready([by_id[c.id] for c in listed], held_back, more)
 
 
 @frozen

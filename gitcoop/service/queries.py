@@ -54,6 +54,7 @@ class Rows:
     listed: list[Row]  # each with its short id, data and --json text
     settled: dict[str, int]  # status -> count of settled items left out
     viewer: str | None = None  # the acting person, when the filter asked who that is
+    more: int = 0  # matching items the limit left out
 
 
 @frozen
@@ -133,7 +134,8 @@ def list_rows(
         from gitcoop.service.search import ordered
 
         rows = ordered(snapshot, rows, sort)
-    return Rows(rows if limit is None else rows[:limit], dict(settled), viewer)
+    more = 0 if limit is None else max(0, len(rows) - limit)
+    return Rows(rows if limit is None else rows[:limit], dict(settled), viewer, more)
 
 
 def _counts(where: ListFilter, tally: Tally) -> bool:
