@@ -17,8 +17,9 @@ from mcp.client.stdio import stdio_client
 
 from tests.conftest import coop, coop_process
 
-TOOLS = {"ready", "show", "list", "take", "pick", "note", "report", "finish", "done"}
-TOOLS |= {"add", "dep", "owed", "sync"}
+TOOLS = {"list", "show", "log", "ready", "blocked", "queue", "owed", "status", "prime"}
+TOOLS |= {"add", "edit", "take", "release", "done", "close", "abandon", "note", "report"}
+TOOLS |= {"review", "ack", "resolve", "dep", "pick", "finish", "verify", "scan", "sync"}
 
 
 def server(cwd: Path, actor: str) -> StdioServerParameters:
@@ -45,7 +46,7 @@ def test_a_round_trip_over_stdio_answers_like_the_cli(ledger: Path) -> None:
     assert coop("take", taken, env={"COOP_ACTOR": "bob@example.com"}).code == 0
     calls = [
         ("ready", {}),
-        ("add", {"kind": "todo", "title": "Found it", "discovered_from": first, "tags": ["x"]}),
+        ("add", {"kind": "todo", "title": "Found it", "discovered_from": first, "tag": ["x"]}),
         ("take", {"id": first}),
         ("take", {"id": first}),  # a repeat in the same session: nothing written, no error
         ("note", {"id": first, "text": "--looks like an option"}),
@@ -134,17 +135,17 @@ def test_the_server_frees_what_each_call_read(monkeypatch: pytest.MonkeyPatch) -
     from gitcoop.cli import mcp_server
     from gitcoop.store import heap
 
-    served: list[tuple[str, bool, int]] = []
+    served: list[tuple[bool, int]] = []
 
-    class Server:
-        def run(self, transport: str) -> None:
-            served.append((transport, heap.keeping(), len(heap._kept)))
+    async def serve_stdio(server: object) -> None:
+        served.append((heap.keeping(), len(heap._kept)))
 
-    monkeypatch.setattr(mcp_server, "build", Server)
+    monkeypatch.setattr(mcp_server, "build", object)
+    monkeypatch.setattr(mcp_server, "_serve_stdio", serve_stdio)
     heap.keep_until_exit()
     heap.keep(object())
     try:
         mcp_server.serve()
     finally:
         heap.keep_nothing()
-    assert served == [("stdio", False, 0)]
+    assert served == [(False, 0)]
