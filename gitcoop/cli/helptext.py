@@ -125,6 +125,18 @@ def add_callback(app: typer.Typer) -> None:
         no_color: Annotated[
             bool, typer.Option("--no-color", help="Same as --color=never.")
         ] = False,
+        fields: Annotated[
+            str | None,
+            typer.Option(
+                "--fields",
+                metavar="A,B",
+                help="With --json: only these fields of each item printed (id,title,status).",
+            ),
+        ] = None,
+        compact: Annotated[
+            bool,
+            typer.Option("--compact", help="JSON on one line, ASCII only (implies --json)."),
+        ] = False,
     ) -> None:
         """A work ledger kept in this git repository, on refs/coop/ledger.
 

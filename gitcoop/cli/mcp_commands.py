@@ -12,9 +12,12 @@ def register(app: typer.Typer) -> None:
     def mcp() -> None:
         """Serve this repository's ledger to an agent over MCP (stdio).
 
-        Tools: ready, show, list, take, pick, note, report, finish, done, add, dep, owed,
-        sync. Each tool answers with the same JSON as the command, and a refusal as an
-        error with the same code and message. Needs the extra: pip install 'gitcoop[mcp]'."""
+        Tools: every command an agent needs (list, show, log, ready, blocked, queue, owed,
+        status, prime, add, edit, take, release, done, close, abandon, note, report, review,
+        ack, resolve, dep, pick, finish, verify, scan, sync), each with the command's own
+        options as its schema. Each answers with the command's JSON (compact), and any
+        failure as an error with the same code and message. Needs the extra: pip install
+        'gitcoop[mcp]'."""
         try:
             from gitcoop.cli import mcp_server
         except ImportError as missing:

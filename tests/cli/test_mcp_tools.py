@@ -320,10 +320,15 @@ def test_an_unknown_tool_or_action_lists_the_valid_ones(
         ("delete", {}),
         ("dep", {"action": "drop", "first": ids["open"], "link": "blocks", "second": ids["waits"]}),
         ("dep", {"action": "add", "first": ids["open"], "link": "owns", "second": ids["waits"]}),
+        ("take", {}),
+        ("list", {"limit": -5}),
     ]
-    _, (tool, action, link) = asyncio.run(over_mcp(twins[0], calls))
-    for result in (tool, action, link):
+    _, (tool, action, link, missing, negative) = asyncio.run(over_mcp(twins[0], calls))
+    for result in (tool, action, link, missing, negative):
         assert result.is_error and answer(result)["error"]["code"] == "usage"
+        assert answer(result)["error"]["exit"] == 2
+    assert answer(missing)["error"]["message"] == "take: 'id' is required"
+    assert "at least 0" in answer(negative)["error"]["message"]
     assert "list, show, log, ready" in answer(tool)["error"]["message"]
     assert "sync" in answer(tool)["error"]["message"]
     assert "one of add, remove" in answer(action)["error"]["message"]
