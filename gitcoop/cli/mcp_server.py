@@ -90,7 +90,11 @@ def run(argv: list[str], env: Mapping[str, str] = {}) -> types.CallToolResult:
     if not text:  # every command prints JSON under --json; say what it said instead
         message = err.getvalue().strip().removeprefix("gitcoop: ") or f"exit {code}"
         return _error({"code": "bug" if code else "empty", "exit": code, "message": message})
-    value = json.loads(text)
+    try:
+        value = json.loads(text)
+    except ValueError:  # a command that printed more than its JSON: a bug, said as one
+        message = f"the command printed text that is not one JSON document: {text[:200]!r}"
+        return _error({"code": "bug", "exit": code or 70, "message": message})
     structured = value if isinstance(value, dict) else {"items": value}
     more = compact.more_in(err.getvalue())
     if more is not None:

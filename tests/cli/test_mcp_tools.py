@@ -352,3 +352,36 @@ def test_a_line_that_is_not_json_gets_the_json_rpc_parse_error(tmp_path: Path) -
     replies = [json.loads(line) for line in done.stdout.splitlines()]
     assert [(r["id"], r["error"]["code"]) for r in replies] == [(None, -32700), (None, -32600)]
     assert all(r["jsonrpc"] == "2.0" for r in replies)
+
+
+def test_every_option_of_every_command_is_an_argument_of_its_tool() -> None:
+    """Read the commands as click built them: each option and argument is in the tool's
+    schema, except the few the server keeps for itself, so a new option cannot be
+    forgotten."""
+    import click
+    import typer.main
+
+    from gitcoop.cli.main import build_app
+    from gitcoop.cli.mcp_server import catalogue
+
+    group = typer.main.get_command(build_app(None))
+    assert isinstance(group, click.Group)
+    ctx = click.Context(group)
+    tools = catalogue()
+    kept = {"--as", "--json", "--wide", "--editor", "--help"}
+    for name in TOOLS:
+        command = group.get_command(ctx, name)
+        assert command is not None
+        inner = [*command.commands.values()] if isinstance(command, click.Group) else [command]
+        properties = tools[name].input_schema()["properties"]
+        for sub in inner:
+            for param in sub.params:
+                if getattr(param, "hidden", False) or set(param.opts) & kept:
+                    continue
+                if isinstance(param, click.Argument):
+                    continue  # named by their metavar: checked by the table above
+                flag = max(param.opts, key=len).lstrip("-").replace("-", "_")
+                assert flag in properties, (name, param.opts)
+        positional = [p for p in inner[0].params if isinstance(p, click.Argument)]
+        taken = [p for p in tools[name].params if p.option is None and p.env is None]
+        assert len(taken) == len(positional) + (1 if len(inner) > 1 else 0), name
