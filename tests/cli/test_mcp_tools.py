@@ -49,6 +49,8 @@ def populate(path: Path) -> dict[str, str]:
     assert coop_in(path, "take", ids["held"], env=carol).code == 0
     assert coop_in(path, "dep", "add", ids["open"], "blocks", ids["waits"]).code == 0
     assert coop_in(path, "edit", ids["item"], "--state", "ready").code == 0
+    git(path.parent, "init", "-q", "--bare", f"{path.name}.git")
+    git(path, "remote", "add", "origin", str(path.parent / f"{path.name}.git"))
     return ids
 
 
@@ -149,7 +151,8 @@ def table(ids: dict[str, str]) -> list[tuple[str, dict[str, Any], list[str]]]:
         ),
         ("verify", {}, ["verify"]),
         ("scan", {"schema": True}, ["scan", "--schema"]),
-        ("sync", {}, ["sync"]),  # no remote here: the same refusal both ways
+        ("sync", {}, ["sync"]),
+        ("sync", {"remote": "elsewhere"}, ["sync", "elsewhere"]),  # no such remote
     ]
 
 
@@ -198,8 +201,10 @@ def test_every_tool_answers_with_its_commands_json(
         assert more == (int(told.group(1)) if told else None), (name, args)
         mores.append(more)
     assert mores[1] == 4 and mores[8] == 2  # list --all -n 1 of five; ready -n 1 of three
-    outcomes = {name: answer(result) for (name, _, _), result in zip(calls, results, strict=True)}
-    assert outcomes["sync"]["error"]["exit"] == 4 or outcomes["sync"]["error"]["code"]
+    synced, elsewhere = (
+        answer(r) for (n, _, _), r in zip(calls, results, strict=True) if n == "sync"
+    )
+    assert synced["pushed"] is True and elsewhere["error"]["exit"] != 0
     refused = [
         answer(r)["error"]["code"]
         for (n, _, _), r in zip(calls, results, strict=True)
