@@ -228,9 +228,10 @@ def _register_backfill(hooks_app: typer.Typer) -> None:
     ) -> None:
         """Find commits on local branches whose Coop trailers the ledger never recorded.
 
-        Looks from the ledger's creation on (or at REV.. with --since). Shows
-        them; with --apply, records each, with you as the actor and the
-        commit, its author, committer and time in the event.
+        Looks from a day before the ledger began (machines' clocks differ), or
+        at REV.. with --since. Shows them; with --apply, records each, with
+        you as the actor and the commit, its author, committer and time in
+        the event.
         """
         from gitcoop.service import backfill as service
 
@@ -240,6 +241,12 @@ def _register_backfill(hooks_app: typer.Typer) -> None:
             _print_found(found, as_json)
             return
         _print_backfilled(service.apply(ctx, found), as_json)
+
+
+NOTHING_TO_BACKFILL = (
+    "every Coop trailer on local branches since a day before the ledger began is recorded; "
+    "nothing to backfill (older commits: git coop hooks backfill --since REV)"
+)
 
 
 def _found_json(found: Unrecorded) -> dict[str, Any]:
@@ -267,7 +274,7 @@ def _print_found(found: list[Unrecorded], as_json: bool) -> None:
         render.emit_json([_found_json(f) for f in found])
         return
     if not found:
-        say("every Coop trailer on local branches is recorded; nothing to backfill")
+        say(NOTHING_TO_BACKFILL)
         return
     say(f"{len(found)} commit(s) carry Coop trailers the ledger never recorded:")
     for one in found:
@@ -285,7 +292,7 @@ def _print_backfilled(done: list[Backfilled], as_json: bool) -> None:
         )
         return
     if not done:
-        say("every Coop trailer on local branches is recorded; nothing to backfill")
+        say(NOTHING_TO_BACKFILL)
     for one in done:
         say(_found_line(one.found))
         for outcome in one.outcomes:

@@ -17,7 +17,7 @@ record it.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from gitcoop.domain import trailers
 from gitcoop.domain.frozen import frozen
@@ -68,7 +68,7 @@ def find(ctx: Context, since: str | None = None) -> list[Unrecorded]:
     named = search.commits_named(snapshot) | _journaled(repo)
     comment = worktree.comment_char(repo) or "#"
     found: list[Unrecorded] = []
-    not_before = _created_at(snapshot) if start is None else EARLIEST
+    not_before = _created_at(snapshot) - CLOCK_SKEW if start is None else EARLIEST
     for commit in worktree.branch_commits(repo, start, not_before):
         if commit.sha in named or "coop-" not in commit.message.lower():
             continue
@@ -90,6 +90,11 @@ def apply(ctx: Context, found: list[Unrecorded]) -> list[Backfilled]:
         outcomes, _ = attempt(ctx, entry, BACKFILL_LOCK_TIMEOUT)
         done.append(Backfilled(unrecorded, outcomes))
     return done
+
+
+# Commits dated this much before the ledger's first commit are looked at too: the
+# machines that made them need not agree on the time.
+CLOCK_SKEW = timedelta(days=1)
 
 
 def _created_at(snapshot: Snapshot) -> datetime:

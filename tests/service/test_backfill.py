@@ -110,6 +110,20 @@ def test_since_and_the_ledgers_creation_bound_the_search(ledger: Path) -> None:
     assert bad.code == 2 and "--since 'no-such-rev' names no commit" in bad.err
 
 
+def test_a_clock_behind_the_ledgers_by_hours_still_finds_the_commit(ledger: Path) -> None:
+    """Two machines' clocks differ: a commit dated before the ledger's first commit by
+    less than a day was made after it all the same; only older ones are left out, and
+    an empty answer says how far it looked and how to look further."""
+    skewed = add("todo", "made on a machine whose clock is behind")
+    commit(ledger, f"Skewed\n\nCoop-Done: {skewed}\n", env=at("2026-11-29T04:00:00Z"))
+    assert [f["subject"] for f in found()] == ["Skewed"]
+    assert coop("hooks", "backfill", "--apply").code == 0
+    nothing = coop("hooks", "backfill")
+    assert nothing.code == 0
+    assert "since a day before the ledger began" in nothing.out
+    assert "--since REV" in nothing.out
+
+
 def test_a_commit_on_another_branch_is_found_and_a_detached_one_is_not(ledger: Path) -> None:
     todo, loose = add("todo", "on a branch"), add("todo", "detached")
     commit(ledger, "Start\n", env=at(AFTER))
