@@ -9,7 +9,8 @@ Until then it stays, in one of three states:
 - refused: a rule said no; each refusal names the command that would record
   it (`git coop done td-… --commit … --force`); `git coop hook replay` retries;
 - broken: it can never be recorded as it is (an identity that names no one,
-  a line cut short); the report says why, and how to record it by hand.
+  a line cut short); the report says why, and how to record it by hand; once
+  every item it closes records its commit (done by hand), it leaves.
 
 Every command says once, on one line, how many wait.
 """
@@ -20,9 +21,9 @@ from dataclasses import field
 
 from gitcoop.domain.frozen import frozen
 from gitcoop.domain.timefmt import format_instant
-from gitcoop.errors import UsageError
+from gitcoop.errors import CoopError, UsageError
 from gitcoop.service.commit_hooks import from_incoming
-from gitcoop.service.context import Context
+from gitcoop.service.context import Context, read_ledger
 from gitcoop.service.recording import (
     SHORT_ID,
     Entry,
@@ -71,6 +72,11 @@ def replay(
     replayed: list[Replayed] = []
     changes: dict[str, Entry | None] = {}
     for entry in journal.entries(common_dir):
+        if _recorded_by_hand(ctx, entry):
+            changes[entry["id"]] = None
+            settled = Outcome("recorded", f"{describe(entry)} was recorded by hand")
+            replayed.append(Replayed(entry, [settled], None))
+            continue
         if not everything and not retried_by_every_command(entry):
             replayed.append(Replayed(entry, [], entry))
             continue
@@ -81,6 +87,28 @@ def replay(
     return Report(replayed, unstarted)
 
 
+def _recorded_by_hand(ctx: Context, entry: Entry) -> bool:
+    """A broken entry whose advice was followed: every item it closes now records its commit
+    (a note it asks for cannot be told apart, so an entry with one stays until dismissed)."""
+    if entry.get("state") != "broken" or entry.get("kind") != "trailers":
+        return False
+    requests = entry.get("requests")
+    commit = entry.get("commit")
+    if not isinstance(requests, list) or not requests or not isinstance(commit, str):
+        return False
+    snapshot = read_ledger(ctx)
+    for request in requests:
+        if not isinstance(request, dict) or request.get("verb") not in ("done", "close"):
+            return False
+        try:
+            item = snapshot.item(snapshot.resolve(str(request.get("ref"))))
+        except CoopError:
+            return False
+        if item is None or commit not in (item.commit_sha, *item.related_commits):
+            return False
+    return True
+
+
 def confirm(ctx: Context, entry_id: str, lock_timeout: float = REPLAY_LOCK_TIMEOUT) -> Replayed:
     """Record a teammate's trailers as yours, once you say so; the author stays named."""
     repo = ctx.repo()
@@ -88,7 +116,7 @@ def confirm(ctx: Context, entry_id: str, lock_timeout: float = REPLAY_LOCK_TIMEO
     if not entry.get("authored_by") or entry.get("kind") != "trailers":
         raise UsageError(
             f"journal entry {str(entry['id'])[:SHORT_ID]} waits for no confirmation — "
-            "git coop hook replay records what it can"
+            "git coop hook replay says what it needs"
         )
     confirmed = {**entry, "actor": ctx.who(repo), "session": ctx.session, "confirmed": True}
     outcomes, kept = attempt(ctx, confirmed, lock_timeout)

@@ -10,7 +10,7 @@ import pytest
 from gitcoop.store import journal
 from gitcoop.store.layout import REF
 from tests.conftest import coop, git
-from tests.service.hook_helpers import add, bare_env, commit, item, with_gitcoop_on_path
+from tests.service.hook_helpers import add, bare_env, commit, head, item, with_gitcoop_on_path
 
 NOT_AN_IDENTITY = (
     "gitcoop: 'not an email' does not look like anyone — act as an email address "
@@ -82,3 +82,9 @@ def test_a_hook_under_a_name_that_is_no_identity_journals_the_commit(
     entry = journal.entries(str(ledger / ".git"))[0]
     assert (entry["state"], entry["actor"]) == ("broken", "not an email")
     assert item(todo)["status"] == "open"
+    # its own advice followed (recorded by hand): the entry goes, nothing waits any more
+    by_hand = coop("done", todo, "--commit", head(ledger), "--summary", "Work")
+    assert by_hand.code == 0, by_hand.err
+    listed = coop("list")
+    assert listed.code == 0 and "wait" not in listed.err, listed.err
+    assert journal.entries(str(ledger / ".git")) == []

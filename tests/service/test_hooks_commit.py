@@ -391,5 +391,5 @@ def test_confirm_is_only_for_a_teammates_trailers(hooked: Path) -> None:
     assert entry["state"] == "refused"
     confirmed = coop("hook", "confirm", entry["id"][:8])
     assert confirmed.code == 2
-    assert "waits for no confirmation — git coop hook replay" in confirmed.err
+    assert "waits for no confirmation — git coop hook replay says what it needs" in confirmed.err
     assert journal.entries(str(hooked / ".git"))[0]["state"] == "refused"
