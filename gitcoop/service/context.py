@@ -64,9 +64,19 @@ def commit_named(repo: Repo, text: str, elsewhere: bool = False) -> str:
     """--commit as a full sha: a revision resolved here; with `elsewhere`
     (--commit-elsewhere), a sha this clone does not have is kept as given (a commit
     only another clone has, or one not fetched yet)."""
+    if text.strip().startswith("refs/coop/"):
+        raise UsageError(
+            f"--commit {text!r} names gitcoop's own ledger, not work — give the commit of the work"
+        )
     found = repo.commit_sha(text)
     if found is not None:
         return found
+    kind = repo.kind_named(text)
+    if kind is not None:  # here, but not a commit
+        raise UsageError(
+            f"--commit {text!r} names a {kind} here, not a commit — give a commit's sha or a "
+            "revision (git log shows them)"
+        )
     if not SHA_RE.match(text):
         raise UsageError(f"--commit {text!r} names no commit here — give a sha or a revision")
     if not elsewhere:

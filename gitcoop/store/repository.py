@@ -271,6 +271,13 @@ class Repo:
             return None
         return str(commit.id)
 
+    def kind_named(self, text: str) -> str | None:
+        """What a revision names here (commit, tree, blob, tag), or None when nothing."""
+        try:
+            return str(self.raw.revparse_single(text).type_str)
+        except (KeyError, ValueError, pygit2.GitError):
+            return None
+
     def remote_names(self) -> list[str]:
         """The configured git remotes, sorted."""
         try:

@@ -127,6 +127,19 @@ def test_a_commit_this_clone_lacks_is_refused_unless_recorded_as_given(ledger: P
     )
 
 
+def test_a_tree_a_blob_or_the_ledger_is_no_work_commit(ledger: Path) -> None:
+    todo = coop("add", "todo", "x").out.strip()
+    git(ledger, "commit", "-q", "--allow-empty", "-m", "work")
+    tree = git(ledger, "rev-parse", "HEAD^{tree}").strip()
+    for elsewhere in ([], ["--commit-elsewhere"]):
+        named = coop("done", todo, "--commit", tree, *elsewhere)
+        assert named.code == 2
+        assert f"--commit {tree!r} names a tree here, not a commit" in named.err
+    ledger_ref = coop("done", todo, "--commit", "refs/coop/ledger")
+    assert ledger_ref.code == 2 and "names gitcoop's own ledger, not work" in ledger_ref.err
+    assert coop("show", todo, "--json").json()["status"] == "open"
+
+
 def test_every_command_that_takes_a_commit_checks_it(ledger: Path) -> None:
     git(ledger, "commit", "-q", "--allow-empty", "-m", "work")
     head = git(ledger, "rev-parse", "HEAD").strip()
