@@ -77,7 +77,7 @@ class Tries:
 
     attempts: int = CLAIM_ATTEMPTS
     first_pause: float = 0.02  # seconds, at least; doubles per attempt, up to longest_pause
-    longest_pause: float = 1.0
+    longest_pause: float = 1.0  # or two round trips, when one takes longer (a busy machine)
     sleep: Callable[[float], None] = time.sleep
     jitter: Callable[[float, float], float] = random.uniform
     clock: Callable[[], float] = time.monotonic
@@ -94,7 +94,8 @@ class Tries:
         """
         if attempt:
             start = max(self.first_pause, round_trip)
-            bound = min(self.longest_pause, start * 2 ** (attempt - 1))
+            longest = max(self.longest_pause, 2 * start)  # never shorter than a slow round
+            bound = min(longest, start * 2 ** (attempt - 1))
             self.sleep(self.jitter(0.0, bound))
 
 

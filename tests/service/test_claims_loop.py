@@ -35,7 +35,7 @@ def test_pauses_are_a_random_share_of_a_doubling_bound() -> None:
         tries.pause(attempt, round_trip=0.7)  # a slow round: from its own length
     assert asked == [
         *[(0.0, 0.02), (0.0, 0.04), (0.0, 0.08)],
-        *[(0.0, 0.7), (0.0, 1.0), (0.0, 1.0), (0.0, 1.0), (0.0, 1.0)],  # longest_pause
+        *[(0.0, 0.7), (0.0, 1.4), (0.0, 1.4), (0.0, 1.4), (0.0, 1.4)],  # two slow rounds
     ]
     assert slept == [high / 2 for _, high in asked]  # none before the first attempt
 
