@@ -7,8 +7,11 @@ control, DEL, line and paragraph separator, bidirectional control and lone
 surrogate (`domain/bounds.py`'s `unsafe()`) as an escape such as `\\x1b` or
 `\\u202e`, so nothing printed can move the cursor, rewrite a line (CR), set
 the clipboard (OSC 52), change the window title, or reorder what follows it
-(bidi overrides). `say` (stdout) and `warn` (stderr) print through it,
-keeping only the line breaks the caller laid out; a renderer that puts one
+(bidi overrides); and each character that draws nothing (`hidden()`: format
+characters such as U+200B and U+FEFF, tag characters as `\\U000e0041`), so
+nothing hides from a person what a program reading the same text is told.
+`say` (stdout) and `warn` (stderr) print through it, keeping only the line
+breaks the caller laid out; a renderer that puts one
 value on one line escapes that value's own line breaks with `printable`.
 
 Colour lives here too. `paint` escapes its text with `printable` first and
@@ -43,7 +46,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from re import Match
 
-from gitcoop.domain.bounds import unsafe
+from gitcoop.domain.bounds import shown_escaped
 from gitcoop.domain.patterns import lazy
 from gitcoop.domain.progress import Progress
 
@@ -72,16 +75,20 @@ SGR = lazy(r"\x1b\[[0-9;]*m")
 
 def _escaped(found: Match[str]) -> str:
     code = ord(found.group())
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+    if code < 0x100:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
 
 
 def printable(text: str, lines: bool = False) -> str:
-    """`text` with every unsafe character escaped; with `lines`, line breaks are kept."""
+    """`text` with every unsafe or hidden character escaped (`bounds.shown_escaped`); with
+    `lines`, line breaks are kept."""
     if text.isascii() and text.isprintable():  # no control, no DEL: nothing to escape
         return text
+    escaped = shown_escaped()
     if lines and "\n" in text:
-        return "\n".join(unsafe().sub(_escaped, part) for part in text.split("\n"))
-    return unsafe().sub(_escaped, text)
+        return "\n".join(escaped.sub(_escaped, part) for part in text.split("\n"))
+    return escaped.sub(_escaped, text)
 
 
 ESCAPE_ERRORS = "gitcoop-escape"  # the error handler the standard streams are given

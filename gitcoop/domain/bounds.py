@@ -36,6 +36,45 @@ UNSAFE_IN_TEXT_PATTERN = f"[\x00-\x08\x0b-\x1f{_OTHERS}]"  # tabs and line break
 _UNSAFE = lazy(UNSAFE_PATTERN)
 _UNSAFE_IN_TEXT = lazy(UNSAFE_IN_TEXT_PATTERN)
 
+# Characters that draw nothing: every format character (Unicode's category Cf: the soft
+# hyphen, zero-width spaces and joiners, word joiners, invisible operators, the byte order
+# mark, the bidirectional marks) and the whole tag block, U+E0000-E007F. Text holding them
+# reads one way to a person and another to a program, so they are shown escaped (and
+# written to JSON as escapes), and refused in titles, tags and identities when written.
+# Older text that holds them stays readable: only a writer is refused. The ranges are
+# Unicode 15.1's; a test holds them to the interpreter's own `unicodedata`.
+HIDDEN_RANGES = (
+    "\xad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e\u200b-\u200f"
+    "\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb\U000110bd\U000110cd"
+    "\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U000e007f"
+)
+_HIDDEN = lazy(f"[{HIDDEN_RANGES}]")
+# what a person is shown escaped, and JSON writes as escapes: the unsafe and the hidden
+_SHOWN_ESCAPED = lazy(f"[\x00-\x1f{_OTHERS}{HIDDEN_RANGES}]")
+
+
+def hidden() -> re.Pattern[str]:
+    """The characters that draw nothing (`HIDDEN_RANGES`)."""
+    return _HIDDEN
+
+
+def shown_escaped() -> re.Pattern[str]:
+    """The characters a person is shown as escapes: `unsafe()` and `hidden()`."""
+    return _SHOWN_ESCAPED
+
+
+def hidden_problem(value: str, name: str) -> str | None:
+    """Why `value` cannot be written as `name`: it holds a character that draws nothing."""
+    if value.isascii():
+        return None
+    found = _HIDDEN.search(value)
+    if found is None:
+        return None
+    return (
+        f"{name} must not hold invisible characters (it holds {_named(found)}); "
+        "type it again without them"
+    )
+
 
 def unsafe(in_text: bool = False) -> re.Pattern[str]:
     """The characters no text may hold (with `in_text`: tabs and line breaks allowed)."""

@@ -1,4 +1,8 @@
-"""The `--json` text: exactly `json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False)`.
+"""The `--json` text: exactly `json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False)`,
+except that each character a person is shown escaped (`bounds.shown_escaped`: controls,
+bidirectional controls, format characters such as U+200B, tag characters) is written as
+JSON's `\\u` escape, so what an agent reads is what a person sees. The parsed value is
+the same: only the spelling differs.
 
 With `indent`, the standard library falls back to its pure-Python, generator
 based encoder, which was most of the time of `list --json` on a large ledger.
@@ -14,7 +18,10 @@ from __future__ import annotations
 
 import json
 from json.encoder import encode_basestring  # the C implementation when available
+from re import Match
 from typing import Any
+
+from gitcoop.domain.bounds import shown_escaped
 
 
 class _Unusual(Exception):
@@ -42,10 +49,36 @@ def _text(value: Any, newline: str) -> str:
     try:
         _write(value, newline, parts)
     except _Unusual:
-        text = json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False)
+        text = _spelt(json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False))
         # every newline in JSON text is layout (strings escape theirs)
         return text.replace("\n", newline)
     return "".join(parts)
+
+
+def _string(value: str) -> str:
+    """A string as JSON: `encode_basestring`, then what is shown escaped spelt as `\\u`."""
+    text = encode_basestring(value)
+    if text.isascii() and "\x7f" not in text:  # C0 controls are escaped already
+        return text
+    return _spelt(text)
+
+
+def _spelt(text: str) -> str:
+    """JSON text with each character `shown_escaped` names as its `\\u` escape (they can
+    stand only inside strings: JSON's own layout is ASCII and printable)."""
+    if text.isascii() and "\x7f" not in text:
+        return text
+    return shown_escaped().sub(_escape, text)
+
+
+def _escape(found: Match[str]) -> str:
+    code = ord(found.group())
+    if code < 0x20:  # a line break of the layout (strings hold their C0 controls escaped)
+        return found.group()
+    if code <= 0xFFFF:
+        return f"\\u{code:04x}"
+    code -= 0x10000  # beyond the BMP: a surrogate pair, as JSON spells it
+    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
 
 
 _WORDS = {None: "null", True: "true", False: "false"}
@@ -54,7 +87,7 @@ _WORDS = {None: "null", True: "true", False: "false"}
 def _write(value: Any, newline: str, out: list[str]) -> None:
     kind = type(value)
     if kind is str:
-        out.append(encode_basestring(value))
+        out.append(_string(value))
     elif kind is dict:
         _mapping(value, newline, out)
     elif kind is list or kind is tuple:
@@ -93,7 +126,7 @@ def _mapping(value: dict[Any, Any], newline: str, out: list[str]) -> None:
         append(prefix)
         entry = value[key]
         if type(entry) is str:
-            append(encode_basestring(entry))
+            append(_string(entry))
         elif entry is None or entry is True or entry is False:
             append(_WORDS[entry])
         else:
@@ -112,7 +145,7 @@ def _layout(keys: tuple[Any, ...], newline: str) -> list[tuple[str, str]]:
         raise _Unusual
     inner = newline + "  "
     layout = [
-        (key, ("," if at else "{") + inner + encode_basestring(key) + ": ")
+        (key, ("," if at else "{") + inner + _string(key) + ": ")
         for at, key in enumerate(sorted(keys))
     ]
     if len(_layouts) >= LAYOUT_LIMIT:

@@ -20,8 +20,8 @@ import zlib
 from typing import Any
 
 CACHE_DIR = "coop-cache"
-FORMAT = "items-v6"
-MAGIC = b"COOPCACHE6\n"
+FORMAT = "items-v7"
+MAGIC = b"COOPCACHE7\n"
 MAX_FILE_BYTES = 256 * 1024 * 1024
 
 

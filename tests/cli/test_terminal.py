@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import unicodedata
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -23,6 +25,11 @@ from gitcoop.domain.bounds import unsafe
         ("lone \udce9", "lone \\udce9"),
         ("tab\there", "tab\\x09here"),
         ("naïve 日本 ✓", "naïve 日本 ✓"),
+        ("Fix\U000e0069\U000e0067 it", "Fix\\U000e0069\\U000e0067 it"),  # tag characters
+        ("ali\u200bce", "ali\\u200bce"),  # zero-width space
+        ("\ufeffhead", "\\ufeffhead"),  # byte order mark
+        ("soft\xadhyphen", "soft\\xadhyphen"),
+        ("join\u2060er\u200d", "join\\u2060er\\u200d"),
     ],
 )
 def test_printable_escapes_whatever_could_drive_a_terminal(text: str, shown: str) -> None:
@@ -40,6 +47,16 @@ def test_printable_leaves_nothing_unsafe_and_is_idempotent(text: str) -> None:
     assert not unsafe().search(once.replace("\n", ""))
     assert printable(once, lines=True) == once
     once.encode("utf-8")  # a lone surrogate no longer stops the output
+
+
+def test_every_format_character_is_escaped() -> None:
+    """Each character of Unicode's category Cf (and the whole tag block) draws nothing: a
+    person would not see what a program reads, so each is shown as an escape."""
+    hidden = [chr(c) for c in range(0x110000) if unicodedata.category(chr(c)) == "Cf"]
+    hidden += [chr(c) for c in range(0xE0000, 0xE0080)]
+    for char in hidden:
+        assert printable(f"a{char}b") != f"a{char}b", hex(ord(char))
+        assert printable(f"a{char}b").isascii(), hex(ord(char))
 
 
 def test_say_and_warn_escape(capsys: pytest.CaptureFixture[str]) -> None:

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 
+import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
@@ -50,3 +52,22 @@ def test_a_line_found_good_once_is_still_held_to_each_callers_length() -> None:
     )
     assert bounds.line_problem("a\nb", "title") is not None
     assert bounds.line_problem("a\nb", "title") is not None  # a bad one is never remembered
+
+
+def test_hidden_holds_every_format_character_this_python_knows() -> None:
+    """`HIDDEN_RANGES` is written out (compiled from a table it would cost every process);
+    each character of category Cf, and the tag block, must be in it."""
+    missing = [
+        f"U+{code:04X}"
+        for code in range(0x110000)
+        if (unicodedata.category(chr(code)) == "Cf" or 0xE0000 <= code <= 0xE007F)
+        and not bounds.hidden().match(chr(code))
+    ]
+    assert missing == []
+
+
+@pytest.mark.parametrize("char", ["\u200b", "\ufeff", "\U000e0041", "\xad", "\u2060", "\u202e"])
+def test_a_hidden_character_is_named_where_it_stands(char: str) -> None:
+    problem = bounds.hidden_problem(f"Fix{char} it", "a title")
+    assert problem is not None and f"U+{ord(char):04X} at character 4" in problem
+    assert bounds.hidden_problem("naïve 日本 ✓ 👍", "a title") is None
