@@ -44,9 +44,8 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
-from re import Match
 
-from gitcoop.domain.bounds import shown_escaped
+from gitcoop.domain.bounds import printable as printable  # the one escaping function
 from gitcoop.domain.patterns import lazy
 from gitcoop.domain.progress import Progress
 
@@ -71,24 +70,6 @@ PALETTE = {
     "hint": "2",
 }
 SGR = lazy(r"\x1b\[[0-9;]*m")
-
-
-def _escaped(found: Match[str]) -> str:
-    code = ord(found.group())
-    if code < 0x100:
-        return f"\\x{code:02x}"
-    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
-
-
-def printable(text: str, lines: bool = False) -> str:
-    """`text` with every unsafe or hidden character escaped (`bounds.shown_escaped`); with
-    `lines`, line breaks are kept."""
-    if text.isascii() and text.isprintable():  # no control, no DEL: nothing to escape
-        return text
-    escaped = shown_escaped()
-    if lines and "\n" in text:
-        return "\n".join(escaped.sub(_escaped, part) for part in text.split("\n"))
-    return escaped.sub(_escaped, text)
 
 
 ESCAPE_ERRORS = "gitcoop-escape"  # the error handler the standard streams are given

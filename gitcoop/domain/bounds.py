@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from datetime import datetime
+from re import Match
 
 from gitcoop.domain.patterns import lazy
 
@@ -137,3 +138,23 @@ def number_problem(value: object, name: str, low: int, high: int) -> str | None:
     if isinstance(value, int) and not isinstance(value, bool) and low <= value <= high:
         return None
     return f"{name} must be a whole number from {low} to {high}, not {str(value)[:40]}"
+
+
+def _escaped(found: Match[str]) -> str:
+    code = ord(found.group())
+    if code < 0x100:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
+
+
+def printable(text: str, lines: bool = False) -> str:
+    """`text` with every unsafe or hidden character escaped (`shown_escaped`); with `lines`,
+    line breaks are kept. The one escaping function (`cli/terminal.py` says why): here,
+    below every layer, so a message the store builds from a fetched name is escaped by it
+    too."""
+    if text.isascii() and text.isprintable():  # no control, no DEL: nothing to escape
+        return text
+    escaped = _SHOWN_ESCAPED
+    if lines and "\n" in text:
+        return "\n".join(escaped.sub(_escaped, part) for part in text.split("\n"))
+    return escaped.sub(_escaped, text)

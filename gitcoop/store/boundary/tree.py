@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from gitcoop.domain.bounds import printable
 from gitcoop.domain.ids import ItemId, fanout
 from gitcoop.errors import BadLedger
 from gitcoop.store.layout import (
@@ -87,7 +88,7 @@ def _listing(tree: Any, path: str | None = None, top: str | None = None) -> dict
             if top is not None:
                 _check_entry(entry, path, top)
             elif not FANOUT_RE.match(name):  # items/ and events/ hold fan-outs only
-                raise BadLedger(f"{path}/{name}: not an allowed name or mode for the ledger layout")
+                raise _not_allowed(path, name)
         listing[name] = entry.id
     return listing
 
@@ -100,4 +101,12 @@ def _check_entry(entry: Any, path: str, top: str | None) -> None:
     else:
         good = ITEM_DIR_RE.match(name) and entry.filemode == MODE_TREE
     if not good or not FANOUT_RE.match(fan) or fanout(name) != fan:
-        raise BadLedger(f"{path}/{name}: not an allowed name or mode for the ledger layout")
+        raise _not_allowed(path, name)
+
+
+def _not_allowed(path: str, name: str) -> BadLedger:
+    """A refusal naming a fetched entry: the name escaped (a newline in it would forge a line
+    of this tool's own output), by the one escaping function."""
+    return BadLedger(
+        f"{printable(path)}/{printable(name)}: not an allowed name or mode for the ledger layout"
+    )
