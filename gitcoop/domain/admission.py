@@ -63,6 +63,23 @@ def event_problem(event: Event) -> str | None:
     )
 
 
+WRITTEN_TITLES = ("title", "children")  # a title, a split's titles
+
+
+def written_problem(event: Event) -> str | None:
+    """Why a writer may not write `event` now, though a ledger may already hold it: a title
+    holding a character that draws nothing (`bounds.hidden`). Older events that hold one
+    are judged by the rule they were written under (`event_problem`), and shown escaped."""
+    for key in WRITTEN_TITLES:
+        value = event.args.get(key)
+        for text in value if isinstance(value, list) else [value]:
+            if isinstance(text, str):
+                problem = bounds.hidden_problem(text, "a title")
+                if problem:
+                    return problem
+    return None
+
+
 def _ledger_verb(event: Event) -> str | None:
     """The ledger's own id takes role, setting and key changes, and nothing else does."""
     if (event.item == LEDGER_ID) == (event.verb in LEDGER_VERBS):

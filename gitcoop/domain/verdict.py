@@ -195,10 +195,10 @@ def _field(value: Mapping[str, Any], name: str) -> Any:
 
 
 def _text(value: Any) -> str | None:
-    """One line of text: whitespace runs squeezed, control characters dropped, capped."""
+    """One line of text: whitespace runs squeezed, control and hidden characters dropped, capped."""
     if not isinstance(value, str):
         return None
-    line = " ".join(bounds.unsafe().sub(" ", value).split())[:TEXT_MAX]
+    line = " ".join(bounds.shown_escaped().sub(" ", value).split())[:TEXT_MAX]
     return line or None
 
 

@@ -87,8 +87,8 @@ def finding(raw: Any, roots: tuple[str, ...] = ()) -> Finding | None:
     if not isinstance(raw, Mapping) or not isinstance(raw.get("title"), str):
         return None
     title = raw["title"].strip()
-    if bounds.line_problem(title, "title"):
-        return None  # a title is one line, whoever found it
+    if bounds.line_problem(title, "title") or bounds.hidden_problem(title, "title"):
+        return None  # a title is one line that hides nothing, whoever found it
     given = raw["evidence"] if isinstance(raw.get("evidence"), list) else []
     usable = [e for e in (_cited(entry, roots) for entry in given) if e is not None]
     tag = raw.get("tag") if isinstance(raw.get("tag"), str) else None

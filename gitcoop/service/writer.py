@@ -389,7 +389,7 @@ class _Run:
             args=dict(args),
         )
         event = event.named_by_content()  # format 2: one id names one event
-        problem = admission.event_problem(event)
+        problem = admission.event_problem(event) or admission.written_problem(event)
         if problem:
             raise UsageError(f"{verb}: {problem} — nothing was written")
         return event

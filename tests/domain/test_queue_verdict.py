@@ -135,3 +135,17 @@ def test_text_from_a_verdict_is_one_bounded_line() -> None:
     assert parsed.reason is not None and "\n" not in parsed.reason and len(parsed.reason) == 500
     many = [{"path": f"f{n}.py", "line": 1} for n in range(21)]
     assert parse(verdict_json(verdict="confirmed", evidence=many), ME, QUEUE).verdict == "unclear"
+
+
+def test_a_verdicts_title_holds_nothing_hidden() -> None:
+    """An amended title becomes the item's title: what draws nothing is dropped from it."""
+    parsed = parse(
+        verdict_json(
+            verdict="amended",
+            evidence=[{"path": "a.py", "line": 1}],
+            amended_title="Fix\u200bthe\U000e0041\ufeff bug",
+        ),
+        ME,
+        QUEUE,
+    )
+    assert parsed.amended_title == "Fix the bug"
