@@ -25,6 +25,16 @@ KeyArg = Annotated[
 ]
 
 
+# `roles add` and `keys add`: an id that looks like one the ledger knows is refused without it
+LookAlikeOpt = Annotated[
+    bool,
+    typer.Option(
+        "--force",
+        help="Add an id that looks like one the ledger already knows (they are two people).",
+    ),
+]
+
+
 def register(app: typer.Typer) -> None:
     keys_app = typer.Typer(
         cls=CoopGroup,
@@ -35,7 +45,13 @@ def register(app: typer.Typer) -> None:
     app.add_typer(keys_app, name="keys")
 
     @keys_app.command("add")
-    def add(who: WhoArg, key: KeyArg, actor: AsOpt = None, as_json: JsonOpt = False) -> None:
+    def add(
+        who: WhoArg,
+        key: KeyArg,
+        force: LookAlikeOpt = False,
+        actor: AsOpt = None,
+        as_json: JsonOpt = False,
+    ) -> None:
         """Register KEY as EMAIL's signing key (owners), or propose your own.
 
         A key you propose for yourself takes effect once an owner adds it too.
@@ -44,7 +60,7 @@ def register(app: typer.Typer) -> None:
         """
         from gitcoop.service import keys
 
-        row = keys.add(make_context(actor), who, key)
+        row = keys.add(make_context(actor), who, key, force)
         _print_change(row, as_json)
 
     @keys_app.command("remove")

@@ -8,6 +8,7 @@ import click
 import typer
 
 from gitcoop.cli import render
+from gitcoop.cli.keys_commands import LookAlikeOpt
 from gitcoop.cli.ledger_commands import (
     CommitElsewhereOpt,
     CommitOpt,
@@ -188,6 +189,7 @@ def register(app: typer.Typer) -> None:
         who: Annotated[
             str | None, typer.Argument(metavar="[EMAIL]", help="The person, by e-mail address.")
         ] = None,
+        force: LookAlikeOpt = False,
         actor: AsOpt = None,
         as_json: JsonOpt = False,
     ) -> None:
@@ -200,7 +202,7 @@ def register(app: typer.Typer) -> None:
         else:
             if action not in ("add", "remove") or role not in ("owner", "chief") or not who:
                 raise UsageError("usage: git coop roles add|remove owner|chief EMAIL")
-            current = ledger.change_roles(ctx, action, role, who)
+            current = ledger.change_roles(ctx, action, role, who, force)
         if as_json:
             render.emit_json(current.to_data())
         else:

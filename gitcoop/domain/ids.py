@@ -45,18 +45,52 @@ def identity_problem(who: str) -> str | None:
     )
 
 
+def normal(who: str) -> str:
+    """`who` in NFC, the one form an id is written and compared in."""
+    if who.isascii():
+        return who
+    import unicodedata  # only ids beyond ASCII need it
+
+    return unicodedata.normalize("NFC", who)
+
+
+def written_identity_problem(who: str) -> str | None:
+    """Why `who` cannot be written as a person's id now (who acts; who is added to the
+    roles or given a key), or None when it can: it names a person (`identity_problem`),
+    holds nothing invisible, and mixes no scripts within a part (`likeness`). It is
+    compared in NFC (`normal`), which the caller gives.
+
+    What the shared ledger already records is judged by `identity_problem` alone, the
+    rule it was written under, so no older event becomes unreadable."""
+    problem = identity_problem(who)
+    if problem is not None or who.isascii():
+        return problem
+    hiding = bounds.hidden_problem(who, "an identity")
+    if hiding is not None:
+        return f"{who.encode('ascii', 'backslashreplace').decode()}: {hiding}"
+    from gitcoop.domain.likeness import mixed_scripts  # only ids beyond ASCII are read so
+
+    mixed = mixed_scripts(who)
+    if mixed is not None:
+        return (
+            f"{who!r} mixes scripts in {mixed!r} (as a Cyrillic а among Latin letters), "
+            "so it could pass for someone else — write each part in one script"
+        )
+    return None
+
+
 # An email address as people type one: no space, one @ with something on each side.
 EMAIL_RE = lazy(r"^[^\s@]+@[^\s@]+\Z")
 
 
 def acting_problem(who: str, configured: str | None) -> str | None:
-    """Why `who` cannot act, or None when it can: it must name a person in the ledger
-    (`identity_problem`) and look like someone, an email address or exactly the
+    """Why `who` cannot act, or None when it can: it must be writable as a person's id
+    (`written_identity_problem`) and look like someone, an email address or exactly the
     identity git is configured with (`configured`, user.email), whatever its shape.
 
     Only who acts now is held to this; what the shared ledger already records is
-    judged by `identity_problem` alone, so no older event becomes unreadable."""
-    problem = identity_problem(who)
+    judged by `identity_problem` alone, the rule it was written under."""
+    problem = written_identity_problem(who)
     if problem is not None or EMAIL_RE.match(who) or who == configured:
         return problem
     return (

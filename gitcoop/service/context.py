@@ -10,7 +10,7 @@ from dataclasses import field
 from datetime import UTC, datetime
 
 from gitcoop.domain.frozen import frozen
-from gitcoop.domain.ids import EMAIL_RE, RandomBits, acting_problem
+from gitcoop.domain.ids import EMAIL_RE, RandomBits, acting_problem, normal
 from gitcoop.domain.patterns import lazy
 from gitcoop.errors import NoLedger, UsageError
 from gitcoop.store.repository import Repo, Sign, open_repo
@@ -43,18 +43,19 @@ class Context:
         return open_repo(self.path, self.git_parameters)
 
     def who(self, repo: Repo) -> str:
-        """The one answer to who is acting: --as, COOP_ACTOR, else git's user.email;
-        an email address, or exactly the identity git is configured with here."""
+        """The one answer to who is acting: --as, COOP_ACTOR, else git's user.email, in
+        NFC; an email address, or exactly the identity git is configured with here."""
         configured: str | None = None
         if self.actor is None or not EMAIL_RE.match(self.actor.strip()):
             configured = (repo.config_value("user.email") or "").strip() or None
         actor = self.actor or configured
         if not actor or not actor.strip():
             raise UsageError("who is acting? set --as ACTOR, COOP_ACTOR, or git config user.email")
-        problem = acting_problem(actor.strip(), configured)
+        actor, configured = normal(actor.strip()), configured and normal(configured)
+        problem = acting_problem(actor, configured)
         if problem:
             raise UsageError(problem)
-        return actor.strip()
+        return actor
 
 
 SHA_RE = lazy(r"^[0-9a-f]{7,64}\Z")

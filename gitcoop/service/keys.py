@@ -19,6 +19,7 @@ from gitcoop.domain.roles import LEDGER_ID
 from gitcoop.errors import NotFound, UsageError
 from gitcoop.service.context import Context, read_ledger
 from gitcoop.service.writer import Intent, write
+from gitcoop.store.snapshot import Snapshot
 
 LITERAL_PREFIX = "key::"
 PUB_MAX_BYTES = 16 * 1024
@@ -90,10 +91,21 @@ def rows(keys: Keys, who: str | None = None) -> list[KeyRow]:
     )
 
 
-def add(ctx: Context, who: str, text: str) -> KeyRow:
-    """Register `who`'s key (owners), or propose one's own; the key's row afterwards."""
+def add(ctx: Context, who: str, text: str, force: bool = False) -> KeyRow:
+    """Register `who`'s key (owners), or propose one's own; the key's row afterwards. A
+    holder the ledger does not know yet must look like no one it knows (unless `force`)."""
+    from gitcoop.service.ledger import newcomer, refuse_look_alike
+
+    who = newcomer(who)
     key = _checked(who, text)
-    keys = _written(ctx, "add", who, key)
+
+    def plan(snapshot: Snapshot) -> list[Intent]:
+        if not force:
+            refuse_look_alike(snapshot, who, "keys add")
+        return [Intent(LEDGER_ID, "keys", {"action": "add", "who": who, "public_key": key})]
+
+    write(ctx, plan)
+    keys = current(ctx)
     status = "registered" if key in keys.of(who) else "proposed"
     return KeyRow(who, key, status)
 

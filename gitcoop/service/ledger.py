@@ -74,13 +74,48 @@ def owner_args(actor: str) -> dict[str, Any]:
     return {"action": "add", "role": "owner", "who": actor}
 
 
-def change_roles(ctx: Context, action: str, role: str, who: str) -> Roles:
-    """Add or remove an owner or chief (owners only); the change is an event."""
+def change_roles(ctx: Context, action: str, role: str, who: str, force: bool = False) -> Roles:
+    """Add or remove an owner or chief (owners only); the change is an event. An id added
+    is held to the rule for ids written now, and to looking like no one the ledger knows
+    (unless `force`)."""
+    if action == "add":
+        who = newcomer(who)
     problem = ids.identity_problem(who)
     if problem:
         raise UsageError(problem)
     args = {"action": action, "role": role, "who": who}
-    return write(ctx, [Intent(LEDGER_ID, "roles", args)]).config.roles
+
+    def plan(snapshot: Snapshot) -> list[Intent]:
+        if action == "add" and not force:
+            refuse_look_alike(snapshot, who, "roles add")
+        return [Intent(LEDGER_ID, "roles", args)]
+
+    return write(ctx, plan).config.roles
+
+
+def newcomer(who: str) -> str:
+    """`who` as an id added to the ledger now (roles, keys): NFC, and writable as one."""
+    who = ids.normal(who.strip())
+    problem = ids.written_identity_problem(who)
+    if problem:
+        raise UsageError(problem)
+    return who
+
+
+def refuse_look_alike(snapshot: Snapshot, who: str, verb: str) -> None:
+    """Refused when `who` looks like someone the ledger knows (an owner, a chief, a key's
+    holder) without being them (`likeness.skeleton`): `--force` if they are two people."""
+    from gitcoop.domain.likeness import confusable_with
+
+    state = snapshot.ledger_state()
+    roles, keys = state.roles, state.keys
+    known = [*roles.owners, *roles.chiefs, *keys.registered, *keys.proposed]
+    like = confusable_with(who, known)
+    if like is not None:
+        raise Refused(
+            f"{who!r} looks like {like}, whom the ledger already knows — if they are two "
+            f"people, run git coop {verb} again with --force"
+        )
 
 
 def add(
