@@ -133,6 +133,21 @@ class LostOnMerge(CoopError):
     code = "lost_on_merge"
 
 
+class Interrupted(CoopError):
+    """SIGINT or SIGTERM stopped a command that gave back what it held first (`verify`):
+    the shell's code for the signal, 128 + its number."""
+
+    exit_code = 130
+    code = "interrupted"
+
+    def __init__(self, message: str, signum: int = 2) -> None:
+        super().__init__(message, details={"signal": signum})
+        self.exit_code = 128 + signum
+
+    def reworded(self, message: str) -> CoopError:
+        return Interrupted(message, self.exit_code - 128)
+
+
 class EnvironmentFailed(CoopError):
     """The machine said no: disk full, a read-only repository, a permission; nothing was written."""
 

@@ -196,12 +196,13 @@ def _run(args: list[str]) -> int:
         replay_journal(args)  # what hooks could not record: docs/hooks.md
         notice_unseen(args)  # what reached a branch with no hook running: docs/hooks.md
         command = _click_command(app, args)
-        command.main(args=args, prog_name="git coop", standalone_mode=False)
+        answered = command.main(args=args, prog_name="git coop", standalone_mode=False)
+        if answered == INTERRUPTED:  # typer's answer to a Ctrl-C: Exit(130), returned
+            return _interrupted()
     except CoopError as error:
         return _refused(error, args)
     except KeyboardInterrupt:
-        warn("gitcoop: interrupted")
-        return 130
+        return _interrupted()
     except BrokenPipeError:
         return 0
     except SystemExit as stop:  # click's answer to a reader that went away: exit 1, quietly
@@ -209,6 +210,16 @@ def _run(args: list[str]) -> int:
     except Exception as error:  # the boundary: a bug, never a user mistake
         return _unexpected(error, args)
     return 0
+
+
+INTERRUPTED = 130
+
+
+def _interrupted() -> int:
+    """Ctrl-C: the shell's exit code for SIGINT. (A command that gives back what it holds
+    when interrupted, `verify`, raises `errors.Interrupted` instead, saying what it did.)"""
+    warn("gitcoop: interrupted")
+    return INTERRUPTED
 
 
 def _click_command(app: Any, args: list[str]) -> Any:

@@ -40,11 +40,13 @@ from gitcoop.cli.queue_render import (
 )
 from gitcoop.cli.table import lay_out
 from gitcoop.cli.terminal import printable, say
+from gitcoop.domain.timefmt import human_instant
 from gitcoop.errors import ChangedUnderWrite, CoopError, NothingToDo, UsageError
 from gitcoop.service import pick as pick_service
 from gitcoop.service import queue
 from gitcoop.service import scan as scanning
 from gitcoop.service import verify as verify_service
+from gitcoop.service.context import Context
 from gitcoop.service.pick import Picked
 
 OUTCOMES = ("done", "closed", "blocked", "ready")
@@ -118,11 +120,12 @@ def register(app: typer.Typer) -> None:
         Each verdict is printed as it lands. Exits 3 when a verdict could not be
         written back (the item changed meanwhile): run it again.
         """
-        results = verify_service.verify(make_context(actor), limit, Printer(lines=not as_json))
+        ctx = make_context(actor)
+        results = verify_service.verify(ctx, limit, Printer(lines=not as_json))
         if as_json:
             render.emit_json([judged_json(j) for j in results])
         elif not results:
-            say("nothing to verify — no drafts wait in the queue")
+            say(_nothing_to_verify(ctx))
         lost = [j.label for j in results if not j.written]
         if lost:
             raise ChangedUnderWrite(
@@ -244,3 +247,22 @@ def register(app: typer.Typer) -> None:
         say(f"split {parent.label}: {printable(parent.item.title)}")
         for child in children:
             say(f"  {child.label:<10} {printable(child.item.title)}")
+
+
+def _nothing_to_verify(ctx: Context) -> str:
+    """Why a pass verified nothing: no drafts, or the ones there are are leased to a
+    verification still running (which this pass may not take from it)."""
+    from gitcoop.service.context import read_ledger
+
+    snapshot = read_ledger(ctx)
+    held = verify_service.leased(list(snapshot.open_items()), ctx.now)
+    if not held:
+        return "nothing to verify — no drafts wait in the queue"
+    first = held[0]
+    assert first.lease is not None
+    more = f" (and {len(held) - 1} more)" if len(held) > 1 else ""
+    return (
+        f"nothing to verify — {snapshot.label(first.id)}{more} is being verified by "
+        f"{first.lease.by} until {human_instant(first.lease.until)}; run git coop verify "
+        "again after that (git coop show ID shows the lease)"
+    )

@@ -16,7 +16,7 @@ from gitcoop.domain.lifecycle import HELD, TERMINAL
 from gitcoop.domain.timefmt import human_age, human_instant
 
 if TYPE_CHECKING:  # annotations only: `take` and `done` need not load the queries
-    from gitcoop.domain.records import Evidence, Item, Takeover
+    from gitcoop.domain.records import Evidence, Item, Lease, Takeover
     from gitcoop.service.dependencies import Links
     from gitcoop.service.queries import LogEntry, Note
     from gitcoop.service.writer import Shown
@@ -297,6 +297,7 @@ def item_details(
             ("parent", item.parent_id),
         ]
         optional += [("evidence", _evidence_text(e)) for e in item.evidence]
+        optional.append(("lease", item.lease and lease_text(item.lease, now)))
     rows += [(k, v) for k, v in optional if v]
     ob = item.obligation
     if ob is not None:
@@ -335,6 +336,15 @@ def item_details(
     if item.body:
         lines += ["", *(printable(line) for line in item.body.splitlines())]
     return Styled("\n".join(lines))
+
+
+def lease_text(lease: Lease, now: datetime) -> str:
+    """Who verifies an item and until when: another verification waits for the lease."""
+    left = "ended" if lease.until <= now else f"{human_age(lease.until - now)} left"
+    return (
+        f"verifying by {lease.by} since {human_instant(lease.since)}, "
+        f"until {human_instant(lease.until)} ({left})"
+    )
 
 
 def _value(value: Any) -> Styled:

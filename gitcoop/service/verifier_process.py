@@ -16,7 +16,10 @@ import os
 import selectors
 import signal
 import subprocess
+import threading
 import time
+from collections.abc import Iterator
+from types import FrameType
 from typing import IO
 
 from gitcoop.domain.frozen import frozen
@@ -32,6 +35,53 @@ class Run:
     output: str
     exit_code: int | None  # None when it was stopped at the time cap or never started
     timed_out: bool
+
+
+class Signalled(KeyboardInterrupt):
+    """SIGINT or SIGTERM arrived while the verifier ran (`signum` names which): a
+    KeyboardInterrupt, so no `except Exception` on the way stops it."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+STOPPING = (signal.SIGINT, signal.SIGTERM)
+
+
+@contextlib.contextmanager
+def interrupts_raised() -> Iterator[None]:
+    """Within: SIGINT and SIGTERM raise `Signalled`, so what is held can be given back
+    (a SIGTERM would otherwise end the process where it stands). Only the main thread
+    receives signals; elsewhere (a server's worker) nothing changes."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def raised(signum: int, frame: FrameType | None) -> None:
+        raise Signalled(signum)
+
+    saved = {sig: signal.signal(sig, raised) for sig in STOPPING}
+    try:
+        yield
+    finally:
+        for sig, handler in saved.items():
+            signal.signal(sig, handler)
+
+
+@contextlib.contextmanager
+def interrupts_ignored() -> Iterator[None]:
+    """Within: SIGINT and SIGTERM are ignored. Giving an item back is one short write a
+    second Ctrl-C should not cut; the process is already stopping."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    saved = {sig: signal.signal(sig, signal.SIG_IGN) for sig in STOPPING}
+    try:
+        yield
+    finally:
+        for sig, handler in saved.items():
+            signal.signal(sig, handler)
 
 
 class Tail:

@@ -17,6 +17,7 @@ one `verify` event (the item becomes `verifying` under a lease) and one
 from __future__ import annotations
 
 import shlex
+import signal
 from collections.abc import Mapping
 from dataclasses import field, replace
 from datetime import datetime, timedelta
@@ -28,7 +29,7 @@ from gitcoop.domain.ids import ItemId
 from gitcoop.domain.records import Item
 from gitcoop.domain.timefmt import parse_duration
 from gitcoop.domain.verdict import CITING, Verdict, naming_open, parse, unclear
-from gitcoop.errors import ChangedUnderWrite, Refused, UsageError
+from gitcoop.errors import ChangedUnderWrite, Interrupted, Refused, UsageError
 from gitcoop.service import citations, verifier_process
 from gitcoop.service.context import Context, read_ledger
 from gitcoop.service.verifier_process import Run
@@ -176,7 +177,11 @@ def verify_item(
         for i in queue.in_order(started.snapshot.open_items())
         if not queue.settled(i) and i.id != item_id
     ]
-    run, verdict = judge(repo, head, verifier, item, others)
+    try:
+        with verifier_process.interrupts_raised():
+            run, verdict = judge(repo, head, verifier, item, others)
+    except verifier_process.Signalled as stop:
+        raise give_back(ctx, item, label, route, head, stop.signum) from None
     decided: list[Verdict] = []
 
     def verdict_of(snapshot: Snapshot) -> list[Intent]:
@@ -193,6 +198,37 @@ def verify_item(
         status = current.status if current else item.status
         return Judged(item_id, label, item.title, verdict, run, False, status)
     return Judged(item_id, label, after.title, decided[-1], run, True, after.status)
+
+
+def give_back(
+    ctx: Context, item: Item, label: str, route: Route, head: str | None, signum: int
+) -> Interrupted:
+    """The item goes back to draft, its lease ended: an `unclear` verdict saying the
+    verification was interrupted, so the next pass takes it up at once. What to raise,
+    saying what became of it."""
+    name = signal.Signals(signum).name
+    verdict = unclear(f"verification was interrupted ({name}) before the verifier answered")
+    args = {**verdict.to_args(), **route.args, "head": head, "exit_code": None}
+    args |= {"timed_out": False, "lease": item.lease.event if item.lease else None}
+    try:
+        with verifier_process.interrupts_ignored():
+            write(ctx, [Intent(item.id, "verdict", args, expect=item.version)], actor=route.actor)
+    except (ChangedUnderWrite, Refused):
+        return Interrupted(
+            f"interrupted ({name}); {label} changed meanwhile: left as it is", signum
+        )
+    return Interrupted(
+        f"interrupted ({name}); {label} is back in draft — run git coop verify again", signum
+    )
+
+
+def leased(items: list[Item], now: datetime) -> list[Item]:
+    """Items under a verification's lease that has not ended, in queue order."""
+    return [
+        i
+        for i in queue.in_order(items)
+        if i.status == "verifying" and i.lease is not None and i.lease.until > now
+    ]
 
 
 def judge(
