@@ -4,6 +4,8 @@ when an agent's session starts (docs/agents.md)."""
 
 from __future__ import annotations
 
+import json
+import shlex
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Annotated
 
@@ -41,52 +43,51 @@ meanwhile (re-read, retry), 4 no ledger, 5 nothing to pick, 6 something due,
 an error is `{"error": {"code", "exit", "message", "holder"}}` on stdout.
 """
 
-HOOKS = {
-    "claude": """\
-Add to .claude/settings.json (the primer is read at session start and after a compaction):
+AGENTS = ("claude", "codex", "generic")
 
-{
-  "hooks": {
-    "SessionStart": [{"hooks": [{"type": "command", "command": "git coop prime"}]}],
-    "PreCompact": [{"hooks": [{"type": "command", "command": "git coop prime"}]}]
-  }
-}
 
-and, for the MCP tools, to .mcp.json:
-
-{"mcpServers": {"gitcoop": {"command": "git", "args": ["coop", "mcp"]}}}
-""",
-    "codex": """\
-Add to .codex/hooks.json (and `[features] codex_hooks = true` to .codex/config.toml):
-
-{
-  "hooks": {
-    "SessionStart": [
-      {"matcher": "startup|resume|clear|compact",
-       "hooks": [{"type": "command", "command": "git coop prime"}]}
-    ]
-  }
-}
-
-and, for the MCP tools, to .codex/config.toml:
-
-[mcp_servers.gitcoop]
-command = "git"
-args = ["coop", "mcp"]
-""",
-    "generic": """\
-Run the primer wherever your agent's session starts, and put its output in the
-agent's context, e.g. in the launcher script:
-
-    git coop prime > "$WORKDIR/coop-primer.md"
-
-or tell the agent in AGENTS.md:
-
-    At the start of every session, run `git coop prime` and follow its loop.
-
-An agent that speaks MCP can use the tools instead: `git coop mcp` (stdio).
-""",
-}
+def hook_snippet(agent: str, command: list[str]) -> str:
+    """What to add to `agent`'s configuration so the primer runs, and the MCP server
+    starts, through `command` (absolute: an agent's hook runs without this PATH)."""
+    shell = shlex.join(command)
+    server = {"command": command[0], "args": [*command[1:], "mcp"]}
+    if agent == "claude":
+        start = {"type": "command", "command": f"{shell} prime"}
+        hooks = {"hooks": {"SessionStart": [{"hooks": [start]}]}}
+        return (
+            "Add to .claude/settings.json. SessionStart runs at startup, resume, /clear and\n"
+            "after a compaction, and what it prints joins the context: the primer is there\n"
+            "again after every compaction.\n\n"
+            f"{json.dumps(hooks, indent=2)}\n\n"
+            "and, for the MCP tools, to .mcp.json:\n\n"
+            f"{json.dumps({'mcpServers': {'gitcoop': server}})}\n"
+        )
+    if agent == "codex":
+        start = {"type": "command", "command": f"{shell} prime"}
+        on = {"matcher": "startup|resume|clear|compact", "hooks": [start]}
+        args = ", ".join(json.dumps(arg) for arg in server["args"])
+        return (
+            "Add to .codex/hooks.json (and `[features] codex_hooks = true` to\n"
+            ".codex/config.toml). SessionStart with this matcher runs at startup, resume,\n"
+            "/clear and after a compaction, and what it prints joins the context.\n\n"
+            f"{json.dumps({'hooks': {'SessionStart': [on]}}, indent=2)}\n\n"
+            "and, for the MCP tools, to .codex/config.toml:\n\n"
+            "[mcp_servers.gitcoop]\n"
+            f"command = {json.dumps(command[0])}\n"
+            f"args = [{args}]\n"
+        )
+    return (
+        "Run the primer wherever your agent's session starts, and again after its context\n"
+        "is compacted or cleared, and put its output in the agent's context, e.g. in the\n"
+        "launcher script:\n\n"
+        f'    {shell} prime > "$WORKDIR/coop-primer.md"\n\n'
+        "or tell the agent in AGENTS.md:\n\n"
+        f"    At the start of every session, and after a compaction, run `{shell} prime`\n"
+        "    and follow its loop.\n\n"
+        f"An agent that speaks MCP can use the tools instead: `{shell} mcp` (stdio);\n"
+        "an MCP client runs no hook, so only those instructions bring the primer back\n"
+        "after a compaction.\n"
+    )
 
 
 def register(app: typer.Typer) -> None:
@@ -97,9 +98,9 @@ def register(app: typer.Typer) -> None:
             typer.Option(
                 "--hook",
                 metavar="AGENT",
-                click_type=click.Choice(tuple(HOOKS)),
-                help="claude, codex or generic: print the "
-                "snippet that runs prime when that agent's session starts.",
+                click_type=click.Choice(AGENTS),
+                help="claude, codex or generic: print the snippet that runs prime (by "
+                "this installation's absolute path) when that agent's session starts.",
                 show_default=False,
             ),
         ] = None,
@@ -113,12 +114,16 @@ def register(app: typer.Typer) -> None:
         from gitcoop.cli import render
 
         if hook is not None:
-            if hook not in HOOKS:
-                raise UsageError(f"unknown --hook {hook!r}: use {', '.join(HOOKS)}")
+            if hook not in AGENTS:
+                raise UsageError(f"unknown --hook {hook!r}: use {', '.join(AGENTS)}")
+            from gitcoop.service.prime import starting_command
+
+            command = starting_command()  # absolute, and seen to start
+            snippet = hook_snippet(hook, command)
             if as_json:
-                render.emit_json({"agent": hook, "snippet": HOOKS[hook]})
+                render.emit_json({"agent": hook, "command": command, "snippet": snippet})
             else:
-                print(HOOKS[hook], end="")
+                print(snippet, end="")
             return
         from gitcoop.service.prime import primer
 

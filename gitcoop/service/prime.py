@@ -7,10 +7,16 @@ contract, which does not depend on the ledger.
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+from collections.abc import Sequence
+
 from gitcoop.domain import obligations, readiness
 from gitcoop.domain.frozen import frozen
 from gitcoop.domain.lifecycle import HELD
 from gitcoop.domain.records import Item
+from gitcoop.errors import Refused
 from gitcoop.service.context import Context, read_ledger
 from gitcoop.service.dependencies import open_index
 from gitcoop.store.rows import Row
@@ -103,3 +109,37 @@ def _taken_over(item: Item, actor: str) -> str:
     notices = obligations.takeovers_for(item, actor)
     by = ", ".join(sorted({t.by for t in notices}))
     return f"taken over by {by}"
+
+
+STARTS_WITHIN = 30.0  # seconds a `--version` may take before a command counts as broken
+
+
+def installed_commands() -> list[list[str]]:
+    """Ways to start this gitcoop, best first: the `git-coop` script beside the interpreter
+    running now (the installation in use), then `python -m gitcoop` with that interpreter.
+    Both absolute: an agent's hook runs without the PATH this command had."""
+    script = os.path.join(os.path.dirname(os.path.abspath(sys.executable)), "git-coop")
+    return [[script], [os.path.abspath(sys.executable), "-m", "gitcoop"]]
+
+
+def starting_command(candidates: Sequence[Sequence[str]] | None = None) -> list[str]:
+    """The first of `candidates` (`installed_commands`) that starts: `--version` exits 0."""
+    tried = []
+    for command in candidates if candidates is not None else installed_commands():
+        try:
+            done = subprocess.run(
+                [*command, "--version"],
+                capture_output=True,
+                stdin=subprocess.DEVNULL,
+                timeout=STARTS_WITHIN,
+                check=False,
+            )
+        except (OSError, subprocess.TimeoutExpired):
+            done = None
+        if done is not None and done.returncode == 0:
+            return list(command)
+        tried.append(" ".join(command))
+    raise Refused(
+        f"no gitcoop command here starts (tried: {'; '.join(tried)}) — install gitcoop "
+        "(pip install gitcoop) and run git coop prime --hook again"
+    )

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -57,16 +60,51 @@ def test_ledger_text_in_the_primer_is_escaped(ledger: Path) -> None:
     assert "\x1b" not in text and "red \\x1b[31m alert" in text
 
 
+INSTALLED = str(Path(sys.executable).parent / "git-coop")  # this installation's script
+
+
 @pytest.mark.parametrize("agent", ["claude", "codex", "generic"])
-def test_prime_hook_prints_the_snippet_for_each_agent(repo: Path, agent: str) -> None:
+def test_prime_hook_registers_this_installations_absolute_command(repo: Path, agent: str) -> None:
     result = coop("prime", "--hook", agent)
-    assert result.code == 0 and "git coop prime" in result.out
-    if agent == "claude":
-        snippet = result.out.split("\n\n")[1]
-        hooks = json.loads(snippet)["hooks"]
-        assert hooks["SessionStart"][0]["hooks"][0]["command"] == "git coop prime"
+    assert result.code == 0, result.err
+    assert f"{INSTALLED} prime" in result.out
+    assert "git coop prime" not in result.out and '"git", "args"' not in result.out
+    data = coop("prime", "--hook", agent, "--json").json()
+    assert data["command"] == [INSTALLED] and data["agent"] == agent
     if agent == "codex":
         assert "codex_hooks = true" in result.out and "[mcp_servers.gitcoop]" in result.out
+        assert f"command = {json.dumps(INSTALLED)}" in result.out
+
+
+def test_claudes_hook_runs_at_every_start_and_after_compaction(ledger: Path) -> None:
+    """SessionStart without a matcher runs at startup, resume, clear and compact, and what it
+    prints joins the context; PreCompact's output would not (it runs before the summary)."""
+    snippet = coop("prime", "--hook", "claude").out.split("\n\n")[1]
+    hooks = json.loads(snippet)["hooks"]
+    assert set(hooks) == {"SessionStart"} and "matcher" not in hooks["SessionStart"][0]
+    command = hooks["SessionStart"][0]["hooks"][0]["command"]
+    mcp = json.loads(coop("prime", "--hook", "claude").out.split("\n\n")[-1].strip())
+    assert mcp["mcpServers"]["gitcoop"] == {"command": INSTALLED, "args": ["mcp"]}
+    # it starts with no gitcoop on PATH, as a hook run by the agent would
+    bare = {**os.environ, "PATH": "/usr/bin:/bin"}
+    ran = subprocess.run(
+        ["sh", "-c", command], cwd=ledger, env=bare, capture_output=True, text=True
+    )
+    assert ran.returncode == 0 and ran.stdout.startswith("# Work ledger (gitcoop)"), ran.stderr
+
+
+def test_the_first_command_that_starts_is_registered(tmp_path: Path) -> None:
+    from gitcoop.errors import Refused
+    from gitcoop.service.prime import starting_command
+
+    missing = [str(tmp_path / "no-such-git-coop")]
+    broken = tmp_path / "broken"
+    broken.write_text("#!/bin/sh\nexit 3\n")
+    broken.chmod(0o755)
+    module = [sys.executable, "-m", "gitcoop"]
+    assert starting_command([missing, [str(broken)], module]) == module
+    with pytest.raises(Refused, match="no gitcoop command here starts"):
+        starting_command([missing, [str(broken)]])
 
 
 def test_an_unknown_hook_is_a_usage_error(repo: Path) -> None:
