@@ -104,12 +104,15 @@ def newcomer(who: str) -> str:
 
 def refuse_look_alike(snapshot: Snapshot, who: str, verb: str) -> None:
     """Refused when `who` looks like someone the ledger knows (an owner, a chief, a key's
-    holder) without being them (`likeness.skeleton`): `--force` if they are two people."""
+    holder, who filed or holds open work) without being them (`likeness.skeleton`):
+    `--force` if they are two people."""
     from gitcoop.domain.likeness import confusable_with
 
     state = snapshot.ledger_state()
     roles, keys = state.roles, state.keys
-    known = [*roles.owners, *roles.chiefs, *keys.registered, *keys.proposed]
+    known = {*roles.owners, *roles.chiefs, *keys.registered, *keys.proposed}
+    for item in snapshot.open_items():
+        known |= {item.created_by, *([item.taken_by] if item.taken_by else [])}
     like = confusable_with(who, known)
     if like is not None:
         raise Refused(

@@ -85,3 +85,12 @@ def test_an_older_look_alike_in_the_shared_ledger_stays_readable(crew: Team) -> 
     assert shown.code == 0 and shown.json()["created_by"] == CYRILLIC_ALICE
     assert coop_in(crew.victim, "fsck").code == 0
     assert git(crew.victim, "rev-parse", "refs/coop/ledger").strip() == tip(crew.mallory)
+
+
+def test_a_look_alike_of_someone_holding_open_work_is_refused_too(crew: Team) -> None:
+    """bob holds no role and no key, but filed and holds work: his look-alike is refused."""
+    assert coop_in(crew.victim, "add", "todo", "bob's", "--json").code == 0
+    assert coop_in(crew.victim, "sync").code == 0
+    assert coop_in(crew.alice, "sync").code == 0
+    refused = coop_in(crew.alice, "roles", "add", "chief", "BOB@example.com")
+    assert refused.code == 1 and "looks like bob@example.com" in refused.err, refused.err
