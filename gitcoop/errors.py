@@ -140,12 +140,19 @@ class Interrupted(CoopError):
     exit_code = 130
     code = "interrupted"
 
-    def __init__(self, message: str, signum: int = 2) -> None:
-        super().__init__(message, details={"signal": signum})
+    def __init__(
+        self,
+        message: str,
+        holder: str | None = None,
+        details: Mapping[str, Any] | None = None,
+        printed: bool = False,
+        signum: int = 2,
+    ) -> None:
+        super().__init__(message, holder, details, printed)
         self.exit_code = 128 + signum
 
     def reworded(self, message: str) -> CoopError:
-        return Interrupted(message, self.exit_code - 128)
+        return Interrupted(message, self.holder, self.details, self.printed, self.exit_code - 128)
 
 
 class EnvironmentFailed(CoopError):

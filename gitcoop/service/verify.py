@@ -215,10 +215,11 @@ def give_back(
             write(ctx, [Intent(item.id, "verdict", args, expect=item.version)], actor=route.actor)
     except (ChangedUnderWrite, Refused):
         return Interrupted(
-            f"interrupted ({name}); {label} changed meanwhile: left as it is", signum
+            f"interrupted ({name}); {label} changed meanwhile: left as it is", signum=signum
         )
     return Interrupted(
-        f"interrupted ({name}); {label} is back in draft — run git coop verify again", signum
+        f"interrupted ({name}); {label} is back in draft — run git coop verify again",
+        signum=signum,
     )
 
 

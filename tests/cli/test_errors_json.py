@@ -41,6 +41,7 @@ CODES = {
     "BreachesFound": ("breaches", 1),
     "TransportFailed": ("remote_unreachable", 7),
     "RemoteRefused": ("remote_refused", 11),
+    "Interrupted": ("interrupted", 130),  # 143 for SIGTERM: 128 + the signal's number
 }
 
 
