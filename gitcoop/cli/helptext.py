@@ -4,8 +4,9 @@ click shortens a command's summary to fit one line ("Everything the ledger
 holds about one..."); here the summary is the first paragraph of its
 docstring, whole, and every docstring opens with one short sentence. Some
 click versions drop an argument's help text on the way from typer; it is put
-back from the command's own signature when help is shown. A usage error
-names `git coop -h`: git itself takes `git coop --help` for a man page.
+back from the command's own signature when help is shown. A usage error is
+one line naming `git coop ... -h`: git itself takes `git coop --help` for a
+man page. `git coop` alone prints the overview of the common verbs.
 """
 
 from __future__ import annotations
@@ -27,7 +28,26 @@ SECTIONS = {
     "Sharing": ("remote", "sync", "pull", "push", "resolve"),
     "Commits and checks": ("hooks", "hook", "keys", "hide-ledger", "fsck"),
 }
-TOP_USAGE = "Usage: git coop [OPTIONS] COMMAND [ARGS]..."
+# What `git coop` alone prints: the verbs most days need, not every command.
+OVERVIEW = """\
+usage: git coop COMMAND [ARGS]...
+
+A work ledger kept in this git repository, on refs/coop/ledger.
+
+  status   where this repository's work stands, and what to do next
+  init     create the ledger
+  add      record a todo, a request or a queue item
+  list     the items, filtered and sorted
+  show     everything the ledger holds about one item
+  ready    the work nobody holds that waits on nothing
+  take     claim an item; the take owes an outcome
+  done     finish a todo (close finishes a request)
+  owed     the outcomes that are due
+  queue    the agent work queue, by state
+  sync     exchange the ledger with a remote
+
+'git coop -h' lists every command; 'git coop COMMAND -h' explains one.
+"""
 
 
 def summary(command: click.Command) -> str:
@@ -88,17 +108,28 @@ def _listed_by_typer(ctx: click.Context, formatter: click.HelpFormatter) -> None
     """click 8.5's "Positional arguments" section: typer lists the arguments already."""
 
 
-def usage_text(error: click.UsageError) -> tuple[str, str]:
-    """The usage line with `Try 'git coop ... -h' for help.`, and the error's sentence."""
+def usage_line(error: click.UsageError) -> str:
+    """A usage error as one line, `<what is wrong> — <what to do>`, like a rule error."""
     ctx = error.ctx
     message = error.format_message()
     if ctx is not None and message.startswith("No such command") and "Did you mean" not in message:
         commands = getattr(ctx.command, "commands", {})
         word = message.split("'")[1] if message.count("'") >= 2 else ""
         message += suggestion(word, list(commands))
-    if ctx is None:
-        return f"{TOP_USAGE}\nTry 'git coop -h' for help.", message
-    return f"{ctx.get_usage()}\nTry '{ctx.command_path} -h' for help.", message
+    return one_line(message, ctx.command_path if ctx is not None else "git coop")
+
+
+def one_line(message: str, path: str) -> str:
+    """click's sentence, and its guess if it has one, then where the command is explained."""
+    wrong, _, guess = " ".join(message.split()).partition("Did you mean")
+    wrong = wrong.strip().rstrip("(").strip().rstrip(".")  # click: "… 'x'. (Did you mean …)"
+    guess = guess.strip().rstrip(")")
+    if wrong[1:2].islower():
+        wrong = wrong[0].lower() + wrong[1:]
+    todo = f"see '{path} -h'"
+    if guess:
+        todo = f"Did you mean {guess} ({todo})"
+    return f"{wrong} — {todo}"
 
 
 def suggestion(word: str, names: list[str]) -> str:

@@ -188,6 +188,11 @@ def _run(args: list[str]) -> int:
         return 0
     if word is not None and word not in COMMAND_MODULES:
         return _unknown_command(word, args)
+    if word is None and not {"-h", "--help"} & set(_options(args)):
+        from gitcoop.cli.helptext import OVERVIEW
+
+        sys.stdout.write(OVERVIEW)
+        return 0
     app = build_app(args)
     try:
         from gitcoop.cli.journal_replay import replay_journal
@@ -274,24 +279,24 @@ def _unexpected(error: Exception, args: list[str]) -> int:
 
 
 def _usage(error: Any, args: list[str]) -> int:
-    """A usage mistake: the usage line, `Try 'git coop ... -h'`, and what was wrong (exit 2)."""
-    from gitcoop.cli.helptext import usage_text
+    """A usage mistake: one line, what is wrong and what to do (exit 2)."""
+    from gitcoop.cli.helptext import usage_line
 
-    usage, message = usage_text(error)
-    if wants_json(args):
-        _emit_error({"code": "usage", "exit": UsageError.exit_code, "message": message})
-    warn(f"{usage}\n\nError: {message}")
-    return UsageError.exit_code
+    return _usage_said(usage_line(error), args)
 
 
 def _unknown_command(word: str, args: list[str]) -> int:
     """An unknown command word, told without building every command to say so."""
-    from gitcoop.cli.helptext import TOP_USAGE, suggestion
+    from gitcoop.cli.helptext import one_line, suggestion
 
     message = f"No such command {word!r}.{suggestion(word, list(COMMAND_MODULES))}"
+    return _usage_said(one_line(message, "git coop"), args)
+
+
+def _usage_said(message: str, args: list[str]) -> int:
     if wants_json(args):
         _emit_error({"code": "usage", "exit": UsageError.exit_code, "message": message})
-    warn(f"{TOP_USAGE}\nTry 'git coop -h' for help.\n\nError: {message}")
+    warn(f"gitcoop: {message}")
     return UsageError.exit_code
 
 

@@ -96,7 +96,7 @@ def test_fixed_values_are_checked_by_the_parser_and_listed(
     assert result.code == 2
     assert values in result.err
     path = " ".join(args[:2]) if args[0] == "dep" else args[0]
-    assert f"Try 'git coop {path} -h' for help." in result.err
+    assert f"see 'git coop {path} -h'" in result.err
 
 
 def test_fixed_values_are_listed_in_help(repo: Path) -> None:
@@ -109,12 +109,12 @@ def test_a_usage_error_names_dash_h_and_suggests_once(repo: Path) -> None:
     wrong = coop("lst")
     assert wrong.code == 2
     assert wrong.err.count("Did you mean") == 1 and "'list'" in wrong.err
-    assert "Try 'git coop -h' for help." in wrong.err
+    assert "see 'git coop -h'" in wrong.err
     assert "--help" not in wrong.err
     option = coop("list", "--bogus")
-    assert "Try 'git coop list -h' for help." in option.err
+    assert "see 'git coop list -h'" in option.err
     sub = coop("hooks", "instal")
-    assert sub.err.count("Did you mean") == 1 and "Try 'git coop hooks -h'" in sub.err
+    assert sub.err.count("Did you mean") == 1 and "see 'git coop hooks -h'" in sub.err
     as_json = coop("lst", "--json")
     assert as_json.json()["error"]["code"] == "usage"
 
