@@ -208,6 +208,8 @@ def register(app: typer.Typer) -> None:
 
         done --commit SHA | closed --reason R | blocked --reason R | ready --failure TEXT.
 
+        blocked puts the item in the blocked state, still yours and still owed: finish it
+        later, `git coop report ID unblocked` to resume, or an owner reviews it.
         An identical repeat (the item already records this outcome) writes nothing.
         """
         needed = {"done": ("--commit", commit), "closed": ("--reason", reason)}

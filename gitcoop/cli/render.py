@@ -12,7 +12,7 @@ from gitcoop.cli.table import GAP, Cell, Row, lay_out
 from gitcoop.cli.terminal import Styled, colour, columns, join, paint, printable, width
 from gitcoop.cli.wording import count
 from gitcoop.domain import jsontext, obligations
-from gitcoop.domain.lifecycle import HELD, TERMINAL
+from gitcoop.domain.lifecycle import HELD, TERMINAL, held
 from gitcoop.domain.timefmt import human_age, human_instant
 
 if TYPE_CHECKING:  # annotations only: `take` and `done` need not load the queries
@@ -60,7 +60,7 @@ def event_json(entry: LogEntry) -> dict[str, Any]:
 
 def holder_note(item: Item, now: datetime) -> str:
     """`[taken by X, 5h ago]`: a stale take is shown, never reverted."""
-    if item.taken_by is None or item.taken_at is None or item.status not in HELD:
+    if item.taken_by is None or item.taken_at is None or not held(item):
         return ""
     return f"  [taken by {item.taken_by}, {human_age(now - item.taken_at)} ago]"
 
@@ -84,7 +84,7 @@ def status_role(status: str) -> str | None:
 
 def holder_mark(item: Item, now: datetime) -> Styled | None:
     """`[taken by X, 5h ago]`, the holder in colour."""
-    if item.status not in HELD:
+    if not held(item):
         return None
     return _holder(item.taken_by, item.taken_at, now)
 
@@ -122,7 +122,8 @@ def summary_row(row: CachedRow, now: datetime, viewer: str | None = None) -> Row
     viewer with a takeover of their work to see)."""
     s = row.summary
     held = None
-    if s.status in HELD and s.taken_at is not None:  # the cache holds checked instants
+    bound = s.status in HELD or (s.status == "blocked" and s.taken_by is not None)
+    if bound and s.taken_at is not None:  # the cache holds checked instants
         held = _holder(s.taken_by, datetime.fromisoformat(s.taken_at), now)
     takeovers: tuple[Takeover, ...] = ()
     if viewer is not None and viewer in s.notified:

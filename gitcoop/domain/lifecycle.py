@@ -44,6 +44,12 @@ SORTS = ("created", "updated", "priority", "due")  # the orders a listing can ta
 Handler = Callable[[Item | None, Event, Roles], Item]
 
 
+def held(item: Item) -> bool:
+    """Bound to a holder who owes its outcome: taken, in progress, or a queue item its
+    holder reported blocked (a blocked report is not an ending; the work stays bound)."""
+    return item.status in HELD or (item.status == "blocked" and item.taken_by is not None)
+
+
 def plan(
     item: Item | None,
     verb: str,
@@ -265,7 +271,7 @@ def _closing_status(item: Item, verb: str) -> str:
         raise Refused(f"{name(item)} is a todo — todos are finished with: git coop done")
     if item.kind == "request" and verb == "done":
         raise Refused(f"{name(item)} is a request — requests are finished with: git coop close")
-    ends_a_round = item.status in CLOSED or (item.status in HELD and verb == "close")
+    ends_a_round = item.status in CLOSED or (held(item) and verb == "close")
     if item.kind == "item" and not ends_a_round:
         raise Refused(
             f"{name(item)} is a queue item ({item.status}) — a picked one ends with "
@@ -294,10 +300,10 @@ def finish(item: Item, event: Event, roles: Roles, verb: str, privileged: bool =
         _guard_not_terminal(item, verb)
     elif not privileged:
         _guard_holder(item, event, verb)
-    if item.status in HELD and item.obligation is not None:
-        held: dict[str, Any] = {"obligation": _resolved_obligation(item, status)}
+    if held(item) and item.obligation is not None:
+        bound: dict[str, Any] = {"obligation": _resolved_obligation(item, status)}
     else:  # the fast path: an implicit take, disposed of in the same event
-        held = {
+        bound = {
             "taken_by": event.actor,
             "taken_at": event.at,
             "session": event.session,
@@ -316,7 +322,7 @@ def finish(item: Item, event: Event, roles: Roles, verb: str, privileged: bool =
         result_summary=event.arg("summary"),
         commit_sha=event.arg("commit"),
         reason=event.arg("reason"),
-        **held,
+        **bound,
     )
 
 
@@ -333,7 +339,7 @@ def _close(item: Item | None, event: Event, roles: Roles) -> Item:
 def release(item: Item | None, event: Event, roles: Roles, privileged: bool = False) -> Item:
     assert item is not None
     reason = required(event, "reason", "release")
-    if item.status not in HELD:
+    if not held(item):
         raise Refused(f"{name(item)} is {item.status}, not taken — nothing to release")
     foreign = item.taken_by != event.actor and not privileged
     if foreign and not (event.arg("force") and roles.can_review(event.actor)):

@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from datetime import timedelta
 from typing import Any
 
-from gitcoop.domain import obligations
+from gitcoop.domain import lifecycle, obligations
 from gitcoop.domain.queue import EDITABLE_STATES, cached_at, invalidated
 from gitcoop.domain.records import Event, Evidence, Item, Lease, Roles, replace
 from gitcoop.domain.timefmt import human_instant
@@ -29,7 +29,7 @@ SPLITTABLE = ("split", "draft", "verifying", "ready", "blocked")
 OUTCOMES = ("done", "closed", "blocked", "ready")
 LEASE_DEFAULT = timedelta(minutes=6)  # the default verifier cap and a minute to write back
 LEASE_MAX = timedelta(hours=25)  # the longest verifier cap and an hour
-KEEPS_BLOCKED_REASON = ("blocked", "in_progress")  # in progress: a blocked report
+KEEPS_BLOCKED_REASON = ("blocked", "in_progress")  # in progress: an older blocked report
 VERDICT_STATUS = {
     "confirmed": "ready",
     "amended": "ready",
@@ -136,7 +136,7 @@ def finish(item: Item | None, event: Event, roles: Roles) -> Item:
     outcome = event.arg("outcome")
     if outcome not in OUTCOMES:
         raise Refused(f"unknown outcome {outcome!r}: use one of {', '.join(OUTCOMES)}")
-    if item.status != "in_progress":
+    if not lifecycle.held(item):
         raise Refused(f"item {item.id} is {item.status}, not in progress — nothing to finish")
     if item.taken_by != event.actor and not event.arg("force"):
         raise Refused(
@@ -148,7 +148,10 @@ def finish(item: Item | None, event: Event, roles: Roles) -> Item:
     if outcome == "blocked":
         reason = _text(event, "reason", "finish blocked")
         report = obligations.report_blocked(item.obligation, event.actor, reason, event.at)
-        return replace(item, obligation=report, blocked_reason=reason)
+        # the state moves only for events that say so: one written before the blocked
+        # state held picked work folds as it did then (the item stayed in progress)
+        status = "blocked" if event.arg("status") == "blocked" else item.status
+        return replace(item, status=status, obligation=report, blocked_reason=reason)
     if outcome == "ready":
         failure = _text(event, "failure", "finish ready")
         return replace(
@@ -192,9 +195,9 @@ def edit_item(item: Item | None, event: Event, roles: Roles) -> Item:
         return after
     if status not in EDITABLE_STATES:
         raise Refused(f"edit sets a state among {', '.join(EDITABLE_STATES)}, not {status!r}")
-    if item.status in ("in_progress", "split"):
-        what = "finish it with git coop finish" if item.status == "in_progress" else "its children"
-        raise Refused(f"item {item.id} is {item.status} — its state moves through {what}")
+    _guard_held(item, "its state moves")
+    if item.status == "split":
+        raise Refused(f"item {item.id} is split — its state moves through its children")
     reason = event.arg("reason")
     discarded = replace(after, evidence=invalidated(item.evidence))
     if status == "blocked":
@@ -207,9 +210,21 @@ def edit_item(item: Item | None, event: Event, roles: Roles) -> Item:
     return replace(after, status="ready", blocked_reason=None, duplicate_of=None, reason=reason)
 
 
+def _guard_held(item: Item, what: str) -> None:
+    """Picked work, blocked or not, moves only through its holder or an owner's review."""
+    if lifecycle.held(item):
+        raise Refused(
+            f"item {item.id} is {item.status}, held by {item.taken_by} — {what} only through "
+            f"its holder (git coop finish {item.id} OUTCOME) or an owner's review "
+            f"(git coop review {item.id} release|close --reason R)",
+            holder=item.taken_by,
+        )
+
+
 def split(item: Item | None, event: Event, roles: Roles) -> Item:
     """The parent of new child drafts; it closes when they are all settled."""
     item = _queue_item(item, "split")
+    _guard_held(item, "it is split")
     if item.status not in SPLITTABLE:
         raise Refused(f"item {item.id} is {item.status} — only unpicked, open items are split")
     children = event.arg("children")
@@ -243,7 +258,11 @@ def plan(item: Item | None, verb: str, args: Mapping[str, Any]) -> dict[str, Any
     """
     if verb != "finish" or item is None or item.kind != "item":
         return dict(args)
-    return None if _repeats(item, args) else dict(args)
+    if _repeats(item, args):
+        return None
+    if args.get("outcome") == "blocked":  # the item moves to the blocked state, still held
+        return {**args, "status": "blocked"}
+    return dict(args)
 
 
 def _repeats(item: Item, args: Mapping[str, Any]) -> bool:
@@ -258,7 +277,7 @@ def _repeats(item: Item, args: Mapping[str, Any]) -> bool:
     if outcome == "blocked":
         reported = item.obligation is not None and obligations.is_blocked(item.obligation)
         same = item.blocked_reason == args.get("reason")
-        return item.status == "in_progress" and reported and same
+        return lifecycle.held(item) and reported and same
     return False
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from gitcoop.domain.frozen import frozen
+from gitcoop.domain.lifecycle import held
 from gitcoop.domain.records import Conflict, Item
 from gitcoop.domain.timefmt import human_instant
 
@@ -28,9 +29,9 @@ def notices(item: Item, label: str, new: list[Conflict], actor: str) -> list[Not
         if conflict.actor == actor:
             found.append(Notice(item.id, conflict.event, _lost(item, label, conflict), True, label))
         elif winner == actor:
-            text = (
-                f"{conflict.actor}'s {conflict.verb} of {label} lost to you: "
-                f"{conflict.reason.replace(item.id, label)}"
+            text = (  # the reason is the loser's refusal, with advice for them: not repeated
+                f"{conflict.actor}'s {conflict.verb} of {label} lost to yours, which joined the "
+                f"ledger first — nothing for you to do: yours stands and {conflict.actor} is told"
             )
             found.append(Notice(item.id, conflict.event, text, False, label))
     return found
@@ -38,7 +39,7 @@ def notices(item: Item, label: str, new: list[Conflict], actor: str) -> list[Not
 
 def _lost(item: Item, label: str, conflict: Conflict) -> str:
     holder, since = item.taken_by, item.taken_at
-    if holder and since and holder != conflict.actor and item.status in ("taken", "in_progress"):
+    if holder and since and holder != conflict.actor and held(item):
         return (
             f"your {conflict.verb} of {label} lost to {holder}, who took it at "
             f"{human_instant(since)} — an owner can settle it: git coop resolve {label} "

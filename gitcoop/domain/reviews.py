@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from gitcoop.domain import lifecycle, obligations, related, resolution
-from gitcoop.domain.lifecycle import HELD, Handler
+from gitcoop.domain.lifecycle import Handler
 from gitcoop.domain.records import Event, Item, Obligation, Roles, replace
 from gitcoop.domain.timefmt import human_instant
 from gitcoop.errors import Refused
@@ -29,7 +29,7 @@ def _report(item: Item | None, event: Event, roles: Roles) -> Item:
     """The holder's own report; nobody reports for them, --force or not."""
     assert item is not None
     status = event.arg("status")
-    if item.status not in HELD or item.obligation is None or not item.obligation.pending:
+    if not lifecycle.held(item) or item.obligation is None or not item.obligation.pending:
         raise Refused(f"{lifecycle.name(item)} is {item.status} — only taken work owes a report")
     if event.actor != item.taken_by:
         raise Refused(
@@ -63,7 +63,8 @@ def _unblocked(item: Item, event: Event) -> Item:
     wait = obligations.window(item, ob)
     note = event.arg("note")
     cleared = obligations.report_unblocked(ob, event.actor, note, event.at, wait)
-    return replace(item, obligation=cleared, reason=None, blocked_reason=None)
+    status = "in_progress" if item.status == "blocked" else item.status  # back to work
+    return replace(item, status=status, obligation=cleared, reason=None, blocked_reason=None)
 
 
 def _ack(item: Item | None, event: Event, roles: Roles) -> Item:

@@ -170,7 +170,7 @@ def _check_fold(report: Report, path: str, item: Item, folded: Item | None) -> N
 
 
 def _check_obligation(report: Report, path: str, item: Item) -> None:
-    held = item.status in lifecycle.HELD
+    held = lifecycle.held(item)
     if held and not item.owes:
         report.add(path, "obligation", f"{item.status} by {item.taken_by} but owes nothing")
     elif held and item.obligation is not None and item.obligation.holder != item.taken_by:

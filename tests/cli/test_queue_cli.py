@@ -162,8 +162,11 @@ def test_finish_outcomes_and_their_rules(code: Code) -> None:
     other = coop("finish", label, "closed", "--reason", "x", env={"COOP_ACTOR": "bob@x"})
     assert other.code == 1 and "picked by alice" in other.err
     blocked = coop("finish", label, "blocked", "--reason", "no access", "--json").json()
-    assert (blocked["status"], blocked["blocked_reason"]) == ("in_progress", "no access")
-    assert blocked["obligation"]["status"] == "pending"
+    assert (blocked["status"], blocked["blocked_reason"]) == ("blocked", "no access")
+    assert (blocked["taken_by"], blocked["obligation"]["status"]) == (
+        "alice@example.com",
+        "pending",
+    )
     closed = coop("finish", label, "closed", "--reason", "won't fix", "--json").json()
     assert closed["status"] == "closed" and closed["obligation"]["status"] == "resolved"
 
@@ -205,3 +208,19 @@ def test_the_real_git_coop_process_runs_the_queue(code: Code) -> None:
     result = coop_process(code.path, "pick", "--json")
     assert result.code == 0, result.err
     assert json.loads(result.out)["short_id"] == label
+
+
+def test_a_blocked_round_shows_under_blocked_with_its_holder(code: Code) -> None:
+    label = ready(code, "Fix toast")
+    coop("pick")
+    finished = coop("finish", label, "blocked", "--reason", "needs a railed path")
+    assert finished.code == 0, finished.err
+    out = coop("queue").out
+    groups = [line.split()[0] for line in out.splitlines() if not line.startswith(" ")]
+    assert groups[:1] == ["blocked"] and "in_progress" not in groups
+    assert "[taken by alice@example.com" in out and "needs a railed path" in out
+    owed = coop("owed", "--json").json()
+    assert [entry["item"] for entry in owed] == [coop("show", label, "--json").json()["id"]]
+    assert coop("fsck").code == 0
+    back = coop("report", label, "unblocked", "--json").json()
+    assert (back["status"], back["blocked_reason"]) == ("in_progress", None)

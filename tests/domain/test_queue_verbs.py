@@ -30,6 +30,7 @@ CITED = [{"path": "a.py", "line": 4, "quote": "toast()"}]
 
 
 OTHER = ItemId("it-bbbbbbbbbbbb")
+BLOCKED = {"outcome": "blocked", "reason": "no access", "status": "blocked"}  # as planned
 
 
 def run(*events: Event) -> Item:
@@ -110,17 +111,54 @@ def test_finish_done_needs_a_commit_and_resolves() -> None:
 
 
 def test_finish_blocked_is_a_report_the_work_stays_bound() -> None:
-    item = run(*ready(), event("pick"), event("finish", outcome="blocked", reason="no access"))
-    assert (item.status, item.taken_by, item.blocked_reason) == (
-        "in_progress",
-        "bob@x",
-        "no access",
-    )
+    item = run(*ready(), event("pick"), event("finish", **BLOCKED))
+    assert (item.status, item.taken_by, item.blocked_reason) == ("blocked", "bob@x", "no access")
     assert item.obligation is not None and item.obligation.pending
+    assert item.obligation.holder == "bob@x"
     assert item.obligation.latest_report is not None
     assert item.obligation.latest_report["status"] == "blocked"
     assert item.taken_at is not None and item.obligation.due is not None
     assert item.obligation.due < item.taken_at + timedelta(hours=2)  # due now, not in 2h
+
+
+def test_a_blocked_finish_records_the_state_and_an_older_one_folds_as_it_did() -> None:
+    picked = run(*ready(), event("pick"))
+    asked = {"outcome": "blocked", "reason": "no access"}
+    assert rulebook.plan(picked, "finish", asked, "bob@x", ROLES) == ("finish", BLOCKED)
+    older = rulebook.apply(picked, event("finish", **asked), ROLES)
+    assert (older.status, older.blocked_reason, older.taken_by) == (
+        "in_progress",
+        "no access",
+        "bob@x",
+    )
+    assert rulebook.plan(older, "finish", asked, "bob@x", ROLES) is None  # the same report
+
+
+def test_a_blocked_report_is_disposed_of_by_the_holder_or_an_owner() -> None:
+    blocked = run(*ready(), event("pick"), event("finish", **BLOCKED))
+    done = rulebook.apply(blocked, event("finish", outcome="done", commit="abc123"), ROLES)
+    assert (done.status, done.closed_by) == ("done", "bob@x")
+    assert done.obligation is not None and not done.obligation.pending
+    again = rulebook.apply(blocked, event("finish", **{**BLOCKED, "reason": "still"}), ROLES)
+    assert (again.status, again.blocked_reason) == ("blocked", "still")
+    back = rulebook.apply(blocked, event("report", status="unblocked"), ROLES)
+    assert (back.status, back.taken_by, back.blocked_reason) == ("in_progress", "bob@x", None)
+    owner = event("review", actor="owner@x", decision="release", reason="someone else")
+    released = rulebook.apply(blocked, owner, ROLES)
+    assert (released.status, released.taken_by) == ("ready", None)
+    assert released.obligation is not None and not released.obligation.pending
+    with pytest.raises(Refused, match="picked by bob"):
+        rulebook.apply(blocked, event("finish", actor="eve@x", outcome="ready", failure="x"), ROLES)
+
+
+def test_a_blocked_item_that_is_still_held_moves_only_through_its_holder() -> None:
+    blocked = run(*ready(), event("pick"), event("finish", **BLOCKED))
+    with pytest.raises(Refused, match="held by bob@x"):
+        rulebook.apply(blocked, event("edit_item", status="ready"), ROLES)
+    with pytest.raises(Refused, match="held by bob@x"):
+        rulebook.apply(blocked, event("split", children=[str(OTHER), "it-cccccccccccc"]), ROLES)
+    titled = rulebook.apply(blocked, event("edit_item", title="Renamed"), ROLES)
+    assert (titled.status, titled.title, titled.taken_by) == ("blocked", "Renamed", "bob@x")
 
 
 def test_only_the_picker_finishes() -> None:
@@ -204,7 +242,7 @@ def test_a_lease_length_is_bounded() -> None:
 
 
 def test_blocked_reason_goes_when_the_item_leaves_blocked_by_any_verb() -> None:
-    reported = run(*ready(), event("pick"), event("finish", outcome="blocked", reason="no access"))
+    reported = run(*ready(), event("pick"), event("finish", **BLOCKED))
     assert reported.blocked_reason == "no access"
     released = rulebook.apply(
         reported, event("release", actor="bob@x", reason="give it back"), ROLES
@@ -229,7 +267,9 @@ def test_blocked_reason_goes_when_the_item_leaves_blocked_by_any_verb() -> None:
 )
 def test_an_identical_finish_repeat_plans_nothing(outcome: str, args: dict[str, Any]) -> None:
     asked = {"outcome": outcome, **args}
-    item = run(*ready(), event("pick"), event("finish", **asked))
+    recorded = {**asked, "status": "blocked"} if outcome == "blocked" else asked
+    item = run(*ready(), event("pick"), event("finish", **recorded))
     assert rulebook.plan(item, "finish", asked, "bob@x", ROLES) is None
     other = {**asked, **{k: "something else" for k in args}}
-    assert rulebook.plan(item, "finish", other, "bob@x", ROLES) == ("finish", other)
+    planned = {**other, "status": "blocked"} if outcome == "blocked" else other
+    assert rulebook.plan(item, "finish", other, "bob@x", ROLES) == ("finish", planned)
