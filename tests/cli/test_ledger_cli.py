@@ -227,11 +227,11 @@ def test_ambiguous_prefix_names_the_candidates(ledger: Path) -> None:
     [
         (["add", "epic", "x"], 2, "'epic' is not one of 'todo', 'request', 'item'"),
         (["add", "todo", "  "], 2, "title must not be empty"),
-        (["release", "td-0000"], 2, "Missing option '--reason'"),
+        (["release", "td-0000"], 2, "missing option '--reason'"),
         (["release", "td-0000", "--reason", " "], 2, "release needs a --reason"),
-        (["abandon", "td-0000"], 2, "Missing option '--reason'"),
-        (["take"], 2, "Missing argument"),
-        (["frobnicate"], 2, "No such command"),
+        (["abandon", "td-0000"], 2, "missing option '--reason'"),
+        (["take"], 2, "missing argument"),
+        (["frobnicate"], 2, "no such command"),
     ],
 )
 def test_usage_mistakes_exit_two_with_a_sentence(
