@@ -60,14 +60,15 @@ def plan(
 ) -> tuple[str, dict[str, Any]] | None:
     """The verb and arguments to record for a request, or None when nothing changes.
 
-    `session` is the one the request is made in: a repeated take by the holder
-    in the same session writes nothing, like a repeated done.
+    `session` is the one the request is made in. A take by the holder is always
+    recorded: it refreshes `taken_at` (seed 000), and a stale take is refreshed
+    that way; the debt stays as it is (`_retake`).
     """
     args = dict(args)
     if item is None:
         return verb, args
     if verb == "take" and item.status in HELD and item.taken_by == actor:
-        return None if session == item.session else (verb, args)
+        return verb, args
     if verb == "take" and item.status in HELD and args.get("force"):
         args["previous_holder"] = item.taken_by
         args["previous_taken_at"] = format_instant(item.taken_at) if item.taken_at else None

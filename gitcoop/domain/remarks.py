@@ -16,7 +16,6 @@ from gitcoop.domain.records import Item
 Planned = tuple[str, Mapping[str, Any]] | None
 CLOSING = ("done", "close", "report")
 UNCHANGED = {
-    "take": "you already hold it in this session",
     "ack": "nothing to acknowledge: no takeover of your work or lost event of yours waits",
 }
 

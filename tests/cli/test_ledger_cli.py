@@ -484,7 +484,7 @@ def at(hhmm: str, **extra: str) -> dict[str, str]:
     return {"COOP_NOW": f"2026-11-29T{hhmm}:00Z", **extra}
 
 
-def test_a_retake_in_a_new_session_keeps_the_debt_and_a_repeat_writes_nothing(
+def test_a_retake_in_a_new_session_keeps_the_debt(
     ledger: Path,
 ) -> None:
     assert coop("roles", "add", "chief", CHIEF).code == 0
@@ -507,10 +507,22 @@ def test_a_retake_in_a_new_session_keeps_the_debt_and_a_repeat_writes_nothing(
     assert (shown["taken_at"], shown["session"]) == ("2026-11-29T11:30:00Z", "s2")
     owed = coop("owed", "--json", env=at("12:00")).json()
     assert [e["owed_for_seconds"] for e in owed] == [7200]  # not reset by the re-take
-    tip = ref_tip(ledger)
-    again = coop("take", todo, "--session", "s2", env=at("11:50", **BOB))
-    assert again.code == 0 and "unchanged" in again.out
-    assert ref_tip(ledger) == tip
+
+
+def test_retaking_your_own_item_refreshes_taken_at_and_keeps_the_debt(ledger: Path) -> None:
+    todo = coop("add", "todo", "long work").out.strip()
+    assert coop("take", todo, "--session", "s1", env=at("10:00", **BOB)).code == 0
+    coop("report", todo, "blocked", "--reason", "needs creds", env=at("10:30", **BOB))
+    before = coop("show", todo, "--json").json()
+    listed = coop("list", env=at("15:00")).out
+    assert "[taken by bob@example.com, 5h ago]" in listed
+    again = coop("take", todo, "--session", "s1", env=at("15:00", **BOB))
+    assert again.code == 0 and "unchanged" not in again.out
+    after = coop("show", todo, "--json").json()
+    assert after["taken_at"] == "2026-11-29T15:00:00Z"
+    assert after["version"] == before["version"] + 1  # one event
+    assert after["obligation"] == before["obligation"]  # its due time and report stay
+    assert "[taken by bob@example.com, 0s ago]" in coop("list", env=at("15:00")).out
 
 
 def test_the_holder_backfills_the_commit_after_a_chiefs_close(ledger: Path) -> None:

@@ -229,12 +229,15 @@ def test_a_retake_of_a_legacy_take_keeps_the_legacy_review_and_its_due() -> None
     )
 
 
-def test_a_repeated_take_in_the_same_session_plans_nothing() -> None:
+def test_a_repeated_take_in_the_same_session_plans_a_refresh() -> None:
     item = taken("s1")
-    assert lifecycle.plan(item, "take", {}, BOB, ROLES, "s1") is None
+    assert lifecycle.plan(item, "take", {}, BOB, ROLES, "s1") == ("take", {})
     assert lifecycle.plan(item, "take", {}, BOB, ROLES, "s2") == ("take", {})
     legacy = taken(session=None)
-    assert lifecycle.plan(legacy, "take", {}, BOB, ROLES, None) is None
+    assert lifecycle.plan(legacy, "take", {}, BOB, ROLES, None) == ("take", {})
+    later = request(legacy, "take", actor=BOB, minutes=90)
+    assert later is not None and later.taken_at == T0 + 90 * (H / 60)
+    assert later.obligation == legacy.obligation  # its kind, due and report stay
     assert request(legacy, "take", actor=BOB, session="s3") is not None
 
 

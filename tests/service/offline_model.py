@@ -107,7 +107,7 @@ def ask(todo: Todo, command: str, actor: str, summary: str | None) -> Asked:
     """`take`, `force` (take --force), `done` (--summary), `release` on the clone's state."""
     held_by_me = todo.status == "taken" and todo.taken_by == actor
     if command in ("take", "force") and held_by_me:
-        return Asked(0)  # a repeated take in the same session writes nothing
+        return Asked(0, "take", command == "force")  # a re-take refreshes taken_at
     if command == "force" and todo.status == "taken":
         return _checked(todo, "takeover", True, actor, None)
     if command in ("take", "force"):
