@@ -31,6 +31,7 @@ STATES = (
 TRIAGE = ("ready", "in_progress", "verifying", "draft", "blocked", "split")
 SETTLED = ("done", "closed", "stale", "duplicate")
 TOP_UP_COUNTED = ("ready", "draft", "verifying")
+SHOWN_TO_VERIFIER = ("ready", "draft")  # seed 004: the other open items a verdict may name
 SOURCES = ("scan", "human", "loop", "undo")
 EDITABLE_STATES = ("ready", "blocked", "closed")
 

@@ -175,7 +175,7 @@ def verify_item(
     others = [
         i
         for i in queue.in_order(started.snapshot.open_items())
-        if not queue.settled(i) and i.id != item_id
+        if i.status in queue.SHOWN_TO_VERIFIER and i.id != item_id
     ]
     try:
         with verifier_process.interrupts_raised():

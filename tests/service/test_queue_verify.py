@@ -55,6 +55,22 @@ def test_prompt_holds_the_item_and_the_other_open_items(code: Code) -> None:
     assert code.calls() == [first, first, second]
 
 
+def test_the_verifier_is_shown_only_the_other_ready_or_draft_items(code: Code) -> None:
+    judged = add(code, "Fix error toast")
+    draft = add(code, "Add test for form")
+    blocked = add(code, "Rename the blocked thing")
+    queue.edit(code.ctx(), blocked, status="blocked", reason="needs design")
+    split = add(code, "Split the big thing")
+    assert coop_in(code.path, "split", split, "--into", "part a", "--into", "part b").code == 0
+    code.plan(default={"verdict": "duplicate", "reason": "same", "duplicate_of": blocked})
+    verify(code.ctx(), limit=1)
+    prompt = code.prompt(judged)
+    assert f"- {draft}: Add test for form" in prompt
+    assert blocked not in prompt and split not in prompt
+    item = items(code)[judged]
+    assert item.status == "draft"  # a duplicate of a blocked item is not accepted: unclear
+
+
 def test_a_verdict_that_loses_the_version_race_is_not_written(code: Code) -> None:
     item_id = add(code, "Fix error toast")
     code.plan(toast={**CONFIRM, "run": f"{GIT_COOP} edit $SELF --title Renamed"})
