@@ -34,6 +34,7 @@ from gitcoop.cli.queue_render import (
     nothing_json,
     picked_text,
     progress_json,
+    queue_details,
     queue_row,
     scan_json,
     scan_text,
@@ -66,13 +67,15 @@ def register(app: typer.Typer) -> None:
             render.emit_json([render.item_json(s) for s in shown.shown])
             return
         labels: dict[str, str] = {s.item.id: s.label for s in shown.shown}
-        rows = lay_out([queue_row(entry, labels, ctx.now) for entry in shown.shown], wide)
+        rows = lay_out([queue_row(entry, ctx.now) for entry in shown.shown], wide)
         group = None
         for entry, line in zip(shown.shown, rows, strict=True):
             if entry.item.status != group:
                 group = entry.item.status
                 say(group)
             say(line)
+            for detail in queue_details(entry, labels):
+                say(detail)
         if shown.settled and not include_all:
             counts = ", ".join(f"{n} {s}" for s, n in sorted(shown.settled.items()))
             say(f"settled: {counts} — git coop queue --all shows them")

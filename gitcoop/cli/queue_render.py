@@ -9,7 +9,7 @@ from typing import Any
 
 from gitcoop.cli import render
 from gitcoop.cli.table import Cell, Row
-from gitcoop.cli.terminal import paint, printable, say
+from gitcoop.cli.terminal import Styled, paint, printable, say
 from gitcoop.domain import progress
 from gitcoop.domain.records import Evidence
 from gitcoop.errors import CoopError
@@ -39,18 +39,28 @@ def why(shown: Shown, labels: dict[str, str]) -> str:
     return item.reason or ""  # e.g. why the verifier sent it back to draft
 
 
-def queue_row(shown: Shown, labels: dict[str, str], now: datetime) -> Row:
-    """One queue item as a table row: its id, title, and where, attempts, why and holder
-    after it."""
-    marks = [where(shown)]
-    if shown.item.attempts:
-        marks.append(f"attempts {shown.item.attempts}")
-    marks.append(why(shown, labels))
+ID_WIDTH = 12  # seed 004: the first twelve characters of an item's id
+
+
+def queue_row(shown: Shown, now: datetime) -> Row:
+    """One queue item's first line: the first twelve characters of its id, its title,
+    and its holder when it has one."""
     held = render.holder_mark(shown.item, now)
-    shown_marks = [paint(mark, "hint") for mark in marks if mark]
-    if held is not None:
-        shown_marks.append(held)
-    return Row((Cell(shown.label, "id"),), shown.item.title, shown_marks, indent="  ")
+    marks = [] if held is None else [held]
+    return Row((Cell(shown.item.id[:ID_WIDTH], "id"),), shown.item.title, marks, indent="  ")
+
+
+def queue_details(shown: Shown, labels: dict[str, str]) -> list[Styled]:
+    """The lines under an item (seed 004): where a round would start and the attempts
+    once it has had any, then the reason it is where it is, when there is one."""
+    facts = [where(shown)]
+    if shown.item.attempts:
+        facts.append(f"attempts {shown.item.attempts}")
+    lines = ["  ".join(fact for fact in facts if fact), why(shown, labels)]
+    return [paint(f"{DETAIL_INDENT}{line}", "hint") for line in lines if line]
+
+
+DETAIL_INDENT = "    "  # under the item's id, which is indented by two
 
 
 def judged_json(judged: Judged) -> dict[str, Any]:

@@ -108,9 +108,9 @@ def view(ctx: Context, include_settled: bool = False) -> QueueView:
     settled.update(i.status for i in items if queue.settled(i))
     if include_settled:
         ordered += sorted((i for i in items if queue.settled(i)), key=queue.sort_key)
-    hint = None
-    if not any(not queue.settled(i) for i in ordered):
-        hint = "the queue is empty — import findings with: git coop scan --from FILE"
+    hint, low = None, _top_up(items, snapshot.config.settings)
+    if not any(not queue.settled(i) for i in ordered):  # one line (seed 004): it says scan
+        hint, low = "the queue is empty — import findings with: git coop scan --from FILE", None
     if any(i.status in ("draft", "verifying") for i in items) and not any(
         i.status == "ready" for i in items
     ):
@@ -119,7 +119,7 @@ def view(ctx: Context, include_settled: bool = False) -> QueueView:
         [Shown(i, names[i.id], wrote=False) for i in ordered],
         dict(settled),
         hint,
-        _top_up(items, snapshot.config.settings),
+        low,
     )
 
 

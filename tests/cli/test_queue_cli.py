@@ -224,3 +224,26 @@ def test_a_blocked_round_shows_under_blocked_with_its_holder(code: Code) -> None
     assert coop("fsck").code == 0
     back = coop("report", label, "unblocked", "--json").json()
     assert (back["status"], back["blocked_reason"]) == ("in_progress", None)
+
+
+def test_each_queued_item_reads_on_three_lines_as_seed_004_lays_them_out(code: Code) -> None:
+    retried = ready(code, "Fix retried toast", "src/app.py:9")
+    coop("pick")
+    coop("finish", retried, "ready", "--failure", "tests red")
+    draft = add("Draft work", "src/d.py:4")
+    full = {i["title"]: i["id"] for i in coop("queue", "--json").json()}
+    lines = coop("queue").out.splitlines()
+    at = lines.index(next(line for line in lines if "Fix retried toast" in line))
+    head, facts, reason = lines[at : at + 3]
+    assert head.split()[0] == full["Fix retried toast"][:12]  # the first twelve characters
+    assert facts.split() == ["src/app.py:7", "attempts", "1"]  # the cited evidence
+    assert reason.strip() == "last attempt: tests red"
+    assert len(facts) - len(facts.lstrip()) > len(head) - len(head.lstrip())  # under it
+    at = lines.index(next(line for line in lines if "Draft work" in line))
+    assert lines[at].split()[0] == full["Draft work"][:12] and draft in full["Draft work"]
+    assert lines[at + 1].split() == ["src/d.py:4"]  # no attempts yet: not said
+
+
+def test_an_empty_queue_is_one_line_pointing_at_scan(code: Code) -> None:
+    out = coop("queue").out
+    assert out == "the queue is empty — import findings with: git coop scan --from FILE\n"
