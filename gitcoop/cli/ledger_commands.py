@@ -225,6 +225,14 @@ def register(app: typer.Typer) -> None:
                 "--discovered-from", metavar="ID", help="Found while doing ID: links them."
             ),
         ] = None,
+        follows: Annotated[
+            str | None,
+            typer.Option(
+                "--follows",
+                metavar="ID",
+                help="Carries on settled work ID, which stays the record: links them.",
+            ),
+        ] = None,
         evidence: EvidenceOpt = None,
         source: SourceOpt = None,
         actor: AsOpt = None,
@@ -253,6 +261,7 @@ def register(app: typer.Typer) -> None:
                 text or None,
                 priority,
                 discovered_from,
+                follows,
             )
         elif evidence or source:
             raise UsageError("--evidence and --source are for queue items: git coop add item ...")
@@ -262,6 +271,7 @@ def register(app: typer.Typer) -> None:
                 kind,
                 title.strip(),
                 discovered_from,
+                follows,
                 body=text or None,
                 tags=list(tags),
                 priority=priority,

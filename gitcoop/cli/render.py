@@ -356,7 +356,7 @@ def _link_rows(links: Links) -> list[tuple[str, Any]]:
     rows: list[tuple[str, Any]] = []
     names = {**links.outgoing, **{f"{k} (in)": v for k, v in links.incoming.items()}}
     shown_as = {"related (in)": "related", "parent (in)": "parent", "blocks (in)": "blocks"}
-    shown_as |= {"discovered (in)": "discovered"}
+    shown_as |= {"discovered (in)": "discovered", "followed_by (in)": "followed_by"}
     for key, entries in names.items():
         for entry in entries:
             waits = "  [waiting on it]" if entry.id in links.waiting_on else ""

@@ -34,8 +34,8 @@ from gitcoop.errors import UsageError
 if TYPE_CHECKING:
     from gitcoop.service.context import Context
 
-LINKS = ("blocks", "blocked-by", "parent-of", "child-of", "discovered-from", "related")
-PHRASES = "blocks, blocked-by, parent-of, child-of, discovered-from or related"
+LINKS = ("blocks", "blocked-by", "parent-of", "child-of", "discovered-from", "related", "follows")
+PHRASES = "blocks, blocked-by, parent-of, child-of, discovered-from, related or follows"
 LinkArg = Annotated[
     str, typer.Argument(metavar="LINK", click_type=click.Choice(LINKS), help="|".join(LINKS) + ".")
 ]

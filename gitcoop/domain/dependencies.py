@@ -7,6 +7,7 @@ naming the other: the item whose readiness it decides, or that it describes.
     git coop dep add A parent-of B        A holds  parent-of B   (A waits on its children)
     git coop dep add A discovered-from B  A holds  discovered-from B
     git coop dep add A related B          A holds  related B
+    git coop dep add A follows B          A holds  follows B     (B settled; B stays the record)
 
 So everything that decides whether an item may be taken is in its own file
 (a `take` reads no other item's links), and a merge replays each link's
@@ -34,13 +35,14 @@ from gitcoop.domain.ids import ITEM_ID_RE
 from gitcoop.domain.records import Event, Item, Link, Roles, replace
 from gitcoop.errors import Refused
 
-BLOCKED_BY, PARENT_OF, DISCOVERED_FROM, RELATED = (
+BLOCKED_BY, PARENT_OF, DISCOVERED_FROM, RELATED, FOLLOWS = (
     "blocked-by",
     "parent-of",
     "discovered-from",
     "related",
+    "follows",
 )
-TYPES = (BLOCKED_BY, PARENT_OF, DISCOVERED_FROM, RELATED)
+TYPES = (BLOCKED_BY, PARENT_OF, DISCOVERED_FROM, RELATED, FOLLOWS)
 WAITING = (BLOCKED_BY, PARENT_OF)  # the links an item waits on
 SETTLED = ("done", "closed", "abandoned", "stale", "duplicate")
 # what `dep add A <phrase> B` says -> (which side holds the link, the stored type)
@@ -51,6 +53,7 @@ PHRASES = {
     "child-of": ("second", PARENT_OF),
     "discovered-from": ("first", DISCOVERED_FROM),
     "related": ("first", RELATED),
+    "follows": ("first", FOLLOWS),
 }
 
 

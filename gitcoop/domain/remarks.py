@@ -49,6 +49,12 @@ def explain(
     return tuple(said)
 
 
+def way_forward(item: Item, label: str) -> str:
+    """What a refusal on a settled item adds: it stays the record (seed 000), and the
+    work goes on in a new item linked to it."""
+    return f"; to carry the work on: git coop add {item.kind} TITLE --follows {label}"
+
+
 def _reason_kept(before: Item, args: Mapping[str, Any]) -> list[str]:
     reason = args.get("reason")
     if not reason or reason == before.reason:

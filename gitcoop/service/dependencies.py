@@ -177,8 +177,8 @@ def blocked(ctx: Context) -> Blocked:
 class Links:
     """Both ends of every link of one item, for `show`."""
 
-    outgoing: dict[str, list[Other]]  # blocked_by, children, discovered_from, related
-    incoming: dict[str, list[Other]]  # blocks, parent, discovered, related
+    outgoing: dict[str, list[Other]]  # blocked_by, children, discovered_from, related, follows
+    incoming: dict[str, list[Other]]  # blocks, parent, discovered, related, followed_by
     waiting_on: list[str]  # unsettled blockers' ids
     cycles: list[list[Other]]  # the cycles this item is on
 
@@ -197,12 +197,14 @@ OUT_NAMES = {
     dependencies.PARENT_OF: "children",
     dependencies.DISCOVERED_FROM: "discovered_from",
     dependencies.RELATED: "related",
+    dependencies.FOLLOWS: "follows",
 }
 IN_NAMES = {
     dependencies.BLOCKED_BY: "blocks",
     dependencies.PARENT_OF: "parent",
     dependencies.DISCOVERED_FROM: "discovered",
     dependencies.RELATED: "related",
+    dependencies.FOLLOWS: "followed_by",
 }
 
 

@@ -10,7 +10,13 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from gitcoop.domain import ids
-from gitcoop.domain.dependencies import DISCOVERED_FROM, WAITING, refuse_blocked, settled
+from gitcoop.domain.dependencies import (
+    DISCOVERED_FROM,
+    FOLLOWS,
+    WAITING,
+    refuse_blocked,
+    settled,
+)
 from gitcoop.domain.ids import ItemId
 from gitcoop.domain.lifecycle import HELD
 from gitcoop.domain.records import Item, LedgerConfig, Roles
@@ -122,10 +128,16 @@ def refuse_look_alike(snapshot: Snapshot, who: str, verb: str) -> None:
 
 
 def add(
-    ctx: Context, kind: str, title: str, discovered_from: str | None = None, **fields: Any
+    ctx: Context,
+    kind: str,
+    title: str,
+    discovered_from: str | None = None,
+    follows: str | None = None,
+    **fields: Any,
 ) -> Shown:
     """File a new todo or request (tags, priority, body); with `discovered_from`, the
-    link to the work it was found in is written in the same commit."""
+    link to the work it was found in is written in the same commit, and with `follows`
+    the link to the settled item it carries on."""
     given = {k: v for k, v in fields.items() if v is not None and v != [] and v != ()}
     args = {"kind": kind, "title": title, **given}
     item_id = ids.mint_item_id(kind, ctx.bits)
@@ -134,6 +146,8 @@ def add(
         intents = [Intent(item_id, "add", args)]
         if discovered_from is not None:
             intents.append(discovered_intent(snapshot, item_id, discovered_from))
+        if follows is not None:
+            intents.append(follows_intent(snapshot, item_id, follows))
         return intents
 
     return write(ctx, plan).first()
@@ -195,6 +209,19 @@ def discovered_intent(snapshot: Snapshot, new_id: str, ref: str) -> Intent:
     """The link `add … --discovered-from B` writes in the same commit as the add."""
     found = snapshot.resolve(ref)
     return Intent(new_id, "dep", {"action": "add", "type": DISCOVERED_FROM, "other": found})
+
+
+def follows_intent(snapshot: Snapshot, new_id: str, ref: str) -> Intent:
+    """The link `add … --follows B` writes with the add: B is settled and stays the
+    record (seed 000: the first close is the record); the new item carries the work on."""
+    found = snapshot.resolve(ref)
+    item = snapshot.item(found)
+    if item is not None and not settled(item.status):
+        raise Refused(
+            f"{item.kind} {snapshot.label(found)} is {item.status}, not settled — --follows "
+            "carries on settled work; link open work with --discovered-from instead"
+        )
+    return Intent(new_id, "dep", {"action": "add", "type": FOLLOWS, "other": found})
 
 
 def take(ctx: Context, ref: str, args: Mapping[str, Any]) -> Shown:

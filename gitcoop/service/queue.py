@@ -29,6 +29,7 @@ def add_item(
     body: str | None = None,
     priority: int | None = None,
     discovered_from: str | None = None,
+    follows: str | None = None,
 ) -> Shown:
     """File a draft queue item with a time-ordered order key."""
     if source not in queue.SOURCES:
@@ -50,6 +51,8 @@ def add_item(
         intents = [Intent(item_id, "add", {**given, "order_key": key})]
         if discovered_from is not None:
             intents.append(ledger.discovered_intent(snapshot, item_id, discovered_from))
+        if follows is not None:
+            intents.append(ledger.follows_intent(snapshot, item_id, follows))
         return intents
 
     return write(ctx, plan).shown(item_id)

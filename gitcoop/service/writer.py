@@ -23,7 +23,7 @@ from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import TYPE_CHECKING, Any
 
-from gitcoop.domain import admission, ids, remarks, rulebook
+from gitcoop.domain import admission, dependencies, ids, remarks, rulebook
 from gitcoop.domain.frozen import frozen
 from gitcoop.domain.ids import EventId, ItemId
 from gitcoop.domain.queue import settled
@@ -338,7 +338,10 @@ class _Run:
             event = self._event(item_id, *planned)
             after = rulebook.apply(item, event, roles, self.current)
         except Refused as refusal:
-            short = refusal.message.replace(item_id, self._label_before(item_id))
+            label = self._label_before(item_id)
+            short = refusal.message.replace(item_id, label)
+            if item is not None and dependencies.settled(item.status):  # seed 000: it stays
+                short += remarks.way_forward(item, label)
             raise refusal.reworded(short) from None
         self._keep(event, after)
         notes = remarks.explain(item, intent.verb, intent.args, planned, after)

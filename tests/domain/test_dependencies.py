@@ -186,3 +186,11 @@ def test_ready_leaves_out_held_and_settled_work_and_what_waits() -> None:
     g = graph(Node(A, "todo", "open", ((BLOCKED_BY, B),)), Node(B, "todo", "open"))
     listed = readiness.ready([cand(A, 0, "00"), cand(B, 2, "00")], g)
     assert [c.id for c in listed] == [B]
+
+
+def test_a_follows_link_is_held_by_the_new_item_and_waits_on_nothing() -> None:
+    assert dependencies.held(A, "follows", B) == (A, dependencies.FOLLOWS, B)
+    g = graph(Node(A, "todo", "open", ((dependencies.FOLLOWS, B),)), Node(B, "todo", "done"))
+    assert g.blockers(A) == []
+    reopened = graph(Node(A, "todo", "open", ((dependencies.FOLLOWS, B),)), Node(B, "todo", "open"))
+    assert reopened.blockers(A) == []  # carrying work on is not waiting on it
