@@ -12,7 +12,7 @@ from gitcoop.cli.table import GAP, Cell, Row, lay_out
 from gitcoop.cli.terminal import Styled, colour, columns, join, paint, printable, width
 from gitcoop.cli.wording import count
 from gitcoop.domain import jsontext, obligations
-from gitcoop.domain.lifecycle import HELD, TERMINAL, held
+from gitcoop.domain.lifecycle import HELD, TERMINAL, bound, held
 from gitcoop.domain.timefmt import human_age, human_instant
 
 if TYPE_CHECKING:  # annotations only: `take` and `done` need not load the queries
@@ -122,8 +122,7 @@ def summary_row(row: CachedRow, now: datetime, viewer: str | None = None) -> Row
     viewer with a takeover of their work to see)."""
     s = row.summary
     held = None
-    bound = s.status in HELD or (s.status == "blocked" and s.taken_by is not None)
-    if bound and s.taken_at is not None:  # the cache holds checked instants
+    if bound(s.status, s.taken_by) and s.taken_at is not None:  # the cache holds checked instants
         held = _holder(s.taken_by, datetime.fromisoformat(s.taken_at), now)
     takeovers: tuple[Takeover, ...] = ()
     if viewer is not None and viewer in s.notified:

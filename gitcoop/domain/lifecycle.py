@@ -47,7 +47,12 @@ Handler = Callable[[Item | None, Event, Roles], Item]
 def held(item: Item) -> bool:
     """Bound to a holder who owes its outcome: taken, in progress, or a queue item its
     holder reported blocked (a blocked report is not an ending; the work stays bound)."""
-    return item.status in HELD or (item.status == "blocked" and item.taken_by is not None)
+    return bound(item.status, item.taken_by)
+
+
+def bound(status: str, taken_by: str | None) -> bool:
+    """`held` from a status and a holder, as a listing's summary row has them."""
+    return status in HELD or (status == "blocked" and taken_by is not None)
 
 
 def plan(

@@ -10,7 +10,7 @@ from gitcoop.domain import ids
 from gitcoop.domain.dependencies import SETTLED
 from gitcoop.domain.frozen import frozen
 from gitcoop.domain.ids import ItemId
-from gitcoop.domain.lifecycle import HELD, TERMINAL
+from gitcoop.domain.lifecycle import HELD, TERMINAL, bound
 from gitcoop.domain.records import Event, Item
 from gitcoop.domain.roles import LEDGER_ID
 from gitcoop.domain.timefmt import format_instant
@@ -160,7 +160,9 @@ def _matcher(where: ListFilter, now: datetime, viewer: str | None) -> Callable[[
     if where.holder is not None:  # a prefix of who holds it: --holder bob
         holder = where.holder.casefold()
         checks.append(
-            lambda s: s.status in HELD and (s.taken_by or "").casefold().startswith(holder)
+            lambda s: (
+                bound(s.status, s.taken_by) and (s.taken_by or "").casefold().startswith(holder)
+            )
         )
     if where.tag is not None:
         checks.append(lambda s: where.tag in s.tags)
@@ -179,7 +181,7 @@ def _matcher(where: ListFilter, now: datetime, viewer: str | None) -> Callable[[
 
 def _mine(summary: Summary, viewer: str, lost: frozenset[str]) -> bool:
     """Held by the viewer, a takeover of their work to acknowledge, or their lost event."""
-    held = summary.status in HELD and summary.taken_by == viewer
+    held = bound(summary.status, summary.taken_by) and summary.taken_by == viewer
     return held or viewer in summary.notified or summary.id in lost
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 from gitcoop.domain.frozen import frozen
-from gitcoop.domain.lifecycle import HELD
+from gitcoop.domain.lifecycle import bound
 from gitcoop.service import owed as owing
 from gitcoop.service.context import Context, claims_remote, read_ledger
 from gitcoop.service.owed import OwedList
@@ -70,7 +70,7 @@ def status(ctx: Context) -> Status:
     for row in view.rows if view is not None else ():
         brief = row.summary
         counts[brief.kind][brief.status] += 1
-        if brief.status in HELD and brief.taken_by == actor:
+        if bound(brief.status, brief.taken_by) and brief.taken_by == actor:
             held.append((brief.taken_at or "", row))
     held.sort(key=lambda entry: entry[0])
     return Status(

@@ -222,6 +222,9 @@ def test_a_blocked_round_shows_under_blocked_with_its_holder(code: Code) -> None
     owed = coop("owed", "--json").json()
     assert [entry["item"] for entry in owed] == [coop("show", label, "--json").json()["id"]]
     assert coop("fsck").code == 0
+    held = coop("list", "--holder", "alice", "--json").json()
+    assert [(i["short_id"], i["status"]) for i in held] == [(label, "blocked")]
+    assert "Fix toast" in coop("status").out  # still the holder's work
     back = coop("report", label, "unblocked", "--json").json()
     assert (back["status"], back["blocked_reason"]) == ("in_progress", None)
 
