@@ -153,16 +153,14 @@ def tip(path: Path) -> str:
     return git(path, "rev-parse", "refs/coop/ledger").strip()
 
 
-def test_repeats_are_safe_an_identical_take_writes_nothing_and_exits_0(
-    ledger: Path,
-) -> None:
+def test_repeats_are_safe_a_retake_refreshes_taken_at_and_exits_0(ledger: Path) -> None:
     item = coop("add", "todo", "x").out.strip()
     session = {**BOB, "COOP_SESSION": "s-1"}
-    assert coop("take", item, env=session).code == 0
-    before = tip(ledger)
-    again = coop("take", item, "--json", env=session)
+    taken = coop("take", item, "--json", env=session).json()
+    again = coop("take", item, "--json", env={**session, "COOP_NOW": "2026-11-29T11:00:00Z"})
     assert again.code == 0 and again.json()["taken_by"] == "bob@example.com"
-    assert tip(ledger) == before
+    assert again.json()["taken_at"] == "2026-11-29T11:00:00Z"  # seed 000: refreshed
+    assert again.json()["obligation"]["due"] == taken["obligation"]["due"]
 
 
 def test_an_identical_finish_under_json_writes_nothing_and_exits_0(ledger: Path) -> None:
