@@ -192,7 +192,7 @@ def _plain_lines(
         ):
             full = summary_row(row, now, viewer)  # marks beyond the holder's: rare
             status, marks = full.cells[-1].text, GAP.join(full.marks)
-        elif status in HELD and brief[since_at] is not None and brief[by_at] is not None:
+        elif bound(status, brief[by_at]) and None not in (brief[since_at], brief[by_at]):
             age = human_age(now - datetime.fromisoformat(brief[since_at]))
             marks = printable(f"[taken by {brief[by_at]}, {age} ago]")
         labels.append(printable(row.label))
