@@ -72,11 +72,10 @@ def script(shell: str, app: Any) -> str:
 
 
 def specs_of_commands(app: Any) -> list[Spec]:
-    import typer.main
-
+    from gitcoop.cli.compact import command
     from gitcoop.cli.helptext import restore_argument_help
 
-    root = typer.main.get_command(app)
+    root = command(app)
     restore_argument_help(root)
     found: list[Spec] = []
     _walk(root, "", found)

@@ -138,7 +138,8 @@ def suggestion(word: str, names: list[str]) -> str:
 
 
 def add_callback(app: typer.Typer) -> None:
-    """The group's own options, shown by `git coop -h` (cli/main.py reads them first)."""
+    """The group's own options, shown by `git coop -h` (cli/main.py reads `--color` first,
+    and moves the others after the command word, where the command has them)."""
 
     @app.callback()
     def ledger(

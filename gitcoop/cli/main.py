@@ -5,7 +5,6 @@ from __future__ import annotations
 import atexit
 import contextlib
 import gc
-import io
 import os
 import sys
 import traceback
@@ -150,33 +149,22 @@ def main(argv: list[str] | None = None) -> int:
         from gitcoop.cli.completion import complete
 
         return complete(args[1:])
-    try:
-        args, colour = colour_options(args)
-        args = global_options_last(args)
-        args, form = compact.output_options(args, invoked_command(args))
-    except UsageError as error:
-        if wants_json(args) or any(a.startswith(("--compact", "--fields")) for a in _options(args)):
-            _emit_error({"code": "usage", "exit": error.exit_code, "message": error.message})
-        warn(f"gitcoop: {error.message}")
-        return error.exit_code
-    terminal.configure(colour)
-    meter = terminal.meter()
-    with progress.shown_by(meter):
+    with compact.asking():
         try:
-            if form.plain:
+            args, colour = colour_options(args)
+            args = global_options_last(args)
+        except UsageError as error:
+            if wants_json(args):
+                _emit_error({"code": "usage", "exit": error.exit_code, "message": error.message})
+            warn(f"gitcoop: {error.message}")
+            return error.exit_code
+        terminal.configure(colour)
+        meter = terminal.meter()
+        with progress.shown_by(meter):
+            try:
                 return _run(args)
-            return _reshaped(args, form)
-        finally:
-            meter.clear()  # a line of work that did not finish is not left on the screen
-
-
-def _reshaped(args: list[str], form: compact.Form) -> int:
-    """The command's JSON, as --fields/--compact asked (cli/compact.py)."""
-    printed = io.StringIO()
-    with contextlib.redirect_stdout(printed):
-        code = _run(args)
-    sys.stdout.write(compact.reshape(printed.getvalue(), form))
-    return code
+            finally:
+                meter.clear()  # a line of work that did not finish is not left on the screen
 
 
 def _run(args: list[str]) -> int:
@@ -229,9 +217,7 @@ def _interrupted() -> int:
 
 def _click_command(app: Any, args: list[str]) -> Any:
     """typer's click command for `app`; argument help restored when help may be shown."""
-    import typer.main
-
-    command = typer.main.get_command(app)
+    command = compact.command(app)
     options = _options(args)
     if not args or "-h" in options or "--help" in options or args[-1] in GROUPS:
         from gitcoop.cli.helptext import restore_argument_help
@@ -330,16 +316,20 @@ def _options(args: list[str]) -> list[str]:
 
 
 def wants_json(args: list[str]) -> bool:
-    """Whether --json was given as an option (not as an argument after `--`)."""
-    return "--json" in _options(args)
+    """Whether the answer is JSON (`--json`, `--compact` or `--fields`, as click read them)."""
+    return compact.json_asked(args)
 
 
 def _emit_error(error: dict[str, object]) -> None:
-    """`{"error": {"code", "exit", "message", ...}}` on stdout, for programs reading --json."""
+    """`{"error": {"code", "exit", "message", ...}}` on stdout, for programs reading --json
+    (on one line when --compact asked for it)."""
     from gitcoop.cli import render
 
     with contextlib.suppress(OSError):
-        render.emit_json({"error": error})
+        if compact.asked().compact:
+            sys.stdout.write(compact.dumps({"error": error}) + "\n")
+        else:
+            render.emit_json({"error": error})
 
 
 def _environment(error: Exception) -> CoopError | None:

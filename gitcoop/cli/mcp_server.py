@@ -58,11 +58,9 @@ is {"items": [...]}, with "more" when a limit left items out."""
 
 def catalogue() -> dict[str, mcp_tools.Tool]:
     """Every tool, read off the CLI's own commands (all of them built)."""
-    import typer.main
-
     from gitcoop.cli.main import build_app
 
-    return mcp_tools.tools(typer.main.get_command(build_app(None)))  # type: ignore[arg-type]
+    return mcp_tools.tools(compact.command(build_app(None)))  # type: ignore[arg-type]
 
 
 def call(tools: Mapping[str, mcp_tools.Tool], name: str, arguments: Any) -> types.CallToolResult:

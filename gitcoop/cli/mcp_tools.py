@@ -44,7 +44,8 @@ WRITES: tuple[str, ...] = (
 )
 WRITES += ("review", "ack", "resolve", "dep", "pick", "finish", "verify", "scan", "sync")
 TOOL_NAMES = READS + WRITES
-SERVER_ONLY = ("actor", "as_json", "wide", "editor", "help")  # parameters no tool has
+# Parameters no tool has (`fields` is the server's own, with its names as an enum).
+SERVER_ONLY = ("actor", "as_json", "coop_compact", "coop_fields", "wide", "editor", "help")
 SESSION_HELP = (
     "The session doing the work (default: the server's COOP_SESSION); recorded on "
     "the event and on what a take owes."

@@ -79,3 +79,30 @@ def test_bounds_are_declared_on_the_options(ledger: Path) -> None:
         refused = coop(*argv, "--json")
         assert refused.code == 2 and refused.json()["error"]["code"] == "usage", argv
         assert "range" in refused.json()["error"]["message"], argv
+
+
+def test_an_options_value_is_never_read_as_fields_or_compact(ledger: Path) -> None:
+    for body in ("--compact", "--fields", "--fields=id", "--json"):
+        added = coop("add", "todo", "T", "--body", body)
+        assert added.code == 0 and added.out.strip().startswith("td-"), (body, added.out)
+        item = added.out.split()[0]
+        assert coop("show", item, "--json").json()["body"] == body
+        assert coop("show", item, "--fields=body", "--json").json() == {"body": body}
+    found = coop("list", "--grep", "--fields", "--json")
+    assert found.code == 0
+    assert sorted(e["body"] for e in found.json()) == ["--fields", "--fields=id"]
+    text = coop("list", "--grep", "--compact")
+    assert text.code == 0 and text.out.startswith("td-") and "T" in text.out  # text, not JSON
+    titled = coop("add", "todo", "--json", "--", "--compact")  # after --: an argument
+    assert titled.json()["title"] == "--compact" and "\n  " in titled.out  # JSON as it was
+
+
+def test_fields_given_no_names_is_a_usage_error_saying_what_to_give(ledger: Path) -> None:
+    (item, *_) = three(ledger)
+    for argv in (["show", item, "--fields", ""], ["show", item, "--fields=,", "--json"]):
+        refused = coop(*argv)
+        assert refused.code == 2, argv
+        assert refused.json()["error"]["code"] == "usage", argv
+        assert "--fields needs names: --fields id,title,status" in refused.err, argv
+    missing = coop("show", item, "--fields")
+    assert missing.code == 2 and "--fields" in missing.err and "requires" in missing.err
