@@ -24,17 +24,16 @@ class CoopError(Exception):
         message: str,
         holder: str | None = None,
         details: Mapping[str, Any] | None = None,
-        printed: bool = False,
     ) -> None:
         super().__init__(message)
         self.message = message
         self.holder = holder  # who holds the work this ran into, when a holder said no
-        self.details = dict(details or {})  # more data for programs (blockers, a cycle)
-        self.printed = printed  # the command already printed its --json answer
+        # more data for programs (blockers, a cycle; what a command found before it failed)
+        self.details = dict(details or {})
 
     def reworded(self, message: str) -> CoopError:
         """The same error (class and data) with another message (e.g. short ids)."""
-        return type(self)(message, self.holder, self.details, self.printed)
+        return type(self)(message, self.holder, self.details)
 
     def to_data(self) -> dict[str, Any]:
         data: dict[str, Any] = {"code": self.code, "exit": self.exit_code, "message": self.message}

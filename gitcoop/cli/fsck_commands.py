@@ -22,30 +22,29 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Check layout, parsing, folds, clocks, ids, obligations and history."""
         report = checks.fsck(make_context(), full)
-        if as_json:
-            render.emit_json(
-                {
-                    "ok": not report.breaches,
-                    "tip": report.tip,
-                    "full": report.full,
-                    "items": report.items,
-                    "events": report.events,
-                    "commits": report.commits,
-                    "breaches": [vars(b) for b in report.breaches],
-                    "notes": report.notes,
-                }
-            )
-        else:
+        data = {
+            "ok": not report.breaches,
+            "tip": report.tip,
+            "full": report.full,
+            "items": report.items,
+            "events": report.events,
+            "commits": report.commits,
+            "breaches": [vars(b) for b in report.breaches],
+            "notes": report.notes,
+        }
+        if not as_json:
             for breach in report.breaches:
                 say(f"{breach.path}: [{breach.rule}] {breach.message}")
         if report.breaches:
             count = len(report.breaches)
-            raise checks.BreachesFound(
+            raise checks.BreachesFound(  # under --json the report travels inside the error
                 f"{count} breach{'es' if count > 1 else ''} of the ledger's invariants in "
                 f"{checks.summary(report)}",
-                printed=as_json,  # the report is the answer
+                details=data if as_json else None,
             )
-        if not as_json:
+        if as_json:
+            render.emit_json(data)
+        else:
             for note in report.notes:
                 say(f"note: {note}")
             say(f"ok: {checks.summary(report)}")

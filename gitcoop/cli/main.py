@@ -233,7 +233,7 @@ def _refused(error: CoopError, args: list[str]) -> int:
     local = isinstance(error, BadLedger) and not isinstance(error, FetchedLedgerRefused)
     if local and invoked_command(args) != "fsck":
         hint = " (git coop fsck lists every breach)"
-    if wants_json(args) and not error.printed:
+    if wants_json(args):
         _emit_error({**error.to_data(), "message": plain(error.message)})  # as stderr says it
     warn(f"gitcoop: {plain(error.message)}{hint}")
     return error.exit_code

@@ -196,19 +196,22 @@ def register(app: typer.Typer) -> None:
         conflicts (owners)."""
         ctx = make_context(actor)
         found = owed(ctx, include_all, mine)
+        rows: list[dict[str, Any]] = []
         if as_json:
             rows = [owed_json(e, ctx.now) for e in found.obligations]
             rows += [conflict_json(c) for c in found.conflicts]
             rows += [takeover_json(t) for t in found.takeovers]
-            render.emit_json(rows + [lost_json(lost) for lost in found.lost])
+            rows += [lost_json(lost) for lost in found.lost]
         else:
             print_owed(found, ctx.now, wide)
         if check and found.pressing:
             needs = "needs" if found.pressing == 1 else "need"
-            raise SomethingDue(
+            raise SomethingDue(  # under --json the listing travels inside the error
                 f"{count(found.pressing, 'owed item')} {needs} attention now — see git coop owed",
-                printed=as_json,  # the listing is the answer; exit 6 says something is due
+                details={"owed": rows} if as_json else None,
             )
+        if as_json:
+            render.emit_json(rows)
 
 
 __all__ = ["register"]

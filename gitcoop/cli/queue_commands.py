@@ -31,7 +31,6 @@ from gitcoop.cli.queue_render import (
     Printer,
     judged_json,
     judged_summary,
-    nothing_json,
     picked_text,
     progress_json,
     queue_details,
@@ -125,17 +124,18 @@ def register(app: typer.Typer) -> None:
         """
         ctx = make_context(actor)
         results = verify_service.verify(ctx, limit, Printer(lines=not as_json))
-        if as_json:
-            render.emit_json([judged_json(j) for j in results])
-        elif not results:
+        verdicts = [judged_json(j) for j in results] if as_json else []
+        if not results and not as_json:
             say(_nothing_to_verify(ctx))
         lost = [j.label for j in results if not j.written]
         if lost:
-            raise ChangedUnderWrite(
+            raise ChangedUnderWrite(  # under --json the verdicts travel inside the error
                 f"{len(lost)} verdict{'s' if len(lost) != 1 else ''} could not be written back "
                 f"({', '.join(lost)} changed meanwhile) — run git coop verify again",
-                printed=as_json,  # the verdicts are the answer; the exit code says the rest
+                details={"verified": verdicts} if as_json else None,
             )
+        if as_json:
+            render.emit_json(verdicts)
 
     @app.command()
     def pick(
@@ -157,27 +157,23 @@ def register(app: typer.Typer) -> None:
         """Take the topmost ready item, verifying first what needs it.
 
         When nothing is ready, drafts are verified (at most --max-verify calls)
-        until one is. Exits 5 when nothing could be picked; with --json it
-        prints {"picked": null, "reason": ...} then. With claims through a
-        remote, the remote decides who picked what: exit 0 only once the pick
-        is there; exit 7 when it cannot be reached.
+        until one is. Exits 5 when nothing could be picked; with --json the
+        error object then carries what was checked and verified. With claims
+        through a remote, the remote decides who picked what: exit 0 only once
+        the pick is there; exit 7 when it cannot be reached.
         """
         result = Picked()
         try:
             ctx = make_context(actor, session, offline=offline)
             pick_service.pick(ctx, max_verify, Printer(not as_json, "verified "), result)
         except CoopError as error:
-            if as_json:
-                render.emit_json(nothing_json(result, error))
-                error.printed = True
+            if as_json:  # what was checked and verified travels inside the error
+                error.details.update(progress_json(result))
             raise
         if result.judged and not as_json:
             say(judged_summary(result.judged))
         if result.shown is None:
-            nothing = NothingToDo(result.reason, printed=as_json)
-            if as_json:
-                render.emit_json(nothing_json(result, nothing))
-            raise nothing
+            raise NothingToDo(result.reason, details=progress_json(result) if as_json else None)
         if as_json:
             data = render.item_json(result.shown)
             data |= {"picked": result.shown.item.id, **progress_json(result)}

@@ -12,7 +12,6 @@ from gitcoop.cli.table import Cell, Row
 from gitcoop.cli.terminal import Styled, paint, printable, say
 from gitcoop.domain import progress
 from gitcoop.domain.records import Evidence
-from gitcoop.errors import CoopError
 from gitcoop.service.pick import Picked
 from gitcoop.service.scan import ScanReport
 from gitcoop.service.verify import Judged, Progress
@@ -138,12 +137,6 @@ def progress_json(result: Picked) -> dict[str, Any]:
         "checks": [c.__dict__ for c in result.checks],
         "verified": [judged_json(j) for j in result.judged],
     }
-
-
-def nothing_json(result: Picked, error: CoopError) -> dict[str, Any]:
-    """Nothing picked: why, what was checked and verified, and the error an exit code means."""
-    reason = error.message
-    return {"picked": None, "reason": reason, **progress_json(result), "error": error.to_data()}
 
 
 def scan_json(report: ScanReport) -> dict[str, Any]:

@@ -74,8 +74,8 @@ def report_json(report: SyncReport) -> dict[str, Any]:
 
 
 def stop_if_lost(report: SyncReport, as_json: bool) -> None:
-    """Exit 8 when the merge refused one of the acting person's own events (after the report,
-    which under --json is the answer: its `lost` list says which)."""
+    """Exit 8 when the merge refused one of the acting person's own events (after the
+    report; under --json the report travels inside the error: its `lost` list says which)."""
     if not report.lost:
         return
     items = sorted({n.label or n.item for n in report.lost})
@@ -84,13 +84,14 @@ def stop_if_lost(report: SyncReport, as_json: bool) -> None:
         f"{count} lost on merge ({', '.join(items)}) — stop working on what you no longer "
         "hold; git coop list --mine shows it until you acknowledge it: "
         f"git coop ack {items[0] if len(items) == 1 else 'ID'}",
-        printed=as_json,
+        details=report_json(report) if as_json else None,
     )
 
 
 def print_report(report: SyncReport, as_json: bool, verb: str) -> None:
     if as_json:
-        render.emit_json(report_json(report))
+        if not report.lost:  # else the report is the error's (stop_if_lost)
+            render.emit_json(report_json(report))
         return
     parts = [DONE.get(report.merged, report.merged)] if verb != "push" else []
     if report.pushed:

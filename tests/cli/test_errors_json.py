@@ -12,7 +12,7 @@ from gitcoop import errors
 from gitcoop.errors import CoopError
 from gitcoop.service import fsck
 from gitcoop.store import transport
-from tests.conftest import coop, git
+from tests.conftest import Clones, coop, coop_in, git
 
 BOB = {"COOP_ACTOR": "bob@example.com"}
 
@@ -133,20 +133,43 @@ def test_an_argument_that_looks_like_json_after_a_double_dash_is_text(ledger: Pa
     assert result.code == 0 and result.out.startswith("noted")
 
 
-def test_pick_with_nothing_to_pick_has_its_own_code_and_one_json_document(ledger: Path) -> None:
+def test_pick_with_nothing_to_pick_is_an_error_object_carrying_what_it_checked(
+    ledger: Path,
+) -> None:
     result = coop("pick", "--json")
     assert result.code == 5
-    data = json.loads(result.out)  # one document: the pick's answer with the error in it
-    assert data["picked"] is None and data["error"]["code"] == "nothing_to_do"
-    assert data["error"]["message"] == data["reason"]
+    error = error_of(result)  # one document, the error's, with the pick's details inside
+    assert (error["code"], error["exit"]) == ("nothing_to_do", 5)
+    assert error["checks"] == [] and error["verified"] == []
+    assert str(error["message"]) in result.err
 
 
-def test_owed_check_prints_its_listing_and_only_that(ledger: Path) -> None:
+def test_owed_check_with_something_due_is_something_due_carrying_the_listing(
+    ledger: Path,
+) -> None:
     item = coop("add", "todo", "x").out.strip()
     coop("take", item, env=BOB)
-    result = coop("owed", "--all", "--check", "--json", env={"COOP_NOW": "2026-11-30T10:00:00Z"})
-    assert result.code == 6
-    assert isinstance(json.loads(result.out), list)
+    later = {"COOP_NOW": "2026-11-30T10:00:00Z"}
+    listing = coop("owed", "--all", "--json", env=later)
+    result = coop("owed", "--all", "--check", "--json", env=later)
+    assert result.code == 6 and listing.code == 0
+    error = error_of(result)
+    assert (error["code"], error["exit"]) == ("something_due", 6)
+    assert error["owed"] == listing.json() and len(listing.json()) == 1
+    assert "attention now" in str(error["message"])
+    quiet = coop("owed", "--check", "--json")  # nothing due yet: the listing, exit 0
+    assert quiet.code == 0 and isinstance(quiet.json(), list)
+
+
+def test_fsck_with_breaches_is_an_error_object_carrying_the_report(ledger: Path) -> None:
+    from tests.rawledger import put
+
+    put(ledger, ["junk"], b"hello")
+    result = coop("fsck", "--json")
+    assert result.code == 1
+    error = error_of(result)
+    assert (error["code"], error["exit"], error["ok"]) == ("breaches", 1, False)
+    assert error["breaches"] and "notes" in error
 
 
 def tip(path: Path) -> str:
@@ -175,3 +198,20 @@ def test_an_identical_finish_under_json_writes_nothing_and_exits_0(ledger: Path)
     again = coop(*finish)
     assert again.code == 0 and again.json()["status"] == "done"
     assert tip(ledger) == before
+
+
+def test_a_sync_that_lost_your_own_event_is_an_error_object_carrying_the_report(
+    clones: Clones,
+) -> None:
+    from tests.service.test_sync import two
+
+    a, b = two(clones)
+    todo = coop_in(a, "list", "--json").json()[0]["id"]
+    assert coop_in(a, "take", todo).code == 0 and coop_in(b, "take", todo).code == 0
+    assert coop_in(a, "sync").code == 0
+    lost = coop_in(b, "sync", "--json")
+    assert lost.code == 8, lost.err
+    error = error_of(lost)
+    assert (error["code"], error["exit"]) == ("lost_on_merge", 8)
+    assert [entry["item"] for entry in error["lost"]] == [todo]  # the report, inside
+    assert error["remote"] == "origin" and "pushed" in error

@@ -54,7 +54,8 @@ def test_json_lists_the_breaches(ledger: Path) -> None:
     put(ledger, ["junk"], b"hello")
     broken = coop("fsck", "--json", "--full")
     assert broken.code == 1
-    report = broken.json()
+    report = broken.json()["error"]  # exit 1: the error object, the report inside it
+    assert report["code"] == "breaches" and report["exit"] == 1
     assert report["ok"] is False and report["full"] is True
     assert report["breaches"] == [
         {"path": "junk", "rule": "layout", "message": "not allowed at the root (mode 100644)"}

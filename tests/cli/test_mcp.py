@@ -149,3 +149,18 @@ def test_the_server_frees_what_each_call_read(monkeypatch: pytest.MonkeyPatch) -
     finally:
         heap.keep_nothing()
     assert served == [(False, 0)]
+
+
+def test_a_non_zero_exit_is_an_error_object_over_mcp_too(
+    ledger: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    item = coop("add", "todo", "Held by bob", "--json").json()["id"]
+    assert coop("take", item, env={"COOP_ACTOR": "bob@example.com"}).code == 0
+    calls = [("owed", {"all": True, "check": True}), ("pick", {})]
+    monkeypatch.setenv("COOP_NOW", "2026-11-30T10:00:00Z")  # bob's take is due by then
+    _, (owed, pick) = asyncio.run(session_calls(ledger, "alice@example.com", calls))
+    cli = coop("owed", "--all", "--check", "--json")
+    assert owed.is_error and cli.code == 6
+    assert answer(owed) == owed.structured_content == cli.json()
+    assert answer(owed)["error"]["code"] == "something_due" and answer(owed)["error"]["owed"]
+    assert set(answer(pick)["error"]) == {"code", "exit", "message", "checks", "verified"}

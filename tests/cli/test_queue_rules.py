@@ -211,10 +211,11 @@ def test_pick_runs_the_draft_pass_when_nothing_is_ready(code: Code) -> None:
     assert f"verified {show(unsure)['short_id']} unclear" in text.out
     assert "verified 1 item: 1 draft" in text.out
     assert "made its 1 verifier calls (--max-verify 1)" in text.err
-    status, nothing = pick_json("--max-verify", "3")
-    assert status == 5 and nothing["picked"] is None
+    status, answer = pick_json("--max-verify", "3")
+    nothing = answer["error"]  # exit 5: the error object, what the pick did inside it
+    assert status == 5 and set(answer) == {"error"} and nothing["code"] == "nothing_to_do"
     assert [v["item"] for v in nothing["verified"]] == [unsure, later]  # each asked once
-    assert nothing["reason"] == (
+    assert nothing["message"] == (
         "nothing is ready to pick; the queue holds 2 draft, 1 in_progress; "
         "verified 2 in this pick (2 draft)"
     )
@@ -225,17 +226,20 @@ def test_pick_json_always_prints_json(code: Code) -> None:
     assert status == 5
     reason = "the queue is empty — import findings with: git coop scan --from FILE"
     assert empty == {
-        "picked": None,
-        "reason": reason,
-        "checks": [],
-        "verified": [],
-        "error": {"code": "nothing_to_do", "exit": 5, "message": reason},
+        "error": {
+            "code": "nothing_to_do",
+            "exit": 5,
+            "message": reason,
+            "checks": [],
+            "verified": [],
+        }
     }
     add("Fix toast", "src/app.py:3")
     git(code.path, "config", "--unset", "coop.verifier")
     status, refused = pick_json()
-    assert status == 1 and refused["picked"] is None
-    assert "git config coop.verifier" in refused["reason"]
+    assert status == 1 and refused["error"]["code"] == "refused"
+    assert "git config coop.verifier" in refused["error"]["message"]
+    assert refused["error"]["verified"] == []
     bad = coop("pick", "--json", "--max-verify", "-1")  # out of the option's declared range
     assert bad.code == 2 and json.loads(bad.out)["error"]["code"] == "usage"
 
@@ -609,3 +613,15 @@ def test_scan_schema_is_shipped_and_printed(code: Code) -> None:
     assert schema == json.loads(shipped)
     assert schema["$schema"].startswith("https://json-schema.org/")
     assert coop("scan").code == 2  # neither --from nor --schema
+
+
+def test_verify_json_that_could_not_write_a_verdict_back_is_an_error_object(code: Code) -> None:
+    from tests.service.queue_fixtures import GIT_COOP
+
+    item_id = add("Fix toast", "src/app.py:3")
+    code.plan(toast={**CONFIRM, "run": f"{GIT_COOP} edit $SELF --title 'Fix renamed toast'"})
+    result = coop("verify", "--json")
+    assert result.code == 3, result.err
+    answer = json.loads(result.out)
+    assert set(answer) == {"error"} and answer["error"]["code"] == "changed"
+    assert [v["item"] for v in answer["error"]["verified"]] == [item_id]

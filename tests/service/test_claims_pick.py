@@ -47,7 +47,7 @@ def test_a_pick_that_finds_the_remote_gone_exits_7_and_keeps_nothing(clones: Clo
     remote = clones.root / "remote.git"
     remote.rename(clones.root / "away.git")
     gone = coop_in(a, "pick", "--json")
-    assert gone.code == 7 and gone.json()["picked"] is None
+    assert gone.code == 7 and gone.json()["error"]["code"] == "remote_unreachable"
     assert git(a, "rev-parse", "refs/coop/ledger") == before  # nothing recorded here
     (clones.root / "away.git").rename(remote)
     first = coop_in(a, "pick", "--json")
