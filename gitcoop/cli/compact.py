@@ -14,8 +14,9 @@ unmarked and the text is safe to log anywhere.
 What click read (`--json`, `--fields`, `--compact`) is kept for the call
 (`asked`), so the boundary in cli/main.py prints an error in the form asked.
 
-`list` and `ready` limited by `-n` say how many more there are: a line on
-stderr beside the JSON (`more_line`), which the MCP server gives as `more`.
+`list` and `ready` limited by `-n` say how many more there are: the JSON stays
+an array, with a line on stderr beside it (`more_line`), which the MCP server
+gives as `more` in `{"items": [...], "more": N}`.
 """
 
 from __future__ import annotations

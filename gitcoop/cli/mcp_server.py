@@ -6,6 +6,10 @@ code path, the same rules, the same text. The tools and their input schemas
 are read off the click commands the CLI builds (cli/mcp_tools.py), so what a
 tool accepts is what the command accepts.
 
+An array answer is `{"items": [...]}` (with `more`, when `-n` cut it) as text
+and as structured content alike; what a command that succeeded said on
+stderr comes back as `warnings` beside the answer, never inside it.
+
 One error contract: whatever fails (a refusal, an unknown tool or argument, a
 wrong type, nothing to pick) is a tool error (`isError`) whose content and
 structured content are the command's `{"error": {"code", "exit", "message",
@@ -52,8 +56,8 @@ record progress with `note`, finish with `done` (todos), `close` (requests),
 `finish` (queue items) or `report`. Before stopping, `owed` with mine=true shows
 what you still owe. Every tool answers with the JSON of the `git coop` command of
 the same name (compact; `fields` keeps only the item fields named); errors carry
-{"error": {"code", "exit", "message", ...}}. An array answer's structured content
-is {"items": [...]}, with "more" when a limit left items out."""
+{"error": {"code", "exit", "message", ...}}. An array answer is {"items": [...]},
+with "more" when a limit left items out; what a command warned is in "warnings"."""
 
 
 def catalogue() -> dict[str, mcp_tools.Tool]:
@@ -93,15 +97,24 @@ def run(argv: list[str], env: Mapping[str, str] = {}) -> types.CallToolResult:
     except ValueError:  # a command that printed more than its JSON: a bug, said as one
         message = f"the command printed text that is not one JSON document: {text[:200]!r}"
         return _error({"code": "bug", "exit": code or 70, "message": message})
-    structured = value if isinstance(value, dict) else {"items": value}
-    more = compact.more_in(err.getvalue())
-    if more is not None:
-        structured["more"] = more
-    return types.CallToolResult(
-        content=[types.TextContent(type="text", text=text)],
-        structured_content=structured,
-        is_error=code != 0,
-    )
+    if isinstance(value, list):  # an object over MCP: the items, and how many more
+        value = {"items": value}
+        more = compact.more_in(err.getvalue())
+        if more is not None:
+            value["more"] = more
+        text = compact.dumps(value)
+    warnings = said(err.getvalue()) if code == 0 else []
+    content: list[types.ContentBlock] = [types.TextContent(type="text", text=text)]
+    content += [types.TextContent(type="text", text=line) for line in warnings]
+    structured = {**value, "warnings": warnings} if warnings else value
+    return types.CallToolResult(content=content, structured_content=structured, is_error=code != 0)
+
+
+def said(stderr: str) -> list[str]:
+    """What a command that succeeded said on stderr beside its answer (warnings, notices),
+    one entry a line; the "N more" line is the answer's `more`."""
+    lines = (line.strip() for line in stderr.splitlines())
+    return [line for line in lines if line and compact.more_in(line) is None]
 
 
 def _compact(argv: list[str]) -> list[str]:

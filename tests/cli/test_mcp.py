@@ -60,7 +60,7 @@ def test_a_round_trip_over_stdio_answers_like_the_cli(ledger: Path) -> None:
     names, results = asyncio.run(session_calls(ledger, "carol@example.com", calls))
     assert names == TOOLS
     ready, added, took, again, noted, refused, linked, done, pick, shown, owed = results
-    assert not ready.is_error and [e["id"] for e in answer(ready)] == [first]
+    assert not ready.is_error and [e["id"] for e in answer(ready)["items"]] == [first]
     assert answer(added)["links"][0]["item"] == first and answer(added)["tags"] == ["x"]
     assert answer(took)["taken_by"] == "carol@example.com" and answer(took)["session"] == "s-mcp"
     assert not again.is_error and answer(again)["version"] == answer(took)["version"] + 1
@@ -72,7 +72,7 @@ def test_a_round_trip_over_stdio_answers_like_the_cli(ledger: Path) -> None:
     assert answer(done)["status"] == "done"
     assert pick.is_error and answer(pick)["error"]["code"] == "nothing_to_do"
     assert answer(pick)["error"]["exit"] == 5
-    assert answer(owed) == []
+    assert answer(owed) == {"items": []}  # an array answer is an object over MCP
     cli = coop("show", first, "--json", env={"COOP_ACTOR": "carol@example.com"})
     assert answer(shown) == cli.json()  # the same JSON as the command
     assert [n["text"] for n in answer(shown)["notes"]] == ["--looks like an option"]
@@ -164,3 +164,28 @@ def test_a_non_zero_exit_is_an_error_object_over_mcp_too(
     assert answer(owed) == owed.structured_content == cli.json()
     assert answer(owed)["error"]["code"] == "something_due" and answer(owed)["error"]["owed"]
     assert set(answer(pick)["error"]) == {"code", "exit", "message", "checks", "verified"}
+
+
+def test_a_cut_listing_says_how_many_more_in_text_and_structure_alike(ledger: Path) -> None:
+    for n in range(3):
+        coop("add", "todo", f"Work {n}")
+    calls = [("list", {"limit": 1}), ("ready", {"limit": 2}), ("list", {})]
+    _, (cut, ready, whole) = asyncio.run(session_calls(ledger, "alice@example.com", calls))
+    cli = coop("list", "-n", "1", "--json")
+    assert len(cli.json()) == 1 and "2 more not listed" in cli.err  # the CLI's form
+    assert answer(cut) == cut.structured_content == {"items": cli.json(), "more": 2}
+    assert answer(ready)["more"] == 1 and len(answer(ready)["items"]) == 2
+    assert answer(whole) == whole.structured_content and "more" not in answer(whole)
+    assert len(answer(whole)["items"]) == 3
+
+
+def test_what_a_command_warns_comes_back_beside_its_answer(ledger: Path) -> None:
+    args = {"kind": "item", "title": "Fix it", "evidence": ["nofile.py:3"]}
+    _, (added,) = asyncio.run(session_calls(ledger, "alice@example.com", [("add", args)]))
+    assert not added.is_error
+    item = answer(added)
+    assert "warnings" not in item and item["title"] == "Fix it"  # the item JSON as printed
+    warned = added.structured_content.pop("warnings")
+    assert added.structured_content == item
+    assert any(line.startswith("warning: --evidence nofile.py:3") for line in warned), warned
+    assert [c.text for c in added.content[1:]] == warned  # and for a client reading text
