@@ -44,7 +44,7 @@ from pydantic import ValidationError
 
 from gitcoop import __version__
 from gitcoop.cli import compact, mcp_tools
-from gitcoop.errors import UsageError
+from gitcoop.errors import CoopError, UsageError
 from gitcoop.store import heap
 
 _ONE_AT_A_TIME = threading.Lock()
@@ -75,10 +75,17 @@ def call(tools: Mapping[str, mcp_tools.Tool], name: str, arguments: Any) -> type
     if not isinstance(arguments, dict):
         return _usage(f"{name}: arguments must be an object")
     try:
-        argv, env = tool.command_line(arguments)
-    except UsageError as error:
-        return _usage(error.message)
+        argv, env = tool.command_line(arguments, _worktree() if tool.reads_files else None)
+    except CoopError as error:
+        return _usage(error.message) if isinstance(error, UsageError) else _failed(error)
     return run(argv, env)
+
+
+def _worktree() -> str | None:
+    """The repository's worktree, the only place a tool's file arguments may be read."""
+    from gitcoop.cli.options import make_context
+
+    return make_context().repo().workdir()
 
 
 def run(argv: list[str], env: Mapping[str, str] = {}) -> types.CallToolResult:
@@ -120,6 +127,10 @@ def said(stderr: str) -> list[str]:
 def _compact(argv: list[str]) -> list[str]:
     at = argv.index("--") if "--" in argv else len(argv)
     return [*argv[:at], "--compact", *argv[at:]]
+
+
+def _failed(error: CoopError) -> types.CallToolResult:
+    return _error(error.to_data())
 
 
 def _usage(message: str) -> types.CallToolResult:

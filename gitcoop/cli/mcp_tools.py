@@ -14,11 +14,18 @@ output (`--json`, compact), and what makes sense only at a terminal (`--wide`,
 `--editor`). A tool whose command has no `--session` still takes `session`,
 recorded through COOP_SESSION as a shell would.
 
+A file the command reads (an option whose metavar is FILE: `body_file`,
+`from`) must be inside the repository's worktree, symlinks resolved, and is
+given to the command as that resolved path; `-` (stdin) is refused, the
+server's stdin being the protocol. A tool shares what it reads with everyone
+who reads the ledger, so it may not reach the rest of the server's machine.
+
 This module does not import the MCP SDK (tests and `-h` can read it).
 """
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -63,6 +70,7 @@ class Param:
     option: str | None  # `--tag`; None for a positional argument
     required: bool = False
     env: str | None = None  # given through the environment instead (`session`)
+    file: bool = False  # a path the command reads: confined to the worktree
 
 
 @dataclass(frozen=True)
@@ -71,6 +79,10 @@ class Tool:
     description: str
     params: tuple[Param, ...]
     actions: tuple[str, ...] = ()  # a group's subcommands (`dep add|remove`)
+
+    @property
+    def reads_files(self) -> bool:
+        return any(p.file for p in self.params)
 
     def input_schema(self) -> dict[str, Any]:
         properties = {p.name: p.schema for p in self.params}
@@ -84,8 +96,11 @@ class Tool:
             schema["required"] = required
         return schema
 
-    def command_line(self, arguments: Mapping[str, Any]) -> tuple[list[str], dict[str, str]]:
-        """`(argv, environment)` for these arguments, or UsageError naming what is wrong."""
+    def command_line(
+        self, arguments: Mapping[str, Any], worktree: str | None = None
+    ) -> tuple[list[str], dict[str, str]]:
+        """`(argv, environment)` for these arguments, or UsageError naming what is wrong
+        (a file argument outside `worktree` among them)."""
         given = dict(arguments)
         unknown = sorted(set(given) - {p.name for p in self.params})
         if unknown:
@@ -101,6 +116,8 @@ class Tool:
                     raise UsageError(f"{self.name}: {param.name!r} is required")
                 continue
             value = _checked(self.name, param, given[param.name])
+            if param.file:
+                value = _inside(f"{self.name}: {param.name!r}", value, worktree)
             if param.name == "action":
                 words.append(value)
             elif param.env is not None:
@@ -157,7 +174,8 @@ def _params(command: click.Command) -> Iterable[Param]:
             yield Param(_argument_name(param), schema, None, required=param.required)
         else:
             option = max(param.opts, key=len)
-            yield Param(option.lstrip("-").replace("-", "_"), schema, option, param.required)
+            name = option.lstrip("-").replace("-", "_")
+            yield Param(name, schema, option, param.required, file=param.metavar == "FILE")
 
 
 def _schema(param: click.Parameter) -> dict[str, Any]:
@@ -223,6 +241,20 @@ def _problem(schema: Mapping[str, Any], value: Any) -> str | None:
     if "maximum" in schema and value > schema["maximum"]:
         return f"must be at most {schema['maximum']}, not {value}"
     return None
+
+
+def _inside(what: str, path: str, worktree: str | None) -> str:
+    """`path` resolved (symlinks followed), when it lies inside the worktree."""
+    rule = f"{what} must name a file inside the repository's worktree"
+    if path == "-":
+        raise UsageError(f"{rule}, not '-' (over MCP stdin is the protocol)")
+    if worktree is None:
+        raise UsageError(f"{rule}, and this repository has none")
+    top = os.path.realpath(worktree)
+    found = os.path.realpath(path)
+    if os.path.commonpath([top, found]) != top:
+        raise UsageError(f"{rule} ({top}); {path!r} is outside it")
+    return found
 
 
 def _option_words(option: str, value: Any) -> list[str]:

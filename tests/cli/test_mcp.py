@@ -189,3 +189,36 @@ def test_what_a_command_warns_comes_back_beside_its_answer(ledger: Path) -> None
     assert added.structured_content == item
     assert any(line.startswith("warning: --evidence nofile.py:3") for line in warned), warned
     assert [c.text for c in added.content[1:]] == warned  # and for a client reading text
+
+
+def test_file_arguments_are_confined_to_the_worktree(ledger: Path, tmp_path: Path) -> None:
+    outside = tmp_path / "secret.txt"
+    outside.write_text("not for the ledger\n")
+    (ledger / "notes.md").write_text("the body\n")
+    (ledger / "link.md").symlink_to(outside)
+    findings = tmp_path / "findings.json"
+    findings.write_text('{"findings": []}')
+    tip = coop_git_tip(ledger)
+    calls = [
+        ("add", {"kind": "todo", "title": "Leak", "body_file": str(outside)}),
+        ("add", {"kind": "todo", "title": "Leak", "body_file": "link.md"}),  # a symlink out
+        ("add", {"kind": "todo", "title": "Stdin", "body_file": "-"}),
+        ("scan", {"from": str(findings)}),
+    ]
+    _, refused = asyncio.run(session_calls(ledger, "alice@example.com", calls))
+    for (name, args), result in zip(calls, refused, strict=True):
+        error = answer(result)["error"]
+        assert result.is_error and (error["code"], error["exit"]) == ("usage", 2), (name, args)
+        assert "worktree" in error["message"], error
+    assert "'-'" in answer(refused[2])["error"]["message"]
+    assert coop_git_tip(ledger) == tip  # nothing was written
+    inside = [("add", {"kind": "todo", "title": "Notes", "body_file": str(ledger / "notes.md")})]
+    _, (added,) = asyncio.run(session_calls(ledger, "alice@example.com", inside))
+    assert not added.is_error and answer(added)["body"] == "the body\n"
+
+
+def coop_git_tip(path: Path) -> str:
+    done = subprocess.run(
+        ["git", "rev-parse", "refs/coop/ledger"], cwd=path, capture_output=True, text=True
+    )
+    return done.stdout.strip()
