@@ -140,11 +140,11 @@ def main(argv: list[str] | None = None) -> int:
     args = [_utf8(arg) for arg in (sys.argv[1:] if argv is None else argv)]
     undecodable = next((n for n, arg in enumerate(args, 1) if _surrogate(arg)), None)
     if undecodable is not None:  # bytes that are not UTF-8: nothing can store or show them
-        warn(
-            f"gitcoop: argument {undecodable} ({args[undecodable - 1]}) is not valid UTF-8 "
-            "text — give it as UTF-8"
+        message = (
+            f"argument {undecodable} ({args[undecodable - 1]}) is not valid UTF-8 text — "
+            "give it as UTF-8"
         )
-        return UsageError.exit_code
+        return _tell(args, UsageError(message).to_data())
     if args[:1] == [COMPLETE]:  # a completion script asking for item ids: no typer at all
         from gitcoop.cli.completion import complete
 
@@ -154,10 +154,7 @@ def main(argv: list[str] | None = None) -> int:
             args, colour = colour_options(args)
             args = global_options_last(args)
         except UsageError as error:
-            if wants_json(args):
-                _emit_error({"code": "usage", "exit": error.exit_code, "message": error.message})
-            warn(f"gitcoop: {error.message}")
-            return error.exit_code
+            return _tell(args, error.to_data())
         terminal.configure(colour)
         meter = terminal.meter()
         with progress.shown_by(meter):
@@ -233,10 +230,8 @@ def _refused(error: CoopError, args: list[str]) -> int:
     local = isinstance(error, BadLedger) and not isinstance(error, FetchedLedgerRefused)
     if local and invoked_command(args) != "fsck":
         hint = " (git coop fsck lists every breach)"
-    if wants_json(args):
-        _emit_error({**error.to_data(), "message": plain(error.message)})  # as stderr says it
-    warn(f"gitcoop: {plain(error.message)}{hint}")
-    return error.exit_code
+    message = plain(error.message)
+    return _tell(args, {**error.to_data(), "message": message}, f"gitcoop: {message}{hint}")
 
 
 def _unexpected(error: Exception, args: list[str]) -> int:
@@ -250,18 +245,14 @@ def _unexpected(error: Exception, args: list[str]) -> int:
         return int(error.exit_code)
     refused = _environment(error)
     if refused is not None:  # the machine said no where no layer below expected it
-        warn(f"gitcoop: {refused.message}")
-        return refused.exit_code
+        return _tell(args, refused.to_data())
     if os.environ.get("COOP_DEBUG"):
         traceback.print_exc()
     message = (
         f"unexpected error ({type(error).__name__}: {error}) — this is a bug; "
         "rerun with COOP_DEBUG=1 for the traceback and report it"
     )
-    if wants_json(args):
-        _emit_error({"code": "bug", "exit": EXIT_BUG, "message": message})
-    warn(f"gitcoop: {message}")
-    return EXIT_BUG
+    return _tell(args, {"code": "bug", "exit": EXIT_BUG, "message": message})
 
 
 def _usage(error: Any, args: list[str]) -> int:
@@ -280,10 +271,7 @@ def _unknown_command(word: str, args: list[str]) -> int:
 
 
 def _usage_said(message: str, args: list[str]) -> int:
-    if wants_json(args):
-        _emit_error({"code": "usage", "exit": UsageError.exit_code, "message": message})
-    warn(f"gitcoop: {message}")
-    return UsageError.exit_code
+    return _tell(args, UsageError(message).to_data())
 
 
 def colour_options(args: list[str]) -> tuple[list[str], str]:
@@ -318,6 +306,19 @@ def _options(args: list[str]) -> list[str]:
 def wants_json(args: list[str]) -> bool:
     """Whether the answer is JSON (`--json`, `--compact` or `--fields`, as click read them)."""
     return compact.json_asked(args)
+
+
+def _tell(args: list[str], error: dict[str, Any], said: str | None = None) -> int:
+    """The one place a failure is said: `{"error": ...}` on stdout when the answer is JSON,
+    and its sentence (`said`, else `gitcoop: MESSAGE`) on stderr; input echoed back in
+    either is cut short (`wording.bounded`). Returns the exit code."""
+    from gitcoop.cli.wording import bounded
+
+    error = {**error, "message": bounded(str(error["message"]))}
+    if wants_json(args):
+        _emit_error(error)
+    warn(bounded(said if said is not None else f"gitcoop: {error['message']}"))
+    return int(error["exit"])
 
 
 def _emit_error(error: dict[str, object]) -> None:

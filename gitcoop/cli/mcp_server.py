@@ -138,7 +138,9 @@ def _usage(message: str) -> types.CallToolResult:
 
 
 def _error(error: dict[str, Any]) -> types.CallToolResult:
-    value = {"error": error}
+    from gitcoop.cli.wording import bounded
+
+    value = {"error": {**error, "message": bounded(str(error["message"]))}}
     return types.CallToolResult(
         content=[types.TextContent(type="text", text=compact.dumps(value))],
         structured_content=value,

@@ -9,6 +9,9 @@ stored names.
 
 from __future__ import annotations
 
+WORD, HEAD, TAIL = 100, 48, 12  # an echoed word longer than WORD keeps its two ends
+WHOLE = 2000  # and no message is longer than this
+
 # phrases of the rules' own refusals (stored in `conflicts` after a merge), as a reader says them
 PHRASES = {
     "terminal rows are never re-taken": "settled items are never re-taken",
@@ -39,6 +42,20 @@ def lost(reason: str) -> str:
     for advice in (" — --force", "; --force"):
         reason = reason.split(advice)[0]
     return plain(reason)
+
+
+def bounded(message: str) -> str:
+    """A message as an error says it: a run of more than WORD characters without a space
+    (an id, a value echoed back) cut to its two ends around an ellipsis, and the whole to
+    at most WHOLE characters, so a 100 KB argument never comes back as a 100 KB error."""
+    import re
+
+    def cut(found: re.Match[str]) -> str:
+        word = found.group()
+        return f"{word[:HEAD]}…{word[-TAIL:]}"
+
+    message = re.sub(rf"\S{{{WORD + 1},}}", cut, message)
+    return message if len(message) <= WHOLE else message[: WHOLE - 1] + "…"
 
 
 def count(number: int, noun: str, plural: str | None = None) -> str:

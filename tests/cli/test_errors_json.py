@@ -215,3 +215,18 @@ def test_a_sync_that_lost_your_own_event_is_an_error_object_carrying_the_report(
     assert (error["code"], error["exit"]) == ("lost_on_merge", 8)
     assert [entry["item"] for entry in error["lost"]] == [todo]  # the report, inside
     assert error["remote"] == "origin" and "pushed" in error
+
+
+def test_an_error_echoes_long_input_cut_short_with_an_ellipsis(ledger: Path) -> None:
+    huge = "td-" + "a" * 100_000
+    for argv in (
+        ["show", huge, "--json"],
+        ["list", "--since", huge, "--json"],
+        [huge, "--json"],  # an unknown command word
+        ["list", "--" + "x" * 100_000, "--json"],  # click's own usage error
+    ):
+        result = coop(*argv)
+        assert result.code in (1, 2), argv[:1]
+        message = str(error_of(result)["message"])
+        assert len(message) < 400 and "…" in message, (argv[0][:20], message[:500])
+        assert len(result.err) < 800 and "…" in result.err, argv[0][:20]

@@ -222,3 +222,14 @@ def coop_git_tip(path: Path) -> str:
         ["git", "rev-parse", "refs/coop/ledger"], cwd=path, capture_output=True, text=True
     )
     return done.stdout.strip()
+
+
+def test_a_tool_error_echoes_long_input_cut_short(ledger: Path) -> None:
+    huge = "td-" + "a" * 100_000
+    calls = [("show", {"id": huge}), ("list", {"limit": huge}), ("list", {"since": huge})]
+    _, results = asyncio.run(session_calls(ledger, "alice@example.com", calls))
+    for (name, _args), result in zip(calls, results, strict=True):
+        assert result.is_error, name
+        message = answer(result)["error"]["message"]
+        assert len(message) < 400 and "…" in message, (name, message[:300])
+        assert len(result.content[0].text) < 1000, name
