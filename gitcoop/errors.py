@@ -144,14 +144,13 @@ class Interrupted(CoopError):
         message: str,
         holder: str | None = None,
         details: Mapping[str, Any] | None = None,
-        printed: bool = False,
         signum: int = 2,
     ) -> None:
-        super().__init__(message, holder, details, printed)
+        super().__init__(message, holder, details)
         self.exit_code = 128 + signum
 
     def reworded(self, message: str) -> CoopError:
-        return Interrupted(message, self.holder, self.details, self.printed, self.exit_code - 128)
+        return Interrupted(message, self.holder, self.details, self.exit_code - 128)
 
 
 class EnvironmentFailed(CoopError):
