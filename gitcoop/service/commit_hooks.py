@@ -50,12 +50,18 @@ def post_commit(ctx: Context) -> list[str]:
         entry = None if commit is None else trailers_entry(ctx, commit, actor, comment)
         return _journal_unopened(refused, entry)
     made = worktree.read_commit(repo)
-    entry = commit_entry(ctx, repo, made, acting(ctx, repo))
-    lines = []
-    if entry is not None:
-        if worktree.rebasing(repo):
-            entry["rewriting"] = True  # the commit it replaces stops being the record
-        lines = _record_or_journal(ctx, repo, entry)
+    rebasing = worktree.rebasing(repo)
+    if not rebasing and worktree.revision(repo, "HEAD^2") is not None:
+        # a merge finished by `git commit` (a conflict, --no-commit): git runs no
+        # post-merge, so what it merged in is read here
+        lines = _record_merged(ctx, repo, "HEAD^1")
+    else:
+        entry = commit_entry(ctx, repo, made, acting(ctx, repo))
+        lines = []
+        if entry is not None:
+            if rebasing:
+                entry["rewriting"] = True  # the commit it replaces stops being the record
+            lines = _record_or_journal(ctx, repo, entry)
     unseen.note_branch(repo, made.first_parent)  # the next command need not look again
     return lines
 
@@ -77,8 +83,16 @@ def post_merge(ctx: Context, squash: str = "0") -> list[str]:
     if squash == "1":
         return []
     repo = ctx.repo()
+    lines = _record_merged(ctx, repo, "ORIG_HEAD")
+    unseen.note_branch(repo, worktree.revision(repo, "ORIG_HEAD"))
+    return lines
+
+
+def _record_merged(ctx: Context, repo: Repo, since: str) -> list[str]:
+    """Record every commit of `since`..HEAD with Coop trailers, oldest first: HEAD
+    as whoever commits made it, the commits merged in naming their author."""
     actor = acting(ctx, repo)
-    merged, more = worktree.merged_commits(repo, MERGED_AT_MOST)
+    merged, more = worktree.merged_commits(repo, MERGED_AT_MOST, since)
     lines: list[str] = []
     newest = merged[-1].sha if merged else None
     for commit in merged:
@@ -88,9 +102,8 @@ def post_merge(ctx: Context, squash: str = "0") -> list[str]:
     if more:
         lines.append(
             f"gitcoop: the merge brought more than {MERGED_AT_MOST} commits; the older ones "
-            "were not read — run: git coop hooks backfill --since ORIG_HEAD"
+            f"were not read — run: git coop hooks backfill --since {since}"
         )
-    unseen.note_branch(repo, worktree.revision(repo, "ORIG_HEAD"))
     return lines
 
 

@@ -106,10 +106,12 @@ def branch_commits(repo: Repo, since: str | None, not_before: datetime) -> Itera
         yield info
 
 
-def merged_commits(repo: Repo, limit: int) -> tuple[list[CommitInfo], bool]:
-    """What the last merge brought onto HEAD (ORIG_HEAD..HEAD), oldest first, at most `limit`.
+def merged_commits(
+    repo: Repo, limit: int, since: str = "ORIG_HEAD"
+) -> tuple[list[CommitInfo], bool]:
+    """What the last merge brought onto HEAD (`since`..HEAD), oldest first, at most `limit`.
 
-    The bool says whether there was more than `limit`. Without ORIG_HEAD, HEAD alone.
+    The bool says whether there was more than `limit`. Without `since`, HEAD alone.
     """
     try:
         tip = repo.raw.revparse_single("HEAD").peel(pygit2.Commit).id
@@ -117,7 +119,7 @@ def merged_commits(repo: Repo, limit: int) -> tuple[list[CommitInfo], bool]:
         return [], False
     walker = repo.raw.walk(tip, pygit2.enums.SortMode.TOPOLOGICAL)
     try:
-        walker.hide(repo.raw.revparse_single("ORIG_HEAD").peel(pygit2.Commit).id)
+        walker.hide(repo.raw.revparse_single(since).peel(pygit2.Commit).id)
     except (KeyError, ValueError, pygit2.GitError):
         return [_info(repo.raw[tip])], False
     found: list[CommitInfo] = []

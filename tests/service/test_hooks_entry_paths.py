@@ -243,3 +243,65 @@ def test_a_commit_on_top_of_a_reset_does_not_hide_what_the_reset_brought(hooked:
     git(hooked, "add", "later.txt")
     run(hooked, "commit", "-q", "-m", "Later, with the hooks")  # post-commit runs here
     assert made[:7] in coop("list").err
+
+
+def diverged(repo: Path, side_message: str, conflict: bool = True) -> str:
+    """`side` and main both move on, no hook seeing either (both change both.txt, unless
+    no conflict is wanted); the side commit's sha."""
+    (repo / "both.txt").write_text("base\n")
+    git(repo, "add", "both.txt")
+    git(repo, "-c", "core.hooksPath=/dev/null", "commit", "-qm", "base")
+    git(repo, "checkout", "-q", "-b", "side")
+    (repo / "both.txt").write_text("side\n")
+    git(repo, "-c", "core.hooksPath=/dev/null", "commit", "-qam", side_message)
+    made = head(repo)
+    git(repo, "checkout", "-q", "main")
+    (repo / ("both.txt" if conflict else "main.txt")).write_text("main\n")
+    git(repo, "add", "-A")
+    git(repo, "-c", "core.hooksPath=/dev/null", "commit", "-qm", "main")
+    return made
+
+
+@pytest.mark.parametrize("how", ["conflicted merge", "merge --no-commit", "conflicted pull"])
+def test_a_merge_finished_by_git_commit_records_what_it_merged_in(
+    hooked: Path, tmp_path: Path, how: str
+) -> None:
+    todo = add("todo", f"merged in by a {how}")
+    made = diverged(hooked, f"Side\n\nCoop-Done: {todo}\n", how != "merge --no-commit")
+    if how == "conflicted merge":
+        assert subprocess.run(["git", "merge", "side"], cwd=hooked, capture_output=True).returncode
+        (hooked / "both.txt").write_text("merged\n")
+        git(hooked, "add", "both.txt")
+    elif how == "merge --no-commit":
+        run(hooked, "merge", "--no-commit", "--no-ff", "side")
+    else:
+        upstream = tmp_path / "upstream"
+        git(tmp_path, "clone", "-q", "-b", "side", str(hooked), str(upstream))
+        pulled = subprocess.run(
+            ["git", "pull", "--no-rebase", str(upstream), "side"], cwd=hooked, capture_output=True
+        )
+        assert pulled.returncode  # stops on the conflict
+        (hooked / "both.txt").write_text("merged\n")
+        git(hooked, "add", "both.txt")
+    assert item(todo)["status"] == "open"  # git ran no hook yet
+    run(hooked, "commit", "-q", "--no-edit")
+    shown = item(todo)
+    assert (shown["status"], shown["commit_sha"]) == ("done", made)
+    assert coop("list").err == ""  # recorded, so nothing is left to notice
+
+
+def test_a_merge_commit_records_its_merged_in_commits_once(hooked: Path) -> None:
+    todo = add("todo", "recorded on the branch")
+    git(hooked, "checkout", "-q", "-b", "side")
+    (hooked / "side.txt").write_text("x")
+    git(hooked, "add", "side.txt")
+    run(hooked, "commit", "-q", "-m", f"On the branch\n\nCoop-Done: {todo}\n")
+    recorded = head(hooked)
+    tip = ledger_tip(hooked)
+    git(hooked, "checkout", "-q", "main")
+    unhooked(hooked, "Main moves on\n", "main.txt")
+    run(hooked, "merge", "-q", "--no-commit", "--no-ff", "side")
+    committed = run(hooked, "commit", "-q", "--no-edit")
+    assert ledger_tip(hooked) == tip  # written once, by the branch's own commit
+    assert committed.stderr == ""
+    assert item(todo)["commit_sha"] == recorded
