@@ -44,6 +44,8 @@ def post_commit(ctx: Context) -> list[str]:
     try:
         repo = ctx.repo()
     except UnsupportedRepository as refused:  # SHA-256: read with git, journaled
+        if worktree.read_commit_by_git("HEAD^2") is not None:
+            return _journal_merged_unopened(ctx, refused, "HEAD^1")
         commit = worktree.read_commit_by_git()
         comment = worktree.comment_char_by_git() or "#"
         actor = ctx.actor or worktree.config_by_git("user.email")
@@ -82,7 +84,10 @@ def post_merge(ctx: Context, squash: str = "0") -> list[str]:
     """
     if squash == "1":
         return []
-    repo = ctx.repo()
+    try:
+        repo = ctx.repo()
+    except UnsupportedRepository as refused:  # SHA-256: read with git, journaled
+        return _journal_merged_unopened(ctx, refused, "ORIG_HEAD")
     lines = _record_merged(ctx, repo, "ORIG_HEAD")
     unseen.note_branch(repo, worktree.revision(repo, "ORIG_HEAD"))
     return lines
@@ -100,11 +105,15 @@ def _record_merged(ctx: Context, repo: Repo, since: str) -> list[str]:
         if entry is not None:
             lines += _record_or_journal(ctx, repo, entry)
     if more:
-        lines.append(
-            f"gitcoop: the merge brought more than {MERGED_AT_MOST} commits; the older ones "
-            f"were not read — run: git coop hooks backfill --since {since}"
-        )
+        lines.append(_more_than(since))
     return lines
+
+
+def _more_than(since: str) -> str:
+    return (
+        f"gitcoop: the merge brought more than {MERGED_AT_MOST} commits; the older ones "
+        f"were not read — run: git coop hooks backfill --since {since}"
+    )
 
 
 def post_rewrite(ctx: Context, kind: str, lines: list[str]) -> list[str]:
@@ -275,6 +284,22 @@ def _journal_unopened(
         f"gitcoop: {refused.message}",
         f"gitcoop: {describe(entry)} kept in the journal until gitcoop can record it here",
     ]
+
+
+def _journal_merged_unopened(ctx: Context, refused: UnsupportedRepository, since: str) -> list[str]:
+    """`_record_merged` where gitcoop cannot open the repository: each commit of
+    `since`..HEAD with trailers is journaled, by the same rules, read through git."""
+    comment = worktree.comment_char_by_git() or "#"
+    actor = ctx.actor or worktree.config_by_git("user.email")
+    merged, more = worktree.merged_commits_by_git(MERGED_AT_MOST, since)
+    lines: list[str] = []
+    newest = merged[-1].sha if merged else None
+    for commit in merged:
+        entry = trailers_entry(ctx, commit, actor, comment, backfill=commit.sha != newest)
+        lines += [line for line in _journal_unopened(refused, entry) if line not in lines]
+    if more:
+        lines.append(_more_than(since))
+    return lines
 
 
 def hook_lines(outcome: Outcome, entry: Entry) -> list[str]:

@@ -195,6 +195,16 @@ def read_commit_by_git(rev: str = "HEAD") -> CommitInfo | None:
     return CommitInfo(sha, message.removesuffix("\n"), author, committer, when)
 
 
+def merged_commits_by_git(limit: int, since: str) -> tuple[list[CommitInfo], bool]:
+    """`merged_commits`, asking git (every commit it can read)."""
+    listed = git_says("rev-list", "--topo-order", f"--max-count={limit + 1}", "HEAD", f"^{since}")
+    if listed is None:
+        listed = git_says("rev-parse", "HEAD")
+    shas = (listed or "").split()
+    found = [c for c in map(read_commit_by_git, shas[:limit]) if c is not None]
+    return found[::-1], len(shas) > limit
+
+
 def hooks_dir(repo: Repo) -> str:
     """Where git runs hooks from: core.hooksPath, else the common dir's `hooks`.
 

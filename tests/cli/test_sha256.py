@@ -153,3 +153,41 @@ def test_a_rewrite_is_journaled_too(hooked_sha256: Path) -> None:
 def test_hooks_status_says_it_is_the_object_format(hooked_sha256: Path) -> None:
     shown = coop_process(hooked_sha256, "hooks", "status")
     assert shown.code == 4 and shown.err == f"gitcoop: {MESSAGE}\n"
+
+
+@pytest.mark.parametrize("how", ["merge", "merge ended by commit"])
+def test_a_merge_journals_what_it_brought_and_the_merge_commit(
+    hooked_sha256: Path, how: str
+) -> None:
+    path = hooked_sha256
+    commit(path, "Start\n", env=bare_env())
+    git(path, "checkout", "-q", "-b", "side")
+    (path / "side.txt").write_text("side\n")
+    git(path, "add", "side.txt")
+    git(path, "-c", "core.hooksPath=/dev/null", "commit", "-qm", "Side\n\nCoop-Done: td-1")
+    side = git(path, "rev-parse", "HEAD").strip()
+    git(path, "checkout", "-q", "main")
+    message = "Merge side\n\nCoop-Close: rq-2"
+    if how == "merge":
+        merged = subprocess.run(
+            [GIT, "merge", "-q", "--no-ff", "-m", message, "side"],
+            cwd=path,
+            capture_output=True,
+            text=True,
+            env=bare_env(),
+        )
+    else:
+        git(path, "-c", "core.hooksPath=/dev/null", "merge", "-q", "--no-commit", "--no-ff", "side")
+        merged = subprocess.run(
+            [GIT, "commit", "-q", "-m", message],
+            cwd=path,
+            capture_output=True,
+            text=True,
+            env=bare_env(),
+        )
+    assert merged.returncode == 0, merged.stderr
+    assert "hook skipped" not in merged.stderr and "kept in the journal" in merged.stderr
+    merge = git(path, "rev-parse", "HEAD").strip()
+    entries = journal_of(path)
+    assert [(e["commit"], e["state"]) for e in entries] == [(side, "waiting"), (merge, "waiting")]
+    assert entries[0]["requests"][0]["args"]["author"] == "alice@example.com"  # type: ignore[index]
