@@ -25,6 +25,7 @@ nothing where gitcoop's shims are not installed, so a team can commit it.
 from __future__ import annotations
 
 import os
+import re
 
 from gitcoop.domain.frozen import frozen
 from gitcoop.store import worktree
@@ -40,6 +41,9 @@ LEFTHOOK_CONFIGS = tuple(
     for ext in ("yml", "yaml")
 )
 SHELLS = (b"sh", b"bash", b"dash", b"ksh", b"zsh", b"ash")
+# an unindented `exit` or `exec` line: the script ends there, and no line after it runs
+# (an indented one sits in a block that may not run, and is given the benefit)
+STOPS = re.compile(rb"^(?:exit|exec)(?:[ \t;]|$)", re.MULTILINE)
 
 
 @frozen
@@ -85,6 +89,24 @@ def call_line(name: str) -> str:
 
 def calls_us(content: bytes, name: str) -> bool:
     return call_line(name).encode("utf-8") in content
+
+
+def line_runs(content: bytes, name: str) -> bool:
+    """Whether the hook holds gitcoop's line and no top-level `exit`/`exec` comes first."""
+    at = content.find(call_line(name).encode("utf-8"))
+    return at >= 0 and STOPS.search(content, 0, at) is None
+
+
+def stops_early(content: bytes) -> bool:
+    """Whether a top-level `exit` or `exec` would end the script before a line added at its end."""
+    return STOPS.search(content) is not None
+
+
+def stops_advice(path: str, name: str) -> str:
+    return (
+        f"{path} can end before its last line (a top-level exit or exec), so gitcoop adds "
+        f"nothing there: put this line before that exit or exec: {call_line(name)}"
+    )
 
 
 def is_shim(content: bytes) -> bool:

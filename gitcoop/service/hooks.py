@@ -196,6 +196,9 @@ def _state(repo: Repo, where: setups.Place, name: str) -> HookState:
     if setups.is_shim(content) and not os.path.islink(path):
         return _shim_state(name, path, legacy)
     if setups.calls_us(content, name):
+        if not setups.line_runs(content, name):
+            advice = setups.stops_advice(path, name)
+            return HookState(name, path, "foreign", legacy, via="line", advice=advice)
         shim = _shim_state(name, os.path.join(where.private, name), legacy)
         return HookState(name, path, shim.state, legacy, shim.python, shim.entry, "line")
     made_by = setups.framework(content)
@@ -204,16 +207,23 @@ def _state(repo: Repo, where: setups.Place, name: str) -> HookState:
             return HookState(name, path, "current", legacy, via=made_by)
         advice = setups.framework_advice(made_by, name)
         return HookState(name, path, "foreign", legacy, via=made_by, advice=advice)
-    return HookState(name, path, "foreign", legacy, advice=_foreign_advice(path, name))
+    return HookState(name, path, "foreign", legacy, advice=_foreign_advice(path, content, name))
 
 
 def _line_state(repo: Repo, where: setups.Place, name: str) -> HookState:
     assert where.lines_dir is not None
     path = os.path.join(where.lines_dir, name)
-    if setups.calls_us(_read_or_empty(path), name):
+    content = _read_or_empty(path)
+    if setups.calls_us(content, name) and not setups.line_runs(content, name):
+        advice = setups.stops_advice(path, name)
+        return HookState(name, path, "foreign", False, via="line", advice=advice)
+    if setups.calls_us(content, name):
         shim = _shim_state(name, os.path.join(where.private, name), False)
         return HookState(name, path, shim.state, False, shim.python, shim.entry, "line")
-    advice = setups.line_advice(path, name, worktree.tracked(repo, path))
+    if setups.stops_early(content):
+        advice = setups.stops_advice(path, name)
+    else:
+        advice = setups.line_advice(path, name, worktree.tracked(repo, path))
     return HookState(name, path, "missing", False, via="line", advice=advice)
 
 
@@ -231,11 +241,18 @@ def _shim_state(name: str, path: str, legacy: bool) -> HookState:
     return HookState(name, path, state, legacy, runner.python or None, runner.entry or None)
 
 
-def _foreign_advice(path: str, name: str) -> str:
+def _foreign_advice(path: str, content: bytes, name: str) -> str:
+    if _appendable(path, content) and setups.stops_early(content):
+        return setups.stops_advice(path, name)
     return (
         f"{path} is not gitcoop's and gitcoop cannot add to it (a link, or not a shell "
         f"script): make it run, with the same arguments and input: {setups.call_line(name)}"
     )
+
+
+def _appendable(path: str, content: bytes) -> bool:
+    """A file of its own that `sh` runs: gitcoop may add its line at the end."""
+    return not os.path.islink(path) and os.path.isfile(path) and setups.is_shell_script(content)
 
 
 # -- installing and removing one hook ------------------------------------------------
@@ -258,12 +275,13 @@ def _install_one(
         _write_executable(path, wanted)
         return HookChange(name, path, "installed" if state.state == "missing" else "updated")
     if state.via == "line":
-        return HookChange(name, path, "unchanged")
+        action = "advised" if state.state == "foreign" else "unchanged"
+        return HookChange(name, path, action, state.advice if action == "advised" else None)
     if state.via in ("pre-commit", "lefthook"):
         action = "unchanged" if state.state == "current" else "advised"
         return HookChange(name, path, action, state.advice)
     content = _read(path)
-    if os.path.islink(path) or not os.path.isfile(path) or not setups.is_shell_script(content):
+    if not _appendable(path, content) or setups.stops_early(content):
         return HookChange(name, path, "advised", state.advice)
     _append_line(path, content, name)
     return HookChange(name, path, "chained")
@@ -274,12 +292,19 @@ def _add_line(repo: Repo, where: setups.Place, name: str, append: bool) -> HookC
     for folder in {where.folder, where.lines_dir}:
         _undo_earlier_install(os.path.join(folder, name))
     state = _line_state(repo, where, name)
+    if state.state == "foreign":  # the line is there, after an exit
+        return HookChange(name, state.path, "advised", state.advice)
     if state.state != "missing":
         return HookChange(name, state.path, "unchanged")
-    if not append or worktree.tracked(repo, state.path) or os.path.islink(state.path):
+    content = _read_or_empty(state.path)
+    if (
+        not append
+        or worktree.tracked(repo, state.path)
+        or os.path.islink(state.path)
+        or setups.stops_early(content)
+    ):
         return HookChange(name, state.path, "advised", state.advice)
     os.makedirs(os.path.dirname(state.path), exist_ok=True)
-    content = _read_or_empty(state.path)
     _append_line(state.path, content or b"#!/bin/sh\n", name)
     return HookChange(name, state.path, "chained")
 

@@ -217,3 +217,43 @@ def test_installing_from_another_gitcoop_points_the_hooks_at_it(repo: Path) -> N
     again = coop("hooks", "install", "--json")
     assert {c["name"]: c["action"] for c in again.json()}["post-commit"] == "updated"
     assert states()["post-commit"]["state"] == "current"
+
+
+@pytest.mark.parametrize("last", [b"exit 0\n", b'exec ./run-checks "$@"\n', b"exit\n"])
+def test_a_hook_that_exits_before_the_end_gets_no_line_it_would_never_run(
+    repo: Path, last: bytes
+) -> None:
+    mine = b"#!/bin/sh\necho mine\n" + last
+    foreign = repo / ".git/hooks/post-commit"
+    foreign.write_bytes(mine)
+    foreign.chmod(0o755)
+    result = coop("hooks", "install", "--json")
+    change = {c["name"]: c for c in result.json()}["post-commit"]
+    assert change["action"] == "advised"
+    assert "before" in change["advice"] and call("post-commit").decode() in change["advice"]
+    assert foreign.read_bytes() == mine
+    assert states()["post-commit"]["state"] == "foreign"
+
+
+def test_status_does_not_call_a_line_after_an_exit_current(repo: Path) -> None:
+    foreign = repo / ".git/hooks/post-commit"
+    foreign.write_bytes(b"#!/bin/sh\necho mine\nexit 0\n" + call("post-commit") + b"\n")
+    foreign.chmod(0o755)
+    assert coop("hooks", "install").code == 0
+    state = states()["post-commit"]
+    assert (state["state"], state["via"]) == ("foreign", "line")
+    assert "exit" in str(state["advice"])
+    moved = b"#!/bin/sh\necho mine\n" + call("post-commit") + b"\nexit 0\n"
+    foreign.write_bytes(moved)  # as advised: the line before the exit
+    assert states()["post-commit"]["state"] == "current"
+    indented = b"#!/bin/sh\nif false; then\n  exit 1\nfi\n" + call("post-commit") + b"\n"
+    foreign.write_bytes(indented)  # an exit inside a block may not run: not top-level
+    assert states()["post-commit"]["state"] == "current"
+
+
+def test_status_names_the_exit_of_a_hook_that_ends_early(repo: Path) -> None:
+    foreign = repo / ".git/hooks/post-commit"
+    foreign.write_bytes(b"#!/bin/sh\necho mine\nexit 0\n")
+    foreign.chmod(0o755)
+    state = states()["post-commit"]
+    assert state["state"] == "foreign" and "before that exit" in str(state["advice"])

@@ -311,3 +311,16 @@ def test_an_earlier_install_into_a_committed_folder_is_undone(ledger: Path) -> N
     assert coop("hooks", "install").code == 0
     assert git(ledger, "status", "--porcelain", "--untracked-files=all") == ""
     assert (team / "post-commit").read_text() == "#!/bin/sh\necho team\n"
+
+
+def test_a_husky_hook_ending_in_exit_gets_no_line_and_status_says_so(husky: Path) -> None:
+    mine = "echo rewritten\nexit 0\n"
+    (husky / ".husky/post-rewrite").write_text(mine)
+    result = coop("hooks", "install", "--append", "--json").json()
+    change = {c["name"]: c for c in result}["post-rewrite"]
+    assert change["action"] == "advised" and "before" in change["advice"]
+    assert (husky / ".husky/post-rewrite").read_text() == mine
+    (husky / ".husky/post-rewrite").write_text(f"{mine}{line('post-rewrite')}\n")
+    states = {h["name"]: h for h in coop("hooks", "status", "--json").json()["hooks"]}
+    assert states["post-rewrite"]["state"] != "current"
+    assert "exit" in states["post-rewrite"]["advice"]
