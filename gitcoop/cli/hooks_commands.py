@@ -191,7 +191,8 @@ def _via(state: hooks.HookState) -> str:
 
 def _status_advice(states: list[hooks.HookState]) -> list[str]:
     ours = [s for s in states if s.state in ("current", "outdated", "stale")]
-    lines = [printable(s.advice) for s in states if s.advice and s.state != "current"]
+    said = [printable(s.advice) for s in states if s.advice and s.state != "current"]
+    lines = list(dict.fromkeys(said))  # one folder's advice, said once
     stale = next((s for s in ours if s.state == "stale"), None)
     if stale is not None:
         lines.append(

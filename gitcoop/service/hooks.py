@@ -191,7 +191,8 @@ def _state(repo: Repo, where: setups.Place, name: str) -> HookState:
     path = os.path.join(where.folder, name)
     legacy = os.path.lexists(path + LEGACY_SUFFIX)
     if not os.path.lexists(path):
-        return HookState(name, path, "missing", legacy)
+        advice = _outside_advice(where, "installs there") if where.kind == "outside" else None
+        return HookState(name, path, "missing", legacy, advice=advice)
     content = _read_or_empty(path)
     if setups.is_shim(content) and not os.path.islink(path):
         return _shim_state(name, path, legacy)
@@ -207,7 +208,8 @@ def _state(repo: Repo, where: setups.Place, name: str) -> HookState:
             return HookState(name, path, "current", legacy, via=made_by)
         advice = setups.framework_advice(made_by, name)
         return HookState(name, path, "foreign", legacy, via=made_by, advice=advice)
-    return HookState(name, path, "foreign", legacy, advice=_foreign_advice(path, content, name))
+    advice = _foreign_advice(where, path, content, name)
+    return HookState(name, path, "foreign", legacy, advice=advice)
 
 
 def _line_state(repo: Repo, where: setups.Place, name: str) -> HookState:
@@ -241,12 +243,23 @@ def _shim_state(name: str, path: str, legacy: bool) -> HookState:
     return HookState(name, path, state, legacy, runner.python or None, runner.entry or None)
 
 
-def _foreign_advice(path: str, content: bytes, name: str) -> str:
-    if _appendable(path, content) and setups.stops_early(content):
-        return setups.stops_advice(path, name)
+def _foreign_advice(where: setups.Place, path: str, content: bytes, name: str) -> str:
+    if _appendable(path, content):
+        if setups.stops_early(content):
+            return setups.stops_advice(path, name)
+        if where.kind == "outside":
+            return _outside_advice(where, "adds the line to it")
+        return f"{path} is not gitcoop's: git coop hooks install adds its line at the end"
     return (
         f"{path} is not gitcoop's and gitcoop cannot add to it (a link, or not a shell "
         f"script): make it run, with the same arguments and input: {setups.call_line(name)}"
+    )
+
+
+def _outside_advice(where: setups.Place, does: str) -> str:
+    return (
+        f"core.hooksPath is {where.folder}, outside this repository (set globally?): "
+        f"git coop hooks install --global {does}, for every repository using it"
     )
 
 

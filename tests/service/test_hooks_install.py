@@ -257,3 +257,32 @@ def test_status_names_the_exit_of_a_hook_that_ends_early(repo: Path) -> None:
     foreign.chmod(0o755)
     state = states()["post-commit"]
     assert state["state"] == "foreign" and "before that exit" in str(state["advice"])
+
+
+def test_status_says_install_adds_the_line_to_a_plain_shell_hook(repo: Path) -> None:
+    foreign = repo / ".git/hooks/post-commit"
+    foreign.write_bytes(b"#!/bin/sh\necho mine\n")
+    foreign.chmod(0o755)
+    before = states()["post-commit"]
+    assert before["state"] == "foreign"
+    assert "git coop hooks install adds" in str(before["advice"])
+    assert "cannot add" not in str(before["advice"])
+    assert coop("hooks", "install").code == 0
+    assert coop("hooks", "uninstall").code == 0
+    after = states()["post-commit"]
+    assert "git coop hooks install adds" in str(after["advice"])
+
+
+def test_status_names_global_for_a_hooks_path_outside_the_repository(
+    repo: Path, tmp_path: Path
+) -> None:
+    shared = tmp_path / "shared-hooks"
+    shared.mkdir()
+    (shared / "post-commit").write_bytes(b"#!/bin/sh\necho everywhere\n")
+    (shared / "post-commit").chmod(0o755)
+    git(repo, "config", "--global", "core.hooksPath", str(shared))
+    shown = states()
+    for name in NAMES:
+        advice = str(shown[name]["advice"])
+        assert "outside this repository" in advice and "--global" in advice, name
+    assert "cannot add" not in str(shown["post-commit"]["advice"])
