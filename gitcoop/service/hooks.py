@@ -361,17 +361,25 @@ def _put_back_legacy(path: str) -> None:
 
 
 def _append_line(path: str, content: bytes, name: str) -> None:
-    """Add the line at the end, keeping the file's mode (a new file is made executable)."""
-    separator = b"" if not content or content.endswith(b"\n") else b"\n"
-    line = setups.call_line(name).encode("utf-8") + b"\n"
+    """Add the line at the end, keeping the file's mode (a new file is made executable).
+
+    After a last line without its newline the line goes on a line of its own
+    and itself ends without one, so uninstall can tell the two apart and give
+    back the file's bytes as they were.
+    """
+    line = setups.call_line(name).encode("utf-8")
+    added = line + b"\n" if not content or content.endswith(b"\n") else b"\n" + line
     mode = os.stat(path).st_mode & 0o7777 if os.path.exists(path) else 0o755
-    _write(path, content + separator + line, mode)
+    _write(path, content + added, mode)
 
 
 def _remove_line(path: str, name: str) -> None:
     content = _read(path)
-    line = setups.call_line(name).encode("utf-8") + b"\n"
-    kept = content.replace(line, b"", 1)
+    line = setups.call_line(name).encode("utf-8")
+    if content.endswith(b"\n" + line):  # added after a last line without its newline
+        kept = content.removesuffix(b"\n" + line)
+    else:
+        kept = content.replace(line + b"\n", b"", 1)
     if kept == b"#!/bin/sh\n":  # gitcoop made the file: nothing of anyone else's is left
         os.unlink(path)
         return

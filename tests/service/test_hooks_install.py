@@ -286,3 +286,16 @@ def test_status_names_global_for_a_hooks_path_outside_the_repository(
         advice = str(shown[name]["advice"])
         assert "outside this repository" in advice and "--global" in advice, name
     assert "cannot add" not in str(shown["post-commit"]["advice"])
+
+
+@pytest.mark.parametrize("mine", [b"#!/bin/sh\necho 'no final newline here, 48 bytes'", b"echo x"])
+def test_uninstall_restores_a_hook_without_a_final_newline_byte_for_byte(
+    repo: Path, mine: bytes
+) -> None:
+    foreign = repo / ".git/hooks/post-commit"
+    foreign.write_bytes(mine)
+    foreign.chmod(0o755)
+    assert coop("hooks", "install").code == 0
+    assert states()["post-commit"]["state"] == "current"
+    assert coop("hooks", "uninstall").code == 0
+    assert foreign.read_bytes() == mine
