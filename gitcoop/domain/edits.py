@@ -27,6 +27,7 @@ from gitcoop.errors import Refused
 
 SHAPED = ("title", "body", "priority")  # set outright; tags change by additions and removals
 TAG_CHANGES = ("tags_added", "tags_removed")
+IMPORTED = "imported"  # what an import last read of the item (domain/imported.as_imported)
 
 
 def edit(item: Item | None, event: Event, roles: Roles) -> Item:
@@ -34,7 +35,8 @@ def edit(item: Item | None, event: Event, roles: Roles) -> Item:
     shaped = _shaped(item, event)
     if any(event.arg(key) is not None for key in AMENDABLE):
         return lifecycle.amend(shaped, event, roles)
-    if shaped is item and not any(event.arg(k) is not None for k in (*SHAPED, *TAG_CHANGES)):
+    named = (*SHAPED, *TAG_CHANGES, IMPORTED)
+    if shaped is item and not any(event.arg(k) is not None for k in named):
         raise Refused(f"edit of {item.id} changes nothing: it names no field")
     return shaped
 
@@ -72,7 +74,8 @@ def plan(item: Item | None, args: Mapping[str, Any]) -> dict[str, Any] | None:
     """What an edit request records: each changed field and its previous value; None if none.
 
     `args` may hold title, body ("" clears it), priority, `tags` to add and
-    `untag` to remove. Amendments of a close are planned by `lifecycle.plan`.
+    `untag` to remove, and `imported` (an import's record of what it read, kept as
+    given: the next import compares with it). Amendments of a close are planned by `lifecycle.plan`.
     """
     if item is None:
         raise Refused("edit needs an item that exists")
@@ -91,6 +94,8 @@ def plan(item: Item | None, args: Mapping[str, Any]) -> dict[str, Any] | None:
         recorded["tags_removed"] = removed
     if added or removed:
         recorded["previous_tags"] = list(item.tags)
+    if isinstance(args.get(IMPORTED), Mapping):
+        recorded[IMPORTED] = dict(args[IMPORTED])
     return recorded or None
 
 

@@ -9,6 +9,7 @@ trackers' states land is one table, `STATES`, which docs/import.md prints.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Iterator
 from datetime import datetime
 from typing import Any
@@ -146,3 +147,23 @@ def required_text(value: Any, name: str) -> str:
 def stamped(at: datetime | None, text: str) -> str:
     """A note as imported: its original time first, so a re-import recognises it."""
     return text if at is None else f"[{format_instant(at)}] {text}"
+
+
+def as_imported(record: Imported) -> dict[str, Any]:
+    """What an import records of `record` (the `imported` argument of its `add` or `edit`),
+    so the next import applies only what changed in the tracker since: text as a digest,
+    which keeps the argument one line and the event small."""
+    found: dict[str, Any] = {
+        "title": digest(record.title.strip()),
+        "body": digest(record.body or ""),
+        "tags": list(record.tags),
+        "state": record.state,
+        "depends": [f"{phrase} {alias}" for phrase, alias in record.depends],
+    }
+    if record.priority is not None:
+        found["priority"] = record.priority
+    return found
+
+
+def digest(text: str) -> str:
+    return "sha256:" + hashlib.sha256(text.encode()).hexdigest()[:32]

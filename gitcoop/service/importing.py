@@ -6,18 +6,21 @@ whole. The rest are planned on the ledger as the writer reads it under its
 lock, with the verbs people use: `add` (keeping the record's origin ids as
 aliases), `note`, `take`, `done`, `abandon`, `edit` and `dep`. A record
 already imported (an alias it carries is on an item) gets only what changed
-since; an unchanged one gets nothing, so importing the same export twice
-writes nothing the second time. docs/import.md has the tables.
+in the tracker since the last import, which the import's own events record
+(`imported` on its `add` or `edit`): what was changed here since is kept.
+An unchanged one gets nothing, so importing the same export twice writes
+nothing the second time. docs/import.md has the tables.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from dataclasses import dataclass, field
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from gitcoop.domain import aliases, dependencies, ids, imported
 from gitcoop.domain.dependencies import Graph
+from gitcoop.domain.edits import IMPORTED
 from gitcoop.domain.frozen import frozen
 from gitcoop.domain.ids import ItemId
 from gitcoop.domain.imported import ABANDONED, DONE, STARTED, Imported, Unmappable
@@ -49,16 +52,12 @@ class Outcome:
     """What one record did (or, with --dry-run, would do) to the ledger."""
 
     where: str
-    aliases: tuple[str, ...]  # the record's, stable one first
+    aliases: tuple[str, ...]  # the item's (a new one's: the record's), stable one first
+    alias: str  # the one people say (TW-12 rather than TW-<uuid>) that names only this item
     item: ItemId
     added: bool
     verbs: tuple[str, ...]  # the events written for it, in order
     notices: tuple[str, ...] = ()  # what was left as it is, and why
-
-    @property
-    def alias(self) -> str:
-        """The alias people say (TW-12 rather than TW-<uuid>)."""
-        return self.aliases[-1]
 
 
 @frozen
@@ -143,17 +142,28 @@ def _fill(made: _Plan, snapshot: Snapshot, records: list[tuple[str, Imported]]) 
     named = dict(present)
     for _, record in records:
         named.setdefault(aliases.key(record.origin), made.minted[record.origin])
+    matched: list[tuple[str, Imported, ItemId, Item | None]] = []
+    carriers: dict[str, set[ItemId]] = {}
+    for carrier in snapshot.items():
+        for alias in carrier.aliases:
+            carriers.setdefault(aliases.key(alias), set()).add(carrier.id)
     for where, record in records:
         item_id = present.get(aliases.key(record.origin))  # the stable alias only: TW-12 moves
         item = snapshot.item(item_id) if item_id is not None else None
         if item is None:
             item_id = made.minted[record.origin]
+            for alias in record.aliases:
+                carriers.setdefault(aliases.key(alias), set()).add(item_id)
         assert item_id is not None
+        matched.append((where, record, item_id, item))
+    for where, record, item_id, item in matched:
         asked, linked = len(made.intents), len(made.links)
         notices = list(_record_intents(made, snapshot, item_id, item, record, named))
         verbs = tuple(i.verb for i in (*made.intents[asked:], *made.links[linked:]))
+        held = item.aliases if item is not None else record.aliases
+        said = next((a for a in reversed(held) if len(carriers[aliases.key(a)]) == 1), held[0])
         made.outcomes.append(
-            Outcome(where, record.aliases, item_id, item is None, verbs, tuple(notices))
+            Outcome(where, held, said, item_id, item is None, verbs, tuple(notices))
         )
 
 
@@ -171,21 +181,54 @@ def _record_intents(
     named: dict[str, ItemId],
 ) -> Iterator[str]:
     """Append the intents one record asks for; yield what it leaves as it is, and why."""
+    now = imported.as_imported(record)
+    last: dict[str, Any] = {}
+    edit: dict[str, Any] = {}
     if item is None:
-        made.intents.append(Intent(item_id, "add", _add_args(record)))
+        made.intents.append(Intent(item_id, "add", {**_add_args(record), IMPORTED: now}))
         noted: set[str] = set()
         status, holder = "open", None
     else:
-        edit = _edit_args(item, record)
+        last = _last_imported(snapshot, item_id)
+        edit = _edit_args(last, record)
         if edit:
-            made.intents.append(Intent(item_id, "edit", edit))
+            made.intents.append(Intent(item_id, "edit", {**edit, IMPORTED: now}))
         noted = {str(e.arg("text")) for e in snapshot.events(item_id) if e.verb == "note"}
         status, holder = item.status, item.taken_by
     for text in (*record.notes, *_assignment(made, record)):
         if text not in noted:
             made.intents.append(Intent(item_id, "note", {"text": text}))
-    yield from _state(made, item_id, record, status, holder)
-    yield from _links(made, snapshot, item_id, item, record, named)
+    kept = item is None or bool(edit) or now == last  # what was read is on an event
+    if last.get("state") != record.state:  # only a state that moved in the tracker
+        asked = len(made.intents)
+        yield from _state(made, item_id, record, status, holder)
+        if not kept and len(made.intents) > asked:  # it rides on the state's event
+            moved = made.intents[-1]
+            made.intents[-1] = replace(moved, args={**moved.args, IMPORTED: now})
+            kept = True
+    if not kept:
+        made.intents.append(Intent(item_id, "edit", {IMPORTED: now}))
+    linked = set(last.get("depends") or ())
+    fresh = [d for d in record.depends if f"{d[0]} {d[1]}" not in linked]
+    yield from _links(made, snapshot, item_id, item, fresh, named)
+
+
+def _last_imported(snapshot: Snapshot, item_id: ItemId) -> dict[str, Any]:
+    """What the last import read of the item (its latest `imported`); for an item added
+    before imports kept it, what its `add` held (its state and links then unknown)."""
+    found: dict[str, Any] = {}
+    for event in snapshot.events(item_id):
+        kept = event.arg(IMPORTED)
+        if isinstance(kept, Mapping):
+            found = dict(kept)
+        elif event.verb == "add" and not found:
+            found = {
+                "title": imported.digest(str(event.arg("title") or "").strip()),
+                "body": imported.digest(str(event.arg("body") or "")),
+                "tags": list(event.arg("tags") or ()),
+                "priority": event.arg("priority"),
+            }
+    return found
 
 
 def _add_args(record: Imported) -> dict[str, Any]:
@@ -200,17 +243,17 @@ def _add_args(record: Imported) -> dict[str, Any]:
     return args
 
 
-def _edit_args(item: Item, record: Imported) -> dict[str, Any]:
-    """What changed in the tracker since the item was imported (tags are only added:
-    a tag given here is kept)."""
+def _edit_args(last: Mapping[str, Any], record: Imported) -> dict[str, Any]:
+    """What changed in the tracker since the last import (`last`); what changed here
+    since is kept. Tags are only added: a tag given here is kept."""
     edit: dict[str, Any] = {}
-    if record.title.strip() != item.title:
+    if imported.digest(record.title.strip()) != last.get("title"):
         edit["title"] = record.title.strip()
-    if record.body is not None and record.body != item.body:
-        edit["body"] = record.body
-    if record.priority is not None and record.priority != item.priority:
+    if imported.digest(record.body or "") != last.get("body"):
+        edit["body"] = record.body or ""
+    if record.priority is not None and record.priority != last.get("priority"):
         edit["priority"] = record.priority
-    added = sorted(set(record.tags) - set(item.tags))
+    added = sorted(set(record.tags) - set(last.get("tags") or ()))
     if added:
         edit["tags_added"] = added
     return edit
@@ -259,10 +302,10 @@ def _links(
     snapshot: Snapshot,
     item_id: ItemId,
     item: Item | None,
-    record: Imported,
+    depends: list[tuple[str, str]],
     named: dict[str, ItemId],
 ) -> Iterator[str]:
-    for phrase, other_alias in record.depends:
+    for phrase, other_alias in depends:
         other = named.get(aliases.key(other_alias))
         if other is None:
             yield f"{phrase} {other_alias}: not in the ledger nor in this export, left out"

@@ -92,7 +92,7 @@ def test_a_newer_export_applies_only_what_changed_as_events(ledger: Path, tmp_pa
     assert verbs["TW-" + tasks[1]["uuid"]] == ["done"]
     assert verbs["TW-" + tasks[2]["uuid"]] == []
     reopened = next(r for r in report["records"] if r["aliases"][0] == "TW-" + tasks[3]["uuid"])
-    assert reopened["verbs"] == [] and "first close is the record" in reopened["notices"][0]
+    assert reopened["verbs"] == ["edit"] and "first close is the record" in reopened["notices"][0]
     assert verbs["TW-" + fresh["uuid"]] == ["add"]  # TW-2 was another task's number
     ambiguous = coop("show", "TW-2")
     assert ambiguous.code == 1 and "names 2 items" in ambiguous.err
@@ -334,3 +334,52 @@ def test_what_the_real_backlog_writes(ledger: Path, tmp_path: Path, backlog_tool
     runner = _json("show", "task-3")
     assert (runner["status"], runner["result_summary"]) == ("done", "Hosted is enough")
     assert not _json("import", "backlog", str(folder / "backlog"))["wrote"]
+
+
+def test_a_re_import_keeps_local_edits_and_releases(ledger: Path) -> None:
+    github = str(FIXTURES / "github.json")
+    _json("import", "github", github)
+    assert coop("edit", "gh#42", "--title", "Local better title", env=NOW).code == 0
+    again = _json("import", "github", github)
+    assert not again["wrote"]
+    assert _json("show", "gh#42")["title"] == "Local better title"
+    tasks = str(FIXTURES / "taskwarrior.json")
+    _json("import", "taskwarrior", tasks)
+    assert coop("release", "TW-2", "--reason", "x", env=NOW).code == 0
+    again = _json("import", "taskwarrior", tasks)
+    assert not again["wrote"]
+    assert _json("show", "TW-2")["status"] == "open"
+
+
+def test_a_re_import_applies_what_changed_in_the_tracker_since(
+    ledger: Path, tmp_path: Path
+) -> None:
+    issues = json.loads((FIXTURES / "github.json").read_text())
+    _json("import", "github", str(FIXTURES / "github.json"))
+    assert coop("edit", "gh#42", "--title", "Local better title", env=NOW).code == 0
+    issues[0]["body"] = "Blank on Safari 17 only."
+    newer = tmp_path / "g2.json"
+    newer.write_text(json.dumps(issues))
+    report = _json("import", "github", str(newer))
+    assert [r["verbs"] for r in report["records"] if r["verbs"]] == [["edit"]]
+    shown = _json("show", "gh#42")
+    assert (shown["title"], shown["body"]) == ("Local better title", "Blank on Safari 17 only.")
+    issues[0]["title"] = "Blank page on Safari 17"
+    newer.write_text(json.dumps(issues))
+    _json("import", "github", str(newer))
+    assert _json("show", "gh#42")["title"] == "Blank page on Safari 17"
+
+
+def test_an_update_names_the_item_show_names(ledger: Path, tmp_path: Path) -> None:
+    tasks = json.loads((FIXTURES / "taskwarrior.json").read_text())
+    _json("import", "taskwarrior", str(FIXTURES / "taskwarrior.json"))
+    tasks[1]["id"], tasks[0]["id"] = 1, 4  # TW-1 finished elsewhere; TW-2 is now number 1
+    tasks[1]["description"] = "Fix the login"
+    newer = tmp_path / "t2.json"
+    newer.write_text(json.dumps(tasks))
+    out = coop("import", "taskwarrior", str(newer), env=NOW)
+    assert out.code == 0, out.err
+    line = next(x for x in out.out.splitlines() if x.startswith("update"))
+    said, short = line.split()[1], line.split()[3].rstrip(":")
+    assert _json("show", said)["id"].startswith(short)
+    assert _json("show", said)["title"] == "Fix the login"
