@@ -6,6 +6,11 @@ its team already uses, and how a later import of the same tracker knows the
 item is already here. The text comes from a stranger's export, so its shape
 is narrow: a short tracker word, `-` or `#`, and an id of letters, digits,
 dots, underscores and dashes. An alias never looks like a gitcoop id.
+
+Each tracker has its own namespace (`namespace`): taskwarrior's `TW-…`,
+GitHub's `gh#…`, Backlog.md's `task-…`, and beads' the rest of the `word-id`
+shapes. An import gives and matches only its own, so one tracker's export
+can never name, and so never rewrite, another's items.
 """
 
 from __future__ import annotations
@@ -49,3 +54,22 @@ def is_alias(text: str) -> bool:
 def key(alias: str) -> str:
     """What two spellings of one alias share: case does not matter (TW-12, tw-12)."""
     return alias.casefold()
+
+
+def namespace(alias: str) -> str:
+    """The tracker whose shape `alias` has: taskwarrior, github, backlog or beads (any
+    other `word-id`); "" for a shape no tracker gives (`jira#5`)."""
+    word, sep = (alias.split("#", 1)[0], "#") if "#" in alias else (alias.split("-", 1)[0], "-")
+    word = word.casefold()
+    if sep == "#":
+        return "github" if word == "gh" else ""
+    return {"tw": "taskwarrior", "task": "backlog"}.get(word, "beads")
+
+
+def namespace_problem(tracker: str, alias: str) -> str | None:
+    """Why `alias` may not come from `tracker`'s export: it has another tracker's shape."""
+    found = namespace(alias)
+    if found == tracker:
+        return None
+    whose = f"{found}'s" if found else "no tracker's"
+    return f"{alias} has {whose} shape, not {tracker}'s: an id of another tracker"

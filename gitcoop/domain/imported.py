@@ -15,7 +15,7 @@ from datetime import datetime
 from typing import Any
 
 from gitcoop.domain import bounds, fields
-from gitcoop.domain.aliases import alias_problem, aliases_problem
+from gitcoop.domain.aliases import alias_problem, aliases_problem, namespace_problem
 from gitcoop.domain.frozen import frozen
 from gitcoop.domain.timefmt import format_instant
 
@@ -111,11 +111,17 @@ def _problems(record: Imported) -> Iterator[str]:
             f"more than {MAX_DEPENDS} dependencies" if len(record.depends) > MAX_DEPENDS else None
         ),
         lambda: next((p for p in (alias_problem(o) for _, o in record.depends) if p), None),
+        lambda: _foreign(record, (*record.aliases, *(o for _, o in record.depends))),
     ]
     for check in checks:
         found = check()
         if found:
             yield found
+
+
+def _foreign(record: Imported, named: tuple[str, ...]) -> str | None:
+    found = (namespace_problem(record.tracker, a) for a in named if isinstance(a, str))
+    return next((p for p in found if p), None)
 
 
 def tag_word(text: Any) -> str:

@@ -383,3 +383,27 @@ def test_an_update_names_the_item_show_names(ledger: Path, tmp_path: Path) -> No
     said, short = line.split()[1], line.split()[3].rstrip(":")
     assert _json("show", said)["id"].startswith(short)
     assert _json("show", said)["title"] == "Fix the login"
+
+
+def test_one_trackers_export_never_touches_anothers_items(ledger: Path, tmp_path: Path) -> None:
+    _json("import", "github", str(FIXTURES / "github.json"))
+    tip = _tip(ledger)
+    folder = tmp_path / "backlog" / "tasks"
+    folder.mkdir(parents=True)
+    (folder / "task-1 - x.md").write_text("---\nid: gh#42\ntitle: x\nstatus: Done\n---\n")
+    backlog = _json("import", "backlog", str(tmp_path / "backlog"))
+    beads = tmp_path / "issues.jsonl"
+    beads.write_text(
+        '{"id":"bd-1","title":"ok","status":"open"}\n'
+        '{"id":"gh#42","title":"x","status":"closed"}\n'
+        '{"id":"TW-5","title":"x","status":"closed"}\n'
+    )
+    result = coop("import", "beads", str(beads), "--json", env=NOW)
+    assert result.code == 0, result.err
+    report = json.loads(result.out)
+    assert [s["where"] for s in report["skipped"]] == ["line 2", "line 3"]
+    assert "github" in report["skipped"][0]["reason"]
+    assert [s["origin"] for s in backlog["skipped"]] == ["gh#42"]
+    assert _json("show", "gh#42")["status"] == "open"
+    assert _json("log", "gh#42")[-1]["verb"] != "done"
+    assert _tip(ledger) != tip  # bd-1 alone was written

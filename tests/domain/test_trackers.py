@@ -124,3 +124,23 @@ def test_a_huge_body_is_refused_like_the_command_lines() -> None:
 def test_every_tracker_state_lands_on_a_known_state() -> None:
     for table in imported.STATES.values():
         assert set(table.values()) <= {OPEN, STARTED, DONE, ABANDONED}
+
+
+@pytest.mark.parametrize(
+    ("tracker", "alias"),
+    [
+        ("beads", "gh#8"),
+        ("beads", "TW-12"),
+        ("beads", "task-3"),
+        ("backlog", "gh#1"),
+        ("backlog", "bd-a1b2"),
+        ("backlog", "TW-1"),
+    ],
+)
+def test_a_record_with_another_trackers_id_is_refused(tracker: str, alias: str) -> None:
+    record = Imported(tracker=tracker, aliases=(alias,), title="x", state=OPEN)
+    assert "another tracker" in (imported.problem(record) or "")
+    fine = {"beads": "bd-a1b2", "backlog": "TASK-3"}[tracker]
+    linked = Imported(tracker, (fine,), "x", OPEN, depends=(("blocked-by", alias),))
+    assert "another tracker" in (imported.problem(linked) or "")
+    assert imported.problem(Imported(tracker, (fine,), "x", OPEN)) is None
