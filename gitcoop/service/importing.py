@@ -255,7 +255,7 @@ def _edit_args(last: Mapping[str, Any], record: Imported) -> dict[str, Any]:
         edit["priority"] = record.priority
     added = sorted(set(record.tags) - set(last.get("tags") or ()))
     if added:
-        edit["tags_added"] = added
+        edit["tags"] = added  # what `edit --tag` asks: edits.plan records tags_added
     return edit
 
 

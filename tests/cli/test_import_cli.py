@@ -407,3 +407,42 @@ def test_one_trackers_export_never_touches_anothers_items(ledger: Path, tmp_path
     assert _json("show", "gh#42")["status"] == "open"
     assert _json("log", "gh#42")[-1]["verb"] != "done"
     assert _tip(ledger) != tip  # bd-1 alone was written
+
+
+def _retagged(tracker: str, tmp_path: Path) -> tuple[str, str]:
+    """A copy of the fixture whose first record gained the tag `urgent`, and its alias."""
+    if tracker == "backlog":
+        shutil.copytree(FIXTURES / "backlog", tmp_path / "backlog")
+        task = tmp_path / "backlog" / "tasks" / "task-1 - Set-up-CI.md"
+        task.write_text(task.read_text().replace("  - ci\n", "  - ci\n  - urgent\n", 1))
+        return str(tmp_path / "backlog"), "task-1"
+    name = {"taskwarrior": "taskwarrior.json", "beads": "beads.jsonl", "github": "github.json"}
+    text = (FIXTURES / name[tracker]).read_text()
+    if tracker == "beads":
+        lines = text.splitlines()
+        first = json.loads(lines[0])
+        first["labels"].append("urgent")
+        (tmp_path / "b.jsonl").write_text("\n".join([json.dumps(first), *lines[1:]]) + "\n")
+        return str(tmp_path / "b.jsonl"), first["id"]
+    records = json.loads(text)
+    if tracker == "github":
+        records[0]["labels"].append({"name": "urgent"})
+        alias = f"gh#{records[0]['number']}"
+    else:
+        records[0]["tags"].append("urgent")
+        alias = "TW-" + records[0]["uuid"]
+    (tmp_path / "r.json").write_text(json.dumps(records))
+    return str(tmp_path / "r.json"), alias
+
+
+@pytest.mark.parametrize("tracker", ["taskwarrior", "backlog", "beads", "github"])
+def test_a_tag_added_in_the_tracker_is_applied_once(
+    ledger: Path, tmp_path: Path, tracker: str
+) -> None:
+    source = {"taskwarrior": "taskwarrior.json", "beads": "beads.jsonl", "github": "github.json"}
+    _json("import", tracker, str(FIXTURES / source.get(tracker, "backlog")))
+    newer, alias = _retagged(tracker, tmp_path)
+    report = _json("import", tracker, newer)
+    assert report["wrote"]
+    assert "urgent" in _json("show", alias)["tags"]
+    assert not _json("import", tracker, newer)["wrote"]
