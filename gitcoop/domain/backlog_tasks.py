@@ -14,7 +14,7 @@ from gitcoop.domain.imported import (
     Unmappable,
     required_text,
     state_of,
-    tag_word,
+    tag_words,
     text_or_none,
 )
 from gitcoop.domain.patterns import lazy
@@ -40,13 +40,14 @@ def backlog(front: Any, markdown: str) -> Imported:
     if priority is not None and str(priority).lower() not in _BACKLOG_PRIORITY:
         raise Unmappable(f"priority {str(priority)[:20]!r} is not high, medium or low")
     notes = sections.get("Implementation Notes")
+    tags, left = tag_words(_text(t) for t in list_of(task.get("labels"), "labels"))
     return Imported(
         tracker="backlog",
         aliases=(task_id,),
         title=required_text(_text(task.get("title")), "title"),
         state=state_of("backlog", task.get("status")),
         body=body or None,
-        tags=tuple(sorted({tag_word(_text(t)) for t in list_of(task.get("labels"), "labels")})),
+        tags=tags,
         priority=_BACKLOG_PRIORITY[str(priority).lower()] if priority is not None else None,
         assignee=text_or_none(people[0], "assignee") if people else None,
         notes=(notes,) if notes else (),
@@ -55,6 +56,7 @@ def backlog(front: Any, markdown: str) -> Imported:
             for d in list_of(task.get("dependencies"), "dependencies")
         ),
         summary=_first_line(sections.get("Final Summary")),
+        notices=left,
     )
 
 

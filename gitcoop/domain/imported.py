@@ -10,7 +10,7 @@ trackers' states land is one table, `STATES`, which docs/import.md prints.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime
 from typing import Any
 
@@ -70,6 +70,7 @@ class Imported:
     # `related` or `discovered-from`, as `git coop dep add THIS PHRASE OTHER` says it
     depends: tuple[tuple[str, str], ...] = ()
     summary: str | None = None  # what the close said (a final summary, a close reason)
+    notices: tuple[str, ...] = ()  # what the reader left out of the record, and why
 
     @property
     def origin(self) -> str:
@@ -124,15 +125,30 @@ def _foreign(record: Imported, named: tuple[str, ...]) -> str | None:
     return next((p for p in found if p), None)
 
 
-def tag_word(text: Any) -> str:
-    """A tracker's label as one tag word: spaces become dashes; anything else is checked."""
-    if not isinstance(text, str):
-        raise Unmappable(f"a label must be text, not {type(text).__name__}")
-    word = "-".join(text.split())
-    found = fields.tag_problem(word)
-    if found:
-        raise Unmappable(found)
-    return word
+def tag_words(labels: Iterable[Any]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """A tracker's labels as tags, and a notice for each left out: a label that is no
+    tag (`🐛 bug`) becomes its obvious one (`bug`), and one with none is left out, never
+    the whole record."""
+    tags: set[str] = set()
+    left: list[str] = []
+    for label in labels:
+        word = _tag_form(label)
+        if word is None:
+            left.append(f"label {str(label)[:40]!r} left out: no tag can be made of it")
+        else:
+            tags.add(word)
+    return tuple(sorted(tags)), tuple(left)
+
+
+def _tag_form(label: Any) -> str | None:
+    """Spaces become dashes, what a tag may not hold is dropped; None when nothing is left."""
+    if not isinstance(label, str):
+        return None
+    kept = (
+        "".join(c for c in w if c.isalnum() or c in fields.TAG_PUNCTUATION) for w in label.split()
+    )
+    word = "-".join(w for w in kept if w)
+    return word if fields.tag_problem(word) is None else None
 
 
 def text_or_none(value: Any, name: str) -> str | None:
@@ -140,7 +156,7 @@ def text_or_none(value: Any, name: str) -> str | None:
         return None
     if not isinstance(value, str):
         raise Unmappable(f"{name} must be text")
-    return value
+    return value.replace("\r\n", "\n").replace("\r", "\n")  # GitHub's editor writes CRLF
 
 
 def required_text(value: Any, name: str) -> str:

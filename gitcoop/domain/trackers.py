@@ -19,7 +19,7 @@ from gitcoop.domain.imported import (
     required_text,
     stamped,
     state_of,
-    tag_word,
+    tag_words,
     text_or_none,
 )
 
@@ -120,10 +120,9 @@ def taskwarrior(raw: Any) -> Imported:
     aliases = [f"TW-{uuid}"]
     if isinstance(number, int) and not isinstance(number, bool) and number > 0:
         aliases.append(f"TW-{number}")
-    tags = [tag_word(t) for t in list_of(task.get("tags"), "tags")]
     project = text_or_none(task.get("project"), "project")
-    if project:
-        tags.append(tag_word(f"project:{project}"))
+    labels = [*list_of(task.get("tags"), "tags"), *([f"project:{project}"] if project else [])]
+    tags, left = tag_words(labels)
     priority = task.get("priority")
     if priority is not None and priority not in _TW_PRIORITY:
         raise Unmappable(f"priority {str(priority)[:10]!r} is not H, M or L")
@@ -140,10 +139,11 @@ def taskwarrior(raw: Any) -> Imported:
         aliases=tuple(aliases),
         title=required_text(task.get("description"), "description"),
         state=state_of("taskwarrior", status),
-        tags=tuple(sorted(set(tags))),
+        tags=tags,
         priority=_TW_PRIORITY.get(priority) if isinstance(priority, str) else None,
         notes=tuple(notes),
         depends=tuple(("blocked-by", f"TW-{d}") for d in list_of(depends, "depends")),
+        notices=left,
     )
 
 
@@ -175,10 +175,8 @@ def beads(raw: Any) -> Imported:
         for heading, key in _BEADS_SECTIONS
         if (text := text_or_none(issue.get(key), key))
     )
-    tags = [tag_word(t) for t in list_of(issue.get("labels"), "labels")]
     kind = text_or_none(issue.get("issue_type"), "issue_type")
-    if kind:
-        tags.append(tag_word(kind))
+    tags, left = tag_words([*list_of(issue.get("labels"), "labels"), *([kind] if kind else [])])
     priority = issue.get("priority")
     if priority is not None and (isinstance(priority, bool) or not isinstance(priority, int)):
         raise Unmappable("priority must be a whole number from 0 to 4")
@@ -196,12 +194,13 @@ def beads(raw: Any) -> Imported:
         title=required_text(issue.get("title"), "title"),
         state=state_of("beads", issue.get("status") or "open"),
         body=body or None,
-        tags=tuple(sorted(set(tags))),
+        tags=tags,
         priority=priority,
         assignee=text_or_none(issue.get("assignee"), "assignee"),
         notes=(notes,) if notes else (),
         depends=tuple(depends),
         summary=text_or_none(issue.get("close_reason"), "close_reason"),
+        notices=left,
     )
 
 
@@ -228,15 +227,17 @@ def github(raw: Any) -> Imported:
         text = required_text(comment.get("body"), "comment body")
         by = text_or_none(login, "comment author") or "ghost"
         notes.append(stamped(at, f"{by}: {text}"))
+    tags, left = tag_words(labels)
     return Imported(
         tracker="github",
         aliases=(f"gh#{number}",),
         title=required_text(issue.get("title"), "title"),
         state=state_of("github", issue.get("state")),
         body=text_or_none(issue.get("body"), "body"),
-        tags=tuple(sorted({tag_word(label) for label in labels})),
+        tags=tags,
         assignee=text_or_none(people[0], "assignee") if people else None,
         notes=tuple(notes),
+        notices=left,
     )
 
 

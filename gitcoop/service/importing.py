@@ -158,7 +158,7 @@ def _fill(made: _Plan, snapshot: Snapshot, records: list[tuple[str, Imported]]) 
         matched.append((where, record, item_id, item))
     for where, record, item_id, item in matched:
         asked, linked = len(made.intents), len(made.links)
-        notices = list(_record_intents(made, snapshot, item_id, item, record, named))
+        notices = [*record.notices, *_record_intents(made, snapshot, item_id, item, record, named)]
         verbs = tuple(i.verb for i in (*made.intents[asked:], *made.links[linked:]))
         held = item.aliases if item is not None else record.aliases
         said = next((a for a in reversed(held) if len(carriers[aliases.key(a)]) == 1), held[0])

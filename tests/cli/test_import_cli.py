@@ -446,3 +446,25 @@ def test_a_tag_added_in_the_tracker_is_applied_once(
     assert report["wrote"]
     assert "urgent" in _json("show", alias)["tags"]
     assert not _json("import", tracker, newer)["wrote"]
+
+
+def test_crlf_text_and_emoji_labels_arrive(ledger: Path, tmp_path: Path) -> None:
+    issue = {
+        "number": 5,
+        "title": "Crash on save",
+        "state": "OPEN",
+        "body": "Steps:\r\n1. save\r\n2. crash\rend",
+        "labels": [{"name": "🐛 bug"}, {"name": "🔥"}, {"name": "area/ui"}],
+        "comments": [{"author": {"login": "bob"}, "body": "Same here.\r\nOn 2.1."}],
+    }
+    export = tmp_path / "g.json"
+    export.write_text(json.dumps([issue]))
+    result = coop("import", "github", str(export), env=NOW)
+    assert result.code == 0, result.err
+    assert "skipped" in result.out and "0 skipped" in result.out
+    assert "'🔥' left out" in result.out
+    shown = _json("show", "gh#5")
+    assert shown["body"] == "Steps:\n1. save\n2. crash\nend"
+    assert "bug" in shown["tags"]
+    notes = [e["text"] for e in _json("log", "gh#5") if e["verb"] == "note"]
+    assert notes == ["bob: Same here.\nOn 2.1."]

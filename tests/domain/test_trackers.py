@@ -95,7 +95,6 @@ HOSTILE = [
     ({"description": "ok", "entry": "20261301T000000Z"}, "not a time"),
     ({"description": "ok", "due": "99999999T999999Z"}, "not a time"),
     ({"description": "ok", "status": "recurring"}, "status"),
-    ({"description": "ok", "tags": ["a;rm -rf"]}, "tag"),
     ({"description": "ok", "uuid": "../../etc"}, "alias"),
     ({"description": "ok", "priority": "urgent"}, "priority"),
     ({"description": "ok", "depends": ["x y"]}, "alias"),
@@ -144,3 +143,40 @@ def test_a_record_with_another_trackers_id_is_refused(tracker: str, alias: str) 
     linked = Imported(tracker, (fine,), "x", OPEN, depends=(("blocked-by", alias),))
     assert "another tracker" in (imported.problem(linked) or "")
     assert imported.problem(Imported(tracker, (fine,), "x", OPEN)) is None
+
+
+def test_line_endings_become_newlines_in_every_format() -> None:
+    task = trackers.taskwarrior(
+        {
+            "uuid": "a1",
+            "description": "x",
+            "status": "pending",
+            "annotations": [{"description": "one\r\ntwo\rthree"}],
+        }
+    )
+    assert task.notes == ("one\ntwo\nthree",)
+    issue = trackers.beads({"id": "bd-1", "title": "x", "description": "a\r\nb", "notes": "c\rd"})
+    assert (issue.body, issue.notes) == ("a\nb", ("c\nd",))
+    task = backlog_tasks.backlog(
+        {"id": "task-1", "title": "x", "status": "To Do"},
+        "## Description\r\n\r\nfirst\r\nsecond\r\n",
+    )
+    assert task.body == "first\nsecond"
+
+
+def test_a_label_becomes_a_tag_or_is_left_out_with_a_notice() -> None:
+    issue = trackers.github(
+        {"number": 1, "title": "x", "state": "OPEN", "labels": [{"name": "🐛 bug"}, {"name": "✨"}]}
+    )
+    assert issue.tags == ("bug",)
+    assert len(issue.notices) == 1 and "'✨'" in issue.notices[0]
+    tw = trackers.taskwarrior(
+        {"uuid": "a1", "description": "x", "status": "pending", "tags": ["ok", 3]}
+    )
+    assert tw.tags == ("ok",) and tw.notices
+
+
+def test_a_hostile_tag_keeps_only_what_a_tag_may_hold() -> None:
+    task = {"uuid": "a1", "description": "ok", "status": "pending", "tags": ["a;rm -rf", "$(x)"]}
+    record = trackers.taskwarrior(task)
+    assert record.tags == ("arm--rf", "x") and imported.problem(record) is None
