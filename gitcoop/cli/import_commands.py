@@ -12,8 +12,9 @@ from gitcoop.cli import render
 from gitcoop.cli.export_render import FORMATS
 from gitcoop.cli.options import AsOpt, JsonOpt, make_context
 from gitcoop.cli.terminal import printable, say
-from gitcoop.errors import UsageError
+from gitcoop.errors import Refused, UsageError
 from gitcoop.service.import_sources import TRACKERS
+from gitcoop.service.importing import NAMES
 
 FormatArg = Annotated[
     str,
@@ -48,7 +49,8 @@ def register(app: typer.Typer) -> None:
         Each item keeps its id there as an alias (git coop show TW-12, bd-a1b2,
         gh#42). Importing the same export again writes nothing; a newer one
         writes only what changed. A record that cannot be mapped is named by
-        its line and skipped.
+        its line (or its number in a JSON array) and skipped; when every
+        record is refused, nothing is written and the exit status is 1.
         """
         from gitcoop.service import import_sources, importing
 
@@ -56,11 +58,14 @@ def register(app: typer.Typer) -> None:
         who = import_sources.read_people(people)
         ctx = make_context(actor)
         report = importing.import_records(ctx, tracker, found, who, dry_run)
+        refused = bool(report.skipped) and not report.outcomes
         if as_json:
             render.emit_json(_report_json(report))
-        else:
+        elif not refused:
             for line in _report_lines(report):
                 say(printable(line))
+        if refused:  # nothing could be written: most likely the wrong format or file
+            raise Refused(_refusal(report, source), printed=as_json)
 
     @app.command("export")
     def export(
@@ -112,6 +117,15 @@ def _report_json(report: Any) -> dict[str, Any]:
     }
 
 
+def _refusal(report: Any, source: str) -> str:
+    first, count = report.skipped[0], len(report.skipped)
+    which = "the only record was" if count == 1 else f"all {count} records were"
+    return (
+        f"nothing imported: {which} refused ({first.where}: {first.reason}) — is {source} "
+        f"a {NAMES[report.tracker]} export? --json lists each record"
+    )
+
+
 def _report_lines(report: Any) -> list[str]:
     would = "would " if report.dry_run else ""
     lines: list[str] = []
@@ -132,4 +146,11 @@ def _report_lines(report: Any) -> list[str]:
         f"{len(same)} unchanged, {len(report.skipped)} skipped"
         + ("" if report.dry_run or report.wrote else " — nothing written")
     )
+    if report.skipped:
+        total = len(report.skipped) + len(report.outcomes)
+        lines.append(
+            f"{len(report.skipped)} of {total} records skipped (named above): fix them in "
+            f"{NAMES[report.tracker]} and import again; the rest "
+            + ("would be kept" if report.dry_run else "is kept")
+        )
     return lines

@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from gitcoop.domain import bounds
+from gitcoop.domain.aliases import alias_problem
 from gitcoop.domain.imported import (
     Imported,
     Unmappable,
@@ -23,12 +24,13 @@ from gitcoop.domain.imported import (
     text_or_none,
 )
 
-Numbered = tuple[int, Any]  # (line in the file, the record as read)
+Numbered = tuple[str, Any]  # (where: `line 3` of JSON lines, `record 3` of an array; the record)
 
 
 def json_records(text: str) -> list[Numbered]:
-    """The records of a JSON array or of JSON lines, each with the line it starts on.
-    A line that is not JSON is kept as an `Unmappable` so it is reported by its line."""
+    """The records of a JSON array or of JSON lines, each named by where it is: its line,
+    or in an array (often one line) its number. A line that is not JSON is kept as an
+    `Unmappable` so it is reported by its line."""
     stripped = text.lstrip()
     if stripped.startswith("["):
         return _array(text)
@@ -36,9 +38,9 @@ def json_records(text: str) -> list[Numbered]:
     for number, line in enumerate(text.splitlines(), 1):
         if line.strip():
             try:
-                found.append((number, json.loads(line)))
+                found.append((f"line {number}", json.loads(line)))
             except ValueError as bad:
-                found.append((number, Unmappable(f"not JSON ({bad})")))
+                found.append((f"line {number}", Unmappable(f"not JSON ({bad})")))
     return found
 
 
@@ -54,7 +56,7 @@ def _array(text: str) -> list[Numbered]:
             value, end = decoder.raw_decode(text, at)
         except ValueError as bad:
             raise Unmappable(f"line {text.count(chr(10), 0, at) + 1}: not JSON ({bad})") from None
-        found.append((text.count("\n", 0, at) + 1, value))
+        found.append((f"record {len(found) + 1}", value))
         at = _skip(text, end)
         if at < len(text) and text[at] == ",":
             at += 1
@@ -239,6 +241,19 @@ def github(raw: Any) -> Imported:
         notes=tuple(notes),
         notices=left,
     )
+
+
+def origin_of(tracker: str, raw: Any) -> str | None:
+    """The alias a record that cannot be read would have had, to name it; None if unknown."""
+    if not isinstance(raw, Mapping):
+        return None
+    if tracker == "taskwarrior":
+        found: Any = f"TW-{raw.get('uuid')}" if raw.get("uuid") else None
+    elif tracker == "github":
+        found = f"gh#{raw.get('number')}" if raw.get("number") else None
+    else:
+        found = raw.get("id")
+    return found if isinstance(found, str) and alias_problem(found) is None else None
 
 
 READERS = {"taskwarrior": taskwarrior, "beads": beads, "github": github}

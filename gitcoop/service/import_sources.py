@@ -1,7 +1,9 @@
 """Reading an export to import: a file, standard input, or Backlog.md's folder of tasks.
 
-What comes out is a list of (where, record or why not): `where` is the line a
-record starts on (`line 12`) or, for Backlog.md, the task's file. The text is
+What comes out is a list of (where, record or why not, origin): `where` is
+the line of JSON lines (`line 12`), the number of a record in a JSON array
+(`record 12`) or, for Backlog.md, the task's file; the origin names a record
+that could not be read, when its id could be. The text is
 a stranger's: the whole input is capped before it is read, and each record
 is mapped by the pure readers in `domain/trackers.py`.
 """
@@ -22,7 +24,7 @@ from gitcoop.store import codec
 MAX_INPUT = 64 * 1024 * 1024  # bytes of one export
 MAX_TASK_FILE = 1024 * 1024  # bytes of one Backlog.md task file
 TRACKERS = ("taskwarrior", "backlog", "beads", "github")
-Found = tuple[str, Imported | Unmappable]
+Found = tuple[str, Imported | Unmappable, str | None]  # where, the record or why not, origin
 
 
 def read(tracker: str, source: str) -> list[Found]:
@@ -39,11 +41,13 @@ def read(tracker: str, source: str) -> list[Found]:
             f"{_name(source)}: {bad} — give the export as the tool prints it"
         ) from None
     found: list[Found] = []
-    for line, raw in numbered:
+    for where, raw in numbered:
         try:
-            found.append((f"line {line}", reader(raw)))
+            record = reader(raw)
         except Unmappable as bad:
-            found.append((f"line {line}", bad))
+            found.append((where, bad, trackers.origin_of(tracker, raw)))
+        else:
+            found.append((where, record, record.origin))
     return found
 
 
@@ -79,7 +83,7 @@ def _backlog(source: str) -> list[Found]:
     else:
         folders = [root / "tasks", root / "completed"] if (root / "tasks").is_dir() else [root]
         files = sorted(f for d in folders if d.is_dir() for f in d.glob("*.md") if f.is_file())
-    return [(str(f), _task(f)) for f in files]
+    return [(str(f), _task(f), None) for f in files]
 
 
 def _task(path: Path) -> Imported | Unmappable:

@@ -121,9 +121,9 @@ def _checked(found: list[Found]) -> tuple[list[tuple[str, Imported]], list[Skipp
     records: list[tuple[str, Imported]] = []
     skipped: list[Skipped] = []
     seen: dict[str, str] = {}
-    for where, record in found:
+    for where, record, origin in found:
         if isinstance(record, Unmappable):
-            skipped.append(Skipped(where, None, str(record)))
+            skipped.append(Skipped(where, origin, str(record)))
             continue
         problem = imported.problem(record)
         first = seen.get(aliases.key(record.origin))

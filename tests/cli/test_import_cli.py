@@ -184,7 +184,9 @@ def test_a_task_file_without_front_matter_is_skipped_by_name(ledger: Path, tmp_p
     folder.mkdir(parents=True)
     (folder / "task-9 - x.md").write_text("no front matter\n")
     (folder / "task-8 - y.md").write_text("---\nid: task-8\ntitle: &a y\nstatus: To Do\n---\n")
-    report = _json("import", "backlog", str(tmp_path / "backlog"))
+    result = coop("import", "backlog", str(tmp_path / "backlog"), "--json", env=NOW)
+    assert result.code == 1, result.err  # every record refused: nothing could be written
+    report = json.loads(result.out)
     assert {Path(s["where"]).name for s in report["skipped"]} == {"task-9 - x.md", "task-8 - y.md"}
     assert not report["wrote"]
 
@@ -391,7 +393,9 @@ def test_one_trackers_export_never_touches_anothers_items(ledger: Path, tmp_path
     folder = tmp_path / "backlog" / "tasks"
     folder.mkdir(parents=True)
     (folder / "task-1 - x.md").write_text("---\nid: gh#42\ntitle: x\nstatus: Done\n---\n")
-    backlog = _json("import", "backlog", str(tmp_path / "backlog"))
+    refused = coop("import", "backlog", str(tmp_path / "backlog"), "--json", env=NOW)
+    assert refused.code == 1
+    backlog = json.loads(refused.out)
     beads = tmp_path / "issues.jsonl"
     beads.write_text(
         '{"id":"bd-1","title":"ok","status":"open"}\n'
@@ -468,3 +472,32 @@ def test_crlf_text_and_emoji_labels_arrive(ledger: Path, tmp_path: Path) -> None
     assert "bug" in shown["tags"]
     notes = [e["text"] for e in _json("log", "gh#5") if e["verb"] == "note"]
     assert notes == ["bob: Same here.\nOn 2.1."]
+
+
+def test_a_skipped_array_record_is_named_by_its_number_and_origin(
+    ledger: Path, tmp_path: Path
+) -> None:
+    issues = json.loads((FIXTURES / "github.json").read_text())
+    issues.append({"number": 9, "title": "bad", "state": "MERGED"})
+    export = tmp_path / "g.json"
+    export.write_text(json.dumps(issues))
+    result = coop("import", "github", str(export), env=NOW)
+    assert result.code == 0, result.err
+    assert "skipped record 3 (gh#9): status 'MERGED'" in result.out
+    assert "1 of 3 records skipped" in result.out.splitlines()[-1]
+    report = _json("import", "github", str(export))
+    assert report["skipped"] == [
+        {"where": "record 3", "origin": "gh#9", "reason": report["skipped"][0]["reason"]}
+    ]
+
+
+def test_the_wrong_format_writes_nothing_and_exits_1(ledger: Path) -> None:
+    tip = _tip(ledger)
+    result = coop("import", "taskwarrior", str(FIXTURES / "github.json"), env=NOW)
+    assert result.code == 1
+    assert result.out == ""
+    assert len(result.err.strip().splitlines()) == 1
+    assert "all 2 records were refused" in result.err and "taskwarrior" in result.err
+    assert _tip(ledger) == tip
+    as_json = coop("import", "beads", str(FIXTURES / "taskwarrior.json"), "--json", env=NOW)
+    assert as_json.code == 1 and json.loads(as_json.out)["records"] == []

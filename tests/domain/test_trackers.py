@@ -13,8 +13,8 @@ from gitcoop.domain.imported import ABANDONED, DONE, OPEN, STARTED, Imported, Un
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "import"
 
 
-def _read(reader: str, text: str) -> list[tuple[int, Imported | Unmappable]]:
-    found: list[tuple[int, Imported | Unmappable]] = []
+def _read(reader: str, text: str) -> list[tuple[str, Imported | Unmappable]]:
+    found: list[tuple[str, Imported | Unmappable]] = []
     for line, raw in trackers.json_records(text):
         try:
             found.append((line, trackers.READERS[reader](raw)))
@@ -25,7 +25,7 @@ def _read(reader: str, text: str) -> list[tuple[int, Imported | Unmappable]]:
 
 def test_taskwarrior_tasks_map_by_the_state_table() -> None:
     found = _read("taskwarrior", (FIXTURES / "taskwarrior.json").read_text())
-    assert [line for line, _ in found] == [2, 3, 4, 5, 6]
+    assert [where for where, _ in found] == [f"record {n}" for n in range(1, 6)]
     docs, login, needs, old, dropped = (r for _, r in found)
     assert isinstance(docs, Imported) and isinstance(needs, Imported)
     assert docs.aliases == ("TW-bdbe2b17-9bd5-495e-a191-dfa30359c993", "TW-1")
@@ -82,9 +82,9 @@ def test_a_backlog_task_reads_its_sections() -> None:
 
 def test_json_records_number_array_elements_and_lines() -> None:
     text = '[\n{"a": 1},\n\n  {"b": 2}\n]'
-    assert trackers.json_records(text) == [(2, {"a": 1}), (4, {"b": 2})]
+    assert trackers.json_records(text) == [("record 1", {"a": 1}), ("record 2", {"b": 2})]
     lines = trackers.json_records('{"a": 1}\n\nnot json\n')
-    assert lines[0] == (1, {"a": 1}) and lines[1][0] == 3
+    assert lines[0] == ("line 1", {"a": 1}) and lines[1][0] == "line 3"
     assert isinstance(lines[1][1], Unmappable)
 
 
