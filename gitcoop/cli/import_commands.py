@@ -58,14 +58,15 @@ def register(app: typer.Typer) -> None:
         who = import_sources.read_people(people)
         ctx = make_context(actor)
         report = importing.import_records(ctx, tracker, found, who, dry_run)
-        refused = bool(report.skipped) and not report.outcomes
+        if report.skipped and not report.outcomes:  # nothing could be written: most
+            # likely the wrong format or file; under --json the report travels in the error
+            details = {"report": _report_json(report)} if as_json else None
+            raise Refused(_refusal(report, source), details=details)
         if as_json:
             render.emit_json(_report_json(report))
-        elif not refused:
+        else:
             for line in _report_lines(report):
                 say(printable(line))
-        if refused:  # nothing could be written: most likely the wrong format or file
-            raise Refused(_refusal(report, source), printed=as_json)
 
     @app.command("export")
     def export(

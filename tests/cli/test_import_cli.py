@@ -395,7 +395,7 @@ def test_one_trackers_export_never_touches_anothers_items(ledger: Path, tmp_path
     (folder / "task-1 - x.md").write_text("---\nid: gh#42\ntitle: x\nstatus: Done\n---\n")
     refused = coop("import", "backlog", str(tmp_path / "backlog"), "--json", env=NOW)
     assert refused.code == 1
-    backlog = json.loads(refused.out)
+    backlog = json.loads(refused.out)["error"]["report"]  # the one error object
     beads = tmp_path / "issues.jsonl"
     beads.write_text(
         '{"id":"bd-1","title":"ok","status":"open"}\n'
