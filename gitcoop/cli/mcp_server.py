@@ -25,9 +25,11 @@ imports this module, so no other command loads the SDK.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import os
+import sys
 import threading
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager, redirect_stderr, redirect_stdout
@@ -44,6 +46,7 @@ from pydantic import ValidationError
 
 from gitcoop import __version__
 from gitcoop.cli import compact, mcp_tools
+from gitcoop.domain import jsontext
 from gitcoop.errors import CoopError, UsageError
 from gitcoop.store import heap
 
@@ -201,12 +204,43 @@ def serve() -> None:
 
 
 async def _serve_stdio(server: Server[Any]) -> None:
-    async with stdio_server() as (read_stream, write_stream):
-        sink, messages = create_context_streams[SessionMessage | Exception](0)
-        async with anyio.create_task_group() as group:
-            group.start_soon(_answer_unreadable, read_stream, sink, write_stream)
-            await server.run(messages, write_stream, server.create_initialization_options())
-            group.cancel_scope.cancel()
+    with _wire() as wire:
+        async with stdio_server(stdout=anyio.wrap_file(wire)) as (read_stream, write_stream):
+            await _serve(server, read_stream, write_stream)
+
+
+async def _serve(server: Server[Any], read_stream: Any, write_stream: Any) -> None:
+    sink, messages = create_context_streams[SessionMessage | Exception](0)
+    async with anyio.create_task_group() as group:
+        group.start_soon(_answer_unreadable, read_stream, sink, write_stream)
+        await server.run(messages, write_stream, server.create_initialization_options())
+        group.cancel_scope.cancel()
+
+
+class _Spelt(io.TextIOWrapper):
+    """The wire's text: each line the SDK writes, with what a person is shown escaped
+    spelt as JSON's `\\u` (jsontext.spelt), as every --json answer is, structured
+    content included; the values an agent parses are the same."""
+
+    def write(self, text: str) -> int:
+        return super().write(jsontext.spelt(text))
+
+
+@contextmanager
+def _wire() -> Iterator[_Spelt]:
+    """The protocol's own copy of stdout; fd 1 points at stderr meanwhile, so nothing a
+    command or a child prints can reach the wire (as the SDK's own claim does)."""
+    sys.stdout.flush()
+    wire, saved = os.dup(1), os.dup(1)
+    os.dup2(2, 1)
+    spelt = _Spelt(os.fdopen(wire, "wb"), encoding="utf-8", write_through=True)
+    try:
+        yield spelt
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
+        with contextlib.suppress(OSError):
+            spelt.close()
 
 
 async def _answer_unreadable(read_stream: Any, sink: Any, write_stream: Any) -> None:

@@ -63,6 +63,12 @@ def _string(value: str) -> str:
     return _spelt(text)
 
 
+def spelt(text: str) -> str:
+    """JSON text with what a person is shown escaped spelt as `\\u` (the parsed value is
+    the same): for JSON another library wrote (the MCP SDK's wire)."""
+    return _spelt(text)
+
+
 def _spelt(text: str) -> str:
     """JSON text with each character `shown_escaped` names as its `\\u` escape (they can
     stand only inside strings: JSON's own layout is ASCII and printable)."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import subprocess
 import unicodedata
 from pathlib import Path
 
@@ -136,6 +137,44 @@ def test_mcp_answers_with_the_same_escaped_text(crew: Team) -> None:
         text = result.content[0].text
         assert hidden_in(text) == [] and "\\udb40\\udc69" in text
     assert json.loads(results[0].content[0].text)["title"] == TITLE
+
+
+def test_the_mcp_wire_spells_hidden_characters_structured_content_included(
+    crew: Team,
+) -> None:
+    """The SDK writes structured content itself: the server's wire spells what a person
+    is shown escaped as JSON's \\u, so no hidden character crosses it raw."""
+    from tests.cli.test_mcp_tools import server
+
+    plant(crew)
+    params = server(crew.victim)
+    start = {"protocolVersion": "2025-06-18", "capabilities": {},
+             "clientInfo": {"name": "wire", "version": "1"}}  # fmt: skip
+    lines = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": start},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+         "params": {"name": "show", "arguments": {"id": ITEM}}},
+    ]  # fmt: skip
+    with subprocess.Popen(
+        [params.command, *params.args],
+        cwd=crew.victim,
+        env={**params.env, "COOP_ACTOR": "bob@example.com"},
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        encoding="utf-8",
+    ) as running:
+        assert running.stdin is not None and running.stdout is not None
+        for line in lines:
+            running.stdin.write(json.dumps(line) + "\n")
+            running.stdin.flush()
+        wire = [running.stdout.readline() for _ in range(2)]
+        running.stdin.close()
+    assert hidden_in("".join(wire)) == [], wire  # nothing hidden crosses the wire raw
+    shown = next(r for r in map(json.loads, wire) if r.get("id") == 2)["result"]
+    assert shown["structuredContent"]["title"] == TITLE  # the same value, parsed
 
 
 def test_the_primer_fences_ledger_text_as_data(crew: Team) -> None:
