@@ -186,7 +186,7 @@ def test_a_task_file_without_front_matter_is_skipped_by_name(ledger: Path, tmp_p
     (folder / "task-8 - y.md").write_text("---\nid: task-8\ntitle: &a y\nstatus: To Do\n---\n")
     result = coop("import", "backlog", str(tmp_path / "backlog"), "--json", env=NOW)
     assert result.code == 1, result.err  # every record refused: nothing could be written
-    report = json.loads(result.out)
+    report = json.loads(result.out)["error"]["report"]
     assert {Path(s["where"]).name for s in report["skipped"]} == {"task-9 - x.md", "task-8 - y.md"}
     assert not report["wrote"]
 
@@ -500,4 +500,4 @@ def test_the_wrong_format_writes_nothing_and_exits_1(ledger: Path) -> None:
     assert "all 2 records were refused" in result.err and "taskwarrior" in result.err
     assert _tip(ledger) == tip
     as_json = coop("import", "beads", str(FIXTURES / "taskwarrior.json"), "--json", env=NOW)
-    assert as_json.code == 1 and json.loads(as_json.out)["records"] == []
+    assert as_json.code == 1 and json.loads(as_json.out)["error"]["report"]["records"] == []
