@@ -84,7 +84,7 @@ def test_offline_clone_is_told_of_takes_lost_to_work_already_done(clones: Clones
         assert coop_in(a, "done", todo).code == 0  # the fast path: a claim, then done
     told = coop_in(o, "sync", "--json")
     assert told.code == 8, (told.code, told.err)
-    assert {lost["item"] for lost in told.json()["lost"]} == set(todos), told.out
+    assert {lost["item"] for lost in told.json()["error"]["lost"]} == set(todos), told.out
     mine = coop_in(o, "list", "--mine", "--json")
     assert set(todos) <= {i["id"] for i in mine.json()}, mine.out
     owed = coop_in(o, "owed", "--mine", "--json").json()

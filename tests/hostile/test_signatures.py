@@ -441,7 +441,7 @@ def test_fsck_full_reports_the_commits_not_signed_by_their_authors_key(
             assert f"commit {commit_id[:12]}" in said and "no signature" in said, said
         return
     assert checked.code == 1, checked.out
-    breaches = [b for b in checked.json()["breaches"] if b["rule"] == "state"]
+    breaches = [b for b in checked.json()["error"]["breaches"] if b["rule"] == "state"]
     assert any(f"commit {first[:12]}" in b["message"] for b in breaches), breaches
     assert coop_in(crew.mallory, "fsck").code == 1
 

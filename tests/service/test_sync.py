@@ -149,7 +149,7 @@ def test_the_loser_is_told_on_sync(clones: Clones) -> None:
     told_b = coop_in(b, "sync", "--json")  # bob's take lost to alice's earlier one
     assert (told_a.code, told_b.code) == (0, 8)
     assert "lost on merge" in told_b.err and "git coop ack" in told_b.err
-    report = told_b.json()
+    report = told_b.json()["error"]  # exit 8: the report travels inside the error
     assert [lost["item"] for lost in report["lost"]] == [todo]
     assert report["lost"][0]["message"].startswith("your take of td-")
     expected = "lost to alice@example.com, who took it at 2026-11-29 10:00"
