@@ -29,6 +29,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
 from gitcoop.domain.ids import ItemId
+from gitcoop.domain.queue import SHOWN_TO_VERIFIER
 from gitcoop.domain.records import Item
 from gitcoop.service import ledger, queue, sync
 from gitcoop.service.context import Context, read_ledger
@@ -124,10 +125,10 @@ class QueueMachine(RuleBasedStateMachine):
         m = self.items[item_id]
         if m.answer == "confirmed":
             m.status, m.cached, m.duplicate_of = "ready", self.head, None
-        elif m.answer != "unclear" and self.items[m.answer].status not in SETTLED:
+        elif m.answer != "unclear" and self.items[m.answer].status in SHOWN_TO_VERIFIER:
             m.status, m.cached, m.duplicate_of = "duplicate", None, m.answer
-        elif m.answer != "unclear":
-            event("a duplicate of a settled item (or a mutual duplicate) is unclear")
+        elif m.answer != "unclear":  # seed 004: only ready or draft items are shown to it
+            event("a duplicate of an item not ready or draft (or a mutual duplicate) is unclear")
             m.status, m.cached, m.duplicate_of = "draft", None, None
         else:  # unclear, or a duplicate of an item that is settled (mutual duplicates too)
             m.status, m.cached, m.duplicate_of = "draft", None, None
