@@ -79,32 +79,10 @@ def walkthrough(run: Callable[[list[str]], int], keep: bool, as_json: bool = Fal
         step(ALICE, "2026-11-29T09:06:00Z", ["take", todo])
         step(ALICE, "2026-11-29T14:00:00Z", ["list"])
         step(ALICE, "2026-11-29T14:00:00Z", ["owed"])
-        step(
-            BOB,
-            "2026-11-29T14:10:00Z",
-            [
-                "done",
-                todo,
-                "--summary",
-                "retry on EAGAIN",
-                "--commit",
-                "1a2b3c4",
-                "--commit-elsewhere",
-            ],
-        )
-        step(
-            BOB,
-            "2026-11-29T14:11:00Z",
-            [
-                "done",
-                todo,
-                "--summary",
-                "retry on EAGAIN",
-                "--commit",
-                "1a2b3c4",
-                "--commit-elsewhere",
-            ],
-        )
+        done = ["done", todo, "--summary", "retry on EAGAIN", "--commit", "1a2b3c4"]
+        done.append("--commit-elsewhere")  # the demo's work commit is in no repository
+        step(BOB, "2026-11-29T14:10:00Z", done)
+        step(BOB, "2026-11-29T14:11:00Z", done)  # the same close again: nothing changes
         step(ALICE, "2026-11-29T14:12:00Z", ["log", todo])
         step(ALICE, "2026-11-29T14:12:00Z", ["list"])
     finally:
