@@ -2,10 +2,11 @@
 
 One verb, two kinds of field, each with its own rule:
 
-- title, body, tags, priority (any item, any state, by anyone: they say what
-  the work is, not who did it). The event names the previous values; tags
-  change as `tags_added` / `tags_removed`, so two people tagging one item
-  offline both keep their tags after a merge.
+- title, body, tags, priority, due (any item, any state, by anyone: they say
+  what the work is, not who did it). `due` is the item's own deadline, an
+  instant ("" clears it), apart from any obligation's due time. The event
+  names the previous values; tags change as `tags_added` / `tags_removed`, so
+  two people tagging one item offline both keep their tags after a merge.
 - summary, commit: the amendment of a close, as every ledger wrote it before
   items could be shaped (`lifecycle.amend`: closed items only, by the closer,
   the holder at the close, an owner or --force). Those events fold exactly as
@@ -23,9 +24,10 @@ from typing import Any
 from gitcoop.domain import fields, lifecycle
 from gitcoop.domain.lifecycle import AMENDABLE
 from gitcoop.domain.records import Event, Item, Roles, replace
+from gitcoop.domain.timefmt import format_instant, parse_instant
 from gitcoop.errors import Refused
 
-SHAPED = ("title", "body", "priority")  # set outright; tags change by additions and removals
+SHAPED = ("title", "body", "priority", "due")  # set outright; tags change by additions and removals
 TAG_CHANGES = ("tags_added", "tags_removed")
 IMPORTED = "imported"  # what an import last read of the item (domain/imported.as_imported)
 
@@ -43,12 +45,13 @@ def edit(item: Item | None, event: Event, roles: Roles) -> Item:
 
 def _shaped(item: Item, event: Event) -> Item:
     """The item with the shaped fields of `event` applied, each checked against its bounds."""
-    title, body, priority = (event.arg(key) for key in SHAPED)
+    title, body, priority, due = (event.arg(key) for key in SHAPED)
     added, removed = (event.arg(key) or [] for key in TAG_CHANGES)
     problems = [
         fields.title_problem(title) if title is not None else None,
         fields.body_problem(body) if body is not None else None,
         fields.priority_problem(priority) if priority is not None else None,
+        fields.due_problem(due) if due is not None and due != "" else None,
         fields.tags_problem(added),
     ]
     if not isinstance(removed, list) or not all(isinstance(t, str) for t in removed):
@@ -60,6 +63,10 @@ def _shaped(item: Item, event: Event) -> Item:
         after = replace(after, body=body or None)  # an empty body clears it
     if priority is not None:
         after = replace(after, priority=priority)
+    if due == "":
+        after = replace(after, due=None)  # "" clears it
+    elif due is not None and not problems[3]:
+        after = replace(after, due=parse_instant(due))
     if added or removed:
         after = replace(after, tags=fields.retagged(item.tags, added, removed))
         if len(after.tags) > fields.TAGS_MAX:
@@ -73,19 +80,22 @@ def _shaped(item: Item, event: Event) -> Item:
 def plan(item: Item | None, args: Mapping[str, Any]) -> dict[str, Any] | None:
     """What an edit request records: each changed field and its previous value; None if none.
 
-    `args` may hold title, body ("" clears it), priority, `tags` to add and
+    `args` may hold title, body ("" clears it), priority, due (an instant; "" clears
+    it), `tags` to add and
     `untag` to remove, and `imported` (an import's record of what it read, kept as
     given: the next import compares with it). Amendments of a close are planned by `lifecycle.plan`.
     """
     if item is None:
         raise Refused("edit needs an item that exists")
     recorded: dict[str, Any] = {}
-    current = {"title": item.title, "body": item.body or "", "priority": item.priority}
+    due = format_instant(item.due) if item.due else ""
+    current = {"title": item.title, "body": item.body or "", "priority": item.priority, "due": due}
     for key in SHAPED:
         value = args.get(key)
         if value is not None and value != current[key]:
             recorded[key] = value
-            recorded[f"previous_{key}"] = item.body if key == "body" else current[key]
+            cleared = key in ("body", "due") and not current[key]  # recorded as None
+            recorded[f"previous_{key}"] = None if cleared else current[key]
     added = sorted(set(args.get("tags") or []) - set(item.tags))
     removed = sorted(set(args.get("untag") or []) & set(item.tags))
     if added:

@@ -1,4 +1,4 @@
-"""The bounds of what a person shapes on any item: title, body, tags, priority.
+"""The bounds of what a person shapes on any item: title, body, tags, priority, due.
 
 One place for them, so `add`, `edit`, the command line and a replay after a
 merge hold every value to the same bounds. Each `*_problem` returns a
@@ -8,9 +8,13 @@ sentence naming what is wrong, or None.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from datetime import datetime, timedelta
 from typing import Any
 
+from gitcoop.domain.bounds import FIRST_YEAR, LAST_YEAR
+from gitcoop.domain.patterns import lazy
 from gitcoop.domain.records import PRIORITIES
+from gitcoop.domain.timefmt import format_instant, parse_duration, parse_instant
 
 TAG_MAX = 64
 TAGS_MAX = 32  # tags on one item
@@ -77,3 +81,47 @@ def retagged(tags: Iterable[str], added: Iterable[str], removed: Iterable[str]) 
     """The tags after an edit, sorted: a tag is there or not, in one spelling."""
     gone = set(removed)
     return tuple(sorted({*tags, *added} - gone))
+
+
+NO_DUE = "none"  # `edit --due none` clears an item's due date
+_DATE = lazy(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+_WRITTEN = lazy(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z")
+
+
+def due_problem(due: Any) -> str | None:
+    """An item's own due date, as an event records it: an instant as the ledger writes
+    it ("" in an edit clears it)."""
+    if not isinstance(due, str) or not _WRITTEN.fullmatch(due):
+        return f"a due date is an instant like 2026-12-24T17:00:00Z, not {due!r}"
+    try:
+        at = parse_instant(due)
+    except ValueError:
+        return f"a due date is an instant that exists, not {due!r}"
+    if not FIRST_YEAR <= at.year <= LAST_YEAR:
+        return f"a due date lies in the years {FIRST_YEAR} to {LAST_YEAR}, not {due!r}"
+    return None
+
+
+def due_at(text: str, now: datetime) -> str:
+    """`--due 3d` (a duration from now: s, m, h, d, w), `--due 2026-12-24` (the end of
+    that day, UTC) or `--due 2026-12-24T17:00` (an ISO 8601 time; UTC unless it names
+    an offset), as the instant an event records. Raises ValueError."""
+    try:
+        return _checked(format_instant(now + parse_duration(text)))
+    except (ValueError, OverflowError):
+        pass
+    text = text.strip()
+    try:
+        at = parse_instant(text)
+    except (ValueError, OverflowError):
+        raise ValueError("neither a duration nor a date") from None
+    if _DATE.fullmatch(text):  # a day is due until its end
+        at += timedelta(days=1, seconds=-1)
+    return _checked(format_instant(at))
+
+
+def _checked(due: str) -> str:
+    problem = due_problem(due)
+    if problem:
+        raise ValueError(problem)
+    return due

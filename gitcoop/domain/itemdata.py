@@ -38,6 +38,7 @@ _COMMON_KEYS = (
 _QUEUE_KEYS = frozenset((*_QUEUE_TEXT, "evidence", "attempts", "lease"))
 _ITEM_KEYS = _COMMON_KEYS | _QUEUE_KEYS
 _LISTED_WHEN_SET = frozenset(("related_commits", "aliases"))  # absent while empty
+_INSTANT_WHEN_SET = frozenset(("due",))  # absent while unset
 
 _OBLIGATION_KEYS = frozenset(
     (
@@ -72,6 +73,10 @@ def _item(data: dict[str, Any]) -> bool:
         values = data[name]
         if not (type(values) is list and values and all(_text(v) for v in values)):
             return False
+    if "due" in keys:
+        if not _instant(data["due"]):
+            return False
+        listed = listed | _INSTANT_WHEN_SET
     if keys != (expected | listed if listed else expected):
         return False
     item_id = data["id"]

@@ -30,7 +30,7 @@ from gitcoop.domain.records import (
     Takeover,
     replace,
 )
-from gitcoop.domain.timefmt import format_instant, human_instant
+from gitcoop.domain.timefmt import format_instant, human_instant, parse_instant
 from gitcoop.errors import Refused
 
 KINDS = ("todo", "request", "item")
@@ -39,7 +39,9 @@ TERMINAL = ("done", "closed", "abandoned", "stale", "duplicate", "split")
 HELD = ("taken", "in_progress")
 STATUSES = tuple(dict.fromkeys(("open", "taken", "done", "closed", "abandoned", *STATES)))
 AMENDABLE = ("summary", "commit")
-SORTS = ("created", "updated", "priority", "due")  # the orders a listing can take
+# the orders a listing can take: `due` is an obligation's review due time, as it was
+# before items had due dates of their own; `deadline` is the item's own due date
+SORTS = ("created", "updated", "priority", "due", "deadline")
 
 Handler = Callable[[Item | None, Event, Roles], Item]
 
@@ -206,9 +208,11 @@ def _add(item: Item | None, event: Event, roles: Roles) -> Item:
     title = required(event, "title", "add")
     evidence = tuple(Evidence.from_data(e) for e in event.arg("evidence") or [])
     priority = event.arg("priority")
+    due = event.arg("due")
     for problem in (
         fields.tags_problem(event.arg("tags")) if event.arg("tags") is not None else None,
         fields.priority_problem(priority) if priority is not None else None,
+        fields.due_problem(due) if due is not None else None,
         aliases_problem(event.arg("aliases")) if event.arg("aliases") is not None else None,
     ):
         if problem:
@@ -225,6 +229,7 @@ def _add(item: Item | None, event: Event, roles: Roles) -> Item:
         body=event.arg("body"),
         tags=fields.retagged(tags, (), ()),
         priority=DEFAULT_PRIORITY if priority is None else priority,
+        due=parse_instant(due) if due is not None else None,
         source=event.arg("source") if kind == "item" else None,
         evidence=evidence,
         order_key=event.arg("order_key") if kind == "item" else None,

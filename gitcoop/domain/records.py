@@ -502,6 +502,7 @@ class Item:
     body: str | None = None
     tags: tuple[str, ...] = ()
     priority: int = DEFAULT_PRIORITY  # 0 (highest) .. 4
+    due: datetime | None = None  # its own deadline (not an obligation's): absent while unset
     links: tuple[Link, ...] = ()  # the dependencies this item holds (domain/dependencies.py)
     taken_by: str | None = None
     taken_at: datetime | None = None
@@ -543,6 +544,8 @@ class Item:
             value = state[name]
             kind = type(value)
             if value is None or kind is str or kind is int or kind is bool:
+                if value is None and name in _ABSENT_WHEN_UNSET:
+                    continue  # items written before it existed keep their bytes
                 data[name] = value
             elif name in _LISTED_WHEN_SET:
                 if value:  # absent when empty: items written before it existed stay the same
@@ -584,6 +587,7 @@ class Item:
             body=_opt_str(data.get("body"), "body"),
             tags=_tags(data),
             priority=_priority(data.get("priority")),
+            due=_opt_instant(data.get("due"), "due"),
             links=tuple(Link.from_data(link) for link in links),
             taken_by=_opt_str(data.get("taken_by"), "taken_by"),
             taken_at=_opt_instant(data.get("taken_at"), "taken_at"),
@@ -614,6 +618,7 @@ class Item:
 
 _ITEM_FIELDS = tuple(f.name for f in fields(Item))
 _LISTED_WHEN_SET = ("related_commits", "aliases")
+_ABSENT_WHEN_UNSET = frozenset(("due",))
 
 
 def _aliases(value: Any) -> tuple[str, ...]:

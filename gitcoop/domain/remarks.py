@@ -81,6 +81,8 @@ def _reshaped(edit: Mapping[str, Any]) -> list[str]:
             said.append(f"{key}: {edit.get(f'previous_{key}')!r} -> {edit[key]!r}")
     if "body" in edit:
         said.append("body: cleared" if not edit["body"] else "body: changed")
+    if "due" in edit:
+        said.append(f"due: {edit.get('previous_due') or 'none'} -> {edit['due'] or 'none'}")
     changes = [f"+{t}" for t in edit.get("tags_added") or ()]
     changes += [f"-{t}" for t in edit.get("tags_removed") or ()]
     if changes:

@@ -68,6 +68,7 @@ items = st.builds(
     body=maybe_texts,
     tags=tuples(texts),
     priority=st.integers(0, 4),
+    due=maybe_instants,
     links=tuples(st.builds(Link, type=texts, item=texts, by=texts, at=instants)),
     taken_by=maybe_texts,
     taken_at=maybe_instants,
@@ -184,7 +185,7 @@ def variants(data: dict[str, Any]) -> Any:
             else:
                 holder[last] = ODD_VALUES[action]
             yield copy
-    for name in ("tag", "related_commits", "extra"):
+    for name in ("tag", "related_commits", "due", "extra"):
         for value in ODD_VALUES:
             yield {**deepcopy(data), name: value}
 
