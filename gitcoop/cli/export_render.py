@@ -18,7 +18,7 @@ from gitcoop.service.exporting import Exported, item_data
 
 FORMATS = ("json", "jsonl", "csv", "markdown")
 ITEM_COLUMNS = (
-    *("id", "short_id", "kind", "title", "status", "priority", "tags", "aliases"),
+    *("id", "short_id", "kind", "title", "status", "priority", "due", "tags", "aliases"),
     *("created_at", "created_by", "taken_by", "taken_at", "closed_by", "closed_at"),
     *("result_summary", "commit_sha", "version", "body"),
 )
@@ -89,8 +89,8 @@ def _markdown(exported: list[Exported], with_events: bool) -> str:
 
 
 _SHOWN = (
-    *("id", "kind", "status", "priority", "tags", "aliases", "created_at", "created_by"),
-    *("taken_by", "closed_by", "closed_at", "result_summary", "commit_sha"),
+    *("id", "kind", "status", "priority", "due", "tags", "aliases", "created_at"),
+    *("created_by", "taken_by", "closed_by", "closed_at", "result_summary", "commit_sha"),
 )
 
 

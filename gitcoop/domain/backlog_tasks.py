@@ -18,7 +18,7 @@ from gitcoop.domain.imported import (
     text_or_none,
 )
 from gitcoop.domain.patterns import lazy
-from gitcoop.domain.trackers import list_of, record_of
+from gitcoop.domain.trackers import due_of, list_of, record_of
 
 _MARKER = lazy(r"^<!-- (SECTION|AC):[A-Z_:]+ -->\Z")  # where Backlog.md's sections begin and end
 _BACKLOG_PRIORITY = {"high": 1, "medium": 2, "low": 3}
@@ -49,6 +49,7 @@ def backlog(front: Any, markdown: str) -> Imported:
         body=body or None,
         tags=tags,
         priority=_BACKLOG_PRIORITY[str(priority).lower()] if priority is not None else None,
+        due=due_of(_text(task.get("due_date")), "due_date"),
         assignee=text_or_none(people[0], "assignee") if people else None,
         notes=(notes,) if notes else (),
         depends=tuple(

@@ -64,6 +64,7 @@ class Imported:
     body: str | None = None
     tags: tuple[str, ...] = ()
     priority: int | None = None
+    due: datetime | None = None  # the tracker's due date: the item's own deadline
     assignee: str | None = None  # the tracker's name for the person (--people maps it)
     notes: tuple[str, ...] = ()  # in the tracker's order
     # (how this record relates, the other's stable alias): `blocked-by`, `child-of`,
@@ -98,6 +99,7 @@ def _problems(record: Imported) -> Iterator[str]:
         lambda: None if record.body is None else fields.body_problem(record.body),
         lambda: fields.tags_problem(list(record.tags)),
         lambda: None if record.priority is None else fields.priority_problem(record.priority),
+        lambda: None if record.due is None else fields.due_problem(format_instant(record.due)),
         lambda: (
             None
             if record.assignee is None
@@ -184,6 +186,8 @@ def as_imported(record: Imported) -> dict[str, Any]:
     }
     if record.priority is not None:
         found["priority"] = record.priority
+    if record.due is not None:  # absent when unset: what earlier imports recorded
+        found["due"] = format_instant(record.due)
     return found
 
 

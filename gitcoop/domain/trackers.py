@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from gitcoop.domain import bounds
@@ -96,6 +96,15 @@ def instant(value: Any, name: str) -> datetime | None:
     return at.replace(microsecond=0)
 
 
+def due_of(value: Any, name: str) -> datetime | None:
+    """A tracker's due date: a time as `instant` reads it, or a day (2026-12-24), due
+    until its end (UTC), as `add --due 2026-12-24` takes it."""
+    at = instant(value, name)
+    if at is not None and isinstance(value, str) and len(value.strip()) == len("2026-12-24"):
+        at += timedelta(days=1, seconds=-1)
+    return at
+
+
 def list_of(value: Any, name: str) -> list[Any]:
     if value is None:
         return []
@@ -143,6 +152,7 @@ def taskwarrior(raw: Any) -> Imported:
         state=state_of("taskwarrior", status),
         tags=tags,
         priority=_TW_PRIORITY.get(priority) if isinstance(priority, str) else None,
+        due=due_of(task.get("due"), "due"),
         notes=tuple(notes),
         depends=tuple(("blocked-by", f"TW-{d}") for d in list_of(depends, "depends")),
         notices=left,

@@ -26,6 +26,7 @@ from gitcoop.domain.ids import ItemId
 from gitcoop.domain.imported import ABANDONED, DONE, STARTED, Imported, Unmappable
 from gitcoop.domain.lifecycle import HELD, TERMINAL
 from gitcoop.domain.records import Item
+from gitcoop.domain.timefmt import format_instant
 from gitcoop.service.context import Context, read_ledger
 from gitcoop.service.dependencies import open_index
 from gitcoop.service.import_sources import Found
@@ -227,6 +228,7 @@ def _last_imported(snapshot: Snapshot, item_id: ItemId) -> dict[str, Any]:
                 "body": imported.digest(str(event.arg("body") or "")),
                 "tags": list(event.arg("tags") or ()),
                 "priority": event.arg("priority"),
+                "due": event.arg("due"),
             }
     return found
 
@@ -240,6 +242,8 @@ def _add_args(record: Imported) -> dict[str, Any]:
         args["tags"] = list(record.tags)
     if record.priority is not None:
         args["priority"] = record.priority
+    if record.due is not None:
+        args["due"] = format_instant(record.due)
     return args
 
 
@@ -253,6 +257,9 @@ def _edit_args(last: Mapping[str, Any], record: Imported) -> dict[str, Any]:
         edit["body"] = record.body or ""
     if record.priority is not None and record.priority != last.get("priority"):
         edit["priority"] = record.priority
+    due = format_instant(record.due) if record.due is not None else None
+    if due != last.get("due"):
+        edit["due"] = due or ""  # removed in the tracker: "" clears it here too
     added = sorted(set(record.tags) - set(last.get("tags") or ()))
     if added:
         edit["tags"] = added  # what `edit --tag` asks: edits.plan records tags_added

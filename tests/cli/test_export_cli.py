@@ -98,3 +98,14 @@ def test_an_empty_ledger_exports_nothing_and_no_ledger_says_so(repo: Path) -> No
     assert coop("export").code == 4
     assert coop("init").code == 0
     assert json.loads(_export()) == []
+
+
+def test_an_item_s_own_due_date_is_exported_in_every_format(ledger: Path) -> None:
+    assert coop("add", "todo", "Dated", "--due", "2026-12-24", env=NOW).code == 0
+    assert coop("add", "todo", "Undated", env=NOW).code == 0
+    items = json.loads(_export())
+    assert _titled(items, "Dated")["due"] == "2026-12-24T23:59:59Z"
+    assert "due" not in _titled(items, "Undated")  # as show --json: absent while unset
+    rows = list(csv.DictReader(io.StringIO(_export("--format", "csv"))))
+    assert {r["title"]: r["due"] for r in rows} == {"Dated": "2026-12-24T23:59:59Z", "Undated": ""}
+    assert "- due: 2026-12-24T23:59:59Z\n" in _export("--format", "markdown")

@@ -44,6 +44,8 @@ def test_taskwarrior_export_lands_in_one_commit_by_the_state_table(ledger: Path)
     assert shown["TW-3"] == ["add", "dep"]
     docs = _json("show", "TW-1")
     assert (docs["title"], docs["status"], docs["priority"]) == ("Write the docs", "open", 1)
+    assert docs["due"] == "2026-12-10T17:00:00Z"  # taskwarrior's due: the item's own deadline
+    assert "due" not in _json("show", "tw-2")
     assert docs["aliases"] == ["TW-bdbe2b17-9bd5-495e-a191-dfa30359c993", "TW-1"]
     assert _json("show", "tw-2")["taken_by"] == "alice@example.com"
     needs = _json("show", "TW-3")
@@ -242,7 +244,7 @@ def test_what_the_real_taskwarrior_exports(ledger: Path, tmp_path: Path, task_to
         assert done.returncode == 0, done.stderr
         return done.stdout
 
-    task("add", "Write the docs", "project:web", "+docs", "priority:H")
+    task("add", "Write the docs", "project:web", "+docs", "priority:H", "due:2026-12-24T17:00:00Z")
     task("add", "Fix login")
     task("2", "start")
     task("1", "annotate", "see the wiki")
@@ -254,6 +256,7 @@ def test_what_the_real_taskwarrior_exports(ledger: Path, tmp_path: Path, task_to
     report = _json("import", "taskwarrior", str(export))
     assert report["skipped"] == [] and len(report["records"]) == 4
     assert _json("show", "TW-1")["tags"] == ["docs", "project:web"]
+    assert _json("show", "TW-1")["due"] == "2026-12-24T17:00:00Z"
     assert _json("show", "TW-2")["status"] == "taken"
     assert _json("show", "TW-3")["links"][0]["type"] == "blocked-by"
     tip = _tip(ledger)
@@ -324,6 +327,7 @@ def test_what_the_real_backlog_writes(ledger: Path, tmp_path: Path, backlog_tool
     backlog("init", "demo", "--defaults", "--integration-mode", "none")
     backlog("task", "create", "Set up CI", "-d", "Run the tests", "--ac", "CI runs", "-l", "ci")
     backlog("task", "create", "Add a badge", "--dep", "task-1", "--priority", "low")
+    backlog("task", "edit", "2", "--due-date", "2026-12-24")
     backlog("task", "create", "Pick a runner", "-s", "In Progress")
     backlog("task", "edit", "3", "-s", "Done", "--final-summary", "Hosted is enough")
     report = _json("import", "backlog", str(folder / "backlog"))
@@ -333,6 +337,7 @@ def test_what_the_real_backlog_writes(ledger: Path, tmp_path: Path, backlog_tool
     assert ci["tags"] == ["ci"]
     badge = _json("show", "TASK-2")
     assert (badge["priority"], badge["links"][0]["item"]) == (3, ci["id"])
+    assert badge["due"] == "2026-12-24T23:59:59Z"  # a day is due until its end
     runner = _json("show", "task-3")
     assert (runner["status"], runner["result_summary"]) == ("done", "Hosted is enough")
     assert not _json("import", "backlog", str(folder / "backlog"))["wrote"]
@@ -501,3 +506,41 @@ def test_the_wrong_format_writes_nothing_and_exits_1(ledger: Path) -> None:
     assert _tip(ledger) == tip
     as_json = coop("import", "beads", str(FIXTURES / "taskwarrior.json"), "--json", env=NOW)
     assert as_json.code == 1 and json.loads(as_json.out)["error"]["report"]["records"] == []
+
+
+def test_a_due_date_changed_or_removed_in_the_tracker_follows_as_an_edit(
+    ledger: Path, tmp_path: Path
+) -> None:
+    _json("import", "taskwarrior", str(FIXTURES / "taskwarrior.json"))
+    backlog_due = _json("import", "backlog", str(FIXTURES / "backlog"))
+    assert backlog_due["wrote"] and _json("show", "task-2")["due"] == "2026-12-24T23:59:59Z"
+    tasks = json.loads((FIXTURES / "taskwarrior.json").read_text())
+    tasks[0]["due"] = "20261215T120000Z"
+    tasks[2]["due"] = "2026-12-20"  # a day, as other writers give it
+    newer = tmp_path / "newer.json"
+    newer.write_text(json.dumps(tasks))
+    report = _json("import", "taskwarrior", str(newer))
+    verbs = {r["aliases"][0]: r["verbs"] for r in report["records"]}
+    assert verbs["TW-" + tasks[0]["uuid"]] == ["edit"]
+    assert _json("show", "TW-1")["due"] == "2026-12-15T12:00:00Z"
+    assert _json("show", "TW-3")["due"] == "2026-12-20T23:59:59Z"
+    del tasks[0]["due"]
+    newer.write_text(json.dumps(tasks))
+    _json("import", "taskwarrior", str(newer))
+    assert "due" not in _json("show", "TW-1")
+    edits = [e for e in _json("log", "TW-1") if e["verb"] == "edit" and "due" in e]
+    assert [e["due"] for e in edits] == ["2026-12-15T12:00:00Z", ""]
+    assert not _json("import", "taskwarrior", str(newer))["wrote"]
+
+
+def test_a_due_date_past_the_ledger_s_years_skips_the_record(ledger: Path, tmp_path: Path) -> None:
+    export = tmp_path / "far.json"
+    task = {
+        "uuid": "5b0c2a9e-1d3f-4e5a-9b8c-7d6e5f4a3b2c",
+        "description": "far",
+        "status": "pending",
+    }
+    near = {**task, "uuid": "6c1d3b0f-2e4a-4f6b-8c9d-8e7f6a5b4c3d", "due": "20261224T000000Z"}
+    export.write_text(json.dumps([{**task, "due": "95001231T000000Z"}, near]))
+    report = _json("import", "taskwarrior", str(export))
+    assert len(report["records"]) == 1 and "due" in str(report["skipped"][0])
