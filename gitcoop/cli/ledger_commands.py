@@ -7,6 +7,7 @@ loads only what it runs (reads never load the writer's lock or YAML dumper).
 from __future__ import annotations
 
 from dataclasses import replace
+from datetime import datetime
 from typing import TYPE_CHECKING, Annotated, Any
 
 import click
@@ -77,6 +78,27 @@ PriorityOpt = Annotated[
     ),
 ]
 BodyOpt = Annotated[str | None, typer.Option("--body", help="A longer description.")]
+DUE_HELP = (
+    "The item's own deadline (not an obligation's review due time): a date (2026-12-24, "
+    "due at the end of that day, UTC), a time (2026-12-24T17:00, UTC unless it names an "
+    "offset) or a duration from now (36h, 3d, 2w)."
+)
+DueOpt = Annotated[str | None, typer.Option("--due", metavar="DATE|DURATION", help=DUE_HELP)]
+
+
+def due_instant(text: str, now: datetime, option: str = "--due") -> str:
+    """`--due` as the instant an event records, or a one-line usage error."""
+    from gitcoop.domain import fields
+
+    try:
+        return fields.due_at(text, now)
+    except ValueError as bad:
+        raise UsageError(
+            f"{option} {text!r}: {bad} — use a date (2026-12-24), a time "
+            "(2026-12-24T17:00) or a duration from now (36h, 3d, 2w)"
+        ) from None
+
+
 BodyFileOpt = Annotated[
     str | None,
     typer.Option("--body-file", metavar="FILE", help="Read the body from FILE (- for stdin)."),
@@ -219,6 +241,7 @@ def register(app: typer.Typer) -> None:
         body_file: BodyFileOpt = None,
         tag: TagsOpt = None,
         priority: PriorityOpt = None,
+        due: DueOpt = None,
         discovered_from: Annotated[
             str | None,
             typer.Option(
@@ -238,7 +261,10 @@ def register(app: typer.Typer) -> None:
         actor: AsOpt = None,
         as_json: JsonOpt = False,
     ) -> None:
-        """File a new todo, request or queue item; prints its id."""
+        """File a new todo, request or queue item; prints its id.
+
+        --due sets the item's own deadline, which `list`, `show`, `status` and `ready`
+        show; it is separate from the review due time of what a take owes."""
         from gitcoop.cli import body as bodies
         from gitcoop.cli import render
         from gitcoop.service import ledger, queue
@@ -247,6 +273,7 @@ def register(app: typer.Typer) -> None:
         checked_shape(title, tag, priority, text)
         tags = tuple(dict.fromkeys(tag or ()))
         ctx = make_context(actor)
+        due_at = due_instant(due, ctx.now) if due is not None else None
         if kind == "item":
             cited = tuple(queue.parse_evidence(spec) for spec in evidence or [])
             cited, warnings = queue.check_evidence(ctx, cited)
@@ -262,6 +289,7 @@ def register(app: typer.Typer) -> None:
                 priority,
                 discovered_from,
                 follows,
+                due_at,
             )
         elif evidence or source:
             raise UsageError("--evidence and --source are for queue items: git coop add item ...")
@@ -275,6 +303,7 @@ def register(app: typer.Typer) -> None:
                 body=text or None,
                 tags=list(tags),
                 priority=priority,
+                due=due_at,
             )
         if as_json:
             render.emit_json(render.item_json(shown))
@@ -326,6 +355,22 @@ def register(app: typer.Typer) -> None:
         owed: Annotated[
             bool, typer.Option("--owed", help="Only items whose obligation is due.")
         ] = False,
+        due_before: Annotated[
+            str | None,
+            typer.Option(
+                "--due-before",
+                metavar="DATE|DURATION",
+                help="Only items whose own deadline (set by --due; not an obligation's "
+                "review due time) is at or before DATE (2026-12-24: by the end of that "
+                "day) or within DURATION from now (3d).",
+            ),
+        ] = None,
+        overdue: Annotated[
+            bool,
+            typer.Option(
+                "--overdue", help="Only unsettled items whose own deadline (--due) has passed."
+            ),
+        ] = False,
         stale: Annotated[bool, typer.Option("--stale", help="Only takes older than 2h.")] = False,
         mine: Annotated[
             bool,
@@ -341,7 +386,8 @@ def register(app: typer.Typer) -> None:
                 metavar="KEY",
                 click_type=click.Choice(SORTS),
                 help="created (oldest first), updated (latest change first), priority "
-                "(0 first) or due (soonest first).",
+                "(0 first), due (an obligation's review due time, soonest first) or "
+                "deadline (the item's own due date, set by --due; soonest first).",
             ),
         ] = "created",
         limit: LimitOpt = None,
@@ -365,7 +411,9 @@ def register(app: typer.Typer) -> None:
 
             since_at = since_instant(since, ctx.now)
         where = queries.ListFilter(kind, status, holder, tag, owed, stale, mine)
-        where = replace(where, grep=grep or None, since=since_at)
+        where = replace(where, grep=grep or None, since=since_at, overdue=overdue)
+        if due_before is not None:
+            where = replace(where, due_before=due_instant(due_before, ctx.now, "--due-before"))
         if mine:
             from gitcoop.service import lost
 

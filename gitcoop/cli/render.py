@@ -114,7 +114,19 @@ def item_row(shown: Shown, now: datetime, viewer: str | None = None) -> Row:
         held,
         (*flags, len(item.conflicts)),
         obligations.takeovers_for(item, viewer) if viewer else (),
+        due_mark(item.due, item.status, now),
     )
+
+
+def due_mark(due: datetime | str | None, status: str, now: datetime) -> Styled | None:
+    """`[due in 3d]`, or `[overdue 2d]` once the item's own due date has passed (settled
+    work is never overdue, and shows no mark)."""
+    if due is None or status in TERMINAL:
+        return None
+    at = datetime.fromisoformat(due) if isinstance(due, str) else due  # the cache's is checked
+    if at <= now:
+        return paint(f"[overdue {human_age(now - at)}]", "overdue")
+    return paint(f"[due in {human_age(at - now)}]", "due")
 
 
 def summary_row(row: CachedRow, now: datetime, viewer: str | None = None) -> Row:
@@ -131,7 +143,9 @@ def summary_row(row: CachedRow, now: datetime, viewer: str | None = None) -> Row
         found = (Takeover.from_data(t) for t in row.data()["takeovers"])
         takeovers = tuple(t for t in found if t.holder == viewer)
     marks = (s.reported_blocked, s.parked, s.escalated, s.conflicts)
-    return _row((Cell(row.label, "id"), _cell(s.kind)), s.status, s.title, held, marks, takeovers)
+    due = due_mark(s.due, s.status, now)
+    cells = (Cell(row.label, "id"), _cell(s.kind))
+    return _row(cells, s.status, s.title, held, marks, takeovers, due)
 
 
 def summary_lines(
@@ -174,6 +188,7 @@ def _plain_lines(
         at(name)
         for name in ("reported_blocked", "parked", "escalated", "conflicts", "notified", "priority")
     )
+    due_at = at("due")
     columns_of: list[list[str]] = [[], [], []]  # label, kind, status (priority first: four)
     if priority:
         columns_of.insert(0, [f"P{row.brief[priority_at]}" for row in rows])
@@ -188,6 +203,7 @@ def _plain_lines(
             or brief[parked_at]
             or brief[escalated_at]
             or brief[conflicts_at]
+            or brief[due_at] is not None
             or (viewer is not None and viewer in brief[notified_at])
         ):
             full = summary_row(row, now, viewer)  # marks beyond the holder's: rare
@@ -236,15 +252,19 @@ def _row(
     held: Styled | None,
     flags: tuple[bool, bool, bool, int],
     takeovers: tuple[Takeover, ...],
+    due: Styled | None = None,
 ) -> Row:
-    """The one listing row: `flags` are (reported blocked, parked, escalated, conflicts)."""
+    """The one listing row: `flags` are (reported blocked, parked, escalated, conflicts);
+    `due` is the mark of the item's own due date."""
     blocked, parked, escalated, conflicts = flags
     if not (blocked or parked or escalated or conflicts or takeovers):  # most rows
         status_cell = _cell(status, STATUS_ROLES.get(status))
-        return Row((*cells, status_cell), title, () if held is None else (held,))
+        shown = tuple(mark for mark in (held, due) if mark is not None)
+        return Row((*cells, status_cell), title, shown)
     if blocked and status in HELD:
         status = "blocked"
     marks = [held] if held is not None else []
+    marks += [due] if due is not None else []
     marks += [paint("[parked]", "waiting")] if parked else []
     marks += [paint("[escalated]", "bad")] if escalated else []
     if conflicts:
@@ -272,6 +292,7 @@ def item_details(
         ("title", item.title),
         ("status", join(paint(item.status, status_role(item.status)), holder_note(item, now))),
         ("priority", item.priority),
+        *([("due", _due_text(item, now))] if item.due else []),
         ("version", item.version),
         ("created", f"{human_instant(item.created_at)} by {item.created_by}"),
     ]
@@ -336,6 +357,14 @@ def item_details(
     if item.body:
         lines += ["", *(printable(line) for line in item.body.splitlines())]
     return Styled("\n".join(lines))
+
+
+def _due_text(item: Item, now: datetime) -> Styled:
+    """The item's own due date, and how far off (or overdue) it is."""
+    assert item.due is not None
+    mark = due_mark(item.due, item.status, now)
+    when = human_instant(item.due)
+    return join(when, " ", mark) if mark is not None else Styled(when)
 
 
 def lease_text(lease: Lease, now: datetime) -> str:

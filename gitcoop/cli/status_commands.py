@@ -23,6 +23,9 @@ def register(app: typer.Typer) -> None:
     def status(wide: WideOpt = False, actor: AsOpt = None, as_json: JsonOpt = False) -> None:
         """The ledger at a glance: counts, what you hold and owe, what is due, sharing.
 
+        Counts include work past its own due date (add/edit --due), apart from the
+        review due times of what takes owe.
+
         Also conflicts waiting for an owner, your events lost on a merge and takeovers of
         your work, how the ledger stands against each remote as of the last fetch (like
         git status, it never asks the network), and hook journal entries waiting.
@@ -48,6 +51,7 @@ def status_json(found: Status, now: datetime) -> dict[str, Any]:
         "roles": list(found.roles),
         "tip": found.tip,
         "counts": found.counts,
+        "overdue": found.overdue,
         "held": [{**row.data(), "short_id": row.label} for row in found.held],
         "due": [owed_json(entry, now) for entry in found.owed.obligations],
         "conflicts": [conflict_json(c) for c in found.owed.conflicts],
@@ -127,6 +131,11 @@ def _counts(found: Status) -> list[Styled | str]:
             for status, n in sorted(by_status.items(), key=lambda entry: _order(entry[0]))
         ]
         lines.append(join(f"  {kind:<8} ", join(*parts, sep=", ")))
+    if found.overdue:
+        late = paint(f"{found.overdue} past their own due date", "overdue")
+        lines.append(
+            join(f"  {'overdue':<8} ", late, " — ", paint("git coop list --overdue", "hint"))
+        )
     return lines
 
 

@@ -10,6 +10,7 @@ import typer
 from gitcoop.cli.compact import more_line
 from gitcoop.cli.helptext import CoopGroup
 from gitcoop.cli.ledger_commands import (
+    DUE_HELP,
     BodyFileOpt,
     BodyOpt,
     IdArg,
@@ -17,6 +18,7 @@ from gitcoop.cli.ledger_commands import (
     ReasonOpt,
     TagsOpt,
     checked_shape,
+    due_instant,
     print_written,
 )
 from gitcoop.cli.options import (
@@ -58,6 +60,14 @@ def register(app: typer.Typer) -> None:
             list[str] | None, typer.Option("--untag", metavar="TAG", help="Remove a tag.")
         ] = None,
         priority: PriorityOpt = None,
+        due: Annotated[
+            str | None,
+            typer.Option(
+                "--due",
+                metavar="DATE|DURATION|none",
+                help=DUE_HELP.removesuffix(".") + "; none clears it.",
+            ),
+        ] = None,
         before: Annotated[
             str | None, typer.Option("--before", metavar="ID", help="Queue items: move before ID.")
         ] = None,
@@ -79,9 +89,10 @@ def register(app: typer.Typer) -> None:
         expect: ExpectOpt = None,
         as_json: JsonOpt = False,
     ) -> None:
-        """Change an item's title, body, tags or priority, or a queue item's place or state.
+        """Change an item's title, body, tags, priority, due date; a queue item's place or state.
 
-        One `edit` event names the previous values. With nothing else to change on a
+        --due is the item's own deadline, separate from the review due time of what a
+        take owes. One `edit` event names the previous values. With nothing else to change on a
         terminal, or with --editor, the body opens in git's editor. An edit that changes
         nothing writes nothing."""
         from gitcoop.cli import body as bodies
@@ -90,13 +101,19 @@ def register(app: typer.Typer) -> None:
         text = bodies.from_options(body, body_file)
         checked_shape(title, tag, priority, text)
         ctx = make_context(actor, None, expect)
-        given = (title, text, tag, untag, priority, before, after, state)
+        due_at = None
+        if due is not None:
+            from gitcoop.domain.fields import NO_DUE
+
+            due_at = "" if due.strip().lower() == NO_DUE else due_instant(due, ctx.now)
+        given = (title, text, tag, untag, priority, due, before, after, state)
         if editor or (all(v is None for v in given) and bodies.interactive()):
             text = _edited_body(ctx, item)
         shape: dict[str, Any] = {
             "title": title.strip() if title is not None else None,
             "body": text,
             "priority": priority,
+            "due": due_at,
             "tags": list(dict.fromkeys(tag)) if tag else None,
             "untag": list(dict.fromkeys(untag)) if untag else None,
         }

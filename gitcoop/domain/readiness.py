@@ -2,7 +2,8 @@
 
 Ready: an open todo or request (nobody holds it) or a ready queue item, with
 no unsettled blocker (`Graph.blockers`). Order: priority first (0 highest);
-within one priority, todos and requests oldest first and queue items in queue
+within one priority, overdue work first (its own due date passed; the soonest
+due first), then todos and requests oldest first and queue items in queue
 order, the two interleaved by when they were filed. `ready`, `pick`, `prime`
 and the MCP server all use this order.
 """
@@ -25,19 +26,24 @@ class Candidate:
     priority: int
     created_at: str  # ISO 8601 text of one fixed width: compares as the instant
     order_key: str | None
+    due: str | None = None  # the item's own due date, as the same text
 
 
 def candidate(item: Item) -> Candidate:
+    due = format_instant(item.due) if item.due else None
     return Candidate(
-        item.id, item.kind, item.priority, format_instant(item.created_at), item.order_key
+        item.id, item.kind, item.priority, format_instant(item.created_at), item.order_key, due
     )
 
 
-def ready_items(items: list[Item], wanted: Callable[[Item], bool]) -> list[Item]:
+def ready_items(
+    items: list[Item], wanted: Callable[[Item], bool], now: str | None = None
+) -> list[Item]:
     """Of `items` (the whole ledger), those `wanted` with no unsettled blocker, in order."""
     graph = Graph(node(i) for i in items)
     by_id: dict[str, Item] = {i.id: i for i in items}
-    return [by_id[c.id] for c in ready((candidate(i) for i in items if wanted(i)), graph)]
+    found = ready((candidate(i) for i in items if wanted(i)), graph, now)
+    return [by_id[c.id] for c in found]
 
 
 def startable(kind: str, status: str) -> bool:
@@ -47,16 +53,26 @@ def startable(kind: str, status: str) -> bool:
     )
 
 
-def ready(candidates: Iterable[Candidate], graph: Graph) -> list[Candidate]:
-    """The startable candidates with no unsettled blocker, in the order above."""
-    return ordered(c for c in candidates if not graph.blockers(c.id))
+def ready(candidates: Iterable[Candidate], graph: Graph, now: str | None = None) -> list[Candidate]:
+    """The startable candidates with no unsettled blocker, in the order above (overdue
+    as of `now`, an instant's text; None: nothing is overdue)."""
+    return ordered((c for c in candidates if not graph.blockers(c.id)), now)
 
 
-def ordered(candidates: Iterable[Candidate]) -> list[Candidate]:
+def overdue(due: str | None, now: str | None) -> bool:
+    """Whether an item's own due date (instants as their fixed-width text) has passed."""
+    return due is not None and now is not None and due <= now
+
+
+def ordered(candidates: Iterable[Candidate], now: str | None = None) -> list[Candidate]:
     by_priority = sorted(candidates, key=lambda c: c.priority)
     result: list[Candidate] = []
     for _, group in groupby(by_priority, key=lambda c: c.priority):
         members = list(group)
+        late = [c for c in members if overdue(c.due, now)]
+        if late:
+            result += sorted(late, key=lambda c: (c.due or "", c.created_at, c.id))
+            members = [c for c in members if not overdue(c.due, now)]
         queue = sorted((c for c in members if c.kind == "item"), key=_queue_key)
         rest = sorted((c for c in members if c.kind != "item"), key=_age_key)
         result += _interleaved(queue, rest)

@@ -18,6 +18,7 @@ from gitcoop.domain.dependencies import WAITING, Graph, Node
 from gitcoop.domain.frozen import frozen
 from gitcoop.domain.ids import ItemId, fanout
 from gitcoop.domain.records import Item
+from gitcoop.domain.timefmt import format_instant
 from gitcoop.errors import UsageError
 from gitcoop.service.context import Context, read_ledger
 from gitcoop.service.writer import Intent, Shown, write
@@ -109,13 +110,18 @@ class Ready:
 def ready(
     ctx: Context, kind: str | None = None, tag: str | None = None, limit: int | None = None
 ) -> Ready:
-    return ready_in(read_ledger(ctx), kind, tag, limit)
+    return ready_in(read_ledger(ctx), kind, tag, limit, format_instant(ctx.now))
 
 
 def ready_in(
-    snapshot: Snapshot, kind: str | None = None, tag: str | None = None, limit: int | None = None
+    snapshot: Snapshot,
+    kind: str | None = None,
+    tag: str | None = None,
+    limit: int | None = None,
+    now: str | None = None,
 ) -> Ready:
-    """`ready` on one state of the ledger (a writer's plan reads it under the lock)."""
+    """`ready` on one state of the ledger (a writer's plan reads it under the lock);
+    work whose own due date is `now` or before goes first within its priority."""
     found = open_index(snapshot)
     by_id = {}
     candidates = []
@@ -126,8 +132,10 @@ def ready_in(
         if (kind is not None and s.kind != kind) or (tag is not None and tag not in s.tags):
             continue
         by_id[s.id] = row
-        candidates.append(readiness.Candidate(s.id, s.kind, s.priority, s.created_at, s.order_key))
-    listed = readiness.ready(candidates, found.graph)
+        candidates.append(
+            readiness.Candidate(s.id, s.kind, s.priority, s.created_at, s.order_key, s.due)
+        )
+    listed = readiness.ready(candidates, found.graph, now)
     held_back = len(candidates) - len(listed)
     more = 0 if limit is None else max(0, len(listed) - limit)
     if limit is not None:

@@ -178,7 +178,7 @@ def edit(
     shape: Mapping[str, Any],
     moved: Callable[[Snapshot, ItemId], dict[str, Any] | None] | None = None,
 ) -> Shown:
-    """One `edit` event of what changed (title, body, tags, priority), and for a queue
+    """One `edit` event of what changed (title, body, tags, priority, due), and for a queue
     item an `edit_item` of its place or state (`moved`), in one commit."""
 
     def plan(snapshot: Snapshot) -> list[Intent]:
@@ -191,7 +191,7 @@ def edit(
         if not intents:
             raise UsageError(
                 "nothing to edit: give --title, --body/--body-file/--editor, --tag, --untag, "
-                "-p, or for a queue item --before/--after/--state"
+                "-p, --due, or for a queue item --before/--after/--state"
             )
         return intents
 

@@ -30,11 +30,13 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from datetime import datetime
 
 from gitcoop.domain import ids, queue
 from gitcoop.domain.frozen import frozen
 from gitcoop.domain.ids import ItemId
 from gitcoop.domain.records import Item
+from gitcoop.domain.timefmt import format_instant
 from gitcoop.errors import ChangedUnderWrite, Refused, UsageError
 from gitcoop.service import dependencies
 from gitcoop.service.context import Context, read_ledger
@@ -141,7 +143,7 @@ class _Pick:
 
         def plan(snapshot: Snapshot) -> list[Intent]:
             self.seen = None
-            ready = ready_items(snapshot)
+            ready = ready_items(snapshot, self.ctx.now)
             if not ready:
                 return []
             top, head = ready[0], history.current_head(self.repo)
@@ -158,13 +160,14 @@ class _Pick:
         return written.first() if written.answers else None
 
 
-def ready_items(snapshot: Snapshot) -> list[Item]:
+def ready_items(snapshot: Snapshot, now: datetime | None = None) -> list[Item]:
     """The ready queue items in pick order (`git coop ready --kind item`), through the
     read cache's summaries: only they are built."""
     if snapshot.commit is None:
         return []
     cached = Snapshot(snapshot.repo, snapshot.commit, ItemCache(snapshot.repo.common_dir))
-    found = dependencies.ready_in(cached, kind="item")
+    due_by = format_instant(now) if now is not None else None
+    found = dependencies.ready_in(cached, kind="item", now=due_by)
     return [i for i in (Item.from_data(r.data()) for r in found.listed) if queue.pickable(i)]
 
 

@@ -16,6 +16,7 @@ from gitcoop.domain import obligations, readiness
 from gitcoop.domain.frozen import frozen
 from gitcoop.domain.lifecycle import HELD
 from gitcoop.domain.records import Item
+from gitcoop.domain.timefmt import format_instant
 from gitcoop.errors import Refused
 from gitcoop.service.context import Context, read_ledger
 from gitcoop.service.dependencies import open_index
@@ -59,7 +60,9 @@ def primer(ctx: Context) -> Primer:
     for row in found.rows:
         s = row.summary
         if readiness.startable(s.kind, s.status):
-            candidate = readiness.Candidate(s.id, s.kind, s.priority, s.created_at, s.order_key)
+            candidate = readiness.Candidate(
+                s.id, s.kind, s.priority, s.created_at, s.order_key, s.due
+            )
             candidates[s.id] = (row, candidate)
         mine = s.status in HELD and s.taken_by == actor
         if not mine and actor not in s.notified:
@@ -71,7 +74,8 @@ def primer(ctx: Context) -> Primer:
             held.append(Line(row.label, item, _owes(item, ctx)))
             if obligations.pressing(item, ctx.now, actor, roles):
                 owed.append(Line(row.label, item, _owes(item, ctx)))
-    listed = readiness.ready((c for _, c in candidates.values()), graph)
+    now = format_instant(ctx.now)
+    listed = readiness.ready((c for _, c in candidates.values()), graph, now)
     ready = [_ready_line(candidates[entry.id][0], entry) for entry in listed[:READY_SHOWN]]
     held.sort(key=lambda line: (line.item.taken_at or line.item.created_at, line.item.id))
     named = (("owner", roles.is_owner(actor)), ("chief", actor in roles.chiefs))

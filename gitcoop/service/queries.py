@@ -11,6 +11,7 @@ from gitcoop.domain.dependencies import SETTLED
 from gitcoop.domain.frozen import frozen
 from gitcoop.domain.ids import ItemId
 from gitcoop.domain.lifecycle import HELD, TERMINAL, bound
+from gitcoop.domain.readiness import overdue
 from gitcoop.domain.records import Event, Item
 from gitcoop.domain.roles import LEDGER_ID
 from gitcoop.domain.timefmt import format_instant
@@ -47,6 +48,8 @@ class ListFilter:
     lost: frozenset[str] = frozenset()  # ...or where their event lost unacknowledged (service/lost)
     grep: str | None = None  # in the title, body or notes, case-folded (service/search)
     since: str | None = None  # changed at or after this instant (its fixed-width text)
+    due_before: str | None = None  # its own due date at or before this instant
+    overdue: bool = False  # unsettled, its own due date passed
 
 
 @frozen
@@ -143,6 +146,8 @@ def _counts(where: ListFilter, tally: Tally) -> bool:
     owe nothing and concern nobody: only the kind and tag filters can match them)."""
     if where.holder is not None or where.owed or where.stale or where.mine:
         return False
+    if where.due_before is not None or where.overdue:  # settled work is never due
+        return False
     if where.kind is not None and tally.kind != where.kind:
         return False
     return where.tag is None or where.tag in tally.tags
@@ -168,6 +173,11 @@ def _matcher(where: ListFilter, now: datetime, viewer: str | None) -> Callable[[
         checks.append(lambda s: where.tag in s.tags)
     if where.owed:
         checks.append(lambda s: s.obligation_status == "pending" and _due(s, due_by))
+    if where.due_before is not None:
+        due_before = where.due_before
+        checks.append(lambda s: s.due is not None and s.due <= due_before)
+    if where.overdue:
+        checks.append(lambda s: s.status not in TERMINAL and overdue(s.due, due_by))
     if where.stale:
         checks.append(lambda s: s.status in HELD and (s.taken_at or due_by) <= taken_before)
     if viewer is not None:

@@ -30,8 +30,9 @@ def add_item(
     priority: int | None = None,
     discovered_from: str | None = None,
     follows: str | None = None,
+    due: str | None = None,
 ) -> Shown:
-    """File a draft queue item with a time-ordered order key."""
+    """File a draft queue item with a time-ordered order key (and its own `due` date)."""
     if source not in queue.SOURCES:
         raise UsageError(f"unknown source {source!r}: use one of {', '.join(queue.SOURCES)}")
     item_id = ids.mint_item_id("item", ctx.bits)
@@ -41,6 +42,7 @@ def add_item(
         "tags": list(tags) or None,
         "body": body,
         "priority": priority,
+        "due": due,
         "source": source,
         "evidence": [e.to_data() for e in evidence],
     }

@@ -63,7 +63,8 @@ def _matches(seen: Entry, needle: str, since: str) -> bool:
 
 def ordered(snapshot: Snapshot, rows: list[Row], sort: str) -> list[Row]:
     """Rows by creation (oldest first: the listing's own order), last change (newest
-    first), priority (0 first) or due date (soonest first; nothing due last)."""
+    first), priority (0 first), an obligation's review due time (`due`) or the item's
+    own due date (`deadline`): soonest first, nothing due last."""
     if sort == "created":
         return rows
     if sort == "updated":
@@ -75,6 +76,8 @@ def ordered(snapshot: Snapshot, rows: list[Row], sort: str) -> list[Row]:
         return sorted(rows, key=lambda row: (key[row.item_id], row.item_id), reverse=True)
     if sort == "priority":
         return sorted(rows, key=lambda row: row.summary.priority)  # stable: then oldest
+    if sort == "deadline":
+        return sorted(rows, key=lambda row: row.summary.due or FAR)
     return sorted(rows, key=_due)
 
 

@@ -1,6 +1,7 @@
 """`status`: the ledger at a glance, for the person acting.
 
-Counts per kind and status, what they hold, what is due for them (and, for
+Counts per kind and status (and of overdue work: its own due date passed),
+what they hold, what is due for them (and, for
 owners, the conflicts waiting), how the ledger stands against each remote it
 is shared with, and what the hooks journaled that still waits. Everything
 comes from the read cache's open index (settled items are only counted) and
@@ -12,8 +13,10 @@ from __future__ import annotations
 
 from collections import defaultdict
 
+from gitcoop.domain import readiness
 from gitcoop.domain.frozen import frozen
-from gitcoop.domain.lifecycle import bound
+from gitcoop.domain.lifecycle import TERMINAL, bound
+from gitcoop.domain.timefmt import format_instant
 from gitcoop.service import owed as owing
 from gitcoop.service.context import Context, claims_remote, read_ledger
 from gitcoop.service.owed import OwedList
@@ -55,6 +58,7 @@ class Status:
     sharing: list[Sharing]
     remotes: list[str]  # configured git remotes (for the hint when nothing is shared)
     journal: int  # hook journal entries waiting
+    overdue: int = 0  # unsettled work whose own due date has passed (anyone's)
 
 
 def status(ctx: Context) -> Status:
@@ -64,12 +68,15 @@ def status(ctx: Context) -> Status:
     roles = snapshot.config.roles
     counts: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
     held: list[tuple[str, Row]] = []
+    now, overdue = format_instant(ctx.now), 0
     view = snapshot.open_view(snapshot.cache) if snapshot.cache is not None else None
     for tally in view.settled if view is not None else ():  # settled: counted, never read
         counts[tally.kind][tally.status] += tally.number
     for row in view.rows if view is not None else ():
         brief = row.summary
         counts[brief.kind][brief.status] += 1
+        if brief.status not in TERMINAL and readiness.overdue(brief.due, now):
+            overdue += 1
         if bound(brief.status, brief.taken_by) and brief.taken_by == actor:
             held.append((brief.taken_at or "", row))
     held.sort(key=lambda entry: entry[0])
@@ -87,6 +94,7 @@ def status(ctx: Context) -> Status:
         sharing=sharing(repo),
         remotes=repo.remote_names(),
         journal=len(journal.entries(repo.common_dir)),
+        overdue=overdue,
     )
 
 

@@ -39,6 +39,7 @@ class Summary(NamedTuple):
     parked: bool  # of a pending obligation: what a listing marks
     escalated: bool
     reported_blocked: bool  # the pending obligation's latest report says blocked
+    due: str | None  # the item's own due date (not its obligation's)
 
 
 class Row(NamedTuple):
@@ -120,6 +121,7 @@ def summarise(data: Data) -> Summary:
         pending and bool(ob.get("parked")),
         pending and bool(ob.get("escalated")),
         pending and report.get("status") == "blocked",
+        data.get("due"),
     )
 
 

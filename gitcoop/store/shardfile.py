@@ -20,8 +20,8 @@ import zlib
 from typing import Any
 
 CACHE_DIR = "coop-cache"
-FORMAT = "items-v7"
-MAGIC = b"COOPCACHE7\n"
+FORMAT = "items-v8"
+MAGIC = b"COOPCACHE8\n"
 MAX_FILE_BYTES = 256 * 1024 * 1024
 
 

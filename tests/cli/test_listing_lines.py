@@ -52,6 +52,10 @@ def rows(draw: st.DrawFn) -> Row:
         parked=draw(st.booleans()),
         escalated=draw(st.booleans()),
         reported_blocked=draw(st.booleans()),
+        due=draw(
+            st.none()
+            | st.integers(-(10**7), 10**7).map(lambda s: format_instant(NOW + timedelta(seconds=s)))
+        ),
     )
     return Row(summary.id, "0" * 40, label, tuple(summary), marshal.dumps(data), "{}")
 
