@@ -249,7 +249,8 @@ def _add_args(record: Imported) -> dict[str, Any]:
 
 def _edit_args(last: Mapping[str, Any], record: Imported) -> dict[str, Any]:
     """What changed in the tracker since the last import (`last`); what changed here
-    since is kept. Tags are only added: a tag given here is kept."""
+    since is kept. A tag the tracker gained is added, and one it lost (that the last
+    import read) is removed; a tag given only here is kept."""
     edit: dict[str, Any] = {}
     if imported.digest(record.title.strip()) != last.get("title"):
         edit["title"] = record.title.strip()
@@ -263,6 +264,9 @@ def _edit_args(last: Mapping[str, Any], record: Imported) -> dict[str, Any]:
     added = sorted(set(record.tags) - set(last.get("tags") or ()))
     if added:
         edit["tags"] = added  # what `edit --tag` asks: edits.plan records tags_added
+    removed = sorted(set(last.get("tags") or ()) - set(record.tags))
+    if removed:
+        edit["untag"] = removed  # what `edit --untag` asks: recorded as tags_removed
     return edit
 
 

@@ -457,6 +457,24 @@ def test_a_tag_added_in_the_tracker_is_applied_once(
     assert not _json("import", tracker, newer)["wrote"]
 
 
+@pytest.mark.parametrize("tracker", ["taskwarrior", "backlog", "beads", "github"])
+def test_a_tag_removed_in_the_tracker_is_removed_here_and_a_local_one_kept(
+    ledger: Path, tmp_path: Path, tracker: str
+) -> None:
+    source = {"taskwarrior": "taskwarrior.json", "beads": "beads.jsonl", "github": "github.json"}
+    newer, alias = _retagged(tracker, tmp_path)
+    _json("import", tracker, newer)
+    assert "urgent" in _json("show", alias)["tags"]
+    assert coop("edit", alias, "--tag", "mine", env=NOW).code == 0
+    report = _json("import", tracker, str(FIXTURES / source.get(tracker, "backlog")))
+    assert report["wrote"]
+    tags = _json("show", alias)["tags"]
+    assert "urgent" not in tags and "mine" in tags
+    (edit,) = [e for e in _json("log", alias) if e.get("tags_removed")]
+    assert edit["tags_removed"] == ["urgent"] and "imported" in edit
+    assert not _json("import", tracker, str(FIXTURES / source.get(tracker, "backlog")))["wrote"]
+
+
 def test_crlf_text_and_emoji_labels_arrive(ledger: Path, tmp_path: Path) -> None:
     issue = {
         "number": 5,
