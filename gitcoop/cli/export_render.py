@@ -2,7 +2,8 @@
 
 CSV cells that a spreadsheet would run as a formula (=, +, -, @ first) are
 written with a leading `'`: an item's title is a stranger's text, and
-opening an export must not run it.
+opening an export must not run it. For the same reason Markdown escapes
+what would be markup in ledger text, and holds event arguments in code spans.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from typing import Any
 
 from gitcoop.domain import jsontext
@@ -78,8 +80,8 @@ def _markdown(exported: list[Exported], with_events: bool) -> str:
     parts = ["# Ledger export\n"]
     for e in exported:
         data = item_data(e, False)
-        parts.append(f"\n## {data['short_id']}: {_inline(data['title'])}\n\n")
-        parts += [f"- {key}: {_inline(_cell(data.get(key)))}\n" for key in _SHOWN if data.get(key)]
+        parts.append(f"\n## {_text(data['short_id'])}: {_text(data['title'])}\n\n")
+        parts += [f"- {key}: {_text(_cell(data.get(key)))}\n" for key in _SHOWN if data.get(key)]
         if e.item.body:
             parts.append("\n" + _quoted(e.item.body) + "\n")
         if with_events and e.events:
@@ -96,13 +98,33 @@ _SHOWN = (
 
 def _event_line(data: Data) -> str:
     args = {k: v for k, v in data.items() if k not in _EVENT_KEYS}
-    shown = f" {_inline(_line(args))}" if args else ""
-    return f"- {data['at']} {data['actor']} `{data['verb']}`{shown}\n"
+    shown = f" {_code(_line(args))}" if args else ""
+    return f"- {_text(data['at'])} {_text(data['actor'])} {_code(data['verb'])}{shown}\n"
 
 
 def _inline(text: str) -> str:
     """One line of Markdown: line breaks become spaces."""
     return " ".join(str(text).split())
+
+
+_MARKUP = frozenset("\\`*_[]<>#!|~&")  # what starts or ends Markdown's inline structure
+
+
+def _text(text: str) -> str:
+    """Ledger text as one line of Markdown that reads as the text itself: every character
+    that could open a link, an emphasis, an HTML tag or entity, a code span or close a
+    heading is escaped (CommonMark's backslash escapes), so a title cannot forge
+    structure. Nothing else is at the start of a line, where more would matter."""
+    return "".join("\\" + c if c in _MARKUP else c for c in _inline(text))
+
+
+def _code(text: str) -> str:
+    """A code span of one line: fenced by one backtick more than the longest run inside."""
+    text = _inline(text)
+    longest = max((len(run) for run in re.findall("`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
 
 
 def _quoted(text: str) -> str:

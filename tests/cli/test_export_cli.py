@@ -8,6 +8,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.conftest import coop
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "import"
@@ -109,3 +111,20 @@ def test_an_item_s_own_due_date_is_exported_in_every_format(ledger: Path) -> Non
     rows = list(csv.DictReader(io.StringIO(_export("--format", "csv"))))
     assert {r["title"]: r["due"] for r in rows} == {"Dated": "2026-12-24T23:59:59Z", "Undated": ""}
     assert "- due: 2026-12-24T23:59:59Z\n" in _export("--format", "markdown")
+
+
+def test_markdown_escapes_a_title_so_it_cannot_forge_structure(ledger: Path) -> None:
+    markdown_it = pytest.importorskip("markdown_it")
+    forged = "x](https://evil.example) <img src=x onerror=alert(1)> **loud** `code` &amp; ##"
+    assert coop("add", "todo", forged, "--tag", "a_b", env=NOW).code == 0
+    text = _export("--format", "markdown", "--events")
+    tokens = markdown_it.MarkdownIt("commonmark").parse(text)
+    kinds = {t.type for t in tokens} | {c.type for t in tokens for c in t.children or ()}
+    assert not kinds & {"link_open", "html_inline", "html_block", "strong_open", "em_open"}
+    (heading,) = [
+        tokens[i + 1] for i, t in enumerate(tokens) if t.type == "heading_open" and t.tag == "h2"
+    ]
+    assert heading.children is not None
+    shown = "".join(c.content for c in heading.children)  # the text a reader sees
+    assert shown.endswith(": " + forged), shown
+    assert "- tags: a_b\n" not in text and "- tags: a\\_b\n" in text
