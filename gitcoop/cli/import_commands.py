@@ -12,6 +12,7 @@ from gitcoop.cli import render
 from gitcoop.cli.export_render import FORMATS
 from gitcoop.cli.options import AsOpt, JsonOpt, make_context
 from gitcoop.cli.terminal import printable, say
+from gitcoop.domain.imported import about_a_label
 from gitcoop.errors import Refused, UsageError
 from gitcoop.service.import_sources import TRACKERS
 from gitcoop.service.importing import NAMES
@@ -133,11 +134,21 @@ def _report_lines(report: Any) -> list[str]:
     added = [o for o in report.outcomes if o.added]
     changed = [o for o in report.outcomes if not o.added and o.verbs]
     same = [o for o in report.outcomes if not o.added and not o.verbs]
+    labelled: dict[str, list[str]] = {}  # a label's notice -> the records that gave it
     for o in report.outcomes:
         if o.verbs:
             verb = "add" if o.added else "update"
             lines.append(f"{would}{verb} {o.alias} as {report.labels[o.item]}: {' '.join(o.verbs)}")
-        lines += [f"  {o.alias}: {notice}" for notice in o.notices]
+        for notice in o.notices:
+            if about_a_label(notice):
+                labelled.setdefault(notice, []).append(o.alias)
+            else:
+                lines.append(f"  {o.alias}: {notice}")
+    for notice, records in labelled.items():  # once each, however many records had it
+        if len(records) == 1:
+            lines.append(f"  {records[0]}: {notice}")
+        else:
+            lines.append(f"  {notice} (on {len(records)} records, {records[0]} first)")
     lines += [
         f"skipped {s.where}{f' ({s.origin})' if s.origin else ''}: {s.reason}"
         for s in report.skipped

@@ -127,6 +127,15 @@ def _foreign(record: Imported, named: tuple[str, ...]) -> str | None:
     return next((p for p in found if p), None)
 
 
+LABEL = "label"  # how a notice about a label begins: a report says each such notice once
+
+
+def about_a_label(notice: str) -> bool:
+    """Whether a record's notice is about one of its labels (the same label on many
+    records gives the same notice on each)."""
+    return notice.startswith(LABEL + " ")
+
+
 def tag_words(labels: Iterable[Any]) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """A tracker's labels as tags, and a notice for each left out: a label that is no
     tag (`🐛 bug`) becomes its obvious one (`bug`), and one with none is left out, never
@@ -136,7 +145,7 @@ def tag_words(labels: Iterable[Any]) -> tuple[tuple[str, ...], tuple[str, ...]]:
     for label in labels:
         word = _tag_form(label)
         if word is None:
-            left.append(f"label {str(label)[:40]!r} left out: no tag can be made of it")
+            left.append(f"{LABEL} {str(label)[:40]!r} left out: no tag can be made of it")
         else:
             tags.add(word)
     return tuple(sorted(tags)), tuple(left)

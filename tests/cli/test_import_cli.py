@@ -497,6 +497,27 @@ def test_crlf_text_and_emoji_labels_arrive(ledger: Path, tmp_path: Path) -> None
     assert notes == ["bob: Same here.\nOn 2.1."]
 
 
+def test_a_label_left_out_of_many_records_is_said_once_with_a_count(
+    ledger: Path, tmp_path: Path
+) -> None:
+    issues = [
+        {"number": n, "title": f"issue {n}", "state": "OPEN", "labels": [{"name": "🔥"}]}
+        for n in (1, 2, 3)
+    ]
+    issues[2]["labels"].append({"name": "🚀"})
+    export = tmp_path / "g.json"
+    export.write_text(json.dumps(issues))
+    result = coop("import", "github", str(export), env=NOW)
+    assert result.code == 0, result.err
+    said = [line for line in result.out.splitlines() if "left out" in line]
+    assert said == [
+        "  label '🔥' left out: no tag can be made of it (on 3 records, gh#1 first)",
+        "  gh#3: label '🚀' left out: no tag can be made of it",
+    ]
+    report = _json("import", "github", str(export))  # --json keeps each record's notices
+    assert [len(r["notices"]) for r in report["records"]] == [1, 1, 2]
+
+
 def test_a_skipped_array_record_is_named_by_its_number_and_origin(
     ledger: Path, tmp_path: Path
 ) -> None:
