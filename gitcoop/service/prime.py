@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from gitcoop.domain import obligations, readiness
 from gitcoop.domain.frozen import frozen
-from gitcoop.domain.lifecycle import HELD
+from gitcoop.domain.lifecycle import bound
 from gitcoop.domain.records import Item
 from gitcoop.domain.timefmt import format_instant
 from gitcoop.errors import Refused
@@ -64,7 +64,7 @@ def primer(ctx: Context) -> Primer:
                 s.id, s.kind, s.priority, s.created_at, s.order_key, s.due
             )
             candidates[s.id] = (row, candidate)
-        mine = s.status in HELD and s.taken_by == actor
+        mine = bound(s.status, s.taken_by) and s.taken_by == actor  # blocked and held too
         if not mine and actor not in s.notified:
             continue
         item = Item.from_data(row.data())

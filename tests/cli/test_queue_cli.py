@@ -171,6 +171,15 @@ def test_finish_outcomes_and_their_rules(code: Code) -> None:
     assert closed["status"] == "closed" and closed["obligation"]["status"] == "resolved"
 
 
+def test_work_its_holder_reported_blocked_is_still_theirs_in_prime(code: Code) -> None:
+    label = ready(code, "Fix toast")
+    coop("pick")
+    assert coop("finish", label, "blocked", "--reason", "needs a railed path").code == 0
+    text = coop("prime").out
+    you_hold = text.split("## You hold")[1].split("##")[0]
+    assert "Fix toast" in you_hold, text
+
+
 def test_edit_orders_between_neighbours_without_renumbering(code: Code) -> None:
     a, b, c = (add(f"Item {n}", f"src/{n}.py:1") for n in "abc")
     keys = {i["short_id"]: i["order_key"] for i in coop("queue", "--json").json()}
