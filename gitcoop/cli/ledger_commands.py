@@ -78,6 +78,12 @@ PriorityOpt = Annotated[
     ),
 ]
 BodyOpt = Annotated[str | None, typer.Option("--body", help="A longer description.")]
+BodyFileOpt = Annotated[
+    str | None,
+    typer.Option("--body-file", metavar="FILE", help="Read the body from FILE (- for stdin)."),
+]
+
+
 DUE_HELP = (
     "The item's own deadline (not an obligation's review due time): a date (2026-12-24, "
     "due at the end of that day, UTC), a time (2026-12-24T17:00, UTC unless it names an "
@@ -97,12 +103,6 @@ def due_instant(text: str, now: datetime, option: str = "--due") -> str:
             f"{option} {text!r}: {bad} — use a date (2026-12-24), a time "
             "(2026-12-24T17:00) or a duration from now (36h, 3d, 2w)"
         ) from None
-
-
-BodyFileOpt = Annotated[
-    str | None,
-    typer.Option("--body-file", metavar="FILE", help="Read the body from FILE (- for stdin)."),
-]
 
 
 def checked_shape(

@@ -91,10 +91,10 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Change an item's title, body, tags, priority, due date; a queue item's place or state.
 
-        --due is the item's own deadline, separate from the review due time of what a
-        take owes. One `edit` event names the previous values. With nothing else to change on a
+        One `edit` event names the previous values. With nothing else to change on a
         terminal, or with --editor, the body opens in git's editor. An edit that changes
-        nothing writes nothing."""
+        nothing writes nothing. --due is the item's own deadline, separate from the review
+        due time of what a take owes."""
         from gitcoop.cli import body as bodies
         from gitcoop.service import ledger, queue
 
