@@ -70,7 +70,7 @@ def test_bash_takes_the_script_and_completes_commands_options_and_values(
     assert lines[0] == "complete -F __git_coop_main git-coop"
     assert lines[1] == "list"
     assert lines[2] == "--sort"
-    assert lines[3] == "created updated priority due"
+    assert lines[3] == "created updated priority due deadline"
     assert lines[4] == "done released abandoned blocked unblocked"
     assert lines[5] == "setup"
     assert lines[6] == todo[3:]  # no kind typed: ids without it
