@@ -17,6 +17,12 @@ def add(kind: str, title: str, *extra: str) -> str:
     return str(result.json()["id"])
 
 
+def filed_at(now: str, kind: str, title: str, *extra: str) -> str:
+    result = coop("add", kind, title, "--json", *extra, env={"COOP_NOW": now})
+    assert result.code == 0, result.err
+    return str(result.json()["id"])
+
+
 def show(item: str) -> dict[str, Any]:
     result = coop("show", item, "--json")
     assert result.code == 0, result.err
@@ -113,10 +119,12 @@ def test_status_counts_overdue_work(ledger: Path) -> None:
 
 
 def test_ready_puts_overdue_work_first_within_its_priority(ledger: Path) -> None:
-    first = add("todo", "filed first")
-    late = add("todo", "overdue", "--due", "2026-11-28")
-    urgent = add("todo", "urgent", "-p", "0")
-    not_yet = add("todo", "due later", "--due", "5d")
+    # filed a minute apart: within one second "oldest first" is the order of the ids
+    filed = [f"2026-11-29T09:5{n}:00Z" for n in range(4)]
+    first = filed_at(filed[0], "todo", "filed first")
+    late = filed_at(filed[1], "todo", "overdue", "--due", "2026-11-28")
+    urgent = filed_at(filed[2], "todo", "urgent", "-p", "0")
+    not_yet = filed_at(filed[3], "todo", "due later", "--due", "2026-12-04T09:53:00Z")
     order = [entry["id"] for entry in coop("ready", "--json").json()]
     assert order == [urgent, late, first, not_yet]
     later = coop("ready", "--json", env={"COOP_NOW": "2026-12-05T10:00:00Z"}).json()
