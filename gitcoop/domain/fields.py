@@ -8,7 +8,7 @@ sentence naming what is wrong, or None.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 from typing import Any
 
 from gitcoop.domain.bounds import FIRST_YEAR, LAST_YEAR
@@ -84,7 +84,7 @@ def retagged(tags: Iterable[str], added: Iterable[str], removed: Iterable[str]) 
 
 
 NO_DUE = "none"  # `edit --due none` clears an item's due date
-_DATE = lazy(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+_DURATION = lazy(r"[0-9]+\s*[A-Za-z]+")  # digits and a unit: 3d, 36h, 3x (refused)
 _WRITTEN = lazy(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z")
 
 
@@ -103,21 +103,35 @@ def due_problem(due: Any) -> str | None:
 
 
 def due_at(text: str, now: datetime) -> str:
-    """`--due 3d` (a duration from now: s, m, h, d, w), `--due 2026-12-24` (the end of
-    that day, UTC) or `--due 2026-12-24T17:00` (an ISO 8601 time; UTC unless it names
-    an offset), as the instant an event records. Raises ValueError."""
-    try:
-        return _checked(format_instant(now + parse_duration(text)))
-    except (ValueError, OverflowError):
-        pass
+    """`--due 3d` (a duration from now: s, m, h, d, w), `--due 2026-12-24` (a day in any
+    ISO 8601 form, 20261224 too: the end of that day, UTC) or `--due 2026-12-24T17:00`
+    (an ISO 8601 time; UTC unless it names an offset), as the instant an event records.
+    A number needs its unit: `20261224` is a day, not seconds. Raises ValueError saying
+    what is wrong."""
     text = text.strip()
+    if _DURATION.fullmatch(text):
+        return _checked(format_instant(now + parse_duration(text)))  # its own error
     try:
         at = parse_instant(text)
-    except (ValueError, OverflowError):
-        raise ValueError("neither a duration nor a date") from None
-    if _DATE.fullmatch(text):  # a day is due until its end
+    except (ValueError, OverflowError) as bad:
+        if text.isdigit():
+            raise ValueError("a duration needs its unit (36h, 3d, 2w)") from None
+        if str(bad).startswith("Invalid isoformat") or not text[:1].isdigit():
+            raise ValueError("neither a duration nor a date") from None
+        raise ValueError(str(bad)) from None  # a date, but not one that exists
+    if is_day(text):  # a day is due until its end
         at += timedelta(days=1, seconds=-1)
     return _checked(format_instant(at))
+
+
+def is_day(text: str) -> bool:
+    """Whether `text` names a whole day (2026-12-24, 20261224, 2026-W52-4), which is due
+    until its end: `due_at`, and an import reading a tracker's due date."""
+    try:
+        date.fromisoformat(text)
+    except ValueError:
+        return False
+    return True
 
 
 def _checked(due: str) -> str:

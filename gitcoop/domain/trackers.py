@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from gitcoop.domain import bounds
+from gitcoop.domain import bounds, fields
 from gitcoop.domain.aliases import alias_problem
 from gitcoop.domain.imported import (
     Imported,
@@ -97,10 +97,10 @@ def instant(value: Any, name: str) -> datetime | None:
 
 
 def due_of(value: Any, name: str) -> datetime | None:
-    """A tracker's due date: a time as `instant` reads it, or a day (2026-12-24), due
-    until its end (UTC), as `add --due 2026-12-24` takes it."""
+    """A tracker's due date: a time as `instant` reads it, or a day (2026-12-24, in any
+    ISO form), due until its end (UTC), as `add --due 2026-12-24` takes it."""
     at = instant(value, name)
-    if at is not None and isinstance(value, str) and len(value.strip()) == len("2026-12-24"):
+    if at is not None and isinstance(value, str) and fields.is_day(value):
         at += timedelta(days=1, seconds=-1)
     return at
 

@@ -57,6 +57,21 @@ def test_a_bad_due_is_one_line_naming_what_to_type_and_writes_nothing(ledger: Pa
         assert result.code == 2, (value, result.out)
         (line,) = result.err.strip().splitlines()
         assert line.startswith(f"gitcoop: --due '{value}'") and "3d" in line, line
+    said = coop("add", "todo", "x", "--due", "2026-02-30").err
+    assert "day is out of range for month" in said, said  # not "neither a duration nor a date"
+    assert git(ledger, "rev-parse", "refs/coop/ledger") == before
+
+
+def test_a_compact_day_is_that_day_and_a_bare_number_is_refused(ledger: Path) -> None:
+    # 20261224 was read as 20,261,224 seconds: a deadline in July 2027
+    compact = add("todo", "compact day", "--due", "20261224")
+    assert show(compact)["due"] == "2026-12-24T23:59:59Z"
+    assert listed("--due-before", "20261224") == [compact]
+    before = git(ledger, "rev-parse", "refs/coop/ledger")
+    for value in ("1", "90"):
+        result = coop("add", "todo", "x", "--due", value)
+        (line,) = result.err.strip().splitlines()
+        assert result.code == 2 and "needs its unit" in line and " — " in line, line
     assert git(ledger, "rev-parse", "refs/coop/ledger") == before
 
 

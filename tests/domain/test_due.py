@@ -38,6 +38,34 @@ def test_a_due_date_that_is_none_of_those_is_refused(given: str) -> None:
         fields.due_at(given, NOW)
 
 
+@pytest.mark.parametrize("given", ["20261224", "2026-W52-4", " 20261224 "])
+def test_a_day_in_any_iso_form_is_due_until_its_end(given: str) -> None:
+    # 20261224 is a day, not twenty million seconds (234 days) from now
+    assert fields.due_at(given, NOW) == "2026-12-24T23:59:59Z"
+
+
+@pytest.mark.parametrize("given", ["1", "0", "90", "2026"])
+def test_a_number_without_a_unit_is_refused_not_read_as_seconds(given: str) -> None:
+    with pytest.raises(ValueError, match="unit"):
+        fields.due_at(given, NOW)
+
+
+@pytest.mark.parametrize(
+    ("given", "said"),
+    [
+        ("2026-02-30", "day is out of range"),  # a date, but not one that exists
+        ("2026-12-24T25:00", "hour must be in"),
+        ("99999d", "longer than the 100 years"),
+        ("1969-12-31", "outside the years"),
+        ("9999-01-01", "in the years 1970 to 9000"),
+        ("yesterday", "neither a duration nor a date"),
+    ],
+)
+def test_a_refused_due_date_says_what_is_wrong_with_it(given: str, said: str) -> None:
+    with pytest.raises(ValueError, match=said):
+        fields.due_at(given, NOW)
+
+
 @pytest.mark.parametrize(
     "value", [None, 5, "", "2026-12-24", "2026-12-24T17:00:00", "9001-01-01T00:00:00Z"]
 )

@@ -80,6 +80,26 @@ def test_a_backlog_task_reads_its_sections() -> None:
     )
 
 
+@pytest.mark.parametrize(
+    ("given", "due"),
+    [
+        ("2026-12-24", "2026-12-24T23:59:59Z"),
+        ("20261224", "2026-12-24T23:59:59Z"),  # a day in ISO's basic form is a day too
+        ("2026-W52-4", "2026-12-24T23:59:59Z"),
+        ("2026-12-24T17:00:00Z", "2026-12-24T17:00:00Z"),
+    ],
+)
+def test_a_tracker_s_due_day_is_due_until_its_end_as_add_due_reads_it(given: str, due: str) -> None:
+    from gitcoop.domain import fields
+    from gitcoop.domain.timefmt import format_instant
+
+    task = backlog_tasks.backlog(
+        {"id": "task-4", "title": "Due", "status": "To Do", "due_date": given}, ""
+    )
+    assert task.due is not None and format_instant(task.due) == due
+    assert fields.due_at(given, task.due) == due  # the same day as `--due` reads it
+
+
 def test_json_records_number_array_elements_and_lines() -> None:
     text = '[\n{"a": 1},\n\n  {"b": 2}\n]'
     assert trackers.json_records(text) == [("record 1", {"a": 1}), ("record 2", {"b": 2})]
