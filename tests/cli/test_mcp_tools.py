@@ -99,6 +99,25 @@ def table(ids: dict[str, str]) -> list[tuple[str, dict[str, Any], list[str]]]:
             {"id": o, "title": "Open work, renamed", "tag": ["api"]},
             ["edit", o, "--title", "Open work, renamed", "--tag", "api"],
         ),
+        (
+            "add",
+            {"kind": "todo", "title": "Dated", "due": "2026-12-24", "priority": 1},
+            ["add", "todo", "Dated", "--due", "2026-12-24", "-p", "1"],
+        ),
+        (
+            "add",
+            {"kind": "todo", "title": "Due?", "due": "90"},
+            ["add", "todo", "Due?", "--due=90"],
+        ),
+        ("edit", {"id": r, "due": "-3d"}, ["edit", r, "--due=-3d"]),  # refused as the CLI does
+        ("edit", {"id": r, "due": "2d"}, ["edit", r, "--due", "2d"]),
+        (
+            "list",
+            {"due_before": "2026-12-31", "sort": "deadline", "fields": ["id", "due"]},
+            ["list", "--due-before", "2026-12-31", "--sort", "deadline", "--fields", "id,due"],
+        ),
+        ("list", {"overdue": True}, ["list", "--overdue"]),
+        ("edit", {"id": r, "due": "none"}, ["edit", r, "--due", "none"]),
         ("take", {"id": w}, ["take", w]),  # waits on open work: refused, naming it
         ("take", {"id": o}, ["take", o]),
         ("take", {"id": h}, ["take", h]),  # carol holds it: refused, naming her
