@@ -92,16 +92,18 @@ DUE_HELP = (
 DueOpt = Annotated[str | None, typer.Option("--due", metavar="DATE|DURATION", help=DUE_HELP)]
 
 
-def due_instant(text: str, now: datetime, option: str = "--due") -> str:
-    """`--due` as the instant an event records, or a one-line usage error."""
+def due_instant(text: str, now: datetime, option: str = "--due", clears: bool = False) -> str:
+    """`--due` as the instant an event records, or a one-line usage error (which says
+    that `none` clears it where it does: `edit`)."""
     from gitcoop.domain import fields
 
     try:
         return fields.due_at(text, now)
     except ValueError as bad:
+        none = f"; {fields.NO_DUE} clears it" if clears else ""
         raise UsageError(
             f"{option} {text!r}: {bad} — use a date (2026-12-24), a time "
-            "(2026-12-24T17:00) or a duration from now (36h, 3d, 2w)"
+            f"(2026-12-24T17:00) or a duration from now (36h, 3d, 2w){none}"
         ) from None
 
 

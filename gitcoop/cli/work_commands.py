@@ -105,7 +105,7 @@ def register(app: typer.Typer) -> None:
         if due is not None:
             from gitcoop.domain.fields import NO_DUE
 
-            due_at = "" if due.strip().lower() == NO_DUE else due_instant(due, ctx.now)
+            due_at = "" if due.strip().lower() == NO_DUE else due_instant(due, ctx.now, clears=True)
         given = (title, text, tag, untag, priority, due, before, after, state)
         if editor or (all(v is None for v in given) and bodies.interactive()):
             text = _edited_body(ctx, item)

@@ -95,6 +95,17 @@ def test_edit_sets_changes_and_clears_the_due_date_as_events(ledger: Path) -> No
     assert again.code == 0 and "unchanged" in again.out
 
 
+def test_a_bad_due_on_edit_says_that_none_clears_it(ledger: Path) -> None:
+    item = add("todo", "shaped", "--due", "3d")
+    for value in ("", "never"):  # what someone trying to clear it might type
+        result = coop("edit", item, "--due", value)
+        (line,) = result.err.strip().splitlines()
+        assert result.code == 2 and line.endswith("; none clears it"), line
+    assert show(item)["due"] == "2026-12-02T10:00:00Z"
+    added = coop("add", "todo", "x", "--due", "never").err  # nothing to clear on add
+    assert "none" not in added, added
+
+
 def test_list_marks_due_and_overdue_work_and_filters_and_sorts_on_it(ledger: Path) -> None:
     late = add("todo", "late", "--due", "2026-11-20")
     later = add("todo", "later", "--due", "2w")
