@@ -185,7 +185,8 @@ def register(app: typer.Typer) -> None:
         """What can be started now, best first.
 
         Open todos and requests and ready queue items that wait on nothing unsettled, by
-        priority (0 first), then queue order or age."""
+        priority (0 first); within one priority, overdue work first (its own due date
+        passed, soonest first), then queue order or age."""
         from gitcoop.cli import render
         from gitcoop.service import dependencies
 

@@ -161,4 +161,6 @@ def test_help_says_it_is_the_item_s_own_deadline(ledger: Path) -> None:
     for command in ("add", "edit", "list"):
         text = " ".join(coop(command, "--help").out.split())
         assert "own deadline" in text and "review due time" in text, command
+    ready = " ".join(coop("ready", "--help").out.split())  # the order it lists in
+    assert "overdue work first (its own due date passed, soonest first)" in ready, ready
     assert NOW == "2026-11-29T10:00:00Z"
