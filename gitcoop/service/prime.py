@@ -16,7 +16,7 @@ from gitcoop.domain import obligations, readiness
 from gitcoop.domain.frozen import frozen
 from gitcoop.domain.lifecycle import bound
 from gitcoop.domain.records import Item
-from gitcoop.domain.timefmt import format_instant
+from gitcoop.domain.timefmt import format_instant, human_instant
 from gitcoop.errors import Refused
 from gitcoop.service.context import Context, read_ledger
 from gitcoop.service.dependencies import open_index
@@ -76,7 +76,7 @@ def primer(ctx: Context) -> Primer:
                 owed.append(Line(row.label, item, _owes(item, ctx)))
     now = format_instant(ctx.now)
     listed = readiness.ready((c for _, c in candidates.values()), graph, now)
-    ready = [_ready_line(candidates[entry.id][0], entry) for entry in listed[:READY_SHOWN]]
+    ready = [_ready_line(candidates[e.id][0], e, now) for e in listed[:READY_SHOWN]]
     held.sort(key=lambda line: (line.item.taken_at or line.item.created_at, line.item.id))
     named = (("owner", roles.is_owner(actor)), ("chief", actor in roles.chiefs))
     return Primer(
@@ -93,8 +93,13 @@ def primer(ctx: Context) -> Primer:
     )
 
 
-def _ready_line(row: Row, entry: readiness.Candidate) -> Line:
-    return Line(row.label, Item.from_data(row.data()), f"P{entry.priority}")
+def _ready_line(row: Row, entry: readiness.Candidate, now: str) -> Line:
+    """Its priority, and its own due date: overdue work heads its priority, and says so."""
+    item = Item.from_data(row.data())
+    if item.due is None:
+        return Line(row.label, item, f"P{entry.priority}")
+    when = "overdue since" if readiness.overdue(entry.due, now) else "due"
+    return Line(row.label, item, f"P{entry.priority}, {when} {human_instant(item.due)}")
 
 
 def _owes(item: Item, ctx: Context) -> str:

@@ -37,6 +37,22 @@ def test_the_primer_says_who_what_is_held_and_owed_what_is_ready_and_the_loop(le
     assert len(text.encode()) < 2048
 
 
+def test_the_primer_says_why_overdue_work_heads_the_ready_list(ledger: Path) -> None:
+    coop("add", "todo", "Filed first", env={"COOP_NOW": "2026-11-29T09:00:00Z"})
+    coop("add", "todo", "Late", "--due", "2026-11-28")
+    coop("add", "todo", "Soon", "--due", "2026-12-01T12:00:00Z")
+    ready = coop("prime").out.split("## Ready")[1].split("##")[0]
+    lines = [line for line in ready.splitlines() if ": " in line]
+    assert [line.split(": ")[1].split(" — ")[0] for line in lines] == [
+        "Late",
+        "Filed first",
+        "Soon",
+    ]
+    assert lines[0].endswith("— P2, overdue since 2026-11-28 23:59 UTC"), lines
+    assert lines[1].endswith("— P2"), lines
+    assert lines[2].endswith("— P2, due 2026-12-01 12:00 UTC"), lines
+
+
 def test_the_primer_of_a_quiet_ledger_is_small_and_names_the_owner(ledger: Path) -> None:
     text = coop("prime").out
     assert "`alice@example.com` (no session: set COOP_SESSION); owner" in text
