@@ -26,14 +26,20 @@ FAR = "9999-12-31T23:59:59Z"
 
 
 def since_instant(text: str, now: datetime) -> str:
-    """`--since 2d` (a duration back from now) or `--since 2026-11-01` (a date or instant)."""
-    try:
-        return format_instant(now - parse_duration(text))
-    except ValueError:
-        pass
+    """`--since 2d` (a duration back from now) or `--since 2026-11-01` (a date or instant).
+    A number needs its unit: `20261101` is a day, not seconds."""
+    if not text.strip().isdigit():
+        try:
+            return format_instant(now - parse_duration(text))
+        except ValueError:
+            pass
     try:
         return format_instant(parse_instant(text))
     except (ValueError, OverflowError):
+        if text.strip().isdigit():
+            raise UsageError(
+                f"--since {text!r}: a duration needs its unit — use e.g. 90m, 2d or a date"
+            ) from None
         raise UsageError(
             f"--since {text!r} is neither a duration nor a date: use e.g. 2d, 12h, "
             "2026-11-01 or 2026-11-01T09:00:00Z"

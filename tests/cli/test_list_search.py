@@ -69,6 +69,9 @@ def test_since_takes_a_duration_or_a_date(ledger: Path) -> None:
     assert listed("--since", "2026-11-30") == []
     wrong = coop("list", "--since", "last tuesday")
     assert wrong.code == 2 and "neither a duration nor a date" in wrong.err
+    assert listed("--since", "20261129") == [old, touched, new]  # a day, not seconds
+    bare = coop("list", "--since", "90")
+    assert bare.code == 2 and "needs its unit" in bare.err
 
 
 def test_sort_and_limit(ledger: Path) -> None:
