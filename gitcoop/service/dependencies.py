@@ -14,7 +14,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from gitcoop.domain import dependencies, readiness
-from gitcoop.domain.dependencies import WAITING, Graph, Node
+from gitcoop.domain.dependencies import PARENT_OF, WAITING, Graph, Node
 from gitcoop.domain.frozen import frozen
 from gitcoop.domain.ids import ItemId, fanout
 from gitcoop.domain.records import Item
@@ -25,6 +25,7 @@ from gitcoop.service.writer import Intent, Shown, write
 from gitcoop.store.snapshot import Snapshot
 
 if TYPE_CHECKING:  # a take loads this module, and never the read cache
+    from gitcoop.store.keys import Incoming
     from gitcoop.store.rows import Row, Summary
 
 
@@ -217,20 +218,101 @@ IN_NAMES = {
 
 
 def links(snapshot: Snapshot, item: Item) -> Links:
-    found = open_index(snapshot)
-    graph = found.graph
+    """Both ends of `item`'s links, reading what they show: its own links from its file,
+    the links into it from its group's index of incoming links (`Snapshot.incoming`),
+    and each item on the other end from its own file. What it waits on, and the cycles
+    it is on, are those of the whole graph: an item's cycles lie among what it reaches
+    by waiting, so only that part of the graph is read."""
+    from gitcoop.store.keys import CHILD
+
+    near = _Near(snapshot)
     outgoing: dict[str, list[Other]] = {name: [] for name in OUT_NAMES.values()}
     for link_ in item.links:
         if link_.type in OUT_NAMES:  # a type this gitcoop does not know means nothing here
-            outgoing[OUT_NAMES[link_.type]].append(found.other(link_.item))
+            outgoing[OUT_NAMES[link_.type]].append(near.other(link_.item))
+    into = near.incoming(item.id)
     children = sorted(
-        (n.id for n in graph.nodes.values() if n.parent_id == item.id),
+        {entry.holder for entry in into if entry.kind == CHILD},
         key=lambda child: (fanout(child), child),
     )
-    outgoing["children"] += [found.other(child) for child in children]
+    outgoing["children"] += [near.other(child) for child in children]
+    # the graph lists the items in view first, then the others, each by fan-out and id
+    placed = [(_place(e.in_view, e.holder), e.position, e.kind, e.holder) for e in into]
+    placed = [entry for entry in placed if entry[2] != CHILD]
+    own = near.node(item.id)  # as the graph has it: a parent only where its kind has one
+    if own is not None and own.parent_id is not None:
+        place = _place(near.in_view(item.id), item.id)
+        placed.append((place, len(own.links), PARENT_OF, own.parent_id))
     incoming: dict[str, list[Other]] = {name: [] for name in IN_NAMES.values()}
-    for kind, holder in graph.incoming.get(item.id, ()):
+    for _, _, kind, holder in sorted(placed, key=lambda entry: entry[:2]):
         if kind in IN_NAMES:
-            incoming[IN_NAMES[kind]].append(found.other(holder))
-    cycles = [[found.other(i) for i in cycle] for cycle in graph.cycles() if item.id in cycle]
+            incoming[IN_NAMES[kind]].append(near.other(holder))
+    graph = near.reached(item.id)
+    cycles = [[near.other(i) for i in cycle] for cycle in graph.cycles() if item.id in cycle]
     return Links(outgoing, incoming, graph.blockers(item.id), cycles)
+
+
+def _place(in_view: bool, item_id: str) -> tuple[bool, str, str]:
+    return (not in_view, fanout(item_id), item_id)
+
+
+class _Near:
+    """The items around one item, each read from its own file once."""
+
+    def __init__(self, snapshot: Snapshot) -> None:
+        from gitcoop.store.cache import ItemCache
+
+        self.snapshot = snapshot
+        self.cache = snapshot.cache or ItemCache(snapshot.repo.common_dir)
+        self.summaries: dict[str, Summary | None] = {}
+        self.into: dict[str, list[Incoming]] = {}
+
+    def summary(self, item_id: str) -> Summary | None:
+        if item_id not in self.summaries:
+            self.summaries[item_id] = self.snapshot.item_summary(item_id)
+        return self.summaries[item_id]
+
+    def node(self, item_id: str) -> Node | None:
+        s = self.summary(item_id)
+        return None if s is None else Node(s.id, s.kind, s.status, s.links, s.parent_id)
+
+    def in_view(self, item_id: str) -> bool:
+        from gitcoop.store.rows import in_view
+
+        s = self.summary(item_id)
+        return s is not None and in_view(s)
+
+    def incoming(self, item_id: str) -> list[Incoming]:
+        if item_id not in self.into:
+            self.into[item_id] = self.snapshot.incoming(self.cache, item_id)
+        return self.into[item_id]
+
+    def other(self, item_id: str) -> Other:
+        """An item on the other end of a link, as shown, from its own file."""
+        item = self.snapshot.item(ItemId(item_id)) if self.snapshot.has_item(item_id) else None
+        if item is None:
+            return Other(item_id, item_id, "", "missing")
+        return Other(item_id, self.snapshot.label(item.id), item.title, item.status)
+
+    def reached(self, start: str) -> Graph:
+        from gitcoop.store.keys import CHILD
+
+        """The graph of every item `start` reaches by waiting (on what it is blocked by, on
+        its children), each with its links and its children: every cycle through `start`
+        and each of its blockers are in it as in the whole graph."""
+        nodes: list[Node] = []
+        seen = {start}
+        todo = [start]
+        while todo:
+            here = todo.pop()
+            node = self.node(here)
+            steps = [entry.holder for entry in self.incoming(here) if entry.kind == CHILD]
+            if node is not None:
+                nodes.append(node)
+                steps += [other for kind, other in node.links if kind in WAITING]
+            for step in steps:
+                if step not in seen:
+                    seen.add(step)
+                    todo.append(step)
+        nodes.sort(key=lambda n: _place(self.in_view(n.id), n.id))  # the graph's own order
+        return Graph(nodes, self.snapshot.has_item)

@@ -8,13 +8,17 @@ acting person's takeovers and lost events (service/lost.py) until acknowledged.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
 
 from gitcoop.domain import obligations, resolution
 from gitcoop.domain.frozen import frozen
+from gitcoop.domain.ids import ItemId
 from gitcoop.domain.records import Conflict, Item, Obligation, Takeover
+from gitcoop.domain.timefmt import format_instant
 from gitcoop.service.context import Context, read_ledger
 from gitcoop.service.lost import Lost
+from gitcoop.store.keys import Owing
 
 
 @frozen
@@ -61,8 +65,9 @@ class OwedList:
 
 
 def owed(ctx: Context, include_not_due: bool = False, mine: bool = False) -> OwedList:
-    """Served from the read cache: only items that owe something, or concern the
-    acting person, are built. `mine`: only what they hold or may review."""
+    """Served from the due index of the open index (store/keys.py): only the items that
+    may owe something now, or concern the acting person, are read, each from its file.
+    `mine`: only what they hold or may review."""
     snapshot = read_ledger(ctx)
     assert snapshot.cache is not None
     actor = ctx.who(snapshot.repo)
@@ -72,24 +77,51 @@ def owed(ctx: Context, include_not_due: bool = False, mine: bool = False) -> Owe
     unsettled: list[Unsettled] = []
     taken: list[TakenOver] = []
     lost: list[Lost] = []
-    for row in snapshot.open_view(snapshot.cache).rows:  # all a settled item could owe is there
-        brief = row.summary
-        if not (brief.obligation_status == "pending" or brief.conflicts or actor in brief.notified):
-            continue
-        item = Item.from_data(row.data())
-        if owner:
-            unsettled += [Unsettled(item, row.label, c) for c in item.conflicts]
-        taken += [TakenOver(item, row.label, t) for t in obligations.takeovers_for(item, actor)]
-        lost += [Lost(item, row.label, c) for c in resolution.unacknowledged(item, actor)]
-        if not item.owes or (mine and not obligations.concerns(item, actor, roles)):
-            continue
-        marks = obligations.pressing(item, ctx.now, actor, roles)
-        if marks or include_not_due:
-            assert item.obligation is not None
-            found.append(Owed(item, row.label, item.obligation, marks))
+    may = _candidates(include_not_due, mine, actor, owner, roles.can_review(actor), ctx.now)
+    for fan in snapshot.keys(snapshot.cache):  # all a settled item could owe is there
+        for entry in fan.owing:
+            if not may(Owing._make(entry)):
+                continue
+            item_id = ItemId(entry[0])
+            item = snapshot.item(item_id)
+            assert item is not None
+            label = snapshot.label(item_id)
+            if owner:
+                unsettled += [Unsettled(item, label, c) for c in item.conflicts]
+            taken += [TakenOver(item, label, t) for t in obligations.takeovers_for(item, actor)]
+            lost += [Lost(item, label, c) for c in resolution.unacknowledged(item, actor)]
+            if not item.owes or (mine and not obligations.concerns(item, actor, roles)):
+                continue
+            marks = obligations.pressing(item, ctx.now, actor, roles)
+            if marks or include_not_due:
+                assert item.obligation is not None
+                found.append(Owed(item, label, item.obligation, marks))
     far = datetime.max.replace(tzinfo=ctx.now.tzinfo)
     found.sort(key=lambda e: (e.obligation.due or far, e.item.id))
     unsettled.sort(key=lambda u: (u.item.id, u.conflict.event))
     taken.sort(key=lambda t: (t.takeover.at, t.item.id))
     lost.sort(key=lambda entry: (entry.item.id, entry.conflict.event))
     return OwedList(found, unsettled, taken, lost)
+
+
+def _candidates(
+    include_not_due: bool, mine: bool, actor: str, owner: bool, reviewer: bool, now: datetime
+) -> Callable[[Owing], bool]:
+    """Whether an item of the due index may show in `owed`: a superset of what the loop
+    above keeps, decided on the index's fields (instants compare as their text)."""
+    at = format_instant(now)
+
+    def may(entry: Owing) -> bool:
+        if entry.conflicts or actor in entry.notified:  # a conflict, a takeover notice
+            return True
+        if not entry.pending or (mine and entry.holder != actor and not reviewer):
+            return False
+        return (
+            include_not_due
+            or (entry.due is not None and entry.due <= at)
+            or (entry.for_owners and owner)
+            or (entry.since is not None and entry.since > at)
+            or (entry.taken_at is not None and entry.taken_at > at)
+        )
+
+    return may

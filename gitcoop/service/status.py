@@ -11,12 +11,11 @@ fetch and never asks the network.
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 
 from gitcoop.domain import readiness
 from gitcoop.domain.frozen import frozen
-from gitcoop.domain.lifecycle import TERMINAL, bound
-from gitcoop.domain.timefmt import format_instant
+from gitcoop.domain.ids import ItemId
 from gitcoop.service import owed as owing
 from gitcoop.service.context import Context, claims_remote, read_ledger
 from gitcoop.service.owed import OwedList
@@ -24,6 +23,7 @@ from gitcoop.store import journal
 from gitcoop.store.layout import remote_ref
 from gitcoop.store.repository import Oid, Repo
 from gitcoop.store.rows import Row
+from gitcoop.store.snapshot import Snapshot
 from gitcoop.store.transport import exact_refspec, fetch_refspec
 
 
@@ -67,18 +67,18 @@ def status(ctx: Context) -> Status:
     actor = ctx.who(repo)
     roles = snapshot.config.roles
     counts: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
-    held: list[tuple[str, Row]] = []
-    now, overdue = format_instant(ctx.now), 0
-    view = snapshot.open_view(snapshot.cache) if snapshot.cache is not None else None
-    for tally in view.settled if view is not None else ():  # settled: counted, never read
-        counts[tally.kind][tally.status] += tally.number
-    for row in view.rows if view is not None else ():
-        brief = row.summary
-        counts[brief.kind][brief.status] += 1
-        if brief.status not in TERMINAL and readiness.overdue(brief.due, now):
-            overdue += 1
-        if bound(brief.status, brief.taken_by) and brief.taken_by == actor:
-            held.append((brief.taken_at or "", row))
+    held: list[tuple[str, str]] = []
+    fans = snapshot.keys(snapshot.cache) if snapshot.cache is not None else []
+    settled: Counter[tuple[str, str]] = Counter()  # as the open index tallies them
+    for fan in fans:
+        for kind, state, _, number in fan.settled:
+            settled[kind, state] += number
+    for (kind, state), number in settled.items():  # settled: counted, never read
+        counts[kind][state] += number
+    for fan in fans:
+        for kind, state, number in fan.counts:
+            counts[kind][state] += number
+        held += [(at, item_id) for holder, at, item_id in fan.held if holder == actor]
     held.sort(key=lambda entry: entry[0])
     return Status(
         actor=actor,
@@ -89,13 +89,22 @@ def status(ctx: Context) -> Status:
         ),
         tip=snapshot.commit,
         counts={kind: dict(by_status) for kind, by_status in sorted(counts.items())},
-        held=[row for _, row in held],
+        held=[_row(snapshot, item_id) for _, item_id in held],
         owed=owing.owed(ctx, include_not_due=False, mine=True),
         sharing=sharing(repo),
         remotes=repo.remote_names(),
         journal=len(journal.entries(repo.common_dir)),
         overdue=overdue,
     )
+
+
+def _row(snapshot: Snapshot, item_id: str) -> Row:
+    """The row of an item the actor holds, from its own file."""
+    from gitcoop.store.rows import make_row
+
+    blob = snapshot.item_blob(ItemId(item_id))
+    data = snapshot.item_data(item_id, blob)
+    return make_row(item_id, str(blob), snapshot.label(ItemId(item_id)), data)
 
 
 def sharing(repo: Repo) -> list[Sharing]:

@@ -37,6 +37,7 @@ indented JSON text).
 
 from __future__ import annotations
 
+import marshal
 import os
 from collections import Counter
 from collections.abc import Callable, Iterable
@@ -45,6 +46,7 @@ from typing import Any
 from gitcoop.domain import progress
 from gitcoop.domain.ids import fanout, shortest_labels
 from gitcoop.store import heap, twocores
+from gitcoop.store.keys import Incoming, Keys, derive, incoming_of, pack, unpack
 from gitcoop.store.rows import (
     Data,
     Node,
@@ -156,6 +158,7 @@ class ItemCache:
             kept[fan] = (tree_id, rows, _tally(settled), _nodes(settled))
             known[fan] = (tree_id, settled)
         self.files.write(f"{group}.open", kept)
+        self._write_keys(group, kept)
         current = {
             fan: known[fan] for fan in kept if fan in known and known[fan][0] == kept[fan][0]
         }
@@ -191,6 +194,73 @@ class ItemCache:
                 entry = _settled_entry(blob_id, summary)
             settled.append(entry)
         return rows, settled
+
+    # -- the keys: tallies, the holder and due indexes, links both ways --------
+
+    def keys(
+        self,
+        fanouts: list[tuple[str, str]],
+        entries: Listing,
+        parse: Parse,
+        quick: Quick | None = None,
+    ) -> list[Keys]:
+        """Each fan-out's keys (store/keys.py), in the order given: from the `<x>.keys`
+        files, and from the open index for a group whose keys file is not current."""
+        groups = _groups(fanouts)
+        stored = {group: _dict(self.files.read(f"{group}.keys")) for group in groups}
+        stale = [g for g, members in groups.items() if _changed(stored[g], members)]
+        if stale:
+            wanted = [fan for fan in fanouts if fan[0][:1] in stale]
+            opened = dict(self._open_fans(wanted, entries, quick or parse))
+            for group in stale:  # a rebuilt open file wrote its keys: read them again
+                stored[group] = _dict(self.files.read(f"{group}.keys"))
+                if _changed(stored[group], groups[group]):
+                    members = {fan: opened[fan] for fan, _ in groups[group]}
+                    stored[group] = self._write_keys(group, members)
+        return [Keys._make(stored[fan[:1]][fan]) for fan, _ in fanouts]
+
+    def _write_keys(self, group: str, opened: dict[str, Any]) -> dict[str, Any]:
+        old = _dict(self.files.read(f"{group}.keys"))
+        kept = {}
+        for fan, stored in opened.items():
+            before = old.get(fan)
+            kept[fan] = before if before is not None and before[0] == stored[0] else derive(stored)
+        self.files.write(f"{group}.keys", kept)
+        return kept
+
+    def incoming(
+        self,
+        item_id: str,
+        fanouts: list[tuple[str, str]],
+        entries: Listing,
+        parse: Parse,
+        quick: Quick | None = None,
+    ) -> list[Incoming]:
+        """The links into `item_id` (its children's too) from every item, in view or not,
+        from its group's `<x>.in`; what changed since is taken out and put back from the
+        keys of the fan-outs whose tree changed."""
+        fan = fanout(item_id)
+        group = fan[:1]
+        stored = _dict(self.files.read(f"{group}.in"))
+        sources = _dict(stored.get("sources"))
+        parts = _dict(stored.get("to"))
+        now = dict(fanouts)
+        changed = [(f, t) for f, t in fanouts if sources.get(f) != t]
+        if changed or sources.keys() - now.keys():
+            redo = {f for f, _ in changed} | (sources.keys() - now.keys())
+            kept = [
+                entry
+                for part in parts
+                for entry in marshal.loads(parts[part])
+                if entry[5] not in redo
+            ]
+            for (source, _), found in zip(
+                changed, self.keys(changed, entries, parse, quick), strict=True
+            ):
+                kept += incoming_of(source, found, group)
+            parts = pack(kept)
+            self.files.write(f"{group}.in", {"sources": now, "to": parts})
+        return [entry for entry in unpack(parts, fan) if entry.target == item_id]
 
     # -- every item -----------------------------------------------------------
 

@@ -34,6 +34,7 @@ from gitcoop.store.repository import Oid, Repo
 if TYPE_CHECKING:  # a write never loads the read cache
     from gitcoop.domain import rulebook
     from gitcoop.store.cache import Entry, ItemCache
+    from gitcoop.store.keys import Incoming, Keys
     from gitcoop.store.rows import Data, OpenView, Row, Summary
 
 Known = dict[tuple[str, str], dict[str, Any]]  # item data by (item id, blob id)
@@ -127,6 +128,17 @@ class Snapshot:
         """An item file's validated data in the form `Item.to_data` writes."""
         return self._item_data(item_id, blob_id)
 
+    def item_summary(self, item_id: str) -> Summary | None:
+        """An item's summary from its own file (None when the ledger has none): only
+        the summary's fields are checked when it is settled and needs nothing."""
+        from gitcoop.store.rows import Summary, summarise
+
+        blob = self.item_blob(ItemId(item_id)) if self.has_item(item_id) else None
+        if blob is None:
+            return None
+        read = self._item_quick(item_id, blob)
+        return read if isinstance(read, Summary) else summarise(read)
+
     def item(self, item_id: ItemId) -> Item | None:
         path = item_path(item_id)
         entry = self._entry(path)
@@ -193,6 +205,19 @@ class Snapshot:
 
         fanouts = [fan for fan in self._fanout_ids() if fans is None or fans(fan[0])]
         return cache.open_view(fanouts, self._item_entries, self._item_data, quick)
+
+    def keys(self, cache: ItemCache) -> list[Keys]:
+        """The open index's keys of every fan-out (store/keys.py): tallies, the holder
+        and due indexes and the links, without the rows."""
+        fanouts = list(self._fanout_ids())
+        return cache.keys(fanouts, self._item_entries, self._item_data, self._item_quick)
+
+    def incoming(self, cache: ItemCache, item_id: str) -> list[Incoming]:
+        """The links into one item from every other, from its own group's index."""
+        fanouts = list(self._fanout_ids())
+        return cache.incoming(
+            item_id, fanouts, self._item_entries, self._item_data, self._item_quick
+        )
 
     def has_item(self, item_id: str) -> bool:
         """Whether the ledger holds an item file for this id (its tree entry; nothing read)."""
