@@ -33,7 +33,7 @@ def register(app: typer.Typer) -> None:
         from gitcoop.service.status import status as gather
 
         ctx = make_context(actor)
-        found = gather(ctx)
+        found = gather(ctx, None if as_json else SHOWN)
         if as_json:
             from gitcoop.cli import render
 
@@ -75,10 +75,10 @@ def status_lines(found: Status, now: datetime, wide: bool) -> list[Styled | str]
     lines: list[Styled | str] = [join(paint(found.actor, "holder"), f"{roles} · ledger at {tip}")]
     lines += _counts(found)
     held = [Shown(Item.from_data(row.data()), row.label) for row in found.held[:SHOWN]]
-    holding = count(len(found.held), "item")
+    holding = count(found.holding, "item")
     lines += ["", paint(f"You hold {holding}" + (":" if held else "."), "heading")]
     lines += lay_out([owed_commands.held_row(s, now) for s in held], wide)
-    lines += _more(len(found.held) - len(held), "git coop list --mine")
+    lines += _more(found.holding - len(held), "git coop list --mine")
     owing = found.owed
     lines.append("")
     if owing.obligations or owing.conflicts or owing.takeovers or owing.lost:
@@ -107,12 +107,19 @@ def _first(owing: OwedList, n: int) -> OwedList:
     lost = owing.lost[: n - len(conflicts) - len(takeovers)]
     obligations = owing.obligations[: n - len(conflicts) - len(takeovers) - len(lost)]
     return replace(
-        owing, conflicts=conflicts, takeovers=takeovers, lost=lost, obligations=obligations
+        owing,
+        conflicts=conflicts,
+        takeovers=takeovers,
+        lost=lost,
+        obligations=obligations,
+        unread=0,
+        unread_pressing=0,
     )
 
 
 def _entries(owing: OwedList) -> int:
-    return len(owing.conflicts) + len(owing.takeovers) + len(owing.lost) + len(owing.obligations)
+    listed = len(owing.conflicts) + len(owing.takeovers) + len(owing.lost)
+    return listed + len(owing.obligations) + owing.unread
 
 
 def _more(left: int, where: str) -> list[Styled | str]:

@@ -8,17 +8,19 @@ acting person's takeovers and lost events (service/lost.py) until acknowledged.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from datetime import datetime
+from typing import Any
 
 from gitcoop.domain import obligations, resolution
 from gitcoop.domain.frozen import frozen
-from gitcoop.domain.ids import ItemId
+from gitcoop.domain.ids import ItemId, fanout, shortest_labels
 from gitcoop.domain.records import Conflict, Item, Obligation, Takeover
 from gitcoop.domain.timefmt import format_instant
 from gitcoop.service.context import Context, read_ledger
 from gitcoop.service.lost import Lost
 from gitcoop.store.keys import Owing
+from gitcoop.store.rows import Row
+from gitcoop.store.snapshot import Snapshot
 
 
 @frozen
@@ -56,72 +58,121 @@ class OwedList:
     conflicts: list[Unsettled]  # shown to owners only
     takeovers: list[TakenOver]  # the acting person's own
     lost: list[Lost]  # the acting person's own events that lost on a merge, unacknowledged
+    unread: int = 0  # obligations after the first `limit`, counted and not read
+    unread_pressing: int = 0  # how many of them are marked
 
     @property
     def pressing(self) -> int:
         """How many things need attention now: what `owed --check` exits 6 on."""
-        marked = sum(1 for entry in self.obligations if entry.marks)
+        marked = sum(1 for entry in self.obligations if entry.marks) + self.unread_pressing
         return marked + len(self.conflicts) + len(self.takeovers) + len(self.lost)
 
 
-def owed(ctx: Context, include_not_due: bool = False, mine: bool = False) -> OwedList:
-    """Served from the due index of the open index (store/keys.py): only the items that
-    may owe something now, or concern the acting person, are read, each from its file.
-    `mine`: only what they hold or may review."""
+MANY = 64  # items to read, from which the rows of their groups are read instead of files
+
+
+def owed(
+    ctx: Context, include_not_due: bool = False, mine: bool = False, limit: int | None = None
+) -> OwedList:
+    """Served from the due index of the open index (store/keys.py). Which obligations
+    show, and in what order, is decided on the index; only the items shown are read, and
+    those with a conflict or a takeover notice. `mine`: only what the acting person holds
+    or may review. With `limit`, only the first `limit` obligations are read, the others
+    counted (`unread`)."""
     snapshot = read_ledger(ctx)
     assert snapshot.cache is not None
     actor = ctx.who(snapshot.repo)
     roles = snapshot.config.roles
     owner = roles.is_owner(actor)
+    reviewer = roles.can_review(actor)
+    at = format_instant(ctx.now)
+    due: list[tuple[str, str, tuple[str, ...]]] = []  # (due or far, id, marks)
+    noticed: list[str] = []  # items with a conflict or a takeover notice: read in full
+    anyone = not mine or reviewer
+    for fan in snapshot.keys(snapshot.cache):  # all a settled item could owe is there
+        for entry in fan.owing:  # Owing's fields, as a plain tuple: no object made
+            if entry[_CONFLICTS] or actor in entry[_NOTIFIED]:
+                noticed.append(entry[_ID])
+            if not entry[_PENDING] or not (anyone or entry[_HOLDER] == actor):
+                continue
+            marks = _marks(entry, at, owner)
+            if marks or include_not_due:
+                due.append((entry[_DUE] or FAR, entry[_ID], marks))
+    due.sort()
+    shown = due if limit is None else due[:limit]
+    read = _Items(snapshot, [*noticed, *(item_id for _, item_id, _ in shown)])
     found: list[Owed] = []
+    for _, item_id, marks in shown:
+        item, label = read.get(item_id)
+        assert item.obligation is not None  # the index said it is pending
+        found.append(Owed(item, label, item.obligation, marks))
     unsettled: list[Unsettled] = []
     taken: list[TakenOver] = []
     lost: list[Lost] = []
-    may = _candidates(include_not_due, mine, actor, owner, roles.can_review(actor), ctx.now)
-    for fan in snapshot.keys(snapshot.cache):  # all a settled item could owe is there
-        for entry in fan.owing:
-            if not may(Owing._make(entry)):
-                continue
-            item_id = ItemId(entry[0])
-            item = snapshot.item(item_id)
-            assert item is not None
-            label = snapshot.label(item_id)
-            if owner:
-                unsettled += [Unsettled(item, label, c) for c in item.conflicts]
-            taken += [TakenOver(item, label, t) for t in obligations.takeovers_for(item, actor)]
-            lost += [Lost(item, label, c) for c in resolution.unacknowledged(item, actor)]
-            if not item.owes or (mine and not obligations.concerns(item, actor, roles)):
-                continue
-            marks = obligations.pressing(item, ctx.now, actor, roles)
-            if marks or include_not_due:
-                assert item.obligation is not None
-                found.append(Owed(item, label, item.obligation, marks))
-    far = datetime.max.replace(tzinfo=ctx.now.tzinfo)
-    found.sort(key=lambda e: (e.obligation.due or far, e.item.id))
+    for item_id in noticed:
+        item, label = read.get(item_id)
+        if owner:
+            unsettled += [Unsettled(item, label, c) for c in item.conflicts]
+        taken += [TakenOver(item, label, t) for t in obligations.takeovers_for(item, actor)]
+        lost += [Lost(item, label, c) for c in resolution.unacknowledged(item, actor)]
     unsettled.sort(key=lambda u: (u.item.id, u.conflict.event))
     taken.sort(key=lambda t: (t.takeover.at, t.item.id))
     lost.sort(key=lambda entry: (entry.item.id, entry.conflict.event))
-    return OwedList(found, unsettled, taken, lost)
+    left = due[len(shown) :]
+    return OwedList(found, unsettled, taken, lost, len(left), sum(1 for e in left if e[2]))
 
 
-def _candidates(
-    include_not_due: bool, mine: bool, actor: str, owner: bool, reviewer: bool, now: datetime
-) -> Callable[[Owing], bool]:
-    """Whether an item of the due index may show in `owed`: a superset of what the loop
-    above keeps, decided on the index's fields (instants compare as their text)."""
-    at = format_instant(now)
+FAR = "~"  # after any instant's text: nothing due sorts last
 
-    def may(entry: Owing) -> bool:
-        if entry.conflicts or actor in entry.notified:  # a conflict, a takeover notice
-            return True
-        if not entry.pending or (mine and entry.holder != actor and not reviewer):
-            return False
-        return (
-            include_not_due
-            or (entry.due is not None and entry.due <= at)
-            or (entry.for_owners and owner)
-            or (entry.since is not None and entry.since > at)
-            or (entry.taken_at is not None and entry.taken_at > at)
-        )
 
-    return may
+_ID, _PENDING, _DUE, _SINCE, _TAKEN_AT, _FOR_OWNERS, _HOLDER, _CONFLICTS, _NOTIFIED = range(
+    len(Owing._fields)
+)
+_DUE_ONLY = ("due",)
+
+
+def _marks(entry: tuple[Any, ...], at: str, owner: bool) -> tuple[str, ...]:
+    """`obligations.pressing` on the index's fields (instants compare as their text)."""
+    due, since, taken_at, for_owners = (
+        entry[_DUE],
+        entry[_SINCE],
+        entry[_TAKEN_AT],
+        entry[_FOR_OWNERS],
+    )
+    later = (since is not None and since > at) or (taken_at is not None and taken_at > at)
+    is_due = due is not None and due <= at
+    if for_owners is None or not owner:
+        if not later:
+            return _DUE_ONLY if is_due else ()
+        return ("due", "future") if is_due else ("future",)
+    marks = ["due"] if is_due else []
+    marks.append("parked" if for_owners == "park" else "escalated")
+    if later:
+        marks.append("future")
+    return tuple(marks)
+
+
+class _Items:
+    """Items by id, each with its label: from their files when few, else from the open
+    rows of their groups (a row's data is ready to use; a file must be parsed)."""
+
+    def __init__(self, snapshot: Snapshot, wanted: list[str]) -> None:
+        self.snapshot = snapshot
+        self.labels: dict[str, dict[str, str]] = {}
+        self.rows: dict[str, Row] = {}
+        if len(set(wanted)) >= MANY:
+            assert snapshot.cache is not None
+            groups = {fanout(item_id)[:1] for item_id in wanted}
+            view = snapshot.open_view(snapshot.cache, fans=lambda fan: fan[:1] in groups)
+            self.rows = {row.item_id: row for row in view.rows}
+
+    def get(self, item_id: str) -> tuple[Item, str]:
+        row = self.rows.get(item_id)
+        if row is not None:
+            return Item.from_data(row.data()), row.label
+        fan = fanout(item_id)
+        if fan not in self.labels:
+            self.labels[fan] = shortest_labels(self.snapshot.item_ids(fan))
+        item = self.snapshot.item(ItemId(item_id))
+        assert item is not None
+        return item, self.labels[fan][item_id]

@@ -53,15 +53,17 @@ class Status:
     roles: tuple[str, ...]  # owner, chief
     tip: Oid | None
     counts: dict[str, dict[str, int]]  # kind -> status -> how many
-    held: list[Row]  # what the actor holds, oldest take first
+    held: list[Row]  # what the actor holds, oldest take first (the first `limit` of it)
     owed: OwedList  # what needs the actor now: due, conflicts (owners), takeovers, lost
     sharing: list[Sharing]
     remotes: list[str]  # configured git remotes (for the hint when nothing is shared)
     journal: int  # hook journal entries waiting
-    overdue: int = 0  # unsettled work whose own due date has passed (anyone's)
+    holding: int = 0  # how many items the actor holds
 
 
-def status(ctx: Context) -> Status:
+def status(ctx: Context, limit: int | None = None) -> Status:
+    """With `limit`, only the first `limit` held items and obligations are read (what a
+    text status shows); the rest are counted."""
     snapshot = read_ledger(ctx)
     repo = snapshot.repo
     actor = ctx.who(repo)
@@ -78,7 +80,7 @@ def status(ctx: Context) -> Status:
     for fan in fans:
         for kind, state, number in fan.counts:
             counts[kind][state] += number
-        held += [(at, item_id) for holder, at, item_id in fan.held if holder == actor]
+        held += fan.held_by(actor)
     held.sort(key=lambda entry: entry[0])
     return Status(
         actor=actor,
@@ -89,12 +91,12 @@ def status(ctx: Context) -> Status:
         ),
         tip=snapshot.commit,
         counts={kind: dict(by_status) for kind, by_status in sorted(counts.items())},
-        held=[_row(snapshot, item_id) for _, item_id in held],
-        owed=owing.owed(ctx, include_not_due=False, mine=True),
+        held=[_row(snapshot, item_id) for _, item_id in held[:limit]],
+        owed=owing.owed(ctx, include_not_due=False, mine=True, limit=limit),
         sharing=sharing(repo),
         remotes=repo.remote_names(),
         journal=len(journal.entries(repo.common_dir)),
-        overdue=overdue,
+        holding=len(held),
     )
 
 

@@ -69,6 +69,7 @@ Parse = Callable[[str, str], Data]
 Quick = Callable[[str, str], "Data | Summary"]
 Listing = Callable[[str], list[Entry]]
 PARALLEL_FANOUTS = 128  # changed fan-outs from which a rebuild uses a second process
+_LAST_KEYS: list[Any] = []  # (cache root, fan-out trees), the keys read for them
 
 
 class ItemCache:
@@ -206,6 +207,10 @@ class ItemCache:
     ) -> list[Keys]:
         """Each fan-out's keys (store/keys.py), in the order given: from the `<x>.keys`
         files, and from the open index for a group whose keys file is not current."""
+        seen = (self.root, tuple(fanouts))
+        if _LAST_KEYS and _LAST_KEYS[0] == seen:  # `status` asks, then `owed` asks again
+            kept: list[Keys] = _LAST_KEYS[1]
+            return kept
         groups = _groups(fanouts)
         stored = {group: _dict(self.files.read(f"{group}.keys")) for group in groups}
         stale = [g for g, members in groups.items() if _changed(stored[g], members)]
@@ -217,7 +222,9 @@ class ItemCache:
                 if _changed(stored[group], groups[group]):
                     members = {fan: opened[fan] for fan, _ in groups[group]}
                     stored[group] = self._write_keys(group, members)
-        return [Keys._make(stored[fan[:1]][fan]) for fan, _ in fanouts]
+        found = [Keys._make(stored[fan[:1]][fan]) for fan, _ in fanouts]
+        _LAST_KEYS[:] = [seen, found]  # only the last: a long-lived process keeps no more
+        return found
 
     def _write_keys(self, group: str, opened: dict[str, Any]) -> dict[str, Any]:
         old = _dict(self.files.read(f"{group}.keys"))

@@ -45,7 +45,7 @@ class Owing(NamedTuple):
     due: str | None  # instants as their fixed-width text
     since: str | None
     taken_at: str | None
-    for_owners: bool  # escalated or parked: waiting for the owners
+    for_owners: str | None  # escalated or parked, waiting for the owners: the decision
     holder: str | None  # who holds what it owes
     conflicts: int
     notified: tuple[str, ...]
@@ -57,9 +57,13 @@ class Keys(NamedTuple):
     tree_id: str
     counts: list[tuple[str, str, int]]  # in view: (kind, status, how many), first seen first
     settled: list[tuple[str, str, tuple[str, ...], int]]  # the open file's tally
-    held: list[tuple[str, str, str]]  # (holder, taken at, id) of the items held now
+    held: dict[str, bytes]  # by holder, marshalled: (taken at, id) of the items held now
     owing: list[tuple[Any, ...]]  # Owing's fields
-    edges: list[tuple[str, bool, tuple[tuple[str, str], ...], str | None]]
+    edges: bytes  # marshalled: (holder, in view, links, parent id) of each item with links
+
+    def held_by(self, holder: str) -> list[tuple[str, str]]:
+        raw = self.held.get(holder)
+        return [] if raw is None else list(marshal.loads(raw))
 
 
 class Incoming(NamedTuple):
@@ -87,7 +91,7 @@ def derive(stored: tuple[Any, ...]) -> tuple[Any, ...]:
     """The keys of one fan-out from its entry in `<x>.open` (tree id, rows, tally, nodes)."""
     tree_id, rows, tally, nodes = stored
     counts: Counter[tuple[str, str]] = Counter()
-    held: list[tuple[str, str, str]] = []
+    held: dict[str, list[tuple[str, str]]] = {}
     owing: list[tuple[Any, ...]] = []
     edges: list[tuple[Any, ...]] = []
     for stored_row in rows:
@@ -95,7 +99,7 @@ def derive(stored: tuple[Any, ...]) -> tuple[Any, ...]:
         brief = row.brief
         counts[brief[_KIND], brief[_STATUS]] += 1
         if bound(brief[_STATUS], brief[_TAKEN_BY]):
-            held.append((brief[_TAKEN_BY], brief[_TAKEN_AT] or "", row.item_id))
+            held.setdefault(brief[_TAKEN_BY], []).append((brief[_TAKEN_AT] or "", row.item_id))
         pending = brief[_OB_STATUS] == "pending"
         if pending or brief[_CONFLICTS] or brief[_NOTIFIED]:
             ob = row.data().get("obligation") or {}
@@ -107,7 +111,7 @@ def derive(stored: tuple[Any, ...]) -> tuple[Any, ...]:
                         brief[_OB_DUE],
                         ob.get("since"),
                         brief[_TAKEN_AT],
-                        bool(ob.get("for_owners")),
+                        _decision(ob.get("for_owners")),
                         ob.get("holder"),
                         brief[_CONFLICTS],
                         brief[_NOTIFIED],
@@ -119,13 +123,21 @@ def derive(stored: tuple[Any, ...]) -> tuple[Any, ...]:
     for node in nodes:  # (id, kind, status, links, parent id) of settled items
         edges.append((node[0], False, node[3], node[4]))
     listed = [(kind, status, n) for (kind, status), n in counts.items()]
-    return (tree_id, listed, list(tally), held, owing, edges)
+    by_holder = {holder: marshal.dumps(entries) for holder, entries in held.items()}
+    return (tree_id, listed, list(tally), by_holder, owing, marshal.dumps(edges))
+
+
+def _decision(for_owners: Any) -> str | None:
+    """What an obligation waiting for the owners asks them (`obligations.pressing`)."""
+    if not for_owners:
+        return None
+    return str(for_owners.get("decision") or "")
 
 
 def incoming_of(fan: str, keys: tuple[Any, ...], group: str) -> list[tuple[Any, ...]]:
     """The links the items of fan-out `fan` hold into the items of `group`."""
     found: list[tuple[Any, ...]] = []
-    for holder, in_view, links, parent in keys[5]:
+    for holder, in_view, links, parent in marshal.loads(keys[5]):
         for position, (kind, other) in enumerate(links):
             if _in_group(other, group):
                 found.append((other, kind, holder, in_view, position, fan))

@@ -137,6 +137,13 @@ def check_all(path: Path) -> None:
                     every[row.item_id].json,
                     every[row.item_id].brief,
                 )
+            few = status.status(ctx, limit=2)
+            assert [row.item_id for row in few.held] == held[:2]
+            assert few.holding == found.holding == len(held)
+            whole = found.owed.obligations
+            assert [e.item.id for e in few.owed.obligations] == [e.item.id for e in whole[:2]]
+            assert few.owed.unread == max(0, len(whole) - 2)
+            assert few.owed.pressing == found.owed.pressing
             for include_not_due in (False, True):
                 for mine in (False, True):
                     assert owed_now(ctx, include_not_due, mine) == owed_from_every_row(
