@@ -342,7 +342,8 @@ def register(app: typer.Typer) -> None:
             typer.Option(
                 "--grep",
                 metavar="TEXT",
-                help="Only items whose title, body or notes contain TEXT (any case).",
+                help="Only items whose title, body or notes contain TEXT (any case): work in "
+                "view, and settled work too with --all or a settled --status.",
             ),
         ] = None,
         since: Annotated[
@@ -444,6 +445,8 @@ def register(app: typer.Typer) -> None:
         if found.settled:
             counts = ", ".join(f"{n} {s}" for s, n in sorted(found.settled.items()))
             say(f"settled: {counts} — git coop list --all shows them")
+        if found.unsearched:
+            say("settled work was not searched — git coop list --all --grep … searches it too")
 
     @app.command()
     def show(item: IdArg, as_json: JsonOpt = False) -> None:

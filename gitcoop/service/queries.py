@@ -58,6 +58,7 @@ class Rows:
     settled: dict[str, int]  # status -> count of settled items left out
     viewer: str | None = None  # the acting person, when the filter asked who that is
     more: int = 0  # matching items the limit left out
+    unsearched: bool = False  # settled work was left out of a `--grep` (see list_rows)
 
 
 @frozen
@@ -93,9 +94,10 @@ def list_rows(
     Settled items are counted, not listed, unless asked for by `include_settled`
     or by naming a status (or, with `mine`, a takeover of the viewer's work waits on them).
     Oldest first, or in `sort` order (service/search.ordered); at most `limit` of them.
-    Only `include_settled`, a settled status and a search (`grep`, `since`) read the
-    settled items' rows; a plain listing reads the open index, where settled items
-    are only counted.
+    Only `include_settled`, a settled status and `since` read the settled items' rows;
+    a plain listing reads the open index, where settled items are only counted, and a
+    plain `grep` searches only the items in view (settled ones are neither searched
+    nor counted: `unsearched` says so).
     """
     snapshot = read_ledger(ctx)
     assert snapshot.cache is not None
@@ -105,12 +107,12 @@ def list_rows(
     searched = where.grep is not None or where.since is not None
     hide_settled = not include_settled and where.status is None
     settled: dict[str, int] = defaultdict(int)
-    if include_settled or where.status in SETTLED or searched:
+    if _every(where, include_settled):
         found = snapshot.rows(snapshot.cache)
-    else:
+    else:  # a plain `--grep` searches the work in view: settled text only with --all
         view = snapshot.open_view(snapshot.cache)
         found = view.rows
-        for tally in view.settled if hide_settled else ():
+        for tally in view.settled if hide_settled and where.grep is None else ():
             if _counts(where, tally):
                 settled[tally.status] += tally.number
     narrow = None
@@ -138,7 +140,13 @@ def list_rows(
 
         rows = ordered(snapshot, rows, sort)
     more = 0 if limit is None else max(0, len(rows) - limit)
-    return Rows(rows if limit is None else rows[:limit], dict(settled), viewer, more)
+    unsearched = where.grep is not None and not _every(where, include_settled)
+    return Rows(rows if limit is None else rows[:limit], dict(settled), viewer, more, unsearched)
+
+
+def _every(where: ListFilter, include_settled: bool) -> bool:
+    """Whether a search reads every item, settled ones too."""
+    return include_settled or where.status in SETTLED or where.since is not None
 
 
 def _counts(where: ListFilter, tally: Tally) -> bool:

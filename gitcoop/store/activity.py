@@ -24,7 +24,7 @@ cache's format changes.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple
 
 from gitcoop.domain import progress
@@ -33,8 +33,8 @@ from gitcoop.domain.roles import LEDGER_ID
 from gitcoop.domain.timefmt import format_instant
 from gitcoop.errors import BadLedger
 from gitcoop.store.cache import ItemCache
-from gitcoop.store.layout import EVENTS, FANOUT_RE, ITEM_DIR_RE, MODE_TREE
-from gitcoop.store.rows import Row
+from gitcoop.store.layout import EVENTS, FANOUT_RE, ITEM_DIR_RE, MODE_TREE, event_dir
+from gitcoop.store.rows import Row, in_view
 from gitcoop.store.snapshot import Snapshot
 
 READING = "reading events into the read cache"
@@ -54,16 +54,30 @@ Fan = tuple[str, dict[str, Entry]]  # the fan-out's tree id, its items' entries
 
 
 def activity(snapshot: Snapshot, cache: ItemCache, rows: Sequence[Row]) -> dict[str, Entry]:
-    """Each item's entry (an Activity's fields; `rows` say which item files are current)."""
+    """Each item's entry (an Activity's fields; `rows` say which item files are current).
+
+    The index is split as the open index is: `act-<x>.open` holds the entries of the
+    items in view, `act-<x>.settled` the others'. When every row given is in view (a
+    plain `list --grep`), only the open part is read, so a search of the work in view
+    costs what that work does, however long the history."""
     events = snapshot.subtree(EVENTS)
     if events is None:
         return {}
-    index = _Index(snapshot, cache, {row.item_id: row for row in rows})
+    by_id = {row.item_id: row for row in rows}
+    shown = {row.item_id for row in rows if in_view(row.summary)}
+    index = _Index(snapshot, cache, by_id)
     for entry in events:
         if not FANOUT_RE.match(entry.name) or entry.filemode != MODE_TREE:
             raise BadLedger(f"{EVENTS}/{entry.name}: not an allowed fan-out directory name or mode")
         index.fans[entry.name] = str(entry.id)
-    return index.found()
+    found = index.found("open", shown.__contains__)
+    if len(shown) < len(by_id):
+        found.update(index.found("settled", lambda item_id: item_id not in shown))
+    for item_id in by_id.keys() - found.keys():  # it changed parts, its events did not
+        folder = snapshot.subtree(event_dir(ItemId(item_id)))  # (a refold): made here
+        if folder is not None:
+            found[item_id] = index._entry(ItemId(item_id), str(folder.id))
+    return found
 
 
 class _Index:
@@ -74,12 +88,13 @@ class _Index:
         self.fans: dict[str, str] = {}  # fan-out -> its tree id now
         self.made = 0  # entries made (read from the events): for the progress shown
 
-    def found(self) -> dict[str, Entry]:
+    def found(self, part: str, holds: Callable[[str], bool]) -> dict[str, Entry]:
+        """The entries of one part of the index: of the items `holds` takes."""
         kept: dict[str, Entry] = {}
         shown = progress.reporter()
         order = {fan: at for at, fan in enumerate(sorted(self.fans))}
         for first in sorted({fan[:1] for fan in self.fans}):
-            stored = self.cache.read(f"act-{first}.shard")
+            stored = self.cache.read(f"act-{first}.{part}")
             shard: dict[str, Fan] = stored if isinstance(stored, dict) else {}
             made = self.made
             fresh: dict[str, Fan] = {}
@@ -87,25 +102,29 @@ class _Index:
                 old = shard.get(fan)
                 if old is None or old[0] != self.fans[fan]:
                     shown.step(READING, order[fan], len(self.fans))
-                fresh[fan] = self._fan(fan, old)
-                kept.update(self._checked(fresh[fan][1]))
+                fresh[fan] = self._fan(fan, old, holds)
+                kept.update(self._checked(fresh[fan][1], holds))
             if self.made > made or fresh.keys() != shard.keys():
-                self.cache.files.write(f"act-{first}.shard", fresh)
+                self.cache.files.write(f"act-{first}.{part}", fresh)
         if self.made:
             shown.step(READING, len(self.fans), len(self.fans))
         return kept
 
-    def _checked(self, entries: dict[str, Entry]) -> dict[str, Entry]:
-        """The entries, with any whose item file changed alone (a merge that replayed it
-        under new roles) made again from its row."""
+    def _checked(self, entries: dict[str, Entry], holds: Callable[[str], bool]) -> dict[str, Entry]:
+        """The entries of the items the part holds now, with any whose item file changed
+        alone (a merge that replayed it under new roles) made again from its row."""
         rows = self.rows
+        found = {}
         for item, entry in entries.items():
+            if not holds(item):  # it moved to the other part since its fan-out was read
+                continue
             row = rows.get(item)
             if row is not None and row.blob_id != entry[1]:
-                entries[item] = self._entry(ItemId(item), entry[0])
-        return entries
+                entry = entries[item] = self._entry(ItemId(item), entry[0])
+            found[item] = entry
+        return found
 
-    def _fan(self, fan: str, old: Fan | None) -> Fan:
+    def _fan(self, fan: str, old: Fan | None, holds: Callable[[str], bool]) -> Fan:
         """One fan-out's entries: all kept if its tree is unchanged, else folder by folder."""
         tree_id = self.fans[fan]
         if old is not None and old[0] == tree_id:
@@ -115,7 +134,7 @@ class _Index:
         for folder in self.snapshot.subtree(f"{EVENTS}/{fan}") or ():
             if not ITEM_DIR_RE.match(folder.name) or folder.filemode != MODE_TREE:
                 raise BadLedger(f"{EVENTS}/{fan}/{folder.name}: not an allowed event folder")
-            if folder.name == LEDGER_ID:
+            if folder.name == LEDGER_ID or not holds(folder.name):
                 continue
             entry = before.get(folder.name)
             if entry is None or entry[0] != str(folder.id):

@@ -47,15 +47,44 @@ def test_grep_finds_the_title_the_body_and_the_notes_in_any_case(ledger: Path) -
     assert listed("--grep", 'say "HI" to the \\') == [quoted]
 
 
-def test_grep_keeps_the_other_filters_and_counts_settled_matches(ledger: Path) -> None:
+def test_grep_keeps_the_other_filters_and_searches_settled_work_when_asked(
+    ledger: Path,
+) -> None:
     open_one = add("queue work", "--tag", "ci")
     add("queue work without the tag")
     settled = add("queue work done", "--tag", "ci")
     assert coop("done", settled).code == 0
     assert listed("--grep", "QUEUE", "--tag", "ci") == [open_one]
     assert listed("--grep", "queue", "--tag", "ci", "--all") == [open_one, settled]
+    assert listed("--grep", "queue", "--status", "done") == [settled]
     text = coop("list", "--grep", "queue", "--tag", "ci").out
-    assert "settled: 1 done" in text
+    assert "settled:" not in text  # not searched, so not counted
+    assert "settled work was not searched — git coop list --all --grep" in text
+    assert "not searched" not in coop("list", "--grep", "queue", "--all").out
+    assert "not searched" not in coop("list", "--tag", "ci").out
+
+
+def test_a_plain_grep_reads_only_the_open_part_of_the_index(ledger: Path) -> None:
+    """The text index is split as the open index is: a plain search never opens the
+    settled part, and both parts answer as one index after items change parts."""
+    items = [add(f"needle {n}") for n in range(5)]
+    for item in items[:3]:
+        assert coop("done", item).code == 0
+    assert listed("--grep", "needle", "--all") == items
+    root = ledger / ".git/coop-cache"
+    settled = sorted(root.rglob("act-*.settled"))
+    assert settled and sorted(root.rglob("act-*.open"))
+    for path in settled:
+        path.write_bytes(b"damaged")
+    assert listed("--grep", "needle") == items[3:]
+    assert all(path.read_bytes() == b"damaged" for path in settled)  # never opened
+    assert coop("note", items[4], "a second needle").code == 0
+    assert coop("note", items[0], "a settled haystack").code == 0
+    assert listed("--grep", "second needle") == [items[4]]
+    assert listed("--grep", "needle", "--all") == items
+    assert listed("--grep", "needle 1", "--all") == [items[1]]
+    assert listed("--grep", "haystack") == []
+    assert listed("--grep", "haystack", "--all") == [items[0]]
 
 
 def test_since_takes_a_duration_or_a_date(ledger: Path) -> None:
@@ -120,7 +149,7 @@ def test_the_index_is_kept_by_object_ids_and_sees_a_moved_ref(ledger: Path) -> N
     assert listed("--grep", "needle") == []
     git(ledger, "update-ref", "refs/coop/ledger", after)
     assert listed("--grep", "needle") == [noted]
-    shards = sorted(p.name for p in (ledger / ".git/coop-cache").rglob("act-*.shard"))
+    shards = sorted(p.name for p in (ledger / ".git/coop-cache").rglob("act-*.open"))
     assert shards, "the index is kept between commands"
 
 

@@ -1,8 +1,8 @@
-"""The open index's keys and incoming links answer as the whole open index does.
+"""The open index's keys, incoming links and text index answer as the whole index does.
 
 `show`'s links come from the item's own group's index of incoming links, `status`
-from the tallies and the holder index, `owed` from the due index (store/keys.py).
-Each is held here to the answer worked out from every open row and the graph of
+from the tallies and the holder index, `owed` from the due index (store/keys.py), a
+plain `list --grep` from the open part of the text index (store/activity.py). Each is held here to the answer worked out from every open row and the graph of
 every item, after random writes, merges and syncs.
 """
 
@@ -121,6 +121,11 @@ def check_all(path: Path) -> None:
         assert item is not None
         now = dependencies.links(snapshot, item)
         assert now == links_from_the_whole_graph(path, item_id), item_id
+    in_view = {e["id"] for e in coop_in(path, "list", "--json").json()}
+    for needle in ("work 1", "NOTE", "w"):
+        plain = [e["id"] for e in coop_in(path, "list", "--json", "--grep", needle).json()]
+        every = coop_in(path, "list", "--json", "--all", "--grep", needle).json()
+        assert plain == [e["id"] for e in every if e["id"] in in_view], needle
     for actor in ACTORS:
         for at in TIMES:
             ctx = Context(path=str(path), actor=actor, now=_instant(at))
