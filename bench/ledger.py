@@ -32,6 +32,7 @@ and its clocks follow that order.
 
 from __future__ import annotations
 
+import gc
 import os
 import random
 import re
@@ -48,6 +49,11 @@ from gitcoop.store import codec
 from gitcoop.store.boundary.history import MAX_EVENTS
 from gitcoop.store.layout import REF, event_path, item_path
 from gitcoop.store.repository import open_repo
+
+try:
+    from bench import packs
+except ImportError:  # run as a script from bench/ (bench/run.py puts it on the path)
+    import packs  # type: ignore[no-redef]
 
 OWNER = "alice@example.com"
 WORKER = "bob@example.com"
@@ -432,9 +438,18 @@ def verify(built: Plan, table: dict[tuple[str, bool], Template], check: int) -> 
             assert wrote == made, f"{phase}: drift from the codec or the join: {key}"
 
 
-def build(path: Path, n: int, seed: int = 7, links: int = 0, unsettled: int | None = None) -> Path:
+def build(
+    path: Path,
+    n: int,
+    seed: int = 7,
+    links: int = 0,
+    unsettled: int | None = None,
+    writer: str = "pack",
+) -> Path:
     """A fresh repository at `path` whose ledger holds n items, 5n events and `links` links
-    (with `unsettled`: that many not settled, the rest done)."""
+    (with `unsettled`: that many not settled, the rest done). The objects are written as
+    one pack (`bench/packs.py`), or with `writer="fast-import"` by `git fast-import`:
+    the same commits either way."""
     path.mkdir(parents=True, exist_ok=True)
     subprocess.run(["git", "init", "-q", str(path)], check=True)
     for key, value in (("user.email", OWNER), ("user.name", "alice")):
@@ -443,6 +458,33 @@ def build(path: Path, n: int, seed: int = 7, links: int = 0, unsettled: int | No
     table = templates()
     built = plan(n, seed, links, unsettled)
     verify(built, table, check=3)
+    if writer == "pack":
+        _write_pack(path, n, built, table)
+    else:
+        _fast_import(path, n, built, table)
+    open_repo(str(path)).ensure_reflog()
+    return path
+
+
+def _write_pack(path: Path, n: int, built: Plan, table: dict[tuple[str, bool], Template]) -> None:
+    packs.without_collector()
+    try:
+        out = packs.PackOut(path / ".git" / "objects" / "pack")
+        ledger = packs.Ledger(out)
+        tip = b""
+        for number, commit in enumerate(built.commits, 1):
+            who, email = PHASE_AUTHOR[commit.phase]
+            message = f"bench ledger of {n} items, part {number} ({commit.phase})".encode()
+            header = f"author {who} <{email}> 1767225600 +0000\n".encode()
+            header += f"committer {who} <{email}> 1767225600 +0000\n".encode()
+            tip = ledger.commit(files(built, table, commit), config(commit.clock), header, message)
+        out.finish()
+    finally:
+        gc.enable()
+    subprocess.run(["git", "-C", str(path), "update-ref", REF, tip.hex()], check=True)
+
+
+def _fast_import(path: Path, n: int, built: Plan, table: dict[tuple[str, bool], Template]) -> None:
     # glibc's malloc gives memory back to the system after each of fast-import's objects
     # and asks for it again (most of its time was brk): keep 64 MB at the top of the heap
     importer = subprocess.Popen(
@@ -466,5 +508,3 @@ def build(path: Path, n: int, seed: int = 7, links: int = 0, unsettled: int | No
     out.close()
     if importer.wait() != 0:
         raise RuntimeError("git fast-import failed")
-    open_repo(str(path)).ensure_reflog()
-    return path

@@ -2,8 +2,9 @@
 
 `show`'s links come from the item's own group's index of incoming links, `status`
 from the tallies and the holder index, `owed` from the due index (store/keys.py), a
-plain `list --grep` from the open part of the text index (store/activity.py). Each is held here to the answer worked out from every open row and the graph of
-every item, after random writes, merges and syncs.
+plain `list --grep` from the open part of the text index (store/activity.py). Each
+is held here to the answer worked out from every open row and the graph of every
+item, after random writes, merges and syncs.
 """
 
 from __future__ import annotations
