@@ -1,12 +1,13 @@
 """The benchmark of docs/performance.md, in one command:
 
-    python bench/run.py [--sizes 1000,10000,100000] [--long 1000:1000,100000:1000]
+    python bench/run.py [--sizes 1000,10000,100000] [--long 1000:1000,1000000:1000]
                         [--sync 10000] [--growth 5000] [--base REV] [--rates]
                         [--quick] [--workdir DIR]
 
 For each ledger shape it builds a ledger (N items, 5N events: `--sizes` as
 items ending open, taken or done; `--long N:U`, a long history of N items of
-which only U are not settled) and prints medians of whole-process `git coop`
+which only U are not settled; `1000000:1000` is the million-item shape, built
+in one pack by `bench/packs.py`) and prints medians of whole-process `git coop`
 commands beside the import floors measured in the same run. With `--base REV`
 every command is also run by that version of gitcoop (`git archive REV`), on
 its own copy of each ledger, alternating which goes first, so the before and
@@ -215,6 +216,8 @@ def bench_shape(
         "owed": [["git", "coop", "owed"]] * repeat,
         "ready": [["git", "coop", "ready"]] * repeat,
         "show": [["git", "coop", "show", i] for i in take_ids],
+        "status": [["git", "coop", "status"]] * repeat,
+        "list --grep": [["git", "coop", "list", "--grep", "flaky"]] * repeat,
     }
     floors = {name: floor_of(runs[0][2:], built_at) for name, runs in commands.items()}
     floors["done"] = floors["take"]
@@ -430,8 +433,8 @@ def targets(
     growth: dict[str, float] | None,
     name: str,
 ) -> list[str]:
-    """Each target of issue 21, on wall time and on CPU time (in parentheses)."""
-    lines = ["### Targets (issue 21), from the figures above", ""]
+    """Each target of issues 21 and 43, on wall time and on CPU time (in parentheses)."""
+    lines = ["### Targets (issues 21 and 43), from the figures above", ""]
     lines += ["| figure | target | measured: wall (CPU) | met? |", "|---|---|---|---|"]
 
     def row(figure: str, target: str, values: tuple[float, float], limit: float, unit: str) -> None:
@@ -450,7 +453,36 @@ def targets(
     def pair(figures: dict[str, float], key: str = name) -> tuple[float, float]:
         return figures[key], figures[f"{key} cpu"]
 
-    small, large = shapes.get("long-1000"), shapes.get("long-100000")
+    small, huge = shapes.get("long-1000"), shapes.get("long-1000000")
+    if small and huge:  # issue 43: a million items, 1k of them open
+        for command in (
+            "show",
+            "status",
+            "owed",
+            "ready",
+            "list (warm, text)",
+            "list --json (warm)",
+            "list --grep",
+        ):
+            a, b = pair(huge[command]), pair(small[command])
+            figure = f"`{command}`, 1M items / 1k unsettled ÷ 1k items"
+            row(figure, "≤ 1.3x", (a[0] / b[0], a[1] / b[1]), 1.3, "x")
+        for command in ("take", "done"):
+            a, b = pair(huge[command]), pair(huge[command], "floor")
+            row(
+                f"`{command}` ÷ its import floor, 1M items",
+                "≤ 1.1x",
+                (a[0] / b[0], a[1] / b[1]),
+                1.1,
+                "x",
+            )
+    today, busy = shapes.get("1000"), shapes.get("100000")
+    if today and busy:  # issue 43: 100k items, 60k of them open
+        for command in ("show", "status", "owed"):
+            a, b = pair(busy[command]), pair(today[command])
+            figure = f"`{command}`, 100k items / 60k open ÷ 1k items"
+            row(figure, "≤ 1.3x", (a[0] / b[0], a[1] / b[1]), 1.3, "x")
+    large = shapes.get("long-100000")
     if small and large:
         for command in ("list (warm, text)", "list --json (warm)", "owed", "ready"):
             a, b = pair(large[command]), pair(small[command])
