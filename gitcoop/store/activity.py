@@ -2,8 +2,8 @@
 
 An item file says what an item is, not when it last moved nor what was noted
 on it: those are in its events (`events/<xx>/<id>/`). `list --since` and
-`--sort updated` need the first for every item, `list --grep` the title, body
-and notes of every item; parsing every event file for that (five per item)
+`--sort updated` need the first for every item they list, `list --grep` the
+title, body and notes of every item it searches; parsing every event file for that (five per item)
 would cost seconds at 10,000 items. So, like the read cache of item files
 (store/cache.py, whose shard files this shares), what is kept is keyed by git
 object ids and cannot go stale: for each events fan-out directory, the tree
@@ -18,8 +18,12 @@ its text came from (a merge that replayed the item under new roles) is made
 again. So after a write one item's few events are parsed, and a warm search
 loads one shard per first character of the fan-outs and compares strings.
 
-The shards sit beside the item shards (`act-<x>`) and go with them when the
-cache's format changes.
+The index is split as the open index is: `act-<x>.open` holds the entries of
+the items in view (`rows.in_view`), `act-<x>.settled` the others'. A plain
+`list --grep` gives only rows in view and reads only the open part, so it costs
+what the work in view costs, however long the history; `--all` reads both.
+The files sit beside the item shards and go with them when the cache's format
+changes.
 """
 
 from __future__ import annotations

@@ -19,6 +19,12 @@ character of the fan-out: 32 groups, not 1,024 files):
   whose blob id is unchanged is never read again.
 - `<x>.shard`: the rows of the settled items, read only for `--all`, a
   `--status` naming a settled state, and other whole-ledger reads.
+- `<x>.keys`: the open index without its rows (store/keys.py): tallies, the
+  holder and due indexes and every item's links, for `status` and `owed`;
+  written with `<x>.open`, and made from it when missing.
+- `<x>.in`: the links into the group's items from every fan-out, for `show`,
+  with the tree id of each fan-out they came from; brought up to date from the
+  keys of the fan-outs whose tree changed.
 
 When a fan-out tree id differs from the one stored, rows and entries whose
 (name, blob id) is unchanged are reused and only the other files are parsed.
