@@ -267,10 +267,12 @@ class ItemCache:
                 for entry in marshal.loads(parts[part])
                 if entry[5] not in redo
             ]
-            for (source, _), found in zip(
-                changed, self.keys(changed, entries, parse, quick), strict=True
-            ):
-                kept += incoming_of(source, found, group)
+            groups = {source[:1] for source, _ in changed}  # the keys' files, whole
+            wanted = [(f, t) for f, t in fanouts if f[:1] in groups]
+            read = self.keys(wanted, entries, parse, quick)
+            found = dict(zip((f for f, _ in wanted), read, strict=True))
+            for source, _ in changed:
+                kept += incoming_of(source, found[source], group)
             parts = pack(kept)
             self.files.write(f"{group}.in", {"sources": now, "to": parts})
         return [entry for entry in unpack(parts, fan) if entry.target == item_id]

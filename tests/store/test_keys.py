@@ -276,3 +276,21 @@ def test_a_split_child_is_a_child_in_show_from_the_index(ledger: Path) -> None:
     assert shown.waiting_on == [made[1]]
     again = dependencies.links(read_ledger(Context(path=str(ledger))), child)
     assert [o.id for o in again.incoming["parent"]] == [made[0]]
+
+
+def test_show_after_a_write_rebuilds_only_the_fan_out_that_changed(ledger: Path) -> None:
+    """`show` brings its incoming links up to date from the changed fan-out's keys,
+    leaving the open index whole: the next read parses nothing."""
+    from gitcoop.store.cache import ItemCache
+
+    made = [coop_in(ledger, "add", "todo", f"w{k}", "--json").json()["id"] for k in range(40)]
+    assert coop_in(ledger, "dep", "add", made[0], "blocks", made[1]).code == 0
+    assert coop_in(ledger, "show", made[1]).code == 0
+    assert coop_in(ledger, "status").code == 0
+    for item in made[2:6]:
+        assert coop_in(ledger, "take", item).code == 0
+        assert coop_in(ledger, "show", made[1]).code == 0  # the one reader after the write
+        cache = ItemCache(str(ledger / ".git"))
+        snapshot = read_ledger(Context(path=str(ledger)))
+        snapshot.open_view(cache)
+        assert cache.parsed == 0, item  # the show rebuilt the one fan-out, nothing else
