@@ -11,9 +11,9 @@ character of the fan-out: 32 groups, not 1,024 files):
   verb may show (unsettled, or carrying a conflict, a takeover notice or a
   pending obligation: `in_view`), a tally of the other, settled, items by
   (kind, status, tags), and those settled items' links (the dependency graph
-  needs every link). `list`, `owed`, `ready`, `blocked`, `prime`, the queue
-  view and `show` read only these files, so they cost what the open work
-  costs, however long the history.
+  needs every link). `list`, `ready`, `blocked`, `prime` and the queue view
+  read only these files, so they cost what the open work costs, however long
+  the history (`status`, `owed` and `show` read less: the keys, below).
 - `<x>.settled`: (id, blob id, kind, status, tags, links, parent) of each
   settled item, read only when a fan-out changed, so that a settled file
   whose blob id is unchanged is never read again.
