@@ -135,9 +135,9 @@ def test_the_cache_stays_bounded_by_the_ledger(ledger: Path) -> None:
     assert coop("list", "--all").code == 0
     fans = {ids.fanout(i) for i in made}
     groups = {fan[0] for fan in fans}
-    kinds = ("open", "settled", "shard")
+    kinds = ("open", "settled", "shard", "keys")
     expected = sorted([*(f"{g}.{k}" for g in groups for k in kinds), "doc-coop.yaml.doc"])
-    assert shard_files(ledger) == expected  # three per group of fan-outs, one per parsed file
+    assert shard_files(ledger) == expected  # four per group of fan-outs, one per parsed file
     cache = ItemCache(str(ledger / ".git"))
     for group in groups:
         for kind in kinds:  # only the fan-outs the ledger has, each as it is now
@@ -176,7 +176,8 @@ def test_concurrent_processes_read_and_write_the_cache(ledger: Path) -> None:
         assert reader.returncode == 0, err.decode()
     statuses = {e["id"]: e["status"] for e in coop("list", "--all", "--json").json()}
     assert all(statuses[i] == "taken" for i in made[:4])
-    assert all(name.endswith((".open", ".settled", ".shard", ".doc")) for name in os.listdir(root))
+    kinds = (".open", ".settled", ".shard", ".keys", ".in", ".doc")
+    assert all(name.endswith(kinds) for name in os.listdir(root))
 
 
 def test_list_on_a_warm_cache_loads_no_yaml_and_no_lock(ledger: Path) -> None:
