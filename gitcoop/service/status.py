@@ -16,6 +16,7 @@ from collections import Counter, defaultdict
 from gitcoop.domain import readiness
 from gitcoop.domain.frozen import frozen
 from gitcoop.domain.ids import ItemId
+from gitcoop.domain.timefmt import format_instant
 from gitcoop.service import owed as owing
 from gitcoop.service.context import Context, claims_remote, read_ledger
 from gitcoop.service.owed import OwedList
@@ -59,6 +60,7 @@ class Status:
     remotes: list[str]  # configured git remotes (for the hint when nothing is shared)
     journal: int  # hook journal entries waiting
     holding: int = 0  # how many items the actor holds
+    overdue: int = 0  # unsettled work whose own due date has passed (anyone's)
 
 
 def status(ctx: Context, limit: int | None = None) -> Status:
@@ -70,6 +72,7 @@ def status(ctx: Context, limit: int | None = None) -> Status:
     roles = snapshot.config.roles
     counts: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
     held: list[tuple[str, str]] = []
+    now, overdue = format_instant(ctx.now), 0
     fans = snapshot.keys(snapshot.cache) if snapshot.cache is not None else []
     settled: Counter[tuple[str, str]] = Counter()  # as the open index tallies them
     for fan in fans:
@@ -81,6 +84,7 @@ def status(ctx: Context, limit: int | None = None) -> Status:
         for kind, state, number in fan.counts:
             counts[kind][state] += number
         held += fan.held_by(actor)
+        overdue += sum(1 for due in fan.dated if readiness.overdue(due, now))
     held.sort(key=lambda entry: entry[0])
     return Status(
         actor=actor,
@@ -97,6 +101,7 @@ def status(ctx: Context, limit: int | None = None) -> Status:
         remotes=repo.remote_names(),
         journal=len(journal.entries(repo.common_dir)),
         holding=len(held),
+        overdue=overdue,
     )
 
 

@@ -12,7 +12,9 @@ lines, and `show` paid for the links of one item. So, beside each group's
   or a takeover notice (all `owed` looks at), with what decides whether it is
   due, escalated or parked or dated in the future, and who it concerns;
 - the edges: (holder, in view, links, parent id) of every item holding a link
-  or with a parent, in view or settled (the graph's nodes that matter).
+  or with a parent, in view or settled (the graph's nodes that matter);
+- the due dates: the item's own due date of each unsettled item in view that
+  has one (what `status` counts as overdue).
 
 A reader then reads only the files of the few items it prints (one blob each).
 
@@ -31,7 +33,7 @@ from collections import Counter
 from typing import Any, NamedTuple
 
 from gitcoop.domain.ids import ITEM_ID_RE, fanout
-from gitcoop.domain.lifecycle import bound
+from gitcoop.domain.lifecycle import TERMINAL, bound
 from gitcoop.store.rows import Row, Summary
 
 CHILD = "child"  # an incoming entry of a split child: it names this item as its parent
@@ -60,6 +62,7 @@ class Keys(NamedTuple):
     held: dict[str, bytes]  # by holder, marshalled: (taken at, id) of the items held now
     owing: list[tuple[Any, ...]]  # Owing's fields
     edges: bytes  # marshalled: (holder, in view, links, parent id) of each item with links
+    dated: list[str]  # the own due dates of the unsettled items in view
 
     def held_by(self, holder: str) -> list[tuple[str, str]]:
         raw = self.held.get(holder)
@@ -81,9 +84,17 @@ _TYPE = {name: at for at, name in enumerate(Summary._fields)}
 _KIND, _STATUS, _TAKEN_BY, _TAKEN_AT = (
     _TYPE[n] for n in ("kind", "status", "taken_by", "taken_at")
 )
-_OB_STATUS, _OB_DUE, _CONFLICTS, _NOTIFIED, _LINKS, _PARENT = (
+_OB_STATUS, _OB_DUE, _CONFLICTS, _NOTIFIED, _LINKS, _PARENT, _DUE = (
     _TYPE[n]
-    for n in ("obligation_status", "obligation_due", "conflicts", "notified", "links", "parent_id")
+    for n in (
+        "obligation_status",
+        "obligation_due",
+        "conflicts",
+        "notified",
+        "links",
+        "parent_id",
+        "due",
+    )
 )
 
 
@@ -94,6 +105,7 @@ def derive(stored: tuple[Any, ...]) -> tuple[Any, ...]:
     held: dict[str, list[tuple[str, str]]] = {}
     owing: list[tuple[Any, ...]] = []
     edges: list[tuple[Any, ...]] = []
+    dated: list[str] = []
     for stored_row in rows:
         row = Row._make(stored_row)
         brief = row.brief
@@ -118,13 +130,15 @@ def derive(stored: tuple[Any, ...]) -> tuple[Any, ...]:
                     )
                 )
             )
+        if brief[_DUE] is not None and brief[_STATUS] not in TERMINAL:
+            dated.append(brief[_DUE])
         if brief[_LINKS] or brief[_PARENT] is not None:
             edges.append((row.item_id, True, brief[_LINKS], brief[_PARENT]))
     for node in nodes:  # (id, kind, status, links, parent id) of settled items
         edges.append((node[0], False, node[3], node[4]))
     listed = [(kind, status, n) for (kind, status), n in counts.items()]
     by_holder = {holder: marshal.dumps(entries) for holder, entries in held.items()}
-    return (tree_id, listed, list(tally), by_holder, owing, marshal.dumps(edges))
+    return (tree_id, listed, list(tally), by_holder, owing, marshal.dumps(edges), dated)
 
 
 def _decision(for_owners: Any) -> str | None:

@@ -20,10 +20,11 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gitcoop.domain import obligations, resolution
+from gitcoop.domain import obligations, readiness, resolution
 from gitcoop.domain.ids import ItemId, fanout
-from gitcoop.domain.lifecycle import bound
+from gitcoop.domain.lifecycle import TERMINAL, bound
 from gitcoop.domain.records import Item
+from gitcoop.domain.timefmt import format_instant
 from gitcoop.service import dependencies, owed, queries, status
 from gitcoop.service.context import Context, read_ledger
 from gitcoop.service.dependencies import IN_NAMES, OUT_NAMES, Links, Other, open_index
@@ -60,7 +61,7 @@ def links_from_the_whole_graph(path: Path, item_id: str) -> Links:
     return Links(outgoing, incoming, graph.blockers(item.id), cycles)
 
 
-def status_from_every_row(ctx: Context) -> tuple[dict[str, dict[str, int]], list[str]]:
+def status_from_every_row(ctx: Context) -> tuple[dict[str, dict[str, int]], list[str], int]:
     snapshot = read_ledger(ctx)
     assert snapshot.cache is not None
     actor = ctx.who(snapshot.repo)
@@ -68,16 +69,18 @@ def status_from_every_row(ctx: Context) -> tuple[dict[str, dict[str, int]], list
     view = snapshot.open_view(snapshot.cache)
     for tally in view.settled:
         counts[tally.kind][tally.status] += tally.number
-    held = []
+    held, overdue, now = [], 0, format_instant(ctx.now)
     for row in view.rows:
         s = row.summary
         counts[s.kind][s.status] += 1
+        overdue += s.status not in TERMINAL and readiness.overdue(s.due, now)
         if bound(s.status, s.taken_by) and s.taken_by == actor:
             held.append((s.taken_at or "", row.item_id))
     held.sort(key=lambda entry: entry[0])
     return (
         {kind: dict(by) for kind, by in sorted(counts.items())},
         [item_id for _, item_id in held],
+        overdue,
     )
 
 
@@ -131,8 +134,9 @@ def check_all(path: Path) -> None:
         for at in TIMES:
             ctx = Context(path=str(path), actor=actor, now=_instant(at))
             found = status.status(ctx)
-            counts, held = status_from_every_row(ctx)
+            counts, held, overdue = status_from_every_row(ctx)
             assert found.counts == counts
+            assert found.overdue == overdue
             assert list(found.counts) == list(counts)
             assert [list(v) for v in found.counts.values()] == [list(v) for v in counts.values()]
             assert [row.item_id for row in found.held] == held
@@ -172,7 +176,8 @@ def random_step(path: Path, rng: random.Random, made: list[str]) -> None:
     choice = rng.random()
     if choice < 0.25 or len(made) < 2:
         kind = rng.choice(("todo", "todo", "request"))
-        result = coop_in(path, "add", kind, f"work {len(made)}", "--json", env=env)
+        due = ("--due", rng.choice(TIMES)) if rng.random() < 0.5 else ()
+        result = coop_in(path, "add", kind, f"work {len(made)}", *due, "--json", env=env)
         if result.code == 0:
             made.append(str(result.json()["id"]))
         return
@@ -191,6 +196,7 @@ def random_step(path: Path, rng: random.Random, made: list[str]) -> None:
         ("note", one, "a note"),
         ("ack", one),
         ("edit", one, "--tag", "t"),
+        ("edit", one, "--due", rng.choice((*TIMES, "none"))),
     ]
     coop_in(path, *rng.choice(verbs), env=env)
 
