@@ -284,7 +284,11 @@ def _git(
 
 def _stop(pid: int) -> None:
     """Kill what `pid` started, deepest first (Linux's /proc lists each task's children):
-    an ssh that hangs outlives a killed git otherwise. git itself is the caller's."""
+    an ssh that hangs outlives a killed git otherwise. git itself is the caller's, but
+    each process is stopped before its children are read, so none starts another one
+    (an ssh forked just after the listing) that would outlive it."""
+    with contextlib.suppress(OSError):
+        os.kill(pid, signal.SIGSTOP)
     for task in glob.glob(f"/proc/{pid}/task/*/children"):
         with contextlib.suppress(OSError, ValueError):
             for child in map(int, Path(task).read_text().split()):
