@@ -13,6 +13,8 @@ ALLOWED = {
     "domain": {"gitcoop.domain", "gitcoop.errors"},
     "store": {"gitcoop.domain", "gitcoop.errors", "gitcoop.store"},
     "service": {"gitcoop.domain", "gitcoop.errors", "gitcoop.store", "gitcoop.service"},
+    # the board is an interface beside the CLI: it reads and writes through the service
+    "web": {"gitcoop.domain", "gitcoop.errors", "gitcoop.service", "gitcoop.web"},
 }
 
 
@@ -104,3 +106,17 @@ def test_only_the_writer_writes_ledger_transitions() -> None:
             if named:
                 writers.add(str(path.relative_to(PACKAGE)))
     assert writers == {"service/writer.py"}
+
+
+def test_only_serve_loads_the_board_and_only_when_it_runs() -> None:
+    """The web extra is optional: no CLI module but serve's names gitcoop.web, and serve
+    imports it inside the command, so no other command (nor -h) pays for it."""
+    users = {
+        str(path.relative_to(PACKAGE))
+        for path in modules("cli")
+        if any(name.startswith("gitcoop.web") for name in imports(path))
+    }
+    assert users == {"cli/serve_commands.py"}
+    tree = ast.parse((PACKAGE / "cli" / "serve_commands.py").read_text())
+    top = {n.module for n in tree.body if isinstance(n, ast.ImportFrom)}
+    assert not any((name or "").startswith("gitcoop.web") for name in top)

@@ -19,7 +19,7 @@ import typer
 from typer.core import TyperArgument, TyperGroup
 
 SECTIONS = {
-    "Start": ("status", "init", "demo", "version", "completion"),
+    "Start": ("status", "init", "demo", "serve", "version", "completion"),
     "Work": ("add", "list", "show", "log", "take", "release", "done", "close", "abandon"),
     "Shaping work": ("edit", "dep", "ready", "blocked"),
     "What a take owes": ("owed", "note", "report", "review", "ack", "roles"),

@@ -33,6 +33,7 @@ COMMAND_MODULES = {
     **dict.fromkeys(("edit", "dep", "ready", "blocked"), "work_commands"),
     "prime": "prime_commands",
     "mcp": "mcp_commands",
+    "serve": "serve_commands",
     **dict.fromkeys(("remote", "sync", "pull", "push", "resolve"), "sync_commands"),
     "hide-ledger": "history_commands",
     "fsck": "fsck_commands",

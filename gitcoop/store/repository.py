@@ -15,7 +15,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from datetime import datetime
+from datetime import UTC, datetime, timedelta, timezone
 from functools import partial
 from typing import TYPE_CHECKING, Any, NamedTuple, NewType
 
@@ -320,6 +320,17 @@ class Repo:
         if obj.type != pygit2.enums.ObjectType.COMMIT:
             raise BadLedger(f"{REF}: points at a {obj.type_str}, not a commit")
         return obj
+
+    def commit_summary(self, commit: Oid) -> tuple[str, datetime, str, str, str, bool]:
+        """(sha, when, author's email, subject, rest of the message, is a merge) of a
+        commit: what the board's activity view shows of each ledger commit."""
+        obj = self._commit(commit)
+        offset = timezone(timedelta(minutes=obj.author.offset))
+        at = datetime.fromtimestamp(obj.author.time, UTC).astimezone(offset)
+        message = obj.message or ""
+        subject, _, body = message.partition("\n")
+        merge = len(obj.parent_ids) > 1
+        return str(obj.id), at, _email(obj), subject, body.strip(), merge
 
     def blob_at(self, commit: Oid, path: str) -> str | None:
         """The id of the file at `path` in `commit`'s tree; None when it holds none there."""
