@@ -1,0 +1,217 @@
+"""The board in a real browser: Debian's Chromium, driven by Playwright, against a real
+`git coop serve` on 127.0.0.1 in a real repository, with the CLI writing beside it.
+
+Nothing here sleeps: each step waits on a condition of the page (Playwright's waits,
+with a timeout). The screenshots of each view are written to docs/board/ for
+docs/board.md.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import coop_process, make_repo, unavailable
+
+CHROMIUM = "/usr/bin/chromium"
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+SHOTS = Path(__file__).resolve().parents[2] / "docs" / "board"
+WAIT_MS = 10_000  # the longest any step waits for the page (live updates take < 1 s)
+HOSTILE = "<script>window.owned = 1</script> parser drops the last line"
+EARLY = {"COOP_NOW": "2026-11-29T06:00:00Z"}  # a take then is due before the server's now
+
+
+def cli(repo: Path, *args: str, env: dict[str, str] | None = None) -> Any:
+    result = coop_process(repo, *args, "--json", env=env)
+    assert result.code == 0, result.err
+    return json.loads(result.out)
+
+
+@pytest.fixture
+def playwright_api() -> Any:
+    try:
+        from playwright import sync_api
+    except ImportError:
+        unavailable("playwright is not installed (pip install playwright)")
+    if not (os.path.exists(CHROMIUM) or shutil.which("chromium")):
+        unavailable("chromium is not installed (apt-get install chromium)")
+    return sync_api
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[tuple[Path, str, subprocess.Popen[str]]]:
+    """A repository with some work in it, and `git coop serve --port 0` running there."""
+    repo = make_repo(tmp_path / "repo")
+    assert coop_process(repo, "init").code == 0
+    seed(repo)
+    env = {**os.environ, "PATH": str(Path(sys.executable).parent) + os.pathsep + os.environ["PATH"]}
+    server = subprocess.Popen(
+        ["git", "coop", "serve", "--port", "0", "--json"],
+        cwd=repo,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,  # git runs git-coop as its child: the group is stopped
+    )
+    try:
+        assert server.stdout is not None
+        printed = ""  # the JSON object serve prints once its socket listens
+        while not printed.endswith("}\n"):
+            line = server.stdout.readline()
+            assert line, server.stderr.read() if server.stderr else "serve printed nothing"
+            printed += line
+        url = json.loads(printed)["url"]
+        assert url.startswith("http://127.0.0.1:")
+        yield repo, url, server
+    finally:
+        stop(server)
+
+
+def stop(server: subprocess.Popen[str]) -> None:
+    """Kill `git coop serve` and the git-coop process git started for it."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(server.pid, signal.SIGKILL)
+    server.wait()
+
+
+def seed(repo: Path) -> None:
+    """Work a board shows: tags, priorities, a holder, a blocker, what is owed, a queue."""
+    body = "Readers for **beads**, *taskwarrior* and Backlog.md; see [the notes](https://x.org/)."
+    title = "Split the importer into readers"
+    parser = cli(repo, "add", "todo", title, "--tag", "import", "--body", body)
+    cli(repo, "add", "todo", "Document the board", "--tag", "docs", "-p", "1")
+    held = cli(repo, "add", "request", "Review the sync retry policy", "--tag", "sync")
+    cli(repo, "take", held["id"], "--as", "bob@example.com", "--session", "s1", env=EARLY)
+    waits = cli(repo, "add", "todo", "Ship 0.2", "-p", "0", "--body", "Needs **both** parts.")
+    cli(repo, "dep", "add", parser["id"], "blocks", waits["id"])
+    cli(repo, "take", parser["id"], "--session", "s2")
+    cli(repo, "note", parser["id"], "the reader for beads is half done")
+    cli(repo, "add", "item", "Unchecked index in cache rebuild", "--tag", "bug")
+    done = cli(repo, "add", "todo", "Pin typer below 0.25")
+    cli(repo, "done", done["id"], "--summary", "pinned")
+
+
+def test_the_board_in_a_real_browser(
+    playwright_api: Any, served: tuple[Path, str, subprocess.Popen[str]]
+) -> None:
+    repo, url, server = served
+    expect = playwright_api.expect
+    base = url.split("/?")[0]
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    with playwright_api.sync_playwright() as play:
+        try:
+            browser = play.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        except Exception as exc:  # the browser cannot start here
+            unavailable(f"chromium does not start: {str(exc).splitlines()[0]}")
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 900})
+            page.set_default_timeout(WAIT_MS)
+            errors: list[str] = []
+            page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+            page.goto(url)
+            assert page.url == base + "/"  # the token went into a cookie, out of the address
+            expect(page.locator("#live")).to_have_attribute("data-state", "live")
+            page.evaluate("window.sameDocument = 'yes'")
+
+            # a write from the CLI appears without a reload
+            added = cli(repo, "add", "todo", HOSTILE, "--tag", "parser", "-p", "1")
+            card = page.locator(f'.card[data-id="{added["id"]}"]')
+            expect(card).to_be_visible()
+            assert page.evaluate("window.sameDocument") == "yes"
+            # a <script> title is text, and never ran
+            expect(card.locator(".title")).to_have_text(HOSTILE)
+            assert page.evaluate("typeof window.owned") == "undefined"
+            page.screenshot(path=str(SHOTS / "board.png"), full_page=True)
+
+            # take it from the page: the CLI agrees
+            card.locator("form[action='/act/take'] button").click()
+            held = page.locator(f'[data-column="progress"] .card[data-id="{added["id"]}"]')
+            expect(held).to_be_visible()
+            data = cli(repo, "show", added["id"])
+            assert (data["status"], data["taken_by"]) == ("taken", "alice@example.com")
+
+            # finish it from the page
+            held.locator("summary", has_text="done").click()
+            held.locator("input[name=summary]").fill("fixed in the reader")
+            held.locator("form[action='/act/done'] button").click()
+            expect(page.locator(f'.card[data-id="{added["id"]}"]')).to_have_count(0)
+            expect(page.locator('[data-column="done"]')).to_contain_text("2 done")
+            data = cli(repo, "show", added["id"])
+            assert (data["status"], data["result_summary"]) == ("done", "fixed in the reader")
+
+            # bob's request shows who holds it, and offers no take
+            bobs = page.locator(".card", has_text="Review the sync retry policy")
+            expect(bobs).to_contain_text("bob@example.com")
+            expect(bobs.locator("form[action='/act/take']")).to_have_count(0)
+            assert errors == []
+
+            # the item view; a refusal there shows the CLI's own sentence
+            page.goto(base + f"/item/{added['id']}")
+            expect(page.locator("h1.title")).to_have_text(HOSTILE)
+            expect(page.locator(".timeline")).to_contain_text("done")
+            page.goto(base + "/")
+            page.locator(".card", has_text="Ship 0.2").locator("a.id").click()
+            expect(page.locator("h1.title")).to_have_text("Ship 0.2")
+            ship = page.url.rsplit("/", 1)[1]
+            refused = coop_process(repo, "take", ship)
+            assert refused.code != 0
+            page.locator("form[action='/act/take'] button").click()
+            expect(page.locator("#toast")).to_have_text(refused.err.strip().splitlines()[0])
+            assert cli(repo, "show", ship)["status"] == "open"
+            page.goto(base + "/")
+            page.locator(".card", has_text="Split the importer").focus()
+            page.keyboard.press("Enter")
+            expect(page.locator("h1.title")).to_have_text("Split the importer into readers")
+            expect(page.locator(".notes")).to_contain_text("the reader for beads is half done")
+            expect(page.locator(".body strong")).to_have_text("beads")
+            page.screenshot(path=str(SHOTS / "item.png"), full_page=True)
+
+            # the other views
+            for view in ("owed", "queue", "graph", "activity"):
+                page.goto(f"{base}/{view}")
+                expect(page.locator("main h1")).to_have_text(view.capitalize())
+                page.screenshot(path=str(SHOTS / f"{view}.png"), full_page=True)
+            expect(page.locator("main")).to_contain_text("alice@example.com")  # activity
+            page.goto(base + "/owed")
+            expect(page.locator("main")).to_contain_text("Review the sync retry policy")
+
+            # at phone width the columns stack
+            phone = browser.new_page(viewport={"width": 390, "height": 844})
+            phone.goto(url)
+            phone.wait_for_selector(".card")
+            phone.screenshot(path=str(SHOTS / "phone.png"), full_page=True)
+            phone.close()
+
+            # a request without the token is refused
+            stranger = browser.new_context().new_page()
+            answer = stranger.goto(base + "/")
+            assert answer is not None and answer.status == 403
+            assert "needs its token" in stranger.content()
+
+            # the page says when it lost the server
+            page.goto(base + "/")
+            expect(page.locator("#live")).to_have_attribute("data-state", "live")
+            stop(server)
+            expect(page.locator("#live")).to_have_attribute("data-state", "lost")
+        finally:
+            browser.close()
