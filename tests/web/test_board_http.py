@@ -22,7 +22,7 @@ from starlette.testclient import TestClient
 
 from gitcoop.cli.invocation import make_context
 from gitcoop.web.app import Settings, build
-from tests.conftest import coop
+from tests.conftest import Clones, coop, coop_in
 
 BASE = "http://127.0.0.1:8765"
 HOSTILE = "<script>alert('owned')</script> & <img src=x onerror=alert(1)>"
@@ -262,6 +262,29 @@ def test_the_other_views(client: TestClient) -> None:
     assert "alice@example.com" in activity and activity.count("<li") >= 3
     graph = client.get("/graph").text
     assert "no open work waits" in graph
+
+
+def test_the_graph_marks_a_cycle_a_merge_made(
+    clones: Clones, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.service.test_sync import add, sync, two
+
+    a, b = two(clones)
+    first, second = add(a, "first half"), add(a, "second half")
+    sync(a)
+    sync(b)
+    assert coop_in(a, "dep", "add", first, "blocks", second).code == 0  # offline, each
+    assert coop_in(b, "dep", "add", second, "blocks", first).code == 0
+    sync(a)
+    sync(b)
+    sync(a)
+    monkeypatch.chdir(a)
+    settings = Settings(lambda expect: make_context(None, None, expect))
+    with TestClient(build(settings), base_url=BASE) as opened:
+        graph = opened.get(f"/graph?token={settings.token}").text
+    assert graph.count('class="cycle"') == 1
+    assert graph.count('class="on-cycle"') == 2  # both links are on it
+    assert "remove a link to break it" in graph
 
 
 def test_a_fragment_is_the_view_alone(client: TestClient) -> None:
