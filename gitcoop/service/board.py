@@ -164,6 +164,8 @@ def _card(
 def _column(card: Card, status: str) -> str:
     if any(m in ("due", "escalated", "parked") for m in card.marks):
         return "owed"
+    if status in TERMINAL:  # settled, yet shown: a conflict the owners owe a decision on
+        return "owed"
     if card.waiting_on or "blocked" in card.marks or status == "blocked":
         return "blocked"
     if status in HELD or status in ("verifying",):

@@ -202,6 +202,18 @@ def test_the_board_in_a_real_browser(
             phone.screenshot(path=str(SHOTS / "phone.png"), full_page=True)
             phone.close()
 
+            # keys: j moves to the first card, t takes it
+            page.goto(base + "/")
+            first = page.locator('[data-column="ready"] .card').first
+            first_id = first.get_attribute("data-id")
+            page.keyboard.press("j")
+            expect(first).to_be_focused()
+            page.keyboard.press("t")
+            expect(
+                page.locator(f'[data-column="progress"] .card[data-id="{first_id}"]')
+            ).to_be_visible()
+            assert cli(repo, "show", first_id)["status"] == "taken"
+
             # a request without the token is refused
             stranger = browser.new_context().new_page()
             answer = stranger.goto(base + "/")
