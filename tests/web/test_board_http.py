@@ -435,3 +435,56 @@ def test_serve_without_the_web_extra_says_what_to_install(
     result = coop("serve", "--port", "0")
     assert result.code != 0
     assert result.err == "gitcoop: the board needs the web extra — pip install 'gitcoop[web]'\n"
+
+
+def test_the_live_stream_sends_the_ledgers_commit_each_time_it_moves(
+    settings: Settings,
+) -> None:
+    """/events: the commit refs/coop/ledger is at, then again whenever a write moves it."""
+    import anyio
+
+    app = build(settings)
+    seen: list[str] = []
+    moved = anyio.Event()
+
+    async def receive() -> dict[str, Any]:
+        await moved.wait()
+        return {"type": "http.disconnect"}
+
+    async def send(message: dict[str, Any]) -> None:
+        if message["type"] != "http.response.body":
+            return
+        tips = re.findall(r"event: ledger\ndata: ([0-9a-f]+)\n\n", message["body"].decode())
+        seen.extend(tips)
+        if tips and len(seen) == 1:  # a write from elsewhere, while the stream is open
+            await anyio.to_thread.run_sync(lambda: coop("add", "todo", "moves the ledger"))
+        elif len(seen) >= 2:
+            moved.set()
+
+    scope = {
+        "type": "http",
+        "asgi": {"version": "3.0", "spec_version": "2.3"},
+        "http_version": "1.1",
+        "method": "GET",
+        "scheme": "http",
+        "path": "/events",
+        "raw_path": b"/events",
+        "query_string": b"",
+        "root_path": "",
+        "headers": [
+            (b"host", b"127.0.0.1:8765"),
+            (b"cookie", f"{settings.cookie}={settings.token}".encode()),
+        ],
+        "client": ("127.0.0.1", 50000),
+        "server": ("127.0.0.1", 8765),
+    }
+
+    async def run() -> None:
+        with anyio.fail_after(30):  # a bound on a hang, not a measure of speed
+            await app(scope, receive, send)
+
+    anyio.run(run)
+    assert len(seen) >= 2 and seen[0] != seen[1]  # each commit is sent once
+    from tests.conftest import git
+
+    assert seen[-1] == git(Path.cwd(), "rev-parse", "refs/coop/ledger").strip()
