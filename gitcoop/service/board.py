@@ -76,8 +76,9 @@ def tip_reader(ctx: Context) -> Callable[[], str | None]:
 
 
 def viewer(ctx: Context) -> str:
-    """Who the board acts as: the same answer the CLI gives with no --as."""
-    return ctx.who(ctx.repo())
+    """Who the board acts as: the same answer the CLI gives with no --as (NoLedger when
+    there is no ledger to show)."""
+    return ctx.who(read_ledger(ctx).repo)
 
 
 def board(ctx: Context, where: ListFilter | None = None) -> Board:

@@ -488,3 +488,22 @@ def test_the_live_stream_sends_the_ledgers_commit_each_time_it_moves(
     from tests.conftest import git
 
     assert seen[-1] == git(Path.cwd(), "rev-parse", "refs/coop/ledger").strip()
+
+
+def test_serve_on_a_port_in_use_says_so_in_one_line(ledger: Path) -> None:
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        result = coop("serve", "--port", str(port))
+    assert result.code == 2
+    assert result.err.startswith(f"gitcoop: cannot listen on 127.0.0.1:{port} (")
+    assert result.err.endswith("— choose another --port\n") and result.err.count("\n") == 1
+
+
+def test_serve_outside_a_ledger_says_what_to_do(repo: Path) -> None:
+    result = coop("serve", "--port", "0")
+    assert result.code != 0
+    assert result.err == "gitcoop: no ledger in this repository yet — run: git coop init\n"
