@@ -8,7 +8,6 @@ reads only the open index, however long the history.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Callable
 from datetime import datetime
 from typing import Any
@@ -18,7 +17,7 @@ from gitcoop.domain.dependencies import BLOCKED_BY, PARENT_OF, SETTLED
 from gitcoop.domain.frozen import frozen
 from gitcoop.domain.lifecycle import HELD, TERMINAL
 from gitcoop.domain.records import Evidence
-from gitcoop.domain.timefmt import format_instant, parse_instant
+from gitcoop.domain.timefmt import parse_instant
 from gitcoop.service import dependencies
 from gitcoop.service.context import Context, read_ledger
 from gitcoop.service.queries import ListFilter, list_rows
@@ -291,11 +290,3 @@ def evidence(ctx: Context, items: list[Evidence]) -> list[Cited]:
         problem = None if shown else f"line {entry.line} is past the end"
         found.append(Cited(entry, head, shown, problem))
     return found
-
-
-def counts(settled: dict[str, int]) -> list[tuple[str, int]]:
-    return sorted(Counter(settled).items())
-
-
-def instant(at: datetime | None) -> str:
-    return format_instant(at) if at is not None else ""

@@ -33,7 +33,7 @@ from starlette.routing import Route
 
 from gitcoop.domain import obligations
 from gitcoop.domain.timefmt import format_instant
-from gitcoop.errors import CoopError, UsageError
+from gitcoop.errors import CoopError
 from gitcoop.service import board as boards
 from gitcoop.service.context import Context
 from gitcoop.service.queries import ListFilter
@@ -215,7 +215,7 @@ def build(settings: Settings) -> Any:
             message = "this form is stale or came from elsewhere — reload the board and try again"
             if wants_json:
                 return JSONResponse({"ok": False, "message": message}, 403)
-            return PlainTextResponse403(message)
+            return _forbidden(message)
         verb = request.path_params["verb"]
         try:
             said = await anyio.to_thread.run_sync(
@@ -276,7 +276,7 @@ def build(settings: Settings) -> Any:
     return Guard(app, settings.token, settings.cookie, settings.bound)
 
 
-def PlainTextResponse403(message: str) -> Response:
+def _forbidden(message: str) -> Response:
     return Response(f"gitcoop: {message}\n", 403, media_type="text/plain")
 
 
@@ -310,6 +310,3 @@ def _tip(ctx: Context) -> str:
         return boards.tip_reader(ctx)() or ""
     except CoopError:
         return ""
-
-
-__all__ = ["Settings", "UsageError", "build"]
