@@ -247,6 +247,33 @@ def activity(ctx: Context, limit: int = 50) -> list[Commit]:
     return [Commit(*repo.commit_summary(sha)) for sha in repo.history(snapshot.commit, limit)]
 
 
+# -- which ledger commit recorded each event ------------------------------------------
+
+COMMITS_WALKED = 1000  # an item's timeline names the commits of its events this far back
+
+
+def event_commits(ctx: Context, item_id: str, wanted: set[str]) -> dict[str, str]:
+    """event id -> the ledger commit that brought it to this ledger's first-parent line
+    (for an event made in another clone, the merge that brought it). The walk stops
+    when every wanted event is found, or COMMITS_WALKED commits back."""
+    from gitcoop.store.layout import event_dir
+
+    snapshot = read_ledger(ctx)
+    repo = snapshot.repo
+    assert snapshot.commit is not None
+    folder = event_dir(item_id)
+    found: dict[str, str] = {}
+    for walked, commit in enumerate(repo.first_parents(snapshot.commit)):
+        if walked >= COMMITS_WALKED or wanted <= found.keys():
+            break
+        parents = repo.commit_parents(commit)
+        for delta in repo.deltas(parents[0] if parents else None, commit, folder):
+            if delta.status == "added":
+                name = delta.path.rsplit("/", 1)[-1].removesuffix(".yaml")
+                found.setdefault(name.split("-", 1)[-1], str(commit))
+    return found
+
+
 # -- evidence ------------------------------------------------------------------------
 
 

@@ -147,6 +147,7 @@ def build(settings: Settings) -> Any:
             found = queries.detail(ctx, ref)
             entries = queries.log(ctx, found.shown.item.id)
             cited = boards.evidence(ctx, list(found.shown.item.evidence))
+            commits = boards.event_commits(ctx, found.shown.item.id, {e.event.id for e in entries})
         except CoopError as error:
             return refused(request, error)
         view = {
@@ -155,6 +156,7 @@ def build(settings: Settings) -> Any:
             "label": found.shown.label,
             "entries": entries,
             "cited": cited,
+            "commits": commits,
             "viewer": boards.viewer(ctx),
             "tip": now_tip,
             "title": found.shown.label,

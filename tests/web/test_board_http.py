@@ -22,7 +22,7 @@ from starlette.testclient import TestClient
 
 from gitcoop.cli.invocation import make_context
 from gitcoop.web.app import Settings, build
-from tests.conftest import Clones, coop, coop_in
+from tests.conftest import Clones, coop, coop_in, git
 
 BASE = "http://127.0.0.1:8765"
 HOSTILE = "<script>alert('owned')</script> & <img src=x onerror=alert(1)>"
@@ -217,8 +217,11 @@ def test_the_item_view_shows_everything_about_it(client: TestClient) -> None:
     second = added("todo", "second part")
     assert coop("dep", "add", first, "blocks", second).code == 0
     assert coop("take", first, "--session", "s1").code == 0
+    took = git(Path.cwd(), "rev-parse", "refs/coop/ledger").strip()
     assert coop("note", first, "found the cause").code == 0
     page = client.get(f"/item/{first}").text
+    take_line = re.search(r"alice@example.com</b> take.*?</li>", page, re.S)
+    assert take_line is not None and f'title="{took}"' in take_line.group(0)  # its commit
     assert "first part" in page and "found the cause" in page
     assert "second part" in page  # the link, from this end
     assert "outcome" in page and "due" in page  # what the take owes
@@ -232,8 +235,6 @@ def test_the_item_view_shows_everything_about_it(client: TestClient) -> None:
 
 def test_the_queue_item_shows_its_evidence_from_git(client: TestClient, ledger: Path) -> None:
     (ledger / "app.py").write_text("one\ntwo\nthree = 3\nfour\nfive\n")
-    from tests.conftest import git
-
     git(ledger, "add", "app.py")
     git(ledger, "commit", "-q", "-m", "app")
     item = added("item", "three is wrong", "--evidence", "app.py:3")
@@ -485,7 +486,6 @@ def test_the_live_stream_sends_the_ledgers_commit_each_time_it_moves(
 
     anyio.run(run)
     assert len(seen) >= 2 and seen[0] != seen[1]  # each commit is sent once
-    from tests.conftest import git
 
     assert seen[-1] == git(Path.cwd(), "rev-parse", "refs/coop/ledger").strip()
 
