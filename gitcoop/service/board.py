@@ -80,6 +80,12 @@ def viewer(ctx: Context) -> str:
     return ctx.who(read_ledger(ctx).repo)
 
 
+def may_review(ctx: Context) -> bool:
+    """Whether the board's actor may make review decisions (an owner or a chief)."""
+    snapshot = read_ledger(ctx)
+    return snapshot.config.roles.can_review(ctx.who(snapshot.repo))
+
+
 def board(ctx: Context, where: ListFilter | None = None) -> Board:
     """The open work in columns (ready, in progress, blocked, owed) and settled work counted.
 

@@ -172,7 +172,12 @@ def build(settings: Settings) -> Any:
             found = owed.owed(ctx, include_not_due=True)
         except CoopError as error:
             return refused(request, error)
-        view = {"owed": found, "tip": now_tip, "title": "owed"}
+        view = {
+            "owed": found,
+            "tip": now_tip,
+            "title": "owed",
+            "reviewer": boards.may_review(ctx),
+        }
         return page(request, "owed", view)
 
     def queue_view(request: Request) -> Response:

@@ -256,6 +256,13 @@ def test_the_other_views(client: TestClient) -> None:
     finally:
         os.environ["COOP_NOW"] = "2026-11-29T10:00:00Z"
     assert "owing work" in owed and "pressing" in owed and "decide" in owed
+    os.environ.update({**later, "COOP_ACTOR": "bob@example.com"})  # not an owner nor a chief
+    try:
+        seen_by_bob = client.get("/owed").text
+    finally:
+        os.environ["COOP_NOW"] = "2026-11-29T10:00:00Z"
+        del os.environ["COOP_ACTOR"]
+    assert "Reviews are for owners and chiefs" in seen_by_bob and "decide" not in seen_by_bob
     added("item", "a finding")
     queue = client.get("/queue").text
     assert "a finding" in queue
