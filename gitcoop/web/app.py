@@ -57,6 +57,7 @@ class Settings:
     cookie: str = "coop-board"
     bound: str = "127.0.0.1"
     poll: float = POLL_SECONDS
+    stopping: Callable[[], bool] = lambda: False  # the server is shutting down: streams end
 
 
 def ago(now: datetime, then: datetime | None) -> str:
@@ -244,7 +245,7 @@ def build(settings: Settings) -> Any:
             yield "retry: 1000\n\n"
             last: str | None = None
             quiet = 0.0
-            while True:
+            while not settings.stopping():
                 if await request.is_disconnected():
                     return
                 now = tip.read()

@@ -29,7 +29,14 @@ def serve(make: MakeContext, host: str, port: int, ready: Callable[[str], None])
     shown = f"[{host}]" if ":" in host else host
     url = f"http://{shown}:{bound_port}/?token={settings.token}"
     app = build(settings)
-    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off")
+    config = uvicorn.Config(
+        app,
+        log_level="warning",
+        access_log=False,
+        lifespan="off",
+        timeout_graceful_shutdown=5,  # a stream that will not end is cut
+    )
     server = uvicorn.Server(config)
+    settings.stopping = lambda: server.should_exit  # Ctrl-C ends the live streams, then it stops
     ready(url)
     server.run(sockets=[sock])

@@ -223,7 +223,9 @@ def test_the_board_in_a_real_browser(
             # the page says when it lost the server
             page.goto(base + "/")
             expect(page.locator("#live")).to_have_attribute("data-state", "live")
-            stop(server)
+            os.killpg(server.pid, signal.SIGINT)  # Ctrl-C, with the page's stream open
+            server.wait(timeout=30)  # a bound on a hang: it ends its streams and stops
+            assert server.stderr is not None and "Traceback" not in server.stderr.read()
             expect(page.locator("#live")).to_have_attribute("data-state", "lost")
         finally:
             browser.close()
