@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
+import signal
 import socket
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
+from types import FrameType
 
 from gitcoop.web.app import MakeContext, Settings, build
 
@@ -36,7 +40,40 @@ def serve(make: MakeContext, host: str, port: int, ready: Callable[[str], None])
         lifespan="off",
         timeout_graceful_shutdown=5,  # a stream that will not end is cut
     )
-    server = uvicorn.Server(config)
+
+    class Board(uvicorn.Server):
+        """uvicorn's server, stopped only gracefully, and without raising the signal again."""
+
+        @contextlib.contextmanager
+        def capture_signals(self) -> Iterator[None]:
+            yield  # serve() holds SIGINT and SIGTERM around the whole run instead
+
+        def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+            # A second Ctrl-C asks the same: git sends the terminal's SIGINT on to git-coop,
+            # so one Ctrl-C often arrives twice. uvicorn would take it as "force quit" and
+            # leave the open streams to be cancelled under a KeyboardInterrupt.
+            self.should_exit = True
+
+    server = Board(config)
     settings.stopping = lambda: server.should_exit  # Ctrl-C ends the live streams, then it stops
     ready(url)
-    server.run(sockets=[sock])
+    with _stopped_by_signals(server.handle_exit):
+        server.run(sockets=[sock])
+
+
+@contextlib.contextmanager
+def _stopped_by_signals(stop: Callable[[int, FrameType | None], None]) -> Iterator[None]:
+    """Within: SIGINT and SIGTERM call `stop`, until the event loop is closed and every task
+    has ended. uvicorn raises the signal again once it has stopped, which asyncio turns into
+    a KeyboardInterrupt that cancels whatever still runs (each one logged with a traceback);
+    here the signal is answered once, by stopping, and serve() returns: exit 0."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    held = (signal.SIGINT, signal.SIGTERM)
+    previous = {sig: signal.signal(sig, stop) for sig in held}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
