@@ -2,8 +2,9 @@
 `git coop serve` on 127.0.0.1 in a real repository, with the CLI writing beside it.
 
 Nothing here sleeps: each step waits on a condition of the page (Playwright's waits,
-with a timeout). The screenshots of each view are written to docs/board/ for
-docs/board.md.
+with a timeout). The screenshots of each view go to the test's own folder, so a run
+leaves the repository as it was; COOP_BOARD_SCREENSHOTS=docs/board writes them where
+docs/board.md shows them (a relative folder is taken from the repository's root).
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
-SHOTS = Path(__file__).resolve().parents[2] / "docs" / "board"
+ROOT = Path(__file__).resolve().parents[2]
 WAIT_MS = 10_000  # the longest any step waits for the page (live updates take < 1 s)
 HOSTILE = "<script>window.owned = 1</script> parser drops the last line"
 EARLY = {"COOP_NOW": "2026-11-29T06:00:00Z"}  # a take then is due before the server's now
@@ -111,13 +112,21 @@ def seed(repo: Path) -> None:
     cli(repo, "done", done["id"], "--summary", "pinned")
 
 
+def screenshots(tmp_path: Path) -> Path:
+    """Where the screenshots go: the test's folder, unless COOP_BOARD_SCREENSHOTS names one."""
+    asked = os.environ.get("COOP_BOARD_SCREENSHOTS")
+    folder = ROOT / asked if asked else tmp_path / "screenshots"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
 def test_the_board_in_a_real_browser(
-    playwright_api: Any, served: tuple[Path, str, subprocess.Popen[str]]
+    playwright_api: Any, served: tuple[Path, str, subprocess.Popen[str]], tmp_path: Path
 ) -> None:
     repo, url, server = served
     expect = playwright_api.expect
     base = url.split("/?")[0]
-    SHOTS.mkdir(parents=True, exist_ok=True)
+    shots = screenshots(tmp_path)
     with playwright_api.sync_playwright() as play:
         try:
             browser = play.chromium.launch(executable_path=CHROMIUM, args=ARGS)
@@ -141,7 +150,7 @@ def test_the_board_in_a_real_browser(
             # a <script> title is text, and never ran
             expect(card.locator(".title")).to_have_text(HOSTILE)
             assert page.evaluate("typeof window.owned") == "undefined"
-            page.screenshot(path=str(SHOTS / "board.png"), full_page=True)
+            page.screenshot(path=str(shots / "board.png"), full_page=True)
 
             # take it from the page: the CLI agrees
             card.locator("form[action='/act/take'] button").click()
@@ -184,13 +193,13 @@ def test_the_board_in_a_real_browser(
             expect(page.locator("h1.title")).to_have_text("Split the importer into readers")
             expect(page.locator(".notes")).to_contain_text("the reader for beads is half done")
             expect(page.locator(".body strong")).to_have_text("beads")
-            page.screenshot(path=str(SHOTS / "item.png"), full_page=True)
+            page.screenshot(path=str(shots / "item.png"), full_page=True)
 
             # the other views
             for view in ("owed", "queue", "graph", "activity"):
                 page.goto(f"{base}/{view}")
                 expect(page.locator("main h1")).to_have_text(view.capitalize())
-                page.screenshot(path=str(SHOTS / f"{view}.png"), full_page=True)
+                page.screenshot(path=str(shots / f"{view}.png"), full_page=True)
             expect(page.locator("main")).to_contain_text("alice@example.com")  # activity
             page.goto(base + "/owed")
             expect(page.locator("main")).to_contain_text("Review the sync retry policy")
@@ -199,7 +208,7 @@ def test_the_board_in_a_real_browser(
             phone = browser.new_page(viewport={"width": 390, "height": 844})
             phone.goto(url)
             phone.wait_for_selector(".card")
-            phone.screenshot(path=str(SHOTS / "phone.png"), full_page=True)
+            phone.screenshot(path=str(shots / "phone.png"), full_page=True)
             phone.close()
 
             # keys: j moves to the first card, t takes it
