@@ -11,7 +11,7 @@ from gitcoop.cli import wording
 from gitcoop.cli.table import GAP, Cell, Row, lay_out
 from gitcoop.cli.terminal import Styled, colour, columns, join, paint, printable, width
 from gitcoop.cli.wording import count
-from gitcoop.domain import jsontext, obligations
+from gitcoop.domain import jsontext, obligations, readiness
 from gitcoop.domain.lifecycle import HELD, TERMINAL, bound, held
 from gitcoop.domain.timefmt import human_age, human_instant
 
@@ -121,12 +121,14 @@ def item_row(shown: Shown, now: datetime, viewer: str | None = None) -> Row:
 def due_mark(due: datetime | str | None, status: str, now: datetime) -> Styled | None:
     """`[due in 3d]`, or `[overdue 2d]` once the item's own due date has passed (settled
     work is never overdue, and shows no mark)."""
-    if due is None or status in TERMINAL:
+    if due is None:
         return None
     at = datetime.fromisoformat(due) if isinstance(due, str) else due  # the cache's is checked
-    if at <= now:
-        return paint(f"[overdue {human_age(now - at)}]", "overdue")
-    return paint(f"[due in {human_age(at - now)}]", "due")
+    said = readiness.due_words(at, status, now)
+    if said is None:
+        return None
+    words, overdue = said
+    return paint(f"[{words}]", "overdue" if overdue else "due")
 
 
 def summary_row(row: CachedRow, now: datetime, viewer: str | None = None) -> Row:

@@ -11,12 +11,14 @@ and the MCP server all use this order.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
+from datetime import datetime
 from itertools import groupby
 
 from gitcoop.domain.dependencies import Graph, node
 from gitcoop.domain.frozen import frozen
+from gitcoop.domain.lifecycle import TERMINAL
 from gitcoop.domain.records import Item
-from gitcoop.domain.timefmt import format_instant
+from gitcoop.domain.timefmt import format_instant, human_age
 
 
 @frozen
@@ -99,3 +101,14 @@ def _interleaved(queue: list[Candidate], rest: list[Candidate]) -> Iterator[Cand
             j += 1
     yield from queue[i:]
     yield from rest[j:]
+
+
+def due_words(due: datetime, status: str, now: datetime) -> tuple[str, bool] | None:
+    """How an item's own due date is said, and whether it has passed: ("due in 3d", False)
+    or ("overdue 2d", True). None for settled work, which is never overdue. `list` shows it
+    as `[due in 3d]`; the board's cards and item view show the same words."""
+    if status in TERMINAL:
+        return None
+    if due <= now:
+        return f"overdue {human_age(now - due)}", True
+    return f"due in {human_age(due - now)}", False

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
-from gitcoop.domain import obligations
+from gitcoop.domain import obligations, readiness
 from gitcoop.domain.dependencies import BLOCKED_BY, PARENT_OF, SETTLED
 from gitcoop.domain.frozen import frozen
 from gitcoop.domain.lifecycle import HELD, TERMINAL
@@ -44,7 +44,10 @@ class Card:
     tags: tuple[str, ...]
     holder: str | None
     taken_at: datetime | None
-    due: datetime | None
+    due: datetime | None  # when what it owes is due
+    deadline: datetime | None  # its own due date
+    deadline_words: str | None  # "due in 3d", "overdue 2d" (as `list`'s mark); None if settled
+    overdue: bool  # its own due date has passed
     marks: tuple[str, ...]  # due, escalated, parked, future; blocked (reported)
     conflicts: int
     version: int
@@ -149,6 +152,7 @@ def _card(
     if latest is not None and latest.get("status") == "blocked":
         marks.append("blocked")
     held = item.status in HELD
+    said = readiness.due_words(item.due, item.status, now) if item.due is not None else None
     return Card(
         item.id,
         label,
@@ -160,6 +164,9 @@ def _card(
         item.taken_by if held else None,
         item.taken_at if held else None,
         ob.due if ob is not None and ob.pending else None,
+        item.due,
+        said[0] if said is not None else None,
+        said is not None and said[1],
         tuple(marks),
         conflicts,
         item.version,

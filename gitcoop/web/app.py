@@ -31,7 +31,7 @@ from starlette.responses import (
 )
 from starlette.routing import Route
 
-from gitcoop.domain import obligations
+from gitcoop.domain import obligations, readiness
 from gitcoop.domain.timefmt import format_instant
 from gitcoop.errors import CoopError
 from gitcoop.service import board as boards
@@ -86,6 +86,7 @@ def _environment() -> Environment:
     env.filters["instant"] = lambda at: format_instant(at) if at is not None else ""
     env.filters["markdown"] = lambda text: Markup(markdown(text or ""))
     env.filters["short"] = lambda sha: (sha or "")[:12]
+    env.globals["due_words"] = readiness.due_words  # `list`'s words for an item's own due date
     return env
 
 
@@ -123,6 +124,7 @@ def build(settings: Settings) -> Any:
             holder=q.get("holder") or None,
             mine=bool(q.get("mine")),
             grep=q.get("q") or None,
+            overdue=bool(q.get("overdue")),
         )
         ctx = settings.context(None)
         try:
@@ -133,7 +135,7 @@ def build(settings: Settings) -> Any:
             "board": found,
             "tip": found.tip or "",
             "names": boards.COLUMN_NAMES,
-            "filters": {k: q.get(k, "") for k in ("kind", "tag", "holder", "mine", "q")},
+            "filters": {k: q.get(k, "") for k in ("kind", "tag", "holder", "mine", "overdue", "q")},
             "title": "board",
         }
         return page(request, "board", view)

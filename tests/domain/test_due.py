@@ -126,3 +126,18 @@ def test_ready_ranks_overdue_work_first_within_a_priority_soonest_due_first() ->
     # with no `now`, nothing is overdue: the order is the one it always was
     unranked = [c.id for c in readiness.ready([old, later, late], Graph(()))]
     assert unranked == ["td-old", "td-later", "td-late"]
+
+
+@pytest.mark.parametrize(
+    ("due", "status", "said"),
+    [
+        (datetime(2026, 12, 9, 5, 0, tzinfo=UTC), "open", ("due in 3d", False)),
+        (datetime(2026, 12, 4, 5, 0, tzinfo=UTC), "taken", ("overdue 2d", True)),
+        (NOW, "open", ("overdue 0s", True)),  # due at now has passed, as `list --overdue` says
+        (datetime(2026, 12, 4, 5, 0, tzinfo=UTC), "done", None),  # settled: never overdue
+    ],
+)
+def test_due_words_are_lists_mark_for_every_view(
+    due: datetime, status: str, said: tuple[str, bool] | None
+) -> None:
+    assert readiness.due_words(due, status, NOW) == said

@@ -187,6 +187,36 @@ def test_the_board_filters(client: TestClient) -> None:
     assert "gamma" in client.get("/?holder=alice").text
 
 
+def card_of(page: str, label: str) -> str:
+    cards = [c for c in page.split("<article ")[1:] if f">{label}</a>" in c.split("</article>")[0]]
+    assert len(cards) == 1, label
+    return cards[0].split("</article>")[0]
+
+
+def test_an_items_own_due_date_is_on_its_card_and_page(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    late = added("todo", "pay the invoice", "--due", "2026-12-24")
+    later = added("todo", "renew the domain", "--due", "2027-01-31")
+    undated = added("todo", "tidy the docs")
+    closed = added("todo", "settled before it was due", "--due", "2026-12-01")
+    assert coop("done", closed).code == 0
+    monkeypatch.setenv("COOP_NOW", "2026-12-26T12:00:00Z")  # a day and a half after
+    listed = coop("list").out
+    assert "[overdue 1d]" in listed and "[due in 36d]" in listed  # the words are list's
+    page = client.get("/").text
+    assert re.search(r'class="deadline overdue"[^>]*>overdue 1d<', card_of(page, late))
+    assert re.search(r'class="deadline"[^>]*>due in 36d<', card_of(page, later))
+    assert "deadline" not in card_of(page, undated)
+    assert "settled before" not in page
+    item = client.get(f"/item/{late}").text
+    assert re.search(r'class="deadline overdue">2026-12-24T23:59:59Z \(overdue 1d\)', item)
+    assert "deadline overdue" not in client.get(f"/item/{closed}").text  # never overdue
+    only = client.get("/?overdue=1").text
+    assert "pay the invoice" in only and "renew the domain" not in only
+    assert "tidy the docs" not in only
+
+
 def test_hostile_text_is_shown_as_text_everywhere(client: TestClient) -> None:
     todo = added(
         "todo", HOSTILE, "--tag", "x", "--body", HOSTILE + "\n\n[click](javascript:alert(1))"
