@@ -56,8 +56,8 @@ def serve(make: MakeContext, host: str, port: int, ready: Callable[[str], None])
 
     server = Board(config)
     settings.stopping = lambda: server.should_exit  # Ctrl-C ends the live streams, then it stops
-    ready(url)
-    with _stopped_by_signals(server.handle_exit):
+    with _stopped_by_signals(server.handle_exit):  # before the address is out: a Ctrl-C
+        ready(url)  # right after it stops the server as any other does
         server.run(sockets=[sock])
 
 

@@ -132,3 +132,14 @@ def test_sigterm_stops_it_the_same_way(repo: Path, stopped: list[subprocess.Pope
     assert rest(stream).endswith(b"0\r\n\r\n")
     assert server.stderr is not None
     assert server.stderr.read() == ""
+
+
+def test_sigint_as_soon_as_the_address_is_printed_stops_it_the_same_way(
+    repo: Path, stopped: list[subprocess.Popen[str]]
+) -> None:
+    server, _ = start(repo, [str(BIN / "git-coop")])
+    stopped.append(server)
+    os.kill(server.pid, signal.SIGINT)  # before its loop may have started
+    assert server.wait(timeout=WAIT_SECONDS) == 0
+    assert server.stderr is not None
+    assert server.stderr.read() == ""
