@@ -16,7 +16,10 @@ def register(app: typer.Typer) -> None:
     @app.command()
     def fsck(
         full: Annotated[
-            bool, typer.Option("--full", help="Check every commit's history, not the recent ones.")
+            bool,
+            typer.Option(
+                "--full", help="Check every commit again, not only those since the last check."
+            ),
         ] = False,
         as_json: JsonOpt = False,
     ) -> None:
@@ -29,6 +32,7 @@ def register(app: typer.Typer) -> None:
             "items": report.items,
             "events": report.events,
             "commits": report.commits,
+            "since": report.since,
             "breaches": [vars(b) for b in report.breaches],
             "notes": report.notes,
         }

@@ -6,9 +6,14 @@ between each commit and its parents no event file is removed or changed, new
 events carry clocks above their parents', and each commit on the first-parent
 chain holds exactly its first parent's state plus the events it adds
 (`store/boundary/joining.py`, the rule every fetch is checked by: H1-H3 of
-docs/hardening.md). History is checked on the most recent commits unless
-`full`. A format-1 ledger (or the format-1 part of a history) is checked as
-format 1 was: every item the fold of its events.
+docs/hardening.md). A format-1 ledger (or the format-1 part of a history) is
+checked as format 1 was: every item the fold of its events.
+
+It holds a window, not the ledger: the tip's files one fan-out folder at a
+time, history one commit's events at a time. A clean check remembers its tip
+(`refs/coop/checked`), and the next one checks only the commits after it and
+the files they changed, unless `full`, or unless that tip left the ledger's
+history (rewound, rewritten), which a note says.
 """
 
 from __future__ import annotations
@@ -29,12 +34,10 @@ from gitcoop.errors import BadLedger, CoopError, NoLedger
 from gitcoop.service.context import Context
 from gitcoop.store.boundary import format1, joining
 from gitcoop.store.boundary.history import History, Reader
-from gitcoop.store.layout import EVENT_FILE_RE, EVENTS, REF
+from gitcoop.store.layout import CHECKED, EVENT_FILE_RE, EVENTS, ITEMS, REF
 from gitcoop.store.repository import CommitInfo, Oid, Repo
 from gitcoop.store.snapshot import Snapshot
-from gitcoop.store.survey import survey
-
-RECENT = 50  # commits whose history is checked without --full
+from gitcoop.store.survey import Window, survey
 
 
 @frozen
@@ -52,6 +55,8 @@ class Report:
     items: int = 0
     events: int = 0
     commits: int = 0
+    # the tip checked whole before, from which this check went on (None: from the root)
+    since: Oid | None = None
     breaches: list[Breach] = field(default_factory=list)
     # what is worth knowing and breaks nothing: events refused where they joined for want
     # of a signature (the owners settle them)
@@ -69,23 +74,66 @@ class BreachesFound(CoopError):
 
 
 def fsck(ctx: Context, full: bool = False) -> Report:
-    """Every breach of the ledger's invariants; NoLedger/BadLedger when it cannot be read."""
+    """Every breach of the ledger's invariants; NoLedger/BadLedger when it cannot be read.
+
+    What the tip checked whole last (`refs/coop/checked`) holds was checked then: unless
+    `full`, only the commits after it, and the files they changed, are checked. A clean
+    check remembers its tip."""
     repo = ctx.repo()
     tip = repo.tip()
     if tip is None:
         raise NoLedger("no ledger in this repository yet — run: git coop init")
     report = Report(tip, full)
     found = survey(repo, tip)
-    for problem in found.problems:
-        report.add(problem.path, problem.rule, problem.message)
-    _check_items(report, found.items, found.events, found.config)
-    _check_ids(report, found.items, found.events)
-    _check_identities(report, found.items, found.events, found.config)
-    _check_history(report, repo, tip, None if full else RECENT)
+    config = found.config
+    old = config is not None and config.format < 2  # format 1: its folds need every item
+    report.since = None if full or old else _since(repo, tip, report)
+    if old:
+        whole = Window("")
+        for window in found.windows():
+            whole.items.update(window.items)
+            whole.events.update(window.events)
+            whole.listed += window.listed
+        _check_window(report, whole, config)
+    else:
+        for window in found.windows(report.since):
+            _check_window(report, window, config)
+    if config is not None:
+        for who in (*config.roles.owners, *config.roles.chiefs):
+            problem = ids.identity_problem(who)
+            if problem:
+                report.add("coop.yaml", "identity", problem)
+    for found_problem in found.problems:
+        report.add(found_problem.path, found_problem.rule, found_problem.message)
+    commits = repo.commits_since(tip, report.since)
+    _check_history(report, repo, commits)
     # a tip the survey found unreadable cannot be judged: its breaches are listed already
-    _check_states(report, repo, tip, None if full else RECENT, judge_tip=not found.problems)
-    report.items, report.events = len(found.items), sum(len(e) for e in found.events.values())
+    fresh = {info.oid for info in commits}
+    _check_states(report, repo, tip, fresh, judge_tip=not found.problems)
+    if not report.breaches:
+        repo.note_ref(CHECKED, tip, "fsck: checked whole")
     return report
+
+
+def _since(repo: Repo, tip: Oid, report: Report) -> Oid | None:
+    """The tip checked whole last, when the ledger still holds it; else None, said in a note."""
+    last = repo.tip(CHECKED)
+    if last is None or last == tip or repo.is_ancestor(last, tip):
+        return last
+    report.notes.append(
+        f"the tip checked whole last, {last[:12]}, is no longer in the ledger's history "
+        "(rewound or rewritten): everything was checked again"
+    )
+    return None
+
+
+def _check_window(report: Report, window: Window, config: LedgerConfig | None) -> None:
+    """The checks of one fan-out folder's items and events."""
+    _check_items(report, window.items, window.events, config)
+    _check_ids(report, window)
+    _check_identities(report, window.items, window.events)
+    report.items += len(window.items)
+    report.events += sum(len(e) for e in window.events.values())
 
 
 def _check_items(
@@ -183,30 +231,29 @@ def _check_obligation(report: Report, path: str, item: Item) -> None:
         report.add(path, "obligation", f"{item.status}, yet an obligation is still pending")
 
 
-def _check_ids(
-    report: Report,
-    items: dict[ItemId, tuple[str, Item]],
-    events: dict[ItemId, list[tuple[str, Event]]],
-) -> None:
-    for pairs in events.values():  # an older random id is unique within its folder (H5)
+def _check_ids(report: Report, window: Window) -> None:
+    for pairs in window.events.values():  # an older random id is unique within its folder
         seen: dict[str, str] = {}
         for path, event in pairs:
             if event.id in seen:
                 report.add(path, "ids", f"event id {event.id} is also used by {seen[event.id]}")
             seen[event.id] = path
+    # ids sharing a random part share a fan-out folder: its listing holds them all
     by_random: dict[str, list[str]] = defaultdict(list)
-    for item_id in items:
-        by_random[ids.random_part(item_id)].append(item_id)
+    for name in window.listed:
+        if name.endswith(".yaml"):
+            by_random[ids.random_part(name[: -len(".yaml")])].append(name[: -len(".yaml")])
     for same in by_random.values():
-        if len(same) > 1:
-            report.add(items[ItemId(same[0])][0], "ids", f"ids collide: {', '.join(sorted(same))}")
+        read = [i for i in same if i in window.items]
+        if len(same) > 1 and read:
+            path = f"{ITEMS}/{ids.fanout(same[0])}/{sorted(same)[0]}.yaml"
+            report.add(path, "ids", f"ids collide: {', '.join(sorted(same))}")
 
 
 def _check_identities(
     report: Report,
     items: dict[ItemId, tuple[str, Item]],
     events: dict[ItemId, list[tuple[str, Event]]],
-    config: LedgerConfig | None,
 ) -> None:
     """Every name of a person is one that can sign a commit and be shown on a terminal."""
     named: list[tuple[str, str | None]] = []
@@ -217,22 +264,19 @@ def _check_identities(
         people = (item.created_by, item.taken_by, item.closed_by)
         named += [(path, who) for who in people]
         named += [(path, ob.holder) for ob in holders if ob is not None]
-    if config is not None:
-        named += [("coop.yaml", who) for who in (*config.roles.owners, *config.roles.chiefs)]
     for path, who in named:
         problem = ids.identity_problem(who) if who is not None else None
         if problem:
             report.add(path, "identity", problem)
 
 
-def _check_history(report: Report, repo: Repo, tip: Oid, limit: int | None) -> None:
+def _check_history(report: Report, repo: Repo, commits: list[CommitInfo]) -> None:
     clocks: dict[Oid, int | None] = {}
-    commits = repo.history(tip, limit)
     report.commits = len(commits)
     shown = progress.reporter()
-    for done, commit in enumerate(commits):
+    for done, info in enumerate(commits):
         shown.step("checking the ledger's history", done, len(commits))
-        parents = repo.commit_parents(commit)
+        commit, parents = info.oid, list(info.parents)
         first = parents[0] if parents else None
         deltas = repo.changes(first, commit, EVENTS)
         for delta in deltas:  # a merge's state is its first parent's plus what it adds (H5)
@@ -274,24 +318,25 @@ def _check_new_clocks(
 
 
 def _check_states(
-    report: Report, repo: Repo, tip: Oid, limit: int | None, judge_tip: bool = True
+    report: Report, repo: Repo, tip: Oid, fresh: set[Oid], judge_tip: bool = True
 ) -> None:
-    """Each commit on the first-parent chain (the last `limit`, or all) holds exactly its
-    first parent's state plus the events it adds (H1-H3); the format-1 part of the
-    history, with `limit` None, is checked at its last commit as format 1 was."""
-    chain = list(itertools.islice(repo.first_parents(tip), limit))
+    """Each commit on the first-parent chain that is `fresh` (not checked before) holds
+    exactly its first parent's state plus the events it adds (H1-H3); the format-1 part
+    of the history, when checked from the root, is checked at its last commit as format 1
+    was. Each commit's events are read for it alone: a window of one commit's."""
+    chain = list(itertools.takewhile(fresh.__contains__, repo.first_parents(tip)))
     chain.reverse()
-    reader = Reader(repo)
-    history = History(repo, reader)
+    history = History(repo, Reader(repo))
     shown = progress.reporter()
     for done, commit in enumerate(chain):
         shown.step("checking each commit's state", done, len(chain))
         if commit == tip and not judge_tip:
             continue
+        reader = history.reader = Reader(repo)
         try:
             after = Snapshot(repo, commit)
             if after.config.format < 2:
-                if limit is None and (commit == tip or _format(repo, chain, done + 1) >= 2):
+                if report.since is None and (commit == tip or _format(repo, chain, done + 1) >= 2):
                     format1.check_tip(reader, None, commit, {})
                 continue
             parents = repo.commit_parents(commit)
@@ -341,10 +386,9 @@ def _clock(repo: Repo, commit: Oid, clocks: dict[Oid, int | None]) -> int | None
 
 
 def summary(report: Report) -> str:
-    scope = (
-        f"all {report.commits}" if report.full or report.commits < RECENT else f"the last {RECENT}"
-    )
+    scope = f"all {report.commits}" if report.since is None else f"the {report.commits} new"
+    after = f" since {report.since[:12]}" if report.since is not None else ""
     return (
         f"{REF} at {report.tip[:12]}: {report.items} items, {report.events} events, "
-        f"{scope} commits checked"
+        f"{scope} commits checked{after}"
     )

@@ -34,6 +34,12 @@ def taken_ref(remote: str) -> str:
     return f"refs/coop/taken/{remote}"
 
 
+CHECKED = "refs/coop/checked"
+"""The ledger tip `fsck` last checked whole, so the next checks only what came after it.
+This clone's own: no fetch refspec names it (`refs/coop/ledger*` does not match it) and
+a push names only the ledger's ref."""
+
+
 def item_path(item_id: str) -> str:
     return f"{ITEMS}/{fanout(item_id)}/{item_id}.yaml"
 

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from gitcoop.store import codec
-from tests.conftest import coop, coop_process, git
+from tests.conftest import Clones, coop, coop_in, coop_process, git
 from tests.rawledger import put, read
 
 
@@ -65,3 +66,38 @@ def test_json_lists_the_breaches(ledger: Path) -> None:
 def test_no_ledger_exits_4(repo: Path) -> None:
     result = coop("fsck")
     assert result.code == 4 and "no ledger" in result.err
+
+
+def test_json_says_which_commits_an_incremental_check_covered(ledger: Path) -> None:
+    first = json.loads(coop_process(ledger, "fsck", "--json").out)
+    assert first["since"] is None and first["commits"] == 1
+    for n in range(3):
+        assert coop("add", "todo", f"x{n}").code == 0
+    later = json.loads(coop_process(ledger, "fsck", "--json").out)
+    assert (later["since"], later["commits"], later["items"], later["events"]) == (
+        first["tip"],
+        3,
+        3,
+        3,
+    )
+    full = json.loads(coop_process(ledger, "fsck", "--json", "--full").out)
+    assert (full["since"], full["commits"], full["items"]) == (None, 4, 3)
+
+
+def test_the_checked_tip_is_this_clones_own(clones: Clones) -> None:
+    """refs/coop/checked is never pushed, and a fetch never brings a peer's."""
+    alice = clones.clone("alice")
+    assert coop_in(alice, "init").code == 0
+    assert coop_in(alice, "remote", "setup", "origin").code == 0
+    assert coop_in(alice, "fsck").code == 0
+    assert coop_in(alice, "add", "todo", "x").code == 0
+    assert coop_in(alice, "sync", "origin").code == 0, coop_in(alice, "sync", "origin").err
+    assert "refs/coop/checked" not in git(alice, "ls-remote", "origin")
+    remote = Path(clones.url.removeprefix("file://"))
+    tip = git(alice, "rev-parse", "refs/coop/ledger").strip()
+    git(remote, "update-ref", "refs/coop/checked", tip)
+    bob = clones.clone("bob")
+    assert coop_in(bob, "remote", "setup", "origin").code == 0
+    assert coop_in(bob, "sync", "origin").code == 0
+    git(bob, "fetch", "-q", "origin")
+    assert git(bob, "for-each-ref", "refs/coop/checked").strip() == ""

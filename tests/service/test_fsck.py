@@ -8,7 +8,7 @@ import pytest
 
 from gitcoop.errors import BadLedger, NoLedger
 from gitcoop.service.context import Context
-from gitcoop.service.fsck import RECENT, Report, fsck, summary
+from gitcoop.service.fsck import Report, fsck, summary
 from gitcoop.store import codec
 from tests.conftest import coop, git
 from tests.rawledger import put, read
@@ -138,20 +138,85 @@ def test_an_event_id_used_twice(busy: Path) -> None:
     assert any(b.rule == "ids" and data["id"] in b.message for b in report.breaches)
 
 
-def test_history_is_spot_checked_by_default_and_fully_with_full(ledger: Path) -> None:
-    git(ledger, "config", "coop.fsync", "false")  # 50 quick writes
-    item = coop("add", "todo", "old").out.strip()
+def rewrite_first_event(ledger: Path) -> str:
+    """An event file rewritten by one commit and put back by the next: two history breaches."""
     path = "events/" + files(ledger, "events")[0]
     data = codec.load(read(ledger, path), path)
     data["title"] = "rewritten"
     put(ledger, path.split("/"), codec.dump(data))
     put(ledger, path.split("/"), read(ledger, path).replace(b"rewritten", b"old"))
-    for n in range(RECENT):
+    return path
+
+
+def checked_tip(path: Path) -> str:
+    return git(path, "rev-parse", "--verify", "-q", "refs/coop/checked", check=False).strip()
+
+
+def test_a_first_fsck_checks_every_commit_and_remembers_a_clean_tip(busy: Path) -> None:
+    report = check()
+    assert (report.breaches, report.since, report.commits) == ([], None, 10)
+    assert (report.items, report.events) == (3, 10)
+    assert checked_tip(busy) == report.tip == git(busy, "rev-parse", "refs/coop/ledger").strip()
+
+
+def test_a_later_fsck_checks_only_the_commits_after_the_tip_checked_whole(busy: Path) -> None:
+    first = check()
+    assert coop("add", "todo", "four").code == 0
+    assert coop("add", "todo", "five").code == 0
+    later = check()
+    assert later.breaches == [] and later.since == first.tip
+    assert (later.commits, later.items, later.events) == (2, 2, 2)
+    assert summary(later).endswith(f"the 2 new commits checked since {first.tip[:12]}")
+    assert checked_tip(busy) == later.tip
+    again = check()
+    assert (again.since, again.commits, again.items, again.events) == (later.tip, 0, 0, 0)
+
+
+def test_a_breach_after_the_tip_checked_whole_is_still_found(busy: Path) -> None:
+    checked = check().tip
+    path = rewrite_first_event(busy)
+    item = item_file(busy)
+    data = codec.load(read(busy, item), item)
+    data["title"] = "rewritten by hand"
+    put(busy, item.split("/"), codec.dump(data))
+    report = check()
+    assert report.since == checked
+    assert sum(b.rule == "history" and b.path == path for b in report.breaches) == 2
+    assert ("state", item) in rules(report)
+    assert checked_tip(busy) == checked  # a check with breaches remembers nothing
+    assert sum(b.rule == "history" for b in check().breaches) == 2
+
+
+def test_a_rewound_ledger_is_checked_whole_again_and_says_so(busy: Path) -> None:
+    start = git(busy, "rev-parse", "refs/coop/ledger").strip()
+    assert coop("add", "todo", "four").code == 0
+    assert check().since is None
+    git(busy, "update-ref", "refs/coop/ledger", start)  # rewound under the remembered tip
+    assert coop("add", "todo", "another four").code == 0
+    report = check()
+    assert report.breaches == [] and report.since is None and report.commits == 11
+    assert any("no longer in the ledger's history" in note for note in report.notes)
+    assert checked_tip(busy) == report.tip
+
+
+def test_full_checks_every_commit_again(busy: Path) -> None:
+    assert check().breaches == []
+    assert coop("add", "todo", "four").code == 0
+    report = check(full=True)
+    assert (report.since, report.commits, report.items, report.events) == (None, 11, 4, 11)
+    assert "all 11 commits checked" in summary(report)
+
+
+def test_old_history_breaches_are_found_until_a_clean_check(ledger: Path) -> None:
+    git(ledger, "config", "coop.fsync", "false")
+    assert coop("add", "todo", "old").code == 0
+    path = rewrite_first_event(ledger)
+    for n in range(5):
         assert coop("add", "todo", f"filler {n}").code == 0
-    assert item
-    assert [b for b in check().breaches if b.rule == "history"] == []
-    full = check(full=True)
-    assert sum(b.rule == "history" and b.path == path for b in full.breaches) == 2
+    for full in (False, True, False):
+        found = check(full=full)
+        assert sum(b.rule == "history" and b.path == path for b in found.breaches) == 2
+    assert checked_tip(ledger) == ""
 
 
 def test_no_ledger_and_an_unreadable_tip_are_errors_not_breaches(repo: Path) -> None:
