@@ -428,6 +428,31 @@ class Repo:
         )
         return found
 
+    def changes_in(
+        self, old: Oid | None, new: Oid, under: str, folder: str, empty: bool = False
+    ) -> list[Delta]:
+        """`changes(old, new, under, folder.__eq__, empty)`, opening only that folder: a
+        check that reads one fan-out folder at a time lists each level once, not the
+        level above it each time."""
+        path = f"{under}/{folder}"
+        entries = [self._entry_at(commit, path) for commit in (old, new)]
+        if any(entry is not None and entry.filemode != 0o040000 for entry in entries):
+            return self.changes(old, new, under, folder.__eq__, empty)  # not a folder
+        ids = [str(entry.id) if entry is not None else None for entry in entries]
+        if ids[1] is None:
+            return self.changes(old, new, under, folder.__eq__, empty)  # gone: named so
+        found: list[Delta] = []
+        self._compare(ids[0], ids[1], path, found, COMPARED_LEVELS - 1, None, empty)
+        return found
+
+    def _entry_at(self, commit: Oid | None, path: str) -> Any:
+        if commit is None:
+            return None
+        try:
+            return self.commit_tree(commit)[path]
+        except KeyError:
+            return None
+
     def _subtree_id(self, commit: Oid, name: str) -> str | None:
         try:
             entry = self.commit_tree(commit)[name]

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from gitcoop.domain import progress
 from gitcoop.domain.ids import ItemId
 from gitcoop.errors import BadLedger, FetchedLedgerRefused
-from gitcoop.store.boundary import format1, joining, remembered
+from gitcoop.store.boundary import format1, joining, remembered, windows
 from gitcoop.store.boundary.history import History, Reader, check_one_root
 from gitcoop.store.boundary.tree import changed
 from gitcoop.store.layout import EVENTS
@@ -35,20 +35,13 @@ def check(repo: Repo, remote: str, ours: Oid | None, theirs: Oid, base: Oid | No
         commits = repo.commits_since(theirs, ours)
         check_one_root(commits, base is not None)
         history = History(repo, reader)
-        shown, checking = progress.reporter(), f"checking what arrived from {remote}"
-        for done, info in enumerate(commits):
-            shown.step(checking, done, len(commits))
-            history.check(info)
-        shown.step(checking, len(commits), len(commits))
         chain = first_parent_chain(commits, theirs)
         below = chain[0].parents[0] if chain and chain[0].parents else None
         aside, meets = held_aside(repo, ours, below if chain else theirs)
-        chain = aside + chain
-        old = [info for info in chain if history.format(info.oid) < 2]
-        if old:  # the format-1 part, checked at its last commit as format 1 was
-            _format_1_joins(repo, history, ours, old[0])
-            format1.check_tip(reader, meets, old[-1].oid, checked, where)
-        joining.check_chain(repo, reader, chain[len(old) :], checked, where)
+        if not aside and windows.streamable(repo, history, chain):
+            windows.check(repo, history, commits, chain, checked, where)
+        else:
+            _whole_commits(repo, history, commits, aside + chain, meets, ours, checked, where)
         if ours is not None and base == ours:  # a fast-forward loses no event of this clone's
             _holds_every_event(repo, ours, theirs)
         touched = changed(Snapshot(repo, ours) if ours else None, Snapshot(repo, theirs), where)
@@ -56,6 +49,31 @@ def check(repo: Repo, remote: str, ours: Oid | None, theirs: Oid, base: Oid | No
         text = error.message.removeprefix(where)
         raise FetchedLedgerRefused(f"{where}{text} — the local ledger is unchanged") from None
     return Arrival(frozenset(touched), reader, checked)
+
+
+def _whole_commits(
+    repo: Repo,
+    history: History,
+    commits: list[CommitInfo],
+    chain: list[CommitInfo],
+    meets: Oid | None,
+    ours: Oid | None,
+    checked: Known,
+    where: str,
+) -> None:
+    """The check a commit at a time, for a history with a format-1 part, commits this
+    clone held aside, or signed writes required (`windows.streamable`)."""
+    reader = history.reader
+    shown, checking = progress.reporter(), "checking what arrived"
+    for done, info in enumerate(commits):
+        shown.step(checking, done, len(commits))
+        history.check(info)
+    shown.step(checking, len(commits), len(commits))
+    old = [info for info in chain if history.format(info.oid) < 2]
+    if old:  # the format-1 part, checked at its last commit as format 1 was
+        _format_1_joins(repo, history, ours, old[0])
+        format1.check_tip(reader, meets, old[-1].oid, checked, where)
+    joining.check_chain(repo, reader, chain[len(old) :], checked, where)
 
 
 def _holds_every_event(repo: Repo, ours: Oid, theirs: Oid) -> None:

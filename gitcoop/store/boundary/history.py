@@ -36,6 +36,10 @@ class Reader:
         self.repo = repo
         self.events: dict[tuple[ItemId, str, str], Event] = {}
 
+    def forget(self) -> None:
+        """Hold no parsed event any longer: a check that reads a window at a time."""
+        self.events = {}
+
     def event(self, snapshot: Snapshot, item_id: ItemId, entry: Any) -> Event:
         key = (item_id, entry.name, str(entry.id))
         if key not in self.events:
@@ -73,11 +77,16 @@ class Added(NamedTuple):
 _made_added = partial(tuple.__new__, Added)  # an Added from its fields, without a call
 
 
-def added_files(repo: Repo, parent: Oid | None, commit: Oid) -> list[Added]:
-    """The event files `commit` holds and `parent` does not, by path; one of `parent`'s
-    dropped or changed refuses (H5)."""
+def added_files(repo: Repo, parent: Oid | None, commit: Oid, fan: str | None = None) -> list[Added]:
+    """The event files `commit` holds and `parent` does not, by path (in the fan-out
+    folder `fan`, when given); one of `parent`'s dropped or changed refuses (H5)."""
     found = []
-    for delta in repo.changes(parent, commit, EVENTS, None, empty=True):
+    changes = (
+        repo.changes(parent, commit, EVENTS, None, empty=True)
+        if fan is None
+        else repo.changes_in(parent, commit, EVENTS, fan, empty=True)
+    )
+    for delta in changes:
         if delta.status != "added":
             raise BadLedger(f"{delta.path}: an event was dropped or rewritten")
         found.append(event_entry(delta.path, delta.oid, delta.mode))
@@ -114,15 +123,29 @@ class History:
             raise BadLedger(f"commit {info.oid[:12]}: {error.message}") from None
 
     def _check(self, info: CommitInfo) -> None:
+        config, floor, content_ids = self.opening(info)
+        added = self.compared(info)
+        snapshot = Snapshot(self.repo, info.oid)
+        top, top_path = self.events(info, snapshot, added, floor, content_ids)
+        self.closing(info, config, floor, len(added), (top, top_path))
+
+    def opening(self, info: CommitInfo) -> tuple[Any, int, bool]:
+        """A commit's own checks before its events: its parents, its format; its coop.yaml,
+        the largest clock of its parents, and whether its events are named by content."""
         if len(info.parents) > MAX_PARENTS:
             raise BadLedger(
                 f"has {len(info.parents)} parents — a ledger commit has at most {MAX_PARENTS}"
             )
-        snapshot = Snapshot(self.repo, info.oid)
-        config = snapshot.config
+        config = Snapshot(self.repo, info.oid).config
         if info.parents and config.format < max(self.format(p) for p in info.parents):
             raise BadLedger(f"coop.yaml: format {config.format} on a ledger of a later format")
-        added = self._compared(list(info.parents) or [None], info.oid)
+        floor = max((self.clock(p) for p in info.parents), default=0)
+        return config, floor, config.format >= 2  # a format-2 commit's own events
+
+    def compared(self, info: CommitInfo, fan: str | None = None) -> list[Added]:
+        """What the commit adds (in the fan-out folder `fan`, when given); a merge adds
+        none of its own."""
+        added = self._compared(list(info.parents) or [None], info.oid, fan)
         if added and len(info.parents) > 1:
             raise BadLedger(
                 f"{added[0].path}: a merge commit adds an event of its own (one its second "
@@ -130,33 +153,54 @@ class History:
             )
         if len(added) > MAX_EVENTS:
             raise BadLedger(f"adds {len(added)} events — one commit adds at most {MAX_EVENTS:,}")
-        floor = max((self.clock(p) for p in info.parents), default=0)
-        content_ids = config.format >= 2  # a format-2 commit's own events (merges add none)
+        return added
+
+    def events(
+        self,
+        info: CommitInfo,
+        snapshot: Snapshot,
+        added: list[Added],
+        floor: int,
+        content_ids: bool,
+        top: tuple[int, str] | None = None,
+    ) -> tuple[int, str]:
+        """Each added event checked on its own; the largest clock so far (`top`, else the
+        floor), with its path."""
         events = self.reader.added(snapshot, added)
-        top, top_path = floor, ""
+        high, high_path = top or (floor, "")
         for event, new in zip(events, added, strict=True):
             _check_event(event, new, info, floor, content_ids)
-            if event.clock > top:
-                top, top_path = event.clock, new.path
-        high = floor + len(added)
-        if top > high:
+            if event.clock > high:
+                high, high_path = event.clock, new.path
+        return high, high_path
+
+    def closing(
+        self, info: CommitInfo, config: Any, floor: int, count: int, top: tuple[int, str]
+    ) -> None:
+        """The commit's totals: how many events it adds, and its clocks' range."""
+        if count > MAX_EVENTS:
+            raise BadLedger(f"adds {count} events — one commit adds at most {MAX_EVENTS:,}")
+        high, clock = floor + count, config.clock
+        if top[0] > high:
             raise BadLedger(
-                f"{top_path}: clock {top} is outside {floor + 1}..{high} — a clock grows "
+                f"{top[1]}: clock {top[0]} is outside {floor + 1}..{high} — a clock grows "
                 "by one per event"
             )
-        if not top <= config.clock <= high:
+        if not top[0] <= clock <= high:
             raise BadLedger(
-                f"coop.yaml: clock {config.clock} is outside {top}..{high} — a clock grows "
+                f"coop.yaml: clock {clock} is outside {top[0]}..{high} — a clock grows "
                 "by one per event and is never below one of its events"
             )
-        self.clocks[info.oid], self.formats[info.oid] = config.clock, config.format
+        self.clocks[info.oid], self.formats[info.oid] = clock, config.format
 
-    def _compared(self, bases: list[Oid | None], commit: Oid) -> list[Added]:
+    def _compared(
+        self, bases: list[Oid | None], commit: Oid, fan: str | None = None
+    ) -> list[Added]:
         """The event files `commit` adds to its first parent (one of that parent's dropped
         or changed refuses) that its second parent, if any, does not hold as they are:
         a merge's state is its first parent's plus what it adds, and what it adds comes
         from its second parent, so neither costs more than what it adds."""
-        added = added_files(self.repo, bases[0], commit)
+        added = added_files(self.repo, bases[0], commit, fan)
         if len(bases) == 1 or not added:
             return added
         other = bases[1]

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from gitcoop.domain import rulebook
 from gitcoop.domain.ids import EventId, ItemId
@@ -27,7 +27,7 @@ from gitcoop.domain.roles import LEDGER_ID
 from gitcoop.errors import BadLedger
 from gitcoop.store import codec
 from gitcoop.store.boundary.history import Added, Reader, added_files
-from gitcoop.store.boundary.tree import changed
+from gitcoop.store.boundary.tree import changed, changed_in
 from gitcoop.store.layout import EVENT_FILE_RE, EVENTS, event_dir, item_path
 from gitcoop.store.repository import CommitInfo, Oid, Repo
 from gitcoop.store.snapshot import Known, Snapshot
@@ -199,37 +199,80 @@ def holds_state(
     """BadLedger unless `after`'s items and coop.yaml are the joined state; the data of each
     item file it checked, by item id: (blob id, data)."""
     state = joining.state
+    holds_config(state, after)
+    return holds_items(
+        Holding(joining.first, joining.before, joining.added, joining.events, state.items),
+        after,
+        where,
+    )
+
+
+def holds_config(state: rulebook.Joined, after: Snapshot) -> None:
+    """BadLedger unless `after`'s coop.yaml is the ledger's joined state."""
     expected = rulebook.config_of(state.ledger, after.config.clock, state.conflicts)
     if after.config.to_data() != expected.to_data():
         raise BadLedger(
             "coop.yaml: is not the state its first parent and the events it adds make "
             "(roles, settings and keys are the fold of the ledger's own events)"
         )
-    first = joining.first
-    moved = changed(first if first.commit is not None else None, after, where)
+
+
+class Holding(NamedTuple):
+    """What `holds_items` holds a tree against: the first parent, an item as it holds it,
+    the added event files and their events, and the items they make."""
+
+    first: Snapshot
+    before: Lookup
+    added: list[Added]
+    events: list[Event]
+    items: dict[ItemId, Item | None]
+
+
+def holds_items(
+    held: Holding,
+    after: Snapshot,
+    where: str = "",
+    fan: str | None = None,
+    aside: frozenset[ItemId] = frozenset(),
+    moved: bool = True,
+) -> dict[ItemId, tuple[str, Any]]:
+    """BadLedger unless `after`'s item files are `held.items` (in the fan-out folder `fan`,
+    when given: `tree.tops_written` checked the levels above; and but for the items
+    `aside`, judged elsewhere); unless `moved` is False, an item file that changed though
+    none of its events joined refuses too."""
+    first = held.first
     found: dict[ItemId, tuple[str, Any]] = {}
-    for item_id in sorted(moved - set(state.items) - {LEDGER_ID}):
+    old = first if first.commit is not None else None
+    if not moved:
+        changed_here: set[ItemId] = set()
+    elif fan is None:
+        changed_here = changed(old, after, where)
+    else:
+        changed_here = changed_in(old, after, where, fan)
+    for item_id in sorted(changed_here - set(held.items) - {LEDGER_ID} - aside):
         # none of its events joined: it stays as it was, though it may be written otherwise
-        was, blob = joining.before(item_id), after.item_blob(item_id)
+        was, blob = held.before(item_id), after.item_blob(item_id)
         if was is None or blob is None:
             raise BadLedger(
                 f"{item_path(item_id)}: is not the state its events make (it changed, though "
                 "none of its events joined here)"
             )
         found[item_id] = (str(blob), as_state(after, item_id, blob, was.to_data()))
-    for item_id in {f.item_id for f in joining.added}:  # an older random id: once a folder
+    for item_id in {f.item_id for f in held.added}:  # an older random id: once a folder
         names = [e.name for e in after.subtree(event_dir(item_id)) or ()]
-        held = [m.group(2) for m in map(EVENT_FILE_RE.match, names) if m is not None]
-        if len(held) != len(set(held)):
-            twice = sorted(i for i in held if held.count(i) > 1)[0]
+        ids_held = [m.group(2) for m in map(EVENT_FILE_RE.match, names) if m is not None]
+        if len(ids_held) != len(set(ids_held)):
+            twice = sorted(i for i in ids_held if ids_held.count(i) > 1)[0]
             raise BadLedger(
                 f"{event_dir(item_id)}: holds event {twice} in two files — an event id "
                 "names one event"
             )
     # a folder without an item file is honest only where its item's add was refused;
     # a `cf-` id is no item's but the ledger's own
-    adds = {e.item for e in joining.events if e.verb == "add" and not e.item.startswith("cf-")}
-    for item_id, item in state.items.items():
+    adds = {e.item for e in held.events if e.verb == "add" and not e.item.startswith("cf-")}
+    for item_id, item in held.items.items():
+        if item_id in aside:
+            continue
         blob = after.item_blob(item_id)
         if item is None:
             if blob is not None:

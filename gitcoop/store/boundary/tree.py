@@ -65,6 +65,35 @@ def changed(
     return found
 
 
+def tops_written(old: Snapshot | None, new: Snapshot, where: str) -> None:
+    """`changed`'s checks of the listings of items/ and events/ themselves, for a check
+    that then reads one fan-out folder at a time (`changed_in`)."""
+    for top in (ITEMS, EVENTS):
+        was, tree = old.subtree(top) if old else None, new.subtree(top)
+        if was is not None and tree is not None and was.id == tree.id:
+            continue
+        _listing(tree, f"{where}{top}")
+        _written(new, tree, f"{where}{top}")
+
+
+def changed_in(old: Snapshot | None, new: Snapshot, where: str, fan: str) -> set[ItemId]:
+    """`changed(old, new, where, fan.__eq__)` once `tops_written` has checked the levels
+    above: only the folder `fan` is opened."""
+    found: set[ItemId] = set()
+    for top in (ITEMS, EVENTS):
+        path = f"{top}/{fan}"
+        was, tree = old.subtree(path) if old else None, new.subtree(path)
+        if was is not None and tree is not None and was.id == tree.id:
+            continue
+        here = f"{where}{path}"
+        inner_before, inner_after = _listing(was), _listing(tree, here, top)
+        _written(new, tree, here)
+        for name in inner_before.keys() | inner_after.keys():
+            if str(inner_before.get(name)) != str(inner_after.get(name)):
+                found.add(ItemId(name[:-5] if top == ITEMS else name))
+    return found
+
+
 def _tree(snapshot: Snapshot | None, oid: Any, path: str) -> Any:
     return snapshot.repo.tree(oid, path) if snapshot is not None and oid is not None else None
 

@@ -1,0 +1,291 @@
+"""A fetched history checked one fan-out folder at a time (H1-H3, H5-H7).
+
+An item and its events share a fan-out folder (their id's random part names
+it), and an item's state is the fold of its own events, judged in the
+ledger's own state (roles, settings, keys: coop.yaml) and, for a duplicate
+verdict, against the item it names. So each folder is checked along the
+whole history before the next is read: each commit's events in the folder
+on their own (H5-H7, `History`), and, on the first-parent chain, the items
+they make against the tree (H1-H3, `joining.holds_items`), each item's state
+carried from commit to commit within the folder. What is held at once is
+one folder's events and items, the ledger's own events and a few numbers
+per commit, never every item and event, nor a whole commit's.
+
+A commit's totals (how many events it adds, its clocks' range) are added up
+over the folders and judged once all are read; its coop.yaml is judged
+before them. An item whose verdict names an item of another folder is set
+aside and joined with the items it names once every folder is read, as a
+whole commit's join would. Every check of a commit-at-once reading runs, in
+another order: a history with more than one breach may be refused for
+another of them first.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections import OrderedDict, defaultdict
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+from gitcoop.domain import progress, rulebook
+from gitcoop.domain.ids import ItemId, fanout
+from gitcoop.domain.records import Event, Item
+from gitcoop.domain.roles import LEDGER_ID
+from gitcoop.errors import BadLedger
+from gitcoop.store.boundary.history import MAX_EVENTS, Added, History, added_files
+from gitcoop.store.boundary.joining import (
+    Holding,
+    holds_config,
+    holds_items,
+    ledger_before,
+)
+from gitcoop.store.boundary.tree import tops_written
+from gitcoop.store.layout import EVENTS, ITEMS
+from gitcoop.store.repository import CommitInfo, Oid, Repo
+from gitcoop.store.snapshot import Known, Snapshot
+
+CHECKED_HELD = 20_000  # item files whose checked data is kept for the read cache
+LEDGERS_HELD = 64  # the ledger states of recent first parents, by commit
+
+
+class Stamp(NamedTuple):
+    """What `History.closing` needs of a commit's coop.yaml."""
+
+    clock: int
+    format: int
+
+
+@dataclass
+class Step:
+    """One fetched commit while its folders are read: what it adds so far."""
+
+    info: CommitInfo
+    stamp: Stamp
+    floor: int
+    content_ids: bool
+    chain: bool
+    count: int = 0
+    top: tuple[int, str] = (0, "")
+    ledger_files: list[Added] = field(default_factory=list)
+    ledger_events: list[Event] = field(default_factory=list)  # on the chain: what joins
+    held: tuple[Any, ...] = ()  # the first parent's conflicts of the ledger's own
+    aside: dict[ItemId, set[ItemId]] = field(default_factory=dict)  # item -> items it names
+
+
+def streamable(repo: Repo, history: History, chain: list[CommitInfo]) -> bool:
+    """Whether `chain` can be checked a folder at a time: format 2 throughout, and no
+    commit joining a state that requires signed writes (whose check reads, for each event,
+    the commits that wrote it: `joining._unsigned`)."""
+    for info in chain:
+        with _named(info):  # each one's coop.yaml read first here: a problem names it
+            if history.format(info.oid) < 2:
+                return False
+            first = info.parents[0] if info.parents else None
+            if first is not None and Snapshot(repo, first).ledger_state().requires_signing:
+                return False
+    return True
+
+
+def check(
+    repo: Repo,
+    history: History,
+    commits: list[CommitInfo],
+    chain: list[CommitInfo],
+    checked: Known,
+    where: str = "",
+) -> None:
+    """BadLedger (naming the commit) unless every commit of `commits` (parents first)
+    passes H5-H7 and every one of `chain` (their first-parent chain) holds its state
+    (H1-H3); fills `checked` with some checked item files' data."""
+    on_chain = {info.oid for info in chain}
+    steps: list[Step] = []
+    by_fan: dict[str, list[int]] = defaultdict(list)
+    ledgers = Ledgers(repo, history)
+    for info in commits:
+        with _named(info):
+            step = _open(repo, history, ledgers, info, info.oid in on_chain, where)
+            for fan in _fans(repo, info, step.chain):
+                by_fan[fan].append(len(steps))
+        steps.append(step)
+    shown, checking = progress.reporter(), "checking what arrived, a folder at a time"
+    for done, fan in enumerate(sorted(by_fan)):
+        shown.step(checking, done, len(by_fan))
+        carried: dict[ItemId, Item | None] = {}  # the folder's items as the chain left them
+        for at in by_fan[fan]:
+            with _named(steps[at].info):
+                _window(repo, history, ledgers, steps[at], fan, carried, checked, where)
+        history.reader.forget()
+    shown.step(checking, len(by_fan), len(by_fan))
+    for step in steps:
+        with _named(step.info):
+            if step.aside:
+                _aside(repo, history, ledgers, step, checked, where)
+            history.closing(step.info, step.stamp, step.floor, step.count, step.top)
+    history.reader.forget()
+
+
+class Ledgers:
+    """The ledger's own state at recent commits (a folder at a time reads each commit
+    once per folder)."""
+
+    def __init__(self, repo: Repo, history: History) -> None:
+        self.repo = repo
+        self.history = history
+        self.states: OrderedDict[Oid | None, rulebook.LedgerState] = OrderedDict()
+
+    def at(self, commit: Oid | None) -> rulebook.LedgerState:
+        if commit not in self.states:
+            self.states[commit] = ledger_before(Snapshot(self.repo, commit), self.history.reader)
+            if len(self.states) > LEDGERS_HELD:
+                self.states.popitem(last=False)
+        return self.states[commit]
+
+
+def _open(
+    repo: Repo, history: History, ledgers: Ledgers, info: CommitInfo, chain: bool, where: str
+) -> Step:
+    """A commit's own checks, its ledger events' and its coop.yaml's, before its folders."""
+    config, floor, content_ids = history.opening(info)
+    step = Step(info, Stamp(config.clock, config.format), floor, content_ids, chain)
+    ledger_fan = fanout(LEDGER_ID)
+    files = history.compared(info, ledger_fan)
+    step.ledger_files = [f for f in files if f.item_id == LEDGER_ID]
+    after = Snapshot(repo, info.oid)
+    step.top = history.events(info, after, step.ledger_files, floor, content_ids)
+    step.count = len(step.ledger_files)
+    if chain:
+        first = info.parents[0] if info.parents else None
+        if len(info.parents) > 1:  # a merge's state files: all it adds to its first parent
+            added = added_files(repo, first, info.oid, ledger_fan)
+            step.ledger_files = [f for f in added if f.item_id == LEDGER_ID]
+        before = Snapshot(repo, first)
+        step.held = tuple(before.config.conflicts) if first is not None else ()
+        step.ledger_events = history.reader.added(after, step.ledger_files)
+        state = rulebook.join(_none, ledgers.at(first), step.ledger_events, {}, step.held)
+        holds_config(state, after)
+        tops_written(before if first is not None else None, after, where)
+    step.ledger_files = []
+    return step
+
+
+def _none(item_id: ItemId) -> Item | None:
+    return None
+
+
+def _fans(repo: Repo, info: CommitInfo, chain: bool) -> set[str]:
+    """The folders under events/ (and items/, on the chain) a commit changes."""
+    first = info.parents[0] if info.parents else None
+    found: set[str] = set()
+    for top in (EVENTS, ITEMS) if chain else (EVENTS,):
+        was, now = _listing(repo, first, top), _listing(repo, info.oid, top)
+        found |= {name for name in was.keys() | now.keys() if was.get(name) != now.get(name)}
+    return found
+
+
+def _listing(repo: Repo, commit: Oid | None, top: str) -> dict[str, str]:
+    if commit is None:
+        return {}
+    try:
+        tree = repo.commit_tree(commit)[top]
+    except KeyError:
+        return {}
+    if tree.filemode != 0o040000:
+        return {"": str(tree.id)}  # not a folder: `changed` and the survey name it
+    return {entry.name: str(entry.id) for entry in repo.tree(tree.id, top)}
+
+
+def _window(
+    repo: Repo,
+    history: History,
+    ledgers: Ledgers,
+    step: Step,
+    fan: str,
+    carried: dict[ItemId, Item | None],
+    checked: Known,
+    where: str,
+) -> None:
+    """One commit's events in one folder: each on its own, and, on the chain, the items
+    they make against the commit's tree."""
+    info = step.info
+
+    after = Snapshot(repo, info.oid)
+    mine = [f for f in history.compared(info, fan) if f.item_id != LEDGER_ID]
+    step.count += len(mine)
+    if step.count > MAX_EVENTS:
+        raise BadLedger(f"adds over {MAX_EVENTS:,} events — one commit adds at most that many")
+    step.top = history.events(info, after, mine, step.floor, step.content_ids, step.top)
+    if not step.chain:
+        return
+    first = info.parents[0] if info.parents else None
+    before = Snapshot(repo, first)
+    if len(info.parents) > 1:
+        files = [f for f in added_files(repo, first, info.oid, fan) if f.item_id != LEDGER_ID]
+    else:
+        files = mine
+    events = history.reader.added(after, files)
+    naming: dict[ItemId, set[ItemId]] = {}
+    for event in events:
+        named = rulebook.names(event)
+        if named is not None and named != event.item and fanout(named) != fan:
+            naming.setdefault(event.item, set()).add(named)
+
+    def item(item_id: ItemId) -> Item | None:
+        if item_id in carried:
+            return carried[item_id]
+        return before.item(item_id) if before.commit is not None else None
+
+    joining = [*step.ledger_events, *(e for e in events if e.item not in naming)]
+    state = rulebook.join(item, ledgers.at(first), joining, {}, step.held)
+    items = {k: v for k, v in state.items.items() if k != LEDGER_ID}
+    holding = Holding(before, item, files, events, items)
+    aside = frozenset(naming)
+    _keep(checked, holds_items(holding, after, where, fan, aside))
+    carried.update(items)
+    for named_by in naming:  # read from the tree next time: joined once all are read
+        carried.pop(named_by, None)
+        step.aside.setdefault(named_by, set()).update(naming[named_by])
+
+
+def _aside(
+    repo: Repo, history: History, ledgers: Ledgers, step: Step, checked: Known, where: str
+) -> None:
+    """The items set aside in a commit, joined with the items they name, as a whole
+    commit's join judges them."""
+    info = step.info
+    first = info.parents[0] if info.parents else None
+    before, after = Snapshot(repo, first), Snapshot(repo, info.oid)
+    wanted = set(step.aside) | {named for names in step.aside.values() for named in names}
+    files: list[Added] = []
+    for fan in sorted({fanout(item_id) for item_id in wanted}):
+        added = added_files(repo, first, info.oid, fan)
+        files += [f for f in added if f.item_id in wanted]
+    events = history.reader.added(after, files)
+
+    def item(item_id: ItemId) -> Item | None:
+        return before.item(item_id) if before.commit is not None else None
+
+    joining = [*step.ledger_events, *events]
+    state = rulebook.join(item, ledgers.at(first), joining, {}, step.held)
+    items = {k: v for k, v in state.items.items() if k in step.aside}
+    mine = [f for f in files if f.item_id in step.aside]
+    holding = Holding(before, item, mine, [e for e in events if e.item in step.aside], items)
+    _keep(checked, holds_items(holding, after, where, moved=False))
+    history.reader.forget()
+
+
+def _keep(checked: Known, found: dict[ItemId, tuple[str, Any]]) -> None:
+    """Keep checked item files' data for the read cache, up to a bound: past it, the
+    cache reads them again."""
+    for item_id, (blob, data) in found.items():
+        if len(checked) >= CHECKED_HELD:
+            return
+        checked[item_id, blob] = data
+
+
+@contextlib.contextmanager
+def _named(info: CommitInfo) -> Iterator[None]:
+    try:
+        yield
+    except BadLedger as error:
+        raise BadLedger(f"commit {info.oid[:12]}: {error.message}") from None
