@@ -152,6 +152,12 @@ def test_three_clones_closing_a_cycle_of_duplicates_leave_it_open(
         assert states(path, items) == found
         fsck_clean(path)
     assert trees(paths[0]) == trees(paths[1]) == trees(paths[2])
+    # a new clone checks that history a fan-out folder at a time, and a merge there adds
+    # verdicts naming items of other folders: it takes in the same state
+    newcomer = clones.clone("dave")
+    ok(newcomer, "sync")
+    assert trees(newcomer) == trees(paths[0]) and states(newcomer, items) == found
+    fsck_clean(newcomer)
 
 
 def test_clones_that_each_merge_on_their_own_agree_once_they_share_a_remote(

@@ -224,11 +224,7 @@ def _window(
     else:
         files = mine
     events = history.reader.added(after, files)
-    naming: dict[ItemId, set[ItemId]] = {}
-    for event in events:
-        named = rulebook.names(event)
-        if named is not None and named != event.item and fanout(named) != fan:
-            naming.setdefault(event.item, set()).add(named)
+    naming = _naming(events, fan)
 
     def item(item_id: ItemId) -> Item | None:
         if item_id in carried:
@@ -245,6 +241,23 @@ def _window(
     for named_by in naming:  # read from the tree next time: joined once all are read
         carried.pop(named_by, None)
         step.aside.setdefault(named_by, set()).update(naming[named_by])
+
+
+def _naming(events: list[Event], fan: str) -> dict[ItemId, set[ItemId]]:
+    """The items set aside, with the items they name: those whose verdict names an item
+    of another folder, and those whose verdict names an item set aside (its state as it
+    stands at that event is known only once the commit is joined whole)."""
+    naming: dict[ItemId, set[ItemId]] = {}
+    named = [(e.item, rulebook.names(e)) for e in events]
+    pairs = [(item, other) for item, other in named if other is not None and other != item]
+    grew = True
+    while grew:
+        grew = False
+        for item, other in pairs:
+            if (fanout(other) != fan or other in naming) and other not in naming.get(item, ()):
+                naming.setdefault(item, set()).add(other)
+                grew = True
+    return naming
 
 
 def _aside(
