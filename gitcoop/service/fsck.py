@@ -32,7 +32,7 @@ from gitcoop.domain.roles import LEDGER_ID
 from gitcoop.domain.settings import SETTINGS
 from gitcoop.errors import BadLedger, CoopError, NoLedger
 from gitcoop.service.context import Context
-from gitcoop.store.boundary import format1, joining
+from gitcoop.store.boundary import format1, joining, windows
 from gitcoop.store.boundary.history import History, Reader
 from gitcoop.store.layout import CHECKED, EVENT_FILE_RE, EVENTS, ITEMS, REF
 from gitcoop.store.repository import CommitInfo, Oid, Repo
@@ -326,6 +326,8 @@ def _check_states(
     was. Each commit's events are read for it alone: a window of one commit's."""
     chain = list(itertools.takewhile(fresh.__contains__, repo.first_parents(tip)))
     chain.reverse()
+    if judge_tip and chain and _in_windows(report, repo, chain):
+        return
     history = History(repo, Reader(repo))
     shown = progress.reporter()
     for done, commit in enumerate(chain):
@@ -364,6 +366,30 @@ def _check_states(
                     f"was refused where it joined: {why}"
                 )
     shown.step("checking each commit's state", len(chain), len(chain))
+
+
+def _in_windows(report: Report, repo: Repo, chain: list[Oid]) -> bool:
+    """Whether the chain holds its states, checked a fan-out folder at a time as a fetch
+    is (`boundary/windows.py`), its refused changes of the ledger's own noted; False when
+    it cannot be (format 1, signed writes required) or holds a breach, which the check
+    commit by commit then lists, each one."""
+    infos = [
+        CommitInfo(c, tuple(repo.commit_parents(c)), repo.commit_author(c) or "") for c in chain
+    ]
+    history = History(repo, Reader(repo))
+    refused: list[tuple[Oid, Event, str]] = []
+    try:
+        if not windows.streamable(repo, history, infos):
+            return False
+        windows.check(repo, history, infos, infos, {}, refused=refused)
+    except BadLedger:
+        return False
+    for commit, event, why in refused:
+        report.notes.append(
+            f"commit {commit[:12]}: the ledger change {event.id} by {event.actor} "
+            f"was refused where it joined: {why}"
+        )
+    return True
 
 
 def _format(repo: Repo, chain: list[Oid], at: int) -> int:

@@ -70,6 +70,7 @@ class Step:
     ledger_files: list[Added] = field(default_factory=list)
     ledger_events: list[Event] = field(default_factory=list)  # on the chain: what joins
     held: tuple[Any, ...] = ()  # the first parent's conflicts of the ledger's own
+    refused: list[tuple[Event, str]] = field(default_factory=list)  # its ledger events'
     aside: dict[ItemId, set[ItemId]] = field(default_factory=dict)  # item -> items it names
 
 
@@ -94,10 +95,12 @@ def check(
     chain: list[CommitInfo],
     checked: Known,
     where: str = "",
+    refused: list[tuple[Oid, Event, str]] | None = None,
 ) -> None:
     """BadLedger (naming the commit) unless every commit of `commits` (parents first)
     passes H5-H7 and every one of `chain` (their first-parent chain) holds its state
-    (H1-H3); fills `checked` with some checked item files' data."""
+    (H1-H3); fills `checked` with some checked item files' data, and `refused` with the
+    changes of the ledger's own the rules refused where they joined."""
     on_chain = {info.oid for info in chain}
     steps: list[Step] = []
     by_fan: dict[str, list[int]] = defaultdict(list)
@@ -105,6 +108,8 @@ def check(
     for info in commits:
         with _named(info):
             step = _open(repo, history, ledgers, info, info.oid in on_chain, where)
+            if refused is not None and step.chain:
+                refused += [(info.oid, event, why) for event, why in step.refused]
             for fan in _fans(repo, info, step.chain):
                 by_fan[fan].append(len(steps))
         steps.append(step)
@@ -164,6 +169,7 @@ def _open(
         step.ledger_events = history.reader.added(after, step.ledger_files)
         state = rulebook.join(_none, ledgers.at(first), step.ledger_events, {}, step.held)
         holds_config(state, after)
+        step.refused = state.refused
         tops_written(before if first is not None else None, after, where)
     step.ledger_files = []
     return step
