@@ -1,8 +1,8 @@
 """The benchmark of docs/performance.md, in one command:
 
     python bench/run.py [--sizes 1000,10000,100000] [--long 1000:1000,1000000:1000]
-                        [--sync 10000] [--growth 5000] [--base REV] [--rates]
-                        [--quick] [--workdir DIR]
+                        [--sync 10000] [--growth 5000] [--fsck 10000,100000]
+                        [--base REV] [--rates] [--quick] [--workdir DIR]
 
 For each ledger shape it builds a ledger (N items, 5N events: `--sizes` as
 items ending open, taken or done; `--long N:U`, a long history of N items of
@@ -13,7 +13,9 @@ every command is also run by that version of gitcoop (`git archive REV`), on
 its own copy of each ledger, alternating which goes first, so the before and
 after columns come from one run. `--sync N` times a new clone's first
 `git coop sync` of an N-item ledger against a plain `git fetch` of the same
-ref, and the `list` that follows it; `--growth T` makes T transitions on a
+ref (time and peak RSS), and the `list` that follows it; `--fsck N,...` times
+a first `fsck` of an N-item ledger and one after 100 writes, with their peak
+RSS; `--growth T` makes T transitions on a
 packed 10,000-item ledger and measures how `.git/objects` grew, with no one
 running `git gc`. `--rates` adds the in-process transition rates against a
 raw pygit2 loop. The machine is shared: compare ratios within one run, not
@@ -126,6 +128,26 @@ def run_timed(cmd: list[str], cwd: Path, environment: dict[str, str]) -> tuple[f
         raise RuntimeError(f"{' '.join(cmd)} failed: {done.stderr.decode()}")
     cpu = after.ru_utime + after.ru_stime - used.ru_utime - used.ru_stime
     return elapsed, cpu
+
+
+def run_measured(
+    cmd: list[str], cwd: Path, environment: dict[str, str]
+) -> tuple[float, float, float]:
+    """(wall, CPU) seconds and peak RSS (MB) of one process and everything it ran: its own
+    rusage from wait4, so the peak is this run's, not the largest of the bench's."""
+    os.sync()
+    start = time.perf_counter()
+    process = subprocess.Popen(
+        cmd, cwd=cwd, env=environment, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
+    assert process.stderr is not None
+    err = process.stderr.read()
+    _, status, used = os.wait4(process.pid, 0)
+    process.returncode = os.waitstatus_to_exitcode(status)
+    elapsed = time.perf_counter() - start
+    if process.returncode not in (0, 1):  # fsck exits 1 on breaches, reported by the caller
+        raise RuntimeError(f"{' '.join(cmd)} failed: {err.decode()}")
+    return elapsed, used.ru_utime + used.ru_stime, used.ru_maxrss / 1024
 
 
 def median_ms(samples: list[float]) -> float:
@@ -276,7 +298,8 @@ def _ratios(top: tuple[float, float], bottom: tuple[float, float]) -> str:
 def bench_sync(
     n: int, versions: list[Version], work: Path, rounds: int
 ) -> tuple[list[str], dict[str, float]]:
-    """A new clone syncs an n-item ledger: against `git fetch` of the same ref."""
+    """A new clone syncs an n-item ledger: against `git fetch` of the same ref, in time and
+    in peak RSS."""
     source = work / f"sync-source-{n}"
     shutil.rmtree(source, ignore_errors=True)
     builder.build(source, n, links=n // 100)
@@ -285,13 +308,17 @@ def bench_sync(
     subprocess.run(["git", "init", "-q", "--bare", str(remote)], check=True)
     subprocess.run(["git", "push", "-q", str(remote), f"{builder.REF}:{builder.REF}"], cwd=source)
     times: dict[str, Samples] = {"git fetch": []}
+    peaks: dict[str, list[float]] = {"git fetch": []}
     for version in versions:
-        times[f"sync {version.name}"] = []
+        times[f"sync {version.name}"], peaks[f"sync {version.name}"] = [], []
         times[f"list after {version.name}"] = []
     for k in range(rounds):
         fetcher = fresh_clone(work / "fetch-only", remote)
         ref = f"+{builder.REF}:refs/coop/remotes/origin/ledger"
-        times["git fetch"].append(versions[0].timed(["git", "fetch", "-q", "origin", ref], fetcher))
+        fetch_cmd = ["git", "fetch", "-q", "origin", ref]
+        wall, cpu, rss = run_measured(fetch_cmd, fetcher, versions[0].env)
+        times["git fetch"].append((wall, cpu))
+        peaks["git fetch"].append(rss)
         for version in versions if k % 2 else list(reversed(versions)):
             clone = fresh_clone(work / f"sync-{version.name}", remote)
             subprocess.run(
@@ -301,33 +328,87 @@ def bench_sync(
                 capture_output=True,
                 check=True,
             )
-            times[f"sync {version.name}"].append(
-                version.timed(["git", "coop", "sync", "origin"], clone)
-            )
+            wall, cpu, rss = run_measured(["git", "coop", "sync", "origin"], clone, version.env)
+            times[f"sync {version.name}"].append((wall, cpu))
+            peaks[f"sync {version.name}"].append(rss)
             times[f"list after {version.name}"].append(
                 version.timed(["git", "coop", "list", "--json"], clone)
             )
     fetch = medians(times["git fetch"])
+    fetch_rss = statistics.median(peaks["git fetch"])
     lines = [
         f"### A new clone's first sync: {n:,} items, {5 * n + n // 100:,} events, "
         f"median of {rounds}",
         "",
-        f"`git fetch` of the same ref into a new clone: {fetch[0]:.0f} ms (CPU {fetch[1]:.0f} ms)",
+        f"`git fetch` of the same ref into a new clone: {fetch[0]:.0f} ms (CPU {fetch[1]:.0f} "
+        f"ms), peak RSS {fetch_rss:.0f} MB",
         "",
-        "| version | `git coop sync` | ÷ `git fetch` | the `list --json` after it |",
-        "|---|---|---|---|",
+        "| version | `git coop sync` | ÷ `git fetch` | peak RSS | ÷ `git fetch` "
+        "| the `list --json` after it |",
+        "|---|---|---|---|---|---|",
     ]
-    found = {"fetch": fetch[0], "fetch cpu": fetch[1]}
+    found = {"fetch": fetch[0], "fetch cpu": fetch[1], "fetch rss": fetch_rss}
     for version in versions:
         sync = medians(times[f"sync {version.name}"])
+        rss = statistics.median(peaks[f"sync {version.name}"])
         after = medians(times[f"list after {version.name}"])
         found[version.name], found[f"{version.name} cpu"] = sync
+        found[f"{version.name} rss"] = rss
         lines.append(
             f"| {version.name} | {sync[0]:.0f} ms ({sync[1]:.0f}) | {_ratios(sync, fetch)} "
-            f"| {after[0]:.0f} ms ({after[1]:.0f}) |"
+            f"| {rss:.0f} MB | {rss / fetch_rss:.2f}x | {after[0]:.0f} ms ({after[1]:.0f}) |"
         )
     lines.append("")
     return lines, found
+
+
+# -- fsck: a whole check, and one after 100 writes ----------------------------------------
+
+
+def bench_fsck(
+    n: int, versions: list[Version], work: Path, rounds: int, writes: int = 100
+) -> list[str]:
+    """fsck of an n-item ledger checked for the first time (every commit), then after
+    `writes` writes on a checked ledger: time and peak RSS."""
+    source = work / f"fsck-source-{n}"
+    shutil.rmtree(source, ignore_errors=True)
+    builder.build(source, n, links=n // 100)
+    subprocess.run(["git", "config", "coop.fsync", "false"], cwd=source, check=True)
+    first: dict[str, list[tuple[float, float, float]]] = {v.name: [] for v in versions}
+    later: dict[str, list[tuple[float, float, float]]] = {v.name: [] for v in versions}
+    opened = ids_of(source, "open")[: writes // 2]
+    for k in range(rounds):
+        for version in versions if k % 2 else list(reversed(versions)):
+            copy = work / f"fsck-{n}-{version.name}"
+            shutil.rmtree(copy, ignore_errors=True)
+            shutil.copytree(source, copy, symlinks=True)
+            fsck = ["git", "coop", "fsck", "--json"]
+            first[version.name].append(run_measured(fsck, copy, version.env))
+            for item in opened:  # a take and a done each: `writes` commits
+                for verb in (["take", item], ["done", item, "--summary", "s"]):
+                    subprocess.run(
+                        ["git", "coop", *verb], cwd=copy, env=version.env, capture_output=True
+                    )
+            later[version.name].append(run_measured(fsck, copy, version.env))
+    lines = [
+        f"### fsck: {n:,} items, {5 * n + n // 100:,} events, median of {rounds}",
+        "",
+        "Each cell: median wall time (CPU time), peak RSS. The first `fsck` of a ledger "
+        f"checks every commit; the second follows {writes} writes.",
+        "",
+        "| version | first `fsck` | peak RSS | `fsck` after " + f"{writes} writes | peak RSS |",
+        "|---|---|---|---|---|",
+    ]
+    for version in versions:
+        cells = []
+        for runs in (first[version.name], later[version.name]):
+            wall = statistics.median(r[0] for r in runs) * 1000
+            cpu = statistics.median(r[1] for r in runs) * 1000
+            rss = statistics.median(r[2] for r in runs)
+            cells += [f"{wall:.0f} ms ({cpu:.0f})", f"{rss:.0f} MB"]
+        lines.append(f"| {version.name} | {' | '.join(cells)} |")
+    lines.append("")
+    return lines
 
 
 def fresh_clone(path: Path, remote: Path) -> Path:
@@ -498,6 +579,8 @@ def targets(
     if sync:
         a, b = pair(sync), pair(sync, "fetch")
         row("first `sync` of a new clone ÷ `git fetch`", "≤ 3x", (a[0] / b[0], a[1] / b[1]), 3, "x")
+        peak = sync[f"{name} rss"] / sync["fetch rss"]
+        row("first `sync`'s peak RSS ÷ `git fetch`'s", "≤ 2x", (peak, peak), 2, "x")
     if growth:
         per = growth[name] / 1000
         row("`.git/objects` per transition", "≤ 5 KB", (per, per), 5.0, "KB")
@@ -536,6 +619,7 @@ def main() -> int:
     parser.add_argument("--long", default="", help="N:U shapes: N items, U of them unsettled")
     parser.add_argument("--sync", type=int, default=0, help="a new clone's first sync of N items")
     parser.add_argument("--growth", type=int, default=0, help="transitions for the growth test")
+    parser.add_argument("--fsck", default="", help="item counts: fsck whole, then after writes")
     parser.add_argument("--base", default=None, help="also run this version (a commit)")
     parser.add_argument("--rates", action="store_true", help="in-process rates, raw pygit2 loop")
     parser.add_argument("--quick", action="store_true", help="fewer repeats")
@@ -566,6 +650,8 @@ def main() -> int:
     if args.growth:
         lines, growth = bench_growth(args.growth, versions, work)
         print("\n".join(lines), flush=True)
+    for n in (int(s) for s in args.fsck.split(",") if s):
+        print("\n".join(bench_fsck(n, versions, work, 1 if args.quick else 3)), flush=True)
     print("\n".join(targets(shapes, sync, growth, versions[-1].name)), flush=True)
     if not args.workdir:
         shutil.rmtree(work, ignore_errors=True)

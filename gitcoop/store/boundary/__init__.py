@@ -15,6 +15,10 @@ rules; each check here names the rule it enforces:
                         holds exactly its first parent's state plus what it
                         adds, judged where it joins (keys and roles of the
                         first parent's state)
+    windows.py      H1-H3 H5-H7 as above, a fan-out folder at a time along the
+                        whole history, so a check holds one folder's events
+                        and items, not every one (a format-2 history without
+                        signed writes; others are checked a commit at a time)
     format1.py      format-1 history, checked at its last commit as format 1 did
     signatures.py   git's verdict on the signatures H2 asks about
 
