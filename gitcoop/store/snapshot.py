@@ -37,7 +37,9 @@ if TYPE_CHECKING:  # a write never loads the read cache
     from gitcoop.store.keys import Incoming, Keys
     from gitcoop.store.rows import Data, OpenView, Row, Summary
 
-Known = dict[tuple[str, str], dict[str, Any]]  # item data by (item id, blob id)
+# checked item files by (item id, blob id): their data, or, for a settled one that needs
+# nothing, the summary the open index counts it by (`rows.quiet_summary`)
+Known = dict[tuple[str, str], "Data | Summary"]
 READ_TOGETHER = 1024  # event files read, then parsed, then made records, as one part
 
 

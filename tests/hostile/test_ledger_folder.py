@@ -173,13 +173,13 @@ def test_the_ledgers_state_is_checked_once_per_fetched_commit(
     known = git(where, "rev-parse", "-q", "--verify", REF, check=False).strip()
     remote = tip(crew.alice)
     calls: list[str] = []
-    real = joining.holds_state
+    real = joining.holds_config  # a commit at a time or a folder at a time, once a commit
 
-    def counted(joined: Any, after: Any, *args: Any) -> Any:
+    def counted(state: Any, after: Any) -> Any:
         calls.append(str(after.commit))
-        return real(joined, after, *args)
+        return real(state, after)
 
-    monkeypatch.setattr(joining, "holds_state", counted)
+    monkeypatch.setattr(joining, "holds_config", counted)
     synced = coop_in(where, "sync")
     assert synced.code == 0, synced.err
     span = [remote, "--not", known] if known else [remote]

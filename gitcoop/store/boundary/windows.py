@@ -33,19 +33,16 @@ from gitcoop.domain.ids import ItemId, fanout
 from gitcoop.domain.records import Event, Item
 from gitcoop.domain.roles import LEDGER_ID
 from gitcoop.errors import BadLedger
+from gitcoop.store.boundary import joining
 from gitcoop.store.boundary.history import MAX_EVENTS, Added, History, added_files
-from gitcoop.store.boundary.joining import (
-    Holding,
-    holds_config,
-    holds_items,
-    ledger_before,
-)
+from gitcoop.store.boundary.joining import Holding, holds_items, ledger_before
 from gitcoop.store.boundary.tree import tops_written
 from gitcoop.store.layout import EVENTS, ITEMS
 from gitcoop.store.repository import CommitInfo, Oid, Repo
+from gitcoop.store.rows import quiet_summary
 from gitcoop.store.snapshot import Known, Snapshot
 
-CHECKED_HELD = 20_000  # item files whose checked data is kept for the read cache
+CHECKED_HELD = 100_000  # checked item files kept for the read cache (summaries, mostly)
 LEDGERS_HELD = 64  # the ledger states of recent first parents, by commit
 
 
@@ -168,7 +165,7 @@ def _open(
         step.held = tuple(before.config.conflicts) if first is not None else ()
         step.ledger_events = history.reader.added(after, step.ledger_files)
         state = rulebook.join(_none, ledgers.at(first), step.ledger_events, {}, step.held)
-        holds_config(state, after)
+        joining.holds_config(state, after)  # once a commit (H3)
         step.refused = state.refused
         tops_written(before if first is not None else None, after, where)
     step.ledger_files = []
@@ -237,8 +234,8 @@ def _window(
             return carried[item_id]
         return before.item(item_id) if before.commit is not None else None
 
-    joining = [*step.ledger_events, *(e for e in events if e.item not in naming)]
-    state = rulebook.join(item, ledgers.at(first), joining, {}, step.held)
+    joined = [*step.ledger_events, *(e for e in events if e.item not in naming)]
+    state = rulebook.join(item, ledgers.at(first), joined, {}, step.held)
     items = {k: v for k, v in state.items.items() if k != LEDGER_ID}
     holding = Holding(before, item, files, events, items)
     aside = frozenset(naming)
@@ -284,8 +281,8 @@ def _aside(
     def item(item_id: ItemId) -> Item | None:
         return before.item(item_id) if before.commit is not None else None
 
-    joining = [*step.ledger_events, *events]
-    state = rulebook.join(item, ledgers.at(first), joining, {}, step.held)
+    joined = [*step.ledger_events, *events]
+    state = rulebook.join(item, ledgers.at(first), joined, {}, step.held)
     items = {k: v for k, v in state.items.items() if k in step.aside}
     mine = [f for f in files if f.item_id in step.aside]
     holding = Holding(before, item, mine, [e for e in events if e.item in step.aside], items)
@@ -294,12 +291,14 @@ def _aside(
 
 
 def _keep(checked: Known, found: dict[ItemId, tuple[str, Any]]) -> None:
-    """Keep checked item files' data for the read cache, up to a bound: past it, the
-    cache reads them again."""
+    """Keep checked item files for the read cache, up to a bound (past it, the cache reads
+    them again): a settled one that needs nothing as the summary the cache counts it by,
+    another as its data."""
     for item_id, (blob, data) in found.items():
         if len(checked) >= CHECKED_HELD:
             return
-        checked[item_id, blob] = data
+        quiet = quiet_summary(item_id, data)
+        checked[item_id, blob] = quiet if quiet is not None else data
 
 
 @contextlib.contextmanager
