@@ -34,7 +34,7 @@ from gitcoop.domain.records import Event, Item
 from gitcoop.domain.roles import LEDGER_ID
 from gitcoop.errors import BadLedger
 from gitcoop.store.boundary import joining
-from gitcoop.store.boundary.history import MAX_EVENTS, Added, History, added_files
+from gitcoop.store.boundary.history import MAX_EVENTS, Added, History, Reader, added_files
 from gitcoop.store.boundary.joining import Holding, holds_items, ledger_before
 from gitcoop.store.boundary.tree import tops_written
 from gitcoop.store.layout import EVENTS, ITEMS
@@ -97,7 +97,30 @@ def check(
     """BadLedger (naming the commit) unless every commit of `commits` (parents first)
     passes H5-H7 and every one of `chain` (their first-parent chain) holds its state
     (H1-H3); fills `checked` with some checked item files' data, and `refused` with the
-    changes of the ledger's own the rules refused where they joined."""
+    changes of the ledger's own the rules refused where they joined.
+
+    A history with a breach is refused for the first breach of H5-H7 a commit-at-a-time
+    check would name (each commit's events read for it alone), else for the breach
+    found here: what a peer crafted with several is refused for the same one as before."""
+    try:
+        _check(repo, history, commits, chain, checked, where, refused)
+    except BadLedger:
+        first = History(repo, Reader(repo))
+        for info in commits:
+            first.check(info)
+            first.reader.forget()
+        raise
+
+
+def _check(
+    repo: Repo,
+    history: History,
+    commits: list[CommitInfo],
+    chain: list[CommitInfo],
+    checked: Known,
+    where: str,
+    refused: list[tuple[Oid, Event, str]] | None,
+) -> None:
     on_chain = {info.oid for info in chain}
     steps: list[Step] = []
     by_fan: dict[str, list[int]] = defaultdict(list)
