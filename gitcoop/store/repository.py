@@ -442,7 +442,10 @@ class Repo:
         if ids[1] is None:
             return self.changes(old, new, under, folder.__eq__, empty)  # gone: named so
         found: list[Delta] = []
-        self._compare(ids[0], ids[1], path, found, COMPARED_LEVELS - 1, None, empty)
+        if ids[0] is None:  # as `_compare` names a folder only the new tree holds
+            self._came((TREE, ids[1]), path, found, COMPARED_LEVELS, empty)
+        else:
+            self._compare(ids[0], ids[1], path, found, COMPARED_LEVELS - 1, None, empty)
         return found
 
     def _entry_at(self, commit: Oid | None, path: str) -> Any:

@@ -134,3 +134,19 @@ def test_changes_with_empty_name_each_new_empty_folder_besides(
 
 
 EMPTY = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(before=trees | st.none(), after=trees, empty=st.booleans())
+def test_changes_in_one_folder_are_those_of_the_whole_comparison_there(
+    scratch: Path, before: dict[str, Any] | None, after: dict[str, Any], empty: bool
+) -> None:
+    """`changes_in` (a check that reads one fan-out folder at a time) opens only that
+    folder, and names what `changes` names there: files, kinds changed, empty folders."""
+    raw = open_raw(scratch)
+    old = Oid(commit(raw, before)) if before is not None else None
+    new = Oid(commit(raw, after))
+    repo = open_repo(str(scratch))
+    for name in {*(before or {}), *after}:
+        whole = repo.changes(old, new, "events", name.__eq__, empty)
+        assert repo.changes_in(old, new, "events", name, empty) == whole, name
