@@ -34,6 +34,7 @@ from gitcoop.errors import BadLedger, CoopError, NoLedger
 from gitcoop.service.context import Context
 from gitcoop.store.boundary import format1, joining, windows
 from gitcoop.store.boundary.history import History, Reader
+from gitcoop.store.boundary.windows import OBJECTS_CACHED
 from gitcoop.store.layout import CHECKED, EVENT_FILE_RE, EVENTS, ITEMS, REF
 from gitcoop.store.repository import CommitInfo, Oid, Repo
 from gitcoop.store.snapshot import Snapshot
@@ -83,6 +84,11 @@ def fsck(ctx: Context, full: bool = False) -> Report:
     tip = repo.tip()
     if tip is None:
         raise NoLedger("no ledger in this repository yet — run: git coop init")
+    with repo.objects_cached(OBJECTS_CACHED):  # a folder at a time: few trees again
+        return _fsck(repo, tip, full)
+
+
+def _fsck(repo: Repo, tip: Oid, full: bool) -> Report:
     report = Report(tip, full)
     found = survey(repo, tip)
     config = found.config

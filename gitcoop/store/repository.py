@@ -448,6 +448,17 @@ class Repo:
             self._compare(ids[0], ids[1], path, found, COMPARED_LEVELS - 1, None, empty)
         return found
 
+    @staticmethod
+    @contextlib.contextmanager
+    def objects_cached(most: int) -> Iterator[None]:
+        """Hold at most `most` bytes of parsed objects in libgit2's cache meanwhile (its
+        default, 256 MB, fills with the trees of a history read folder by folder)."""
+        pygit2.settings.cache_max_size(most)
+        try:
+            yield
+        finally:
+            pygit2.settings.cache_max_size(OBJECT_CACHE_DEFAULT)
+
     def _entry_at(self, commit: Oid | None, path: str) -> Any:
         if commit is None:
             return None
@@ -1089,6 +1100,7 @@ _fetched = {"on": False}  # inside `fetched_reads(True)`
 # them inflated the tree again (0.23 ms; cached: 0.003 ms), several times per
 # transition. The cache's total size stays libgit2's default (256 MiB).
 TREE_CACHE_LIMIT = 1024 * 1024
+OBJECT_CACHE_DEFAULT = 256 * 1024 * 1024  # libgit2's
 # libgit2 keeps every pack file it has read open, without a limit by default; a process
 # that syncs again and again (the MCP server) made packs faster than it closed any and
 # ran out of file descriptors. Past this many, the least recently used is closed.

@@ -42,7 +42,11 @@ from gitcoop.store.repository import CommitInfo, Oid, Repo
 from gitcoop.store.rows import quiet_summary
 from gitcoop.store.snapshot import Known, Snapshot
 
-CHECKED_HELD = 100_000  # checked item files kept for the read cache (summaries, mostly)
+# checked item files kept for the read cache: summaries of settled ones (small), and the
+# data of the rest; past these, the cache reads them again
+SUMMARIES_HELD = 100_000
+OBJECTS_CACHED = 32 * 1024 * 1024  # libgit2's parsed objects, while a history is checked
+DATA_HELD = 20_000
 LEDGERS_HELD = 64  # the ledger states of recent first parents, by commit
 
 
@@ -103,7 +107,8 @@ def check(
     check would name (each commit's events read for it alone), else for the breach
     found here: what a peer crafted with several is refused for the same one as before."""
     try:
-        _check(repo, history, commits, chain, checked, where, refused)
+        with repo.objects_cached(OBJECTS_CACHED):
+            _check(repo, history, commits, chain, checked, where, refused)
     except BadLedger:
         first = History(repo, Reader(repo))
         for info in commits:
@@ -122,6 +127,7 @@ def _check(
     refused: list[tuple[Oid, Event, str]] | None,
 ) -> None:
     on_chain = {info.oid for info in chain}
+    kept = Kept(checked)
     steps: list[Step] = []
     by_fan: dict[str, list[int]] = defaultdict(list)
     ledgers = Ledgers(repo, history)
@@ -139,13 +145,13 @@ def _check(
         carried: dict[ItemId, Item | None] = {}  # the folder's items as the chain left them
         for at in by_fan[fan]:
             with _named(steps[at].info):
-                _window(repo, history, ledgers, steps[at], fan, carried, checked, where)
+                _window(repo, history, ledgers, steps[at], fan, carried, kept, where)
         history.reader.forget()
     shown.step(checking, len(by_fan), len(by_fan))
     for step in steps:
         with _named(step.info):
             if step.aside:
-                _aside(repo, history, ledgers, step, checked, where)
+                _aside(repo, history, ledgers, step, kept, where)
             history.closing(step.info, step.stamp, step.floor, step.count, step.top)
     history.reader.forget()
 
@@ -228,7 +234,7 @@ def _window(
     step: Step,
     fan: str,
     carried: dict[ItemId, Item | None],
-    checked: Known,
+    kept: Kept,
     where: str,
 ) -> None:
     """One commit's events in one folder: each on its own, and, on the chain, the items
@@ -262,7 +268,7 @@ def _window(
     items = {k: v for k, v in state.items.items() if k != LEDGER_ID}
     holding = Holding(before, item, files, events, items)
     aside = frozenset(naming)
-    _keep(checked, holds_items(holding, after, where, fan, aside))
+    kept.add(holds_items(holding, after, where, fan, aside))
     carried.update(items)
     for named_by in naming:  # read from the tree next time: joined once all are read
         carried.pop(named_by, None)
@@ -287,7 +293,7 @@ def _naming(events: list[Event], fan: str) -> dict[ItemId, set[ItemId]]:
 
 
 def _aside(
-    repo: Repo, history: History, ledgers: Ledgers, step: Step, checked: Known, where: str
+    repo: Repo, history: History, ledgers: Ledgers, step: Step, kept: Kept, where: str
 ) -> None:
     """The items set aside in a commit, joined with the items they name, as a whole
     commit's join judges them."""
@@ -309,19 +315,28 @@ def _aside(
     items = {k: v for k, v in state.items.items() if k in step.aside}
     mine = [f for f in files if f.item_id in step.aside]
     holding = Holding(before, item, mine, [e for e in events if e.item in step.aside], items)
-    _keep(checked, holds_items(holding, after, where, moved=False))
+    kept.add(holds_items(holding, after, where, moved=False))
     history.reader.forget()
 
 
-def _keep(checked: Known, found: dict[ItemId, tuple[str, Any]]) -> None:
-    """Keep checked item files for the read cache, up to a bound (past it, the cache reads
-    them again): a settled one that needs nothing as the summary the cache counts it by,
+class Kept:
+    """Checked item files for the read cache, up to a bound (past it, the cache reads them
+    again): a settled one that needs nothing as the summary the cache counts it by,
     another as its data."""
-    for item_id, (blob, data) in found.items():
-        if len(checked) >= CHECKED_HELD:
-            return
-        quiet = quiet_summary(item_id, data)
-        checked[item_id, blob] = quiet if quiet is not None else data
+
+    def __init__(self, checked: Known) -> None:
+        self.checked = checked
+        self.summaries = self.data = 0
+
+    def add(self, found: dict[ItemId, tuple[str, Any]]) -> None:
+        for item_id, (blob, data) in found.items():
+            quiet = quiet_summary(item_id, data)
+            if quiet is not None and self.summaries < SUMMARIES_HELD:
+                self.checked[item_id, blob] = quiet
+                self.summaries += 1
+            elif quiet is None and self.data < DATA_HELD:
+                self.checked[item_id, blob] = data
+                self.data += 1
 
 
 @contextlib.contextmanager
