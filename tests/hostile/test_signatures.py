@@ -425,7 +425,7 @@ def test_fsck_full_reports_the_commits_not_signed_by_their_authors_key(
     """Formerly a "signature" breach naming the first such commit and their count. fsck now
     recomputes each commit's state (rule "state"): the forged events refused where they
     joined are notes, one each (exit 0); a tree that claims them applied is a breach
-    naming its commit (exit 1), found by plain fsck too (it checks the last 50)."""
+    naming its commit (exit 1), found by plain fsck too (a first fsck checks every commit)."""
     honest = tree == "honest"
     forged = owner_event(files(crew.mallory))
     first = crafted(crew, tip(crew.mallory), [forged], ALICE, honest=honest)
