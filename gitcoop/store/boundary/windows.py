@@ -14,10 +14,10 @@ per commit, never every item and event, nor a whole commit's.
 A commit's totals (how many events it adds, its clocks' range) are added up
 over the folders and judged once all are read; its coop.yaml is judged
 before them. An item whose verdict names an item of another folder is set
-aside and joined with the items it names once every folder is read, as a
-whole commit's join would. Every check of a commit-at-once reading runs, in
-another order: a history with more than one breach may be refused for
-another of them first.
+aside and joined with the items it names, and those they name in turn, once
+every folder is read, as a whole commit's join would. Every check of a
+commit-at-once reading runs, in another order: a history with more than one
+breach may be refused for another of them first.
 """
 
 from __future__ import annotations
@@ -295,17 +295,23 @@ def _naming(events: list[Event], fan: str) -> dict[ItemId, set[ItemId]]:
 def _aside(
     repo: Repo, history: History, ledgers: Ledgers, step: Step, kept: Kept, where: str
 ) -> None:
-    """The items set aside in a commit, joined with the items they name, as a whole
-    commit's join judges them."""
+    """The items set aside in a commit, joined with the items they name and every item
+    those name in turn (in any folder: a verdict of a named item that names one of its
+    own folder reads that one's state too), as a whole commit's join judges them."""
     info = step.info
     first = info.parents[0] if info.parents else None
     before, after = Snapshot(repo, first), Snapshot(repo, info.oid)
     wanted = set(step.aside) | {named for names in step.aside.values() for named in names}
-    files: list[Added] = []
-    for fan in sorted({fanout(item_id) for item_id in wanted}):
-        added = added_files(repo, first, info.oid, fan)
-        files += [f for f in added if f.item_id in wanted]
-    events = history.reader.added(after, files)
+    by_fan: dict[str, list[Added]] = {}
+    while True:  # and every item a joined verdict names, in any folder, to the chain's end
+        for fan in sorted({fanout(item_id) for item_id in wanted} - by_fan.keys()):
+            by_fan[fan] = added_files(repo, first, info.oid, fan)
+        files = sorted(f for added in by_fan.values() for f in added if f.item_id in wanted)
+        events = history.reader.added(after, files)
+        more = {rulebook.names(e) for e in events} - {None} - wanted
+        if not more:
+            break
+        wanted |= {item_id for item_id in more if item_id is not None}
 
     def item(item_id: ItemId) -> Item | None:
         return before.item(item_id) if before.commit is not None else None

@@ -1,0 +1,114 @@
+"""A history checked a fan-out folder at a time judges what a whole commit's join judges.
+
+The boundary reads a fetched history one fan-out folder at a time
+(`store/boundary/windows.py`); an item whose duplicate verdict names an item
+of another folder is set aside and joined at the end with what it names. A
+peer crafts a commit where that chain runs on inside a folder: A (folder aa)
+is called a duplicate of B (folder bb), B a duplicate of C (folder bb too),
+and C is settled earlier in the same commit. Joined whole, B's verdict finds
+C settled and is unclear, so B is open and A a duplicate of it; an item set
+aside must be joined with every item its chain names, or A's file may claim
+the state of a join that never read C's event (H3).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from gitcoop.domain.records import Item
+from gitcoop.store import codec
+from tests.conftest import Clones, coop_in
+from tests.hostile.forge import (
+    MALLORY,
+    add_event,
+    files,
+    new_event,
+    publish,
+    refused_on,
+    team,
+    tip,
+)
+
+A, B, C = "it-aa0000000001", "it-bb0000000001", "it-bb0000000002"
+
+
+def _added(content: dict[str, bytes], item_id: str, title: str, minute: int) -> dict[str, bytes]:
+    event = new_event(
+        content,
+        item_id,
+        "add",
+        at=f"2026-11-29T11:{minute:02d}:00Z",
+        kind="item",
+        title=title,
+        order_key=f"0tpm2kt000002{item_id[3:]}",
+        source="human",
+        evidence=[],
+    )
+    return add_event(content, event)
+
+
+def _verdict(
+    content: dict[str, bytes], item_id: str, minute: int, word: str, of: str | None = None
+) -> dict[str, Any]:
+    return new_event(
+        content,
+        item_id,
+        "verdict",
+        at=f"2026-11-29T12:{minute:02d}:00Z",
+        verdict=word,
+        reason="the same defect",
+        evidence=[],
+        amended_title=None,
+        duplicate_of=of,
+    )
+
+
+def _item(content: dict[str, bytes], item_id: str) -> Item:
+    return Item.from_data(codec.load(content[f"items/{item_id[3:5]}/{item_id}.yaml"], "item"))
+
+
+def _three_items_being_verified(crew: Any) -> dict[str, bytes]:
+    """mallory's honest commit: A, B and C added and each being verified."""
+    content = files(crew.mallory)
+    for n, (item_id, title) in enumerate(((A, "Fix one"), (B, "Fix two"), (C, "Fix three"))):
+        content = _added(content, item_id, title, n)
+    for n, item_id in enumerate((A, B, C)):
+        verify = new_event(content, item_id, "verify", at=f"2026-11-29T11:1{n}:00Z")
+        content = add_event(content, verify)
+    publish(crew.mallory, content)
+    assert crew.victim_runs("sync").code == 0
+    return content
+
+
+def test_a_chain_of_duplicates_through_a_folder_set_aside_is_joined_whole(
+    clones: Clones, tmp_path: Path
+) -> None:
+    crew = team(clones, tmp_path)
+    before = _three_items_being_verified(crew)
+    # honest, in one commit: C settled, then B a duplicate of C (unclear: C is settled),
+    # then A a duplicate of B (B is open again, a draft): A stands as a duplicate
+    honest = add_event(before, _verdict(before, C, 0, "stale"))
+    b_dup = _verdict(honest, B, 1, "duplicate", C)
+    honest = add_event(honest, b_dup)
+    a_dup = _verdict(honest, A, 2, "duplicate", B)
+    honest = add_event(honest, a_dup)
+    assert _item(honest, B).status == "draft"
+    assert _item(honest, A).status == "duplicate"
+    # the forgery: A as a join that never read C's event makes it (B a duplicate of an
+    # open C, so A's verdict unclear), every other file as the honest join makes it
+    blind = add_event(add_event(before, b_dup), a_dup)
+    assert _item(blind, A).status == "draft"
+    path = f"items/{A[3:5]}/{A}.yaml"
+    forged = {**honest, path: blind[path]}
+    made = publish(crew.mallory, forged, author=MALLORY)
+    err = refused_on(crew.victim, made[:12], path)
+    assert "is not the state its events make" in err
+    assert tip(crew.victim) != made
+    # the honest commit, pushed instead, is taken in, and fsck agrees with it
+    fair = publish(crew.mallory, honest, parents=[tip(crew.victim)])
+    assert crew.victim_runs("sync").code == 0
+    assert tip(crew.victim) == fair
+    for args in (("fsck",), ("fsck", "--full")):
+        checked = coop_in(crew.victim, *args)
+        assert checked.code == 0, (args, checked.out, checked.err)
