@@ -326,12 +326,12 @@ def _check_new_clocks(
 def _check_states(
     report: Report, repo: Repo, tip: Oid, fresh: set[Oid], judge_tip: bool = True
 ) -> None:
-    """Each commit on the first-parent chain that is `fresh` (not checked before) holds
+    """Each commit on the first-parent chain not checked as a state before (`fresh`, and
+    those the tip checked whole last held only aside, `_unchecked_chain`) holds
     exactly its first parent's state plus the events it adds (H1-H3); the format-1 part
     of the history, when checked from the root, is checked at its last commit as format 1
     was. Each commit's events are read for it alone: a window of one commit's."""
-    chain = list(itertools.takewhile(fresh.__contains__, repo.first_parents(tip)))
-    chain.reverse()
+    chain = _unchecked_chain(repo, tip, fresh, report.since)
     if judge_tip and chain and _in_windows(report, repo, chain):
         return
     history = History(repo, Reader(repo))
@@ -372,6 +372,24 @@ def _check_states(
                     f"was refused where it joined: {why}"
                 )
     shown.step("checking each commit's state", len(chain), len(chain))
+
+
+def _unchecked_chain(repo: Repo, tip: Oid, fresh: set[Oid], since: Oid | None) -> list[Oid]:
+    """The commits of `tip`'s first-parent chain, oldest first, never checked as states:
+    the `fresh` ones, and below them those the tip checked whole last (`since`) held only
+    aside, through a merge's second parent, back to where the chain meets that tip's own
+    first-parent chain, whose every state was checked (H3, as a fetch's `held_aside`)."""
+    chain = list(itertools.takewhile(fresh.__contains__, repo.first_parents(tip)))
+    below = repo.commit_parents(chain[-1]) if chain else []
+    at = below[0] if below else None
+    if since is not None and at is not None and at != since:
+        checked = set(repo.first_parents(since))  # rare: a side commit became a first parent
+        while at is not None and at not in checked:
+            chain.append(at)
+            parents = repo.commit_parents(at)
+            at = parents[0] if parents else None
+    chain.reverse()
+    return chain
 
 
 def _in_windows(report: Report, repo: Repo, chain: list[Oid]) -> bool:

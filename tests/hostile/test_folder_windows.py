@@ -18,16 +18,20 @@ from typing import Any
 
 from gitcoop.domain.records import Item
 from gitcoop.store import codec
-from tests.conftest import Clones, coop_in
+from tests.conftest import Clones, coop_in, git
 from tests.hostile.forge import (
     MALLORY,
+    REF,
     add_event,
+    commit,
     files,
     new_event,
     publish,
     refused_on,
     team,
     tip,
+    with_config,
+    write_tree,
 )
 
 A, B, C = "it-aa0000000001", "it-bb0000000001", "it-bb0000000002"
@@ -112,3 +116,34 @@ def test_a_chain_of_duplicates_through_a_folder_set_aside_is_joined_whole(
     for args in (("fsck",), ("fsck", "--full")):
         checked = coop_in(crew.victim, *args)
         assert checked.code == 0, (args, checked.out, checked.err)
+
+
+def test_a_commit_held_aside_below_the_tip_checked_whole_is_checked_as_a_state(
+    clones: Clones, tmp_path: Path
+) -> None:
+    """fsck remembers the tip it checked whole and later checks only the commits after it.
+    A commit that tip holds only aside (a merge's second parent) was never checked as a
+    state; once a later tip's first-parent chain runs through it, it is one (H3): an
+    incremental fsck must check it, as a full one does."""
+    crew = team(clones, tmp_path)
+    victim = crew.victim
+    start = tip(victim)
+    content = files(victim)
+    data = codec.load(content["coop.yaml"], "coop.yaml")
+    data["roles"]["owners"] = [*data["roles"]["owners"], MALLORY]
+    forged = commit(victim, write_tree(victim, with_config(content, data)), [start])
+    # the forged coop.yaml held aside by a merge that adds nothing: the merge's state is
+    # its first parent's, and it is clean
+    aside = commit(victim, git(victim, "rev-parse", f"{start}^{{tree}}").strip(), [start, forged])
+    git(victim, "update-ref", REF, aside)  # by hand, as a plain git fetch into the ref could
+    first = coop_in(victim, "fsck", "--json")
+    assert first.code == 0, first.out
+    assert git(victim, "rev-parse", "refs/coop/checked").strip() == aside
+    # now the forgery's tree is a first parent: mallory an owner, by no event
+    made = commit(victim, git(victim, "rev-parse", f"{forged}^{{tree}}").strip(), [forged, aside])
+    git(victim, "update-ref", REF, made)
+    for args in (("fsck",), ("fsck", "--full")):
+        checked = coop_in(victim, *args)
+        assert checked.code == 1, (args, checked.out, checked.err)
+        assert forged[:12] in checked.out and "coop.yaml" in checked.out, checked.out
+    assert git(victim, "rev-parse", "refs/coop/checked").strip() == aside
