@@ -27,12 +27,14 @@ from tests.hostile.forge import (
     files,
     new_event,
     publish,
+    push,
     refused_on,
     team,
     tip,
     with_config,
     write_tree,
 )
+from tests.rawledger import open_raw, rewrite
 
 A, B, C = "it-aa0000000001", "it-bb0000000001", "it-bb0000000002"
 
@@ -147,3 +149,31 @@ def test_a_commit_held_aside_below_the_tip_checked_whole_is_checked_as_a_state(
         assert checked.code == 1, (args, checked.out, checked.err)
         assert forged[:12] in checked.out and "coop.yaml" in checked.out, checked.out
     assert git(victim, "rev-parse", "refs/coop/checked").strip() == aside
+
+
+def test_a_side_commit_whose_events_folder_is_not_as_git_writes_it_is_refused(
+    clones: Clones, tmp_path: Path
+) -> None:
+    """A commit only a merge's second parent reaches is checked on its own (H5-H7): its
+    events/ listing as git writes it (H7), a commit at a time or a folder at a time. Here
+    a fan-out folder's mode is zero-padded (git's check of fetched objects only warns of
+    that), and it holds an event the first parent lacks; the merge adds none of it."""
+    crew = team(clones, tmp_path)
+    start = tip(crew.mallory)
+    content = files(crew.mallory)
+    note = new_event(content, crew.todo, "note", text="aside")
+    raw = open_raw(crew.mallory)
+    added = raw.get(write_tree(crew.mallory, add_event(content, note))).id
+    fan = crew.todo[3:5].encode()
+
+    def padded(entries: list[Any]) -> list[Any]:
+        return [(b"040000" if name == fan else mode, name, oid) for mode, name, oid in entries]
+
+    side = commit(crew.mallory, str(rewrite(raw, added, ["events"], padded)), [start])
+    data = codec.load(content["coop.yaml"], "coop.yaml")
+    data["clock"] = note["clock"]  # a clock is never below its parents'
+    merged = write_tree(crew.mallory, with_config(content, data))
+    push(crew.mallory, commit(crew.mallory, merged, [start, side]))
+    # a plain git fetch through the refspec `remote setup` adds brings it unchecked
+    assert coop_in(crew.victim, "remote", "setup", "origin").code == 0
+    refused_on(crew.victim, side[:12], "events: a tree whose entries are not as git writes")

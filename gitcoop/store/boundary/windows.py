@@ -206,21 +206,33 @@ def _none(item_id: ItemId) -> Item | None:
 
 
 def _fans(repo: Repo, info: CommitInfo, chain: bool) -> set[str]:
-    """The folders under events/ (and items/, on the chain) a commit changes."""
+    """The folders under events/ (and items/, on the chain) a commit changes. Off the
+    chain, a changed events/ listing is checked as git writes it, as a commit-at-a-time
+    reading checks it (H7; on the chain, `tops_written` checks it, names first)."""
     first = info.parents[0] if info.parents else None
     found: set[str] = set()
     for top in (EVENTS, ITEMS) if chain else (EVENTS,):
-        was, now = _listing(repo, first, top), _listing(repo, info.oid, top)
-        found |= {name for name in was.keys() | now.keys() if was.get(name) != now.get(name)}
+        was, now = _top(repo, first, top), _top(repo, info.oid, top)
+        if was is not None and now is not None and was.id == now.id:
+            continue  # one tree: nothing changed below it
+        if not chain and now is not None and now.filemode == 0o040000:
+            repo.check_written(now.id, top)
+        old, new = _listing(repo, was, top), _listing(repo, now, top)
+        found |= {name for name in old.keys() | new.keys() if old.get(name) != new.get(name)}
     return found
 
 
-def _listing(repo: Repo, commit: Oid | None, top: str) -> dict[str, str]:
+def _top(repo: Repo, commit: Oid | None, top: str) -> Any:
     if commit is None:
-        return {}
+        return None
     try:
-        tree = repo.commit_tree(commit)[top]
+        return repo.commit_tree(commit)[top]
     except KeyError:
+        return None
+
+
+def _listing(repo: Repo, tree: Any, top: str) -> dict[str, str]:
+    if tree is None:
         return {}
     if tree.filemode != 0o040000:
         return {"": str(tree.id)}  # not a folder: `changed` and the survey name it
