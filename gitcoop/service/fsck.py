@@ -18,6 +18,7 @@ history (rewound, rewritten), which a note says.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 from collections import defaultdict
 from collections.abc import Callable, Mapping
@@ -30,7 +31,7 @@ from gitcoop.domain.ids import ItemId
 from gitcoop.domain.records import Event, Item, LedgerConfig, Roles
 from gitcoop.domain.roles import LEDGER_ID
 from gitcoop.domain.settings import SETTINGS
-from gitcoop.errors import BadLedger, CoopError, NoLedger
+from gitcoop.errors import BadLedger, CoopError, EnvironmentFailed, NoLedger
 from gitcoop.service.context import Context
 from gitcoop.store.boundary import format1, joining, windows
 from gitcoop.store.boundary.history import History, Reader
@@ -39,6 +40,8 @@ from gitcoop.store.layout import CHECKED, EVENT_FILE_RE, EVENTS, ITEMS, REF
 from gitcoop.store.repository import CommitInfo, Oid, Repo
 from gitcoop.store.snapshot import Snapshot
 from gitcoop.store.survey import Window, survey
+
+CHECKED_WHOLE = "fsck: checked whole"  # the reflog message of the tip it remembers
 
 
 @frozen
@@ -117,13 +120,23 @@ def _fsck(repo: Repo, tip: Oid, full: bool) -> Report:
     fresh = {info.oid for info in commits}
     _check_states(report, repo, tip, fresh, judge_tip=not found.problems)
     if not report.breaches:
-        repo.note_ref(CHECKED, tip, "fsck: checked whole")
+        with contextlib.suppress(OSError, EnvironmentFailed):  # read-only: remembers nothing
+            repo.ensure_reflog(CHECKED)  # a move by anything but fsck is then seen
+            repo.note_ref(CHECKED, tip, CHECKED_WHOLE)
     return report
 
 
 def _since(repo: Repo, tip: Oid, report: Report) -> Oid | None:
-    """The tip checked whole last, when the ledger still holds it; else None, said in a note."""
+    """The tip checked whole last, when the ledger still holds it and fsck itself put it
+    there (its reflog says so: a fetch through a refspec naming it, `git clone --mirror`
+    or a hand's `update-ref` moves it otherwise); else None, said in a note."""
     last = repo.tip(CHECKED)
+    if last is not None and repo.noted(CHECKED, CHECKED_WHOLE) != last:
+        report.notes.append(
+            f"{CHECKED} names {last[:12]}, but fsck did not put it there: everything was "
+            "checked again"
+        )
+        return None
     if last is None or last == tip or repo.is_ancestor(last, tip):
         return last
     report.notes.append(

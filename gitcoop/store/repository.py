@@ -204,6 +204,20 @@ class Repo:
         with contextlib.suppress(pygit2.GitError, OSError):
             self.raw.create_reference_direct(ref, pygit2.Oid(hex=new), True, message=message)
 
+    def noted(self, ref: str, message: str) -> Oid | None:
+        """What the bookkeeping `ref` names, when the newest entry of its reflog is a
+        `note_ref` with `message` that set it there (not a fetch, nor a hand's move
+        since); else None."""
+        try:
+            reference = self.raw.references[ref]
+            target = str(reference.resolve().target)
+            newest = next(iter(reference.log()), None)
+        except (KeyError, StopIteration, pygit2.GitError, ValueError):
+            return None
+        if newest is None or newest.message != message or str(newest.oid_new) != target:
+            return None
+        return Oid(target)
+
     def refs_under(self, prefix: str) -> list[tuple[str, Oid]]:
         """Every direct ref whose name starts with `prefix`, and the object it names."""
         found = []

@@ -177,3 +177,24 @@ def test_a_side_commit_whose_events_folder_is_not_as_git_writes_it_is_refused(
     # a plain git fetch through the refspec `remote setup` adds brings it unchecked
     assert coop_in(crew.victim, "remote", "setup", "origin").code == 0
     refused_on(crew.victim, side[:12], "events: a tree whose entries are not as git writes")
+
+
+def test_a_checked_tip_a_fetch_brings_is_not_believed(clones: Clones, tmp_path: Path) -> None:
+    """fsck believes refs/coop/checked only where it put it itself (its reflog says so): a
+    mirror's refspec (`git clone --mirror`, `+refs/coop/*:refs/coop/*`) brings a peer's
+    ledger and the tip she says was checked, and fsck then checks everything."""
+    crew = team(clones, tmp_path)
+    victim = crew.victim
+    assert coop_in(victim, "fsck").code == 0  # fsck remembers a tip of its own here
+    content = files(crew.mallory)
+    data = codec.load(content["coop.yaml"], "coop.yaml")
+    data["roles"]["owners"] = [*data["roles"]["owners"], MALLORY]
+    forged = publish(crew.mallory, with_config(content, data))
+    git(crew.mallory, "push", "-q", "-f", "origin", f"{forged}:refs/coop/checked")
+    git(victim, "fetch", "-q", "origin", "+refs/coop/*:refs/coop/*")  # by hand: a mirror's
+    assert git(victim, "rev-parse", "refs/coop/checked").strip() == forged == tip(victim)
+    checked = coop_in(victim, "fsck")
+    assert checked.code == 1, (checked.out, checked.err)
+    assert "coop.yaml: [state] in commit " + forged[:12] in checked.out, checked.out
+    assert "all 5 commits checked" in checked.err, checked.err
+    assert git(victim, "rev-parse", "refs/coop/checked").strip() == forged  # left as it was
