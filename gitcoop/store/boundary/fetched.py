@@ -28,7 +28,7 @@ class Arrival:
 def check(repo: Repo, remote: str, ours: Oid | None, theirs: Oid, base: Oid | None) -> Arrival:
     """Check the commits of `theirs` that `ours` lacks; FetchedLedgerRefused names the commit
     and path, and nothing is written. `base`: the two's merge base (None: unrelated)."""
-    where = f"remote {remote}: "
+    where, label = f"remote {remote}: ", f"checking what arrived from {remote}"
     reader = Reader(repo)
     checked: Known = {}
     try:
@@ -39,9 +39,11 @@ def check(repo: Repo, remote: str, ours: Oid | None, theirs: Oid, base: Oid | No
         below = chain[0].parents[0] if chain and chain[0].parents else None
         aside, meets = held_aside(repo, ours, below if chain else theirs)
         if not aside and windows.streamable(repo, history, chain):
-            windows.check(repo, history, commits, chain, checked, where)
+            windows.check(repo, history, commits, chain, checked, where, label=label)
         else:
-            _whole_commits(repo, history, commits, aside + chain, meets, ours, checked, where)
+            _whole_commits(
+                repo, history, commits, aside + chain, meets, ours, checked, where, label
+            )
         if ours is not None and base == ours:  # a fast-forward loses no event of this clone's
             _holds_every_event(repo, ours, theirs)
         touched = changed(Snapshot(repo, ours) if ours else None, Snapshot(repo, theirs), where)
@@ -60,11 +62,12 @@ def _whole_commits(
     ours: Oid | None,
     checked: Known,
     where: str,
+    label: str,
 ) -> None:
     """The check a commit at a time, for a history with a format-1 part, commits this
     clone held aside, or signed writes required (`windows.streamable`)."""
     reader = history.reader
-    shown, checking = progress.reporter(), "checking what arrived"
+    shown, checking = progress.reporter(), label
     for done, info in enumerate(commits):
         shown.step(checking, done, len(commits))
         history.check(info)

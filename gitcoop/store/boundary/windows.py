@@ -97,6 +97,7 @@ def check(
     checked: Known,
     where: str = "",
     refused: list[tuple[Oid, Event, str]] | None = None,
+    label: str = "checking the ledger's history",
 ) -> None:
     """BadLedger (naming the commit) unless every commit of `commits` (parents first)
     passes H5-H7 and every one of `chain` (their first-parent chain) holds its state
@@ -108,7 +109,7 @@ def check(
     found here: what a peer crafted with several is refused for the same one as before."""
     try:
         with repo.objects_cached(OBJECTS_CACHED):
-            _check(repo, history, commits, chain, checked, where, refused)
+            _check(repo, history, commits, chain, checked, where, refused, label)
     except BadLedger:
         first = History(repo, Reader(repo))
         for info in commits:
@@ -125,6 +126,7 @@ def _check(
     checked: Known,
     where: str,
     refused: list[tuple[Oid, Event, str]] | None,
+    label: str,
 ) -> None:
     on_chain = {info.oid for info in chain}
     kept = Kept(checked)
@@ -139,7 +141,7 @@ def _check(
             for fan in _fans(repo, info, step.chain):
                 by_fan[fan].append(len(steps))
         steps.append(step)
-    shown, checking = progress.reporter(), "checking what arrived, a folder at a time"
+    shown, checking = progress.reporter(), label
     for done, fan in enumerate(sorted(by_fan)):
         shown.step(checking, done, len(by_fan))
         carried: dict[ItemId, Item | None] = {}  # the folder's items as the chain left them
