@@ -18,11 +18,15 @@ aside and joined with the items it names, and those they name in turn, once
 every folder is read, as a whole commit's join would. Every check of a
 commit-at-once reading runs, in another order: a history with more than one
 breach may be refused for another of them first.
+
+`COOP_REFERENCE=1` in the environment sends every history to the whole-commit check
+instead (`streamable` answers False): the reference the tests compare this one with.
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
 from collections import OrderedDict, defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -41,6 +45,8 @@ from gitcoop.store.layout import EVENTS, ITEMS
 from gitcoop.store.repository import CommitInfo, Oid, Repo
 from gitcoop.store.rows import quiet_summary
 from gitcoop.store.snapshot import Known, Snapshot
+
+REFERENCE = "COOP_REFERENCE"  # "1": every history takes the whole-commit check
 
 # checked item files kept for the read cache: summaries of settled ones (small), and the
 # data of the rest; past these, the cache reads them again
@@ -78,7 +84,9 @@ class Step:
 def streamable(repo: Repo, history: History, chain: list[CommitInfo]) -> bool:
     """Whether `chain` can be checked a folder at a time: format 2 throughout, and no
     commit joining a state that requires signed writes (whose check reads, for each event,
-    the commits that wrote it: `joining._unsigned`)."""
+    the commits that wrote it: `joining._unsigned`), and `COOP_REFERENCE` not "1"."""
+    if os.environ.get(REFERENCE) == "1":
+        return False
     for info in chain:
         with _named(info):  # each one's coop.yaml read first here: a problem names it
             if history.format(info.oid) < 2:
