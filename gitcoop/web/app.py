@@ -183,37 +183,28 @@ def build(settings: Settings) -> Any:
         }
         return page(request, "owed", view)
 
-    def queue_view(request: Request) -> Response:
+    def listing(name: str, key: str, read: Callable[[Context], Any]) -> Any:
+        """A view that shows what one service function reads, under `key`."""
+
+        def view(request: Request) -> Response:
+            ctx = settings.context(None)
+            try:
+                now_tip = _tip(ctx)
+                found = read(ctx)
+            except CoopError as error:
+                return refused(request, error)
+            return page(request, name, {key: found, "tip": now_tip, "title": name})
+
+        return view
+
+    def queue_read(ctx: Context) -> Any:
         from gitcoop.service import queue
 
-        ctx = settings.context(None)
-        try:
-            now_tip = _tip(ctx)
-            found = queue.view(ctx)
-        except CoopError as error:
-            return refused(request, error)
-        view = {"queue": found, "tip": now_tip, "title": "queue"}
-        return page(request, "queue", view)
+        return queue.view(ctx)
 
-    def graph_view(request: Request) -> Response:
-        ctx = settings.context(None)
-        try:
-            now_tip = _tip(ctx)
-            found = boards.graph(ctx)
-        except CoopError as error:
-            return refused(request, error)
-        view = {"graph": found, "tip": now_tip, "title": "graph"}
-        return page(request, "graph", view)
-
-    def activity_view(request: Request) -> Response:
-        ctx = settings.context(None)
-        try:
-            now_tip = _tip(ctx)
-            found = boards.activity(ctx)
-        except CoopError as error:
-            return refused(request, error)
-        view = {"commits": found, "tip": now_tip, "title": "activity"}
-        return page(request, "activity", view)
+    queue_view = listing("queue", "queue", queue_read)
+    graph_view = listing("graph", "graph", boards.graph)
+    activity_view = listing("activity", "commits", boards.activity)
 
     async def act(request: Request) -> Response:
         form = await request.form()
