@@ -197,8 +197,8 @@ def push_raw(path: Path, content: dict[str, bytes], author: str) -> bool:
 
     try:
         sig = pygit2.Signature(author, author, 1_800_000_000, 0)
-    except UnicodeEncodeError:  # a lone surrogate as the author: no git writes that commit
-        return False
+    except (UnicodeEncodeError, pygit2.InvalidError):  # a lone surrogate or an empty
+        return False  # author: no git writes that commit
     parent = pygit2.Oid(hex=tip(path))
     made = raw.create_commit(None, sig, sig, "work", tree(content), [parent])
     done = subprocess.run(
