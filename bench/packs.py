@@ -23,6 +23,8 @@ import zlib
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
+from gitcoop.store.packwrite import _header, _index  # the store's own pack format
+
 COMMIT, TREE, BLOB = 1, 2, 3
 _KIND = {COMMIT: b"commit", TREE: b"tree", BLOB: b"blob"}
 
@@ -70,51 +72,6 @@ class PackOut:
         index.write_bytes(_index(self.rows, checksum))
         os.replace(self.temp, self.folder / f"{name}.pack")
         return name
-
-
-def _header(kind: int, size: int) -> bytes:
-    out = bytearray()
-    byte = (kind << 4) | (size & 0x0F)
-    size >>= 4
-    while size:
-        out.append(byte | 0x80)
-        byte = size & 0x7F
-        size >>= 7
-    out.append(byte)
-    return bytes(out)
-
-
-def _index(rows: list[tuple[bytes, int, int]], checksum: bytes) -> bytes:
-    """A version 2 pack index (offsets past 2 GiB in its table of large offsets)."""
-    rows.sort()
-    fan = [0] * 256
-    for oid, _, _ in rows:
-        fan[oid[0]] += 1
-    total = 0
-    for at, count in enumerate(fan):
-        total += count
-        fan[at] = total
-    large: list[int] = []
-    small = []
-    for _, _, offset in rows:
-        if offset < 0x80000000:
-            small.append(offset)
-        else:
-            small.append(0x80000000 | len(large))
-            large.append(offset)
-    body = b"".join(
-        (
-            b"\377tOc",
-            struct.pack(">I", 2),
-            struct.pack(">256I", *fan),
-            b"".join(oid for oid, _, _ in rows),
-            struct.pack(f">{len(rows)}I", *(crc for _, crc, _ in rows)),
-            struct.pack(f">{len(rows)}I", *small),
-            struct.pack(f">{len(large)}Q", *large),
-            checksum,
-        )
-    )
-    return body + hashlib.sha1(body).digest()
 
 
 def _tree(entries: Iterable[tuple[bytes, bytes, bool]]) -> bytes:

@@ -271,10 +271,14 @@ def _index(rows: list[tuple[bytes, int, int]], checksum: bytes) -> bytes:
     for i, count in enumerate(fan):
         total += count
         fan[i] = total
-    large = [offset for _, _, offset in rows if offset >= 0x80000000]
-    small = [
-        offset if offset < 0x80000000 else 0x80000000 | large.index(offset) for _, _, offset in rows
-    ]
+    large: list[int] = []  # offsets past 2 GiB, in a table of their own
+    small = []
+    for _, _, offset in rows:
+        if offset < 0x80000000:
+            small.append(offset)
+        else:
+            small.append(0x80000000 | len(large))
+            large.append(offset)
     body = b"".join(
         (
             b"\377tOc",
