@@ -50,18 +50,18 @@ def main() -> int:
     from starlette.testclient import TestClient
 
     from gitcoop.cli.invocation import make_context
-    from gitcoop.store import cache
+    from gitcoop.store.fast import read_cache
     from gitcoop.web.app import Settings, build
 
     settled_reads = 0
-    original = cache.ItemCache.rows
+    original = read_cache.ItemCache.rows
 
     def counted(self: Any, *a: Any, **k: Any) -> Any:
         nonlocal settled_reads
         settled_reads += 1
         return original(self, *a, **k)
 
-    cache.ItemCache.rows = counted  # type: ignore[method-assign]
+    read_cache.ItemCache.rows = counted  # type: ignore[method-assign]
     settings = Settings(lambda expect: make_context(None, None, expect))
     samples: list[float] = []
     cards = 0

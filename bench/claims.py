@@ -65,8 +65,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import gitcoop
+from gitcoop.store.ledger.snapshot import Snapshot
 from gitcoop.store.repository import open_repo
-from gitcoop.store.snapshot import Snapshot
 
 VERDICT = {
     "verdict": "confirmed",

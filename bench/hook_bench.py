@@ -36,10 +36,10 @@ from gitcoop.domain.ids import fanout
 from gitcoop.domain.records import Event, Item
 from gitcoop.service import ledger
 from gitcoop.service.context import Context
-from gitcoop.store import codec
-from gitcoop.store.layout import COOP_FILE, EVENTS, ITEMS, MODE_BLOB, MODE_TREE, event_name
+from gitcoop.store.ledger import codec
+from gitcoop.store.ledger.layout import COOP_FILE, EVENTS, ITEMS, MODE_BLOB, MODE_TREE, event_name
+from gitcoop.store.ledger.snapshot import Snapshot
 from gitcoop.store.repository import enable_fsync, open_repo
-from gitcoop.store.snapshot import Snapshot
 
 NOW = datetime(2026, 11, 29, 10, tzinfo=UTC)
 

@@ -45,9 +45,9 @@ from pathlib import Path
 from gitcoop.domain import ids, rulebook
 from gitcoop.domain.records import Event, Item, Roles
 from gitcoop.domain.roles import LEDGER_ID
-from gitcoop.store import codec
 from gitcoop.store.boundary.history import MAX_EVENTS
-from gitcoop.store.layout import REF, event_path, item_path
+from gitcoop.store.ledger import codec
+from gitcoop.store.ledger.layout import REF, event_path, item_path
 from gitcoop.store.repository import open_repo
 
 try:

@@ -30,10 +30,10 @@ from gitcoop.domain import ids, rulebook
 from gitcoop.domain.ids import ItemId
 from gitcoop.domain.records import Event, LedgerConfig, Roles
 from gitcoop.domain.roles import LEDGER_ID
-from gitcoop.store import merge, transaction
+from gitcoop.store.ledger import merge, transaction
+from gitcoop.store.ledger.snapshot import Snapshot
+from gitcoop.store.ledger.transaction import Change
 from gitcoop.store.repository import open_repo
-from gitcoop.store.snapshot import Snapshot
-from gitcoop.store.transaction import Change
 
 START = datetime(2026, 11, 29, 10, tzinfo=UTC)
 

@@ -8,9 +8,9 @@ comparisons (a 100,000-item ledger took 33 s of its CPU, a million more than
 each commit writes only the objects it changes: the blobs, the folders of the
 items it touches, their fan-outs' trees, `items/`, `events/`, the root and the
 commit, into one pack written as it goes (blobs compressed at zlib's fastest
-level, no deltas), then its index (version 2, as `store/packwrite.py` writes).
+level, no deltas), then its index (version 2, as `store/fast/packwrite.py` writes).
 The commits are exactly those `ledger.files` describes; `git fsck` accepts the
-result (tests/store/test_bench_packs.py).
+result (tests/store/fast/test_bench_packs.py).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ import zlib
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from gitcoop.store.packwrite import _header, _index  # the store's own pack format
+from gitcoop.store.fast.packwrite import _header, _index  # the store's own pack format
 
 COMMIT, TREE, BLOB = 1, 2, 3
 _KIND = {COMMIT: b"commit", TREE: b"tree", BLOB: b"blob"}

@@ -22,7 +22,7 @@ import pygit2
 
 from gitcoop.service import ledger as service
 from gitcoop.service.context import Context
-from gitcoop.store.layout import REF
+from gitcoop.store.ledger.layout import REF
 
 
 def in_process_seconds(path: Path, items: list[str], fsync: bool) -> float:

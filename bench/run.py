@@ -45,9 +45,9 @@ import ledger as builder
 import pygit2
 
 HERE = Path(__file__).resolve().parent.parent
-# pygit2 is imported as gitcoop imports it (store/libgit2.py: without parsing the CA
+# pygit2 is imported as gitcoop imports it (store/git/libgit2.py: without parsing the CA
 # bundle), so that saving does not flatter a command's ratio to its floor.
-PYGIT2 = "from gitcoop.store.libgit2 import pygit2"
+PYGIT2 = "from gitcoop.store.git.libgit2 import pygit2"
 FLOOR_ALL = f"{PYGIT2}\nimport ruamel.yaml, filelock, typer"
 PROBE = """
 import sys, os

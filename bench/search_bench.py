@@ -3,7 +3,7 @@
     python bench/search_bench.py [--items 10000] [--repeat 9] [--workdir DIR]
 
 Builds a ledger of N items (5N events; a fifth of the items carry a note),
-warms the read cache and the index of events (`store/activity.py`) with one
+warms the read cache and the index of events (`store/fast/activity.py`) with one
 run of each command, then times whole-process commands, interleaved so load
 on the shared machine hits all alike, and prints a table of medians with the
 ratio to the warm `list` of the same form (issue 19: a warm `list --grep`

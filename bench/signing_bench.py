@@ -32,8 +32,8 @@ from pathlib import Path
 from gitcoop.service import ledger as service
 from gitcoop.service.context import Context
 from gitcoop.store.boundary import signatures
+from gitcoop.store.ledger.snapshot import Snapshot
 from gitcoop.store.repository import open_repo
-from gitcoop.store.snapshot import Snapshot
 
 OWNER = "alice@example.com"
 
@@ -129,7 +129,7 @@ def takes(root: Path, url: str, key: Path, runs: int) -> dict[str, tuple[float, 
 
 def signing_alone(repo_path: Path, runs: int) -> float:
     """Median seconds of one signature (ssh-keygen -Y sign) of a ledger commit."""
-    from gitcoop.store.signing import signer
+    from gitcoop.store.git.commit_signing import signer
 
     repo = open_repo(str(repo_path))
     tip = repo.tip()

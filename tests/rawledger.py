@@ -13,7 +13,7 @@ from typing import Any
 
 import pygit2
 
-from gitcoop.store import environment
+from gitcoop.store.git import environment
 from gitcoop.store.repository import WRITE_RETRIES
 
 REF = "refs/coop/ledger"
@@ -23,10 +23,10 @@ BLOB, TREE, EXEC, LINK, GITLINK = 0o100644, 0o040000, 0o100755, 0o120000, 0o1600
 class Surgery(pygit2.Repository):
     """A repository whose object writes try again when a folder vanished under them.
 
-    A gitcoop write may start `git repack -d` in the background (store/upkeep.py),
+    A gitcoop write may start `git repack -d` in the background (store/ledger/upkeep.py),
     which removes the loose-object folders it empties, so a write here can lose its
     folder between libgit2 making it and renaming the object in; the store's own
-    writes try again for the same reason (store/environment.py).
+    writes try again for the same reason (store/git/environment.py).
     """
 
     def create_blob(self, data: bytes) -> pygit2.Oid:

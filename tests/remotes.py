@@ -24,8 +24,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from gitcoop.store.ledger.snapshot import Snapshot
 from gitcoop.store.repository import open_repo
-from gitcoop.store.snapshot import Snapshot
 from tests.conftest import Clones, git, unavailable
 
 KINDS = ("file", "daemon", "ssh")

@@ -53,8 +53,8 @@ def test_only_one_module_each_touches_ruamel_filelock_and_only_the_store_pygit2(
             root = name.split(".")[0]
             if root in users:
                 users[root].add(str(path.relative_to(PACKAGE)))
-    assert users["ruamel"] == {"store/codec.py"}
-    assert users["filelock"] == {"store/lock.py"}
+    assert users["ruamel"] == {"store/ledger/codec.py"}
+    assert users["filelock"] == {"store/git/lock.py"}
     assert all(p.startswith("store/") for p in users["pygit2"]), users["pygit2"]
 
 
@@ -100,7 +100,7 @@ def test_only_the_writer_writes_ledger_transitions() -> None:
             if not isinstance(node, ast.ImportFrom):
                 continue
             names = {alias.name for alias in node.names}
-            named = node.module == "gitcoop.store.transaction" or (
+            named = node.module == "gitcoop.store.ledger.transaction" or (
                 node.module == "gitcoop.store" and "transaction" in names
             )
             if named:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from gitcoop.store.layout import REF
+from gitcoop.store.ledger.layout import REF
 from tests import barrier
 from tests.conftest import coop, git
 
@@ -51,7 +51,7 @@ def test_eight_processes_race_to_take_one_todo_exactly_one_wins(ledger: Path) ->
 
 def test_eight_processes_each_adding_and_finishing_twenty_todos_lose_nothing(ledger: Path) -> None:
     # the writers race each other here; a background repack racing the final `git fsck`
-    # would be git's own race (tests/store/test_upkeep.py covers the packing)
+    # would be git's own race (tests/store/ledger/test_upkeep.py covers the packing)
     git(ledger, "config", "gc.auto", "0")
     workers = [
         barrier.start(ADD_AND_FINISH, ["20"], ledger, {"COOP_ACTOR": f"worker{n}@example.com"})

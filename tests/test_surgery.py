@@ -1,6 +1,6 @@
 """The tests' own ledger surgery (tests/rawledger.py) holds up beside gitcoop's upkeep.
 
-A gitcoop write may start `git repack -d` in the background (store/upkeep.py),
+A gitcoop write may start `git repack -d` in the background (store/ledger/upkeep.py),
 which removes the loose-object folders it empties; a surgery write that lands
 in such a folder as it goes must try again, as the store's own writes do.
 """

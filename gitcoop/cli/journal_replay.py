@@ -22,7 +22,7 @@ def replay_journal(args: list[str]) -> None:
         return
     try:
         from gitcoop.cli.options import make_context
-        from gitcoop.store import journal
+        from gitcoop.store.ledger import journal
 
         ctx = make_context()
         if not journal.has_entries(ctx.repo().common_dir):

@@ -174,7 +174,7 @@ def _hinted(ctx: Context) -> bool:
     """Whether the hooks install hint was given in this clone already (its marker file)."""
     import os
 
-    from gitcoop.store.layout import HOOKS_HINTED
+    from gitcoop.store.ledger.layout import HOOKS_HINTED
 
     try:
         return os.path.exists(os.path.join(ctx.repo().common_dir, HOOKS_HINTED))

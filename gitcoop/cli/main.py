@@ -13,7 +13,7 @@ from typing import Any
 from gitcoop.cli import compact
 from gitcoop.cli.terminal import warn
 from gitcoop.errors import BadLedger, CoopError, FetchedLedgerRefused, UsageError
-from gitcoop.store import heap
+from gitcoop.store.fast import memory
 
 EXIT_BUG = 70  # EX_SOFTWARE: not a user mistake; the message asks for a report
 EXIT_OUTPUT_LOST = 120  # what Python itself exits with when stdout fails to flush at exit
@@ -52,7 +52,7 @@ COMPLETE = "__complete"  # what the completion scripts call for item ids (cli/co
 # allocations). A command's start-up makes ~35,000 objects (modules, their functions,
 # classes and tables) that live until the process ends: at 700, the collector ran
 # about 50 times in a `take`, ~8 ms of its ~135. Cyclic garbage is still
-# collected, every 50,000 allocations; a bulk read pauses the collector (store/heap.py).
+# collected, every 50,000 allocations; a bulk read pauses the collector (store/fast/memory.py).
 COMMAND_GC_THRESHOLD = 50_000
 
 
@@ -338,7 +338,7 @@ def _environment(error: Exception) -> CoopError | None:
     """A full disk, a read-only repository, a permission: exit 9, not a bug."""
     if not isinstance(error, OSError):
         return None
-    from gitcoop.store.environment import failure
+    from gitcoop.store.git.environment import failure
 
     return failure(error, "the command", wrote_nothing=False)
 
@@ -370,10 +370,10 @@ def run() -> None:
 
     The process is one command's, so its cycle collector runs less often
     (`COMMAND_GC_THRESHOLD`), and what it read is held until it leaves instead of
-    being freed as the command returns (`heap.keep`).
+    being freed as the command returns (`memory.keep`).
     """
     gc.set_threshold(COMMAND_GC_THRESHOLD, *gc.get_threshold()[1:])
-    heap.keep_until_exit()
+    memory.keep_until_exit()
     code = main()
     atexit._run_exitfuncs()
     try:

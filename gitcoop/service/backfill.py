@@ -27,10 +27,12 @@ from gitcoop.service import replay
 from gitcoop.service.commit_hooks import commit_entry
 from gitcoop.service.context import Context, read_ledger
 from gitcoop.service.recording import Outcome, attempt
-from gitcoop.store import journal, search, worktree
+from gitcoop.store.fast import blob_search
+from gitcoop.store.git import worktree
+from gitcoop.store.git.worktree import CommitInfo
+from gitcoop.store.ledger import journal
+from gitcoop.store.ledger.snapshot import Snapshot
 from gitcoop.store.repository import Repo
-from gitcoop.store.snapshot import Snapshot
-from gitcoop.store.worktree import CommitInfo
 
 BACKFILL_LOCK_TIMEOUT = 30.0
 EARLIEST = datetime(1970, 1, 1, tzinfo=UTC)
@@ -65,7 +67,7 @@ def find(ctx: Context, since: str | None = None) -> list[Unrecorded]:
         if start is None:
             raise UsageError(f"--since {since!r} names no commit here — give a sha or a revision")
     replay.ingest(ctx)  # notes the hooks left when gitcoop could not start: journaled now
-    named = search.commits_named(snapshot) | _journaled(repo)
+    named = blob_search.commits_named(snapshot) | _journaled(repo)
     comment = worktree.comment_char(repo) or "#"
     found: list[Unrecorded] = []
     not_before = _created_at(snapshot) - CLOCK_SKEW if start is None else EARLIEST

@@ -3,7 +3,7 @@
 The board's columns, its graph of links, the ledger's recent commits, the tip
 the live updates watch, and the lines a queue item's evidence cites. Every
 read goes through the same snapshot and read cache as `list`: a plain board
-reads only the open index, however long the history.
+reads only the open index, however long the ancestry.
 """
 
 from __future__ import annotations
@@ -269,7 +269,7 @@ def event_commits(ctx: Context, item_id: str, wanted: set[str]) -> dict[str, str
     """event id -> the ledger commit that brought it to this ledger's first-parent line
     (for an event made in another clone, the merge that brought it). The walk stops
     when every wanted event is found, or COMMITS_WALKED commits back."""
-    from gitcoop.store.layout import event_dir
+    from gitcoop.store.ledger.layout import event_dir
 
     snapshot = read_ledger(ctx)
     repo = snapshot.repo
@@ -304,7 +304,7 @@ CONTEXT_LINES = 2
 def evidence(ctx: Context, items: list[Evidence]) -> list[Cited]:
     """Each entry's lines, read from git at the HEAD it was recorded at (never the work
     tree); an entry recorded without one (a person's --evidence) is read at HEAD."""
-    from gitcoop.store import history
+    from gitcoop.store.git import ancestry
 
     if not items:
         return []
@@ -316,7 +316,7 @@ def evidence(ctx: Context, items: list[Evidence]) -> list[Cited]:
         if head is None:
             found.append(Cited(entry, None, [], "there is no commit to read it at"))
             continue
-        at = history.file_at(repo, head, entry.path)
+        at = ancestry.file_at(repo, head, entry.path)
         if not at.exists or at.text is None:
             found.append(Cited(entry, head, [], f"not in {head[:12]}"))
             continue

@@ -12,7 +12,7 @@ import os
 
 from gitcoop.domain import citation
 from gitcoop.domain.records import Evidence
-from gitcoop.store import history
+from gitcoop.store.git import ancestry
 from gitcoop.store.repository import Repo
 
 
@@ -42,7 +42,7 @@ def check(
         if head is None:
             problems.append(f"{citation.cited(entry)}: there is no commit to check it against")
             continue
-        found = history.file_at(repo, head, path)
+        found = ancestry.file_at(repo, head, path)
         text = found.text if found.exists else None
         wrong = citation.problem(entry, text, readable=not found.exists or found.text is not None)
         if wrong:

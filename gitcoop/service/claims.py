@@ -27,7 +27,7 @@ still points where the lease says). So, with `coop.claims` set, the writer
 
 The writer lock is never held across the network: the fetch and the push run
 without it, and merge, prepare and land each take it for their local step. The
-claims of one clone take turns (store/lock.py `turn`): racing each other at the
+claims of one clone take turns (store/git/lock.py `turn`): racing each other at the
 remote, they would only cost each other retries; the turn is a courtesy with a
 bounded wait, never what makes a claim safe.
 """
@@ -51,11 +51,12 @@ from gitcoop.errors import (
 )
 from gitcoop.service.context import CLAIMS_KEY, claims_remote, merge_sign
 from gitcoop.service.lost import merge_notices
-from gitcoop.store import lock, merge, transport
 from gitcoop.store.boundary import remembered
-from gitcoop.store.layout import remote_ref
+from gitcoop.store.git import lock
+from gitcoop.store.ledger import merge, transport
+from gitcoop.store.ledger.layout import remote_ref
+from gitcoop.store.ledger.transport import TransportFailed
 from gitcoop.store.repository import Oid, Repo
-from gitcoop.store.transport import TransportFailed
 
 CLAIM_VERBS = frozenset({"take", "takeover", "pick"})  # the events that bind a holder
 # what else the remote decides, like a claim: a finish, and a done or close of an item
@@ -154,7 +155,7 @@ def claim(share: Sharing, prepare: Callable[[], Oid | None], land: Callable[[], 
             "rewrite with --accept-rewrite)"
         ) from None
     finally:
-        share.repo.unkeep()  # the packs of what was prepared (store/packwrite.py)
+        share.repo.unkeep()  # the packs of what was prepared (store/fast/packwrite.py)
 
 
 def _claim(share: Sharing, prepare: Callable[[], Oid | None], land: Callable[[], bool]) -> int:

@@ -6,7 +6,7 @@ by the rules every command uses (`COOP_ACTOR`, then `user.email`), and
 records the commit's committer alongside. It waits a short moment for the
 ledger's lock; what it cannot record then (lock busy, no ledger yet, a rule
 refuses, an identity that names no one) goes to the journal
-(store/journal.py) with the reason, and one line goes to stderr. What is
+(store/ledger/journal.py) with the reason, and one line goes to stderr. What is
 recorded and how is `service/recording.py`; `service/replay.py` retries
 what waits.
 """
@@ -25,11 +25,13 @@ from gitcoop.errors import NoLedger, UnsupportedRepository
 from gitcoop.service import unseen
 from gitcoop.service.context import Context
 from gitcoop.service.recording import SHORT_ID, Entry, Outcome, attempt, describe
-from gitcoop.store import journal, search, worktree
-from gitcoop.store.journal import Incoming
+from gitcoop.store.fast import blob_search
+from gitcoop.store.git import worktree
+from gitcoop.store.git.worktree import CommitInfo
+from gitcoop.store.ledger import journal
+from gitcoop.store.ledger.journal import Incoming
+from gitcoop.store.ledger.snapshot import Snapshot
 from gitcoop.store.repository import Repo
-from gitcoop.store.snapshot import Snapshot
-from gitcoop.store.worktree import CommitInfo
 
 MERGED_AT_MOST = 200  # commits a merge brought that post-merge reads; beyond, backfill
 HOOK_LOCK_TIMEOUT = 0.3  # seconds a hook waits for the ledger lock before journaling
@@ -389,7 +391,7 @@ def with_suggestion(text: str, offered: Suggestion, title_shown: str) -> str:
 def _only_held_item(snapshot: Snapshot, actor: str, session: str | None) -> Item | None:
     held = [
         item
-        for item in search.items_containing(snapshot, actor)
+        for item in blob_search.items_containing(snapshot, actor)
         if item.status in HELD
         and item.taken_by == actor
         and (session is None or item.session == session)

@@ -13,8 +13,8 @@ from gitcoop.domain.frozen import frozen
 from gitcoop.domain.ids import EMAIL_RE, RandomBits, acting_problem, normal
 from gitcoop.domain.patterns import lazy
 from gitcoop.errors import NoLedger, UsageError
+from gitcoop.store.ledger.snapshot import Snapshot
 from gitcoop.store.repository import Repo, Sign, open_repo
-from gitcoop.store.snapshot import Snapshot
 
 
 def _now() -> datetime:
@@ -177,7 +177,7 @@ def require_ledger(snapshot: Snapshot) -> None:
 def read_ledger(ctx: Context) -> Snapshot:
     """The ledger as of the ref's current tip; NoLedger when there is none."""
     repo = ctx.repo()
-    from gitcoop.store.cache import ItemCache  # reads only: a write never loads it
+    from gitcoop.store.fast.read_cache import ItemCache  # reads only: a write never loads it
 
     snapshot = Snapshot(repo, repo.tip(), ItemCache(repo.common_dir))
     require_ledger(snapshot)

@@ -1,6 +1,6 @@
 """Links between items, and the answers that need them: dep, ready, blocked, a guarded take.
 
-The graph is built from the open index (store/cache.py): the summaries of
+The graph is built from the open index (store/fast/read_cache.py): the summaries of
 every unsettled item and the links of every settled one, so `ready` costs
 about what a warm `list` does, and neither reads a settled item.
 The rules are the domain's (`domain/dependencies.py`, `domain/readiness.py`);
@@ -22,11 +22,11 @@ from gitcoop.domain.timefmt import format_instant
 from gitcoop.errors import UsageError
 from gitcoop.service.context import Context, read_ledger
 from gitcoop.service.writer import Intent, Shown, write
-from gitcoop.store.snapshot import Snapshot
+from gitcoop.store.ledger.snapshot import Snapshot
 
 if TYPE_CHECKING:  # a take loads this module, and never the read cache
-    from gitcoop.store.keys import Incoming
-    from gitcoop.store.rows import Row, Summary
+    from gitcoop.store.fast.cache_rows import Row, Summary
+    from gitcoop.store.fast.open_keys import Incoming
 
 
 @frozen
@@ -55,7 +55,7 @@ class Open:
 
 def open_index(snapshot: Snapshot) -> Open:
     """What the reading verbs need: the open rows and the graph, no settled item read."""
-    from gitcoop.store.cache import ItemCache
+    from gitcoop.store.fast.read_cache import ItemCache
 
     view = snapshot.open_view(snapshot.cache or ItemCache(snapshot.repo.common_dir))
     nodes = [Node(s.id, s.kind, s.status, s.links, s.parent_id) for s in _summaries(view.rows)]
@@ -223,7 +223,7 @@ def links(snapshot: Snapshot, item: Item) -> Links:
     and each item on the other end from its own file. What it waits on, and the cycles
     it is on, are those of the whole graph: an item's cycles lie among what it reaches
     by waiting, so only that part of the graph is read."""
-    from gitcoop.store.keys import CHILD
+    from gitcoop.store.fast.open_keys import CHILD
 
     near = _Near(snapshot)
     outgoing: dict[str, list[Other]] = {name: [] for name in OUT_NAMES.values()}
@@ -260,7 +260,7 @@ class _Near:
     """The items around one item, each read from its own file once."""
 
     def __init__(self, snapshot: Snapshot) -> None:
-        from gitcoop.store.cache import ItemCache
+        from gitcoop.store.fast.read_cache import ItemCache
 
         self.snapshot = snapshot
         self.cache = snapshot.cache or ItemCache(snapshot.repo.common_dir)
@@ -277,7 +277,7 @@ class _Near:
         return None if s is None else Node(s.id, s.kind, s.status, s.links, s.parent_id)
 
     def in_view(self, item_id: str) -> bool:
-        from gitcoop.store.rows import in_view
+        from gitcoop.store.fast.cache_rows import in_view
 
         s = self.summary(item_id)
         return s is not None and in_view(s)
@@ -295,7 +295,7 @@ class _Near:
         return Other(item_id, self.snapshot.label(item.id), item.title, item.status)
 
     def reached(self, start: str) -> Graph:
-        from gitcoop.store.keys import CHILD
+        from gitcoop.store.fast.open_keys import CHILD
 
         """The graph of every item `start` reaches by waiting (on what it is blocked by, on
         its children), each with its links and its children: every cycle through `start`

@@ -36,10 +36,10 @@ from gitcoop.service.context import Context
 from gitcoop.store.boundary import format1, joining, windows
 from gitcoop.store.boundary.history import History, Reader
 from gitcoop.store.boundary.windows import OBJECTS_CACHED
-from gitcoop.store.layout import CHECKED, EVENT_FILE_RE, EVENTS, ITEMS, REF
+from gitcoop.store.ledger.layout import CHECKED, EVENT_FILE_RE, EVENTS, ITEMS, REF
+from gitcoop.store.ledger.snapshot import Snapshot
+from gitcoop.store.ledger.survey import Window, survey
 from gitcoop.store.repository import CommitInfo, Oid, Repo
-from gitcoop.store.snapshot import Snapshot
-from gitcoop.store.survey import Window, survey
 
 CHECKED_WHOLE = "fsck: checked whole"  # the reflog message of the tip it remembers
 

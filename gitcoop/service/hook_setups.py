@@ -29,7 +29,7 @@ import re
 
 from gitcoop.domain.frozen import frozen
 from gitcoop.domain.patterns import lazy
-from gitcoop.store import worktree
+from gitcoop.store.git import worktree
 from gitcoop.store.repository import Repo
 
 PRIVATE_DIR = "coop-hooks"  # in the common git dir: gitcoop's shims, never tracked

@@ -26,8 +26,8 @@ from gitcoop.errors import Refused
 from gitcoop.service import hook_setups as setups
 from gitcoop.service import unseen
 from gitcoop.service.context import Context
-from gitcoop.store import worktree
-from gitcoop.store.layout import HOOKS_HINTED
+from gitcoop.store.git import worktree
+from gitcoop.store.ledger.layout import HOOKS_HINTED
 from gitcoop.store.repository import Repo
 
 HOOK_NAMES = (

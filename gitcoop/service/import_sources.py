@@ -19,7 +19,7 @@ from typing import Any
 from gitcoop.domain import backlog_tasks, ids, trackers
 from gitcoop.domain.imported import Imported, Unmappable
 from gitcoop.errors import BadLedger, UsageError
-from gitcoop.store import codec
+from gitcoop.store.ledger import codec
 
 MAX_INPUT = 64 * 1024 * 1024  # bytes of one export
 MAX_TASK_FILE = 1024 * 1024  # bytes of one Backlog.md task file

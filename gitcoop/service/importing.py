@@ -31,7 +31,7 @@ from gitcoop.service.context import Context, read_ledger
 from gitcoop.service.dependencies import open_index
 from gitcoop.service.import_sources import Found
 from gitcoop.service.writer import Intent, write
-from gitcoop.store.snapshot import Snapshot
+from gitcoop.store.ledger.snapshot import Snapshot
 
 NAMES = {
     "taskwarrior": "taskwarrior",

@@ -19,7 +19,7 @@ from gitcoop.domain.roles import LEDGER_ID
 from gitcoop.errors import NotFound, UsageError
 from gitcoop.service.context import Context, read_ledger
 from gitcoop.service.writer import Intent, write
-from gitcoop.store.snapshot import Snapshot
+from gitcoop.store.ledger.snapshot import Snapshot
 
 LITERAL_PREFIX = "key::"
 PUB_MAX_BYTES = 16 * 1024

@@ -24,7 +24,7 @@ from gitcoop.domain.roles import LEDGER_ID
 from gitcoop.errors import CoopError, Refused, UsageError
 from gitcoop.service.context import Context, commit_named
 from gitcoop.service.writer import Intent, Shown, write
-from gitcoop.store.snapshot import Snapshot
+from gitcoop.store.ledger.snapshot import Snapshot
 
 
 def init(ctx: Context) -> tuple[bool, LedgerConfig]:
@@ -41,8 +41,8 @@ def refuse_if_shared(ctx: Context) -> None:
     (fetched, or asked for), or cannot be asked, so a clone does not start a second
     ledger by mistake: two ledgers started apart never merge. A ledger here already
     needs no asking."""
-    from gitcoop.store import transport
-    from gitcoop.store.layout import remote_ref
+    from gitcoop.store.ledger import transport
+    from gitcoop.store.ledger.layout import remote_ref
 
     repo = ctx.repo()
     if repo.tip() is not None:

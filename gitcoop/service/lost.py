@@ -22,10 +22,10 @@ from gitcoop.errors import NotFound
 from gitcoop.service.context import Context, read_ledger
 from gitcoop.service.queries import ListFilter
 from gitcoop.service.writer import Intent, Shown, write
-from gitcoop.store.cache import ItemCache
+from gitcoop.store.fast.cache_rows import Row, conflicted
+from gitcoop.store.fast.read_cache import ItemCache
+from gitcoop.store.ledger.snapshot import Snapshot
 from gitcoop.store.repository import Oid, Repo
-from gitcoop.store.rows import Row, conflicted
-from gitcoop.store.snapshot import Snapshot
 
 
 def merge_notices(

@@ -18,9 +18,9 @@ from gitcoop.domain.records import Conflict, Item, Obligation, Takeover
 from gitcoop.domain.timefmt import format_instant
 from gitcoop.service.context import Context, read_ledger
 from gitcoop.service.lost import Lost
-from gitcoop.store.keys import Owing
-from gitcoop.store.rows import Row
-from gitcoop.store.snapshot import Snapshot
+from gitcoop.store.fast.cache_rows import Row
+from gitcoop.store.fast.open_keys import Owing
+from gitcoop.store.ledger.snapshot import Snapshot
 
 
 @frozen
@@ -74,7 +74,7 @@ MANY = 64  # items to read, from which the rows of their groups are read instead
 def owed(
     ctx: Context, include_not_due: bool = False, mine: bool = False, limit: int | None = None
 ) -> OwedList:
-    """Served from the due index of the open index (store/keys.py). Which obligations
+    """Served from the due index of the open index (store/fast/open_keys.py). Which obligations
     show, and in what order, is decided on the index; only the items shown are read, and
     those with a conflict or a takeover notice. `mine`: only what the acting person holds
     or may review. With `limit`, only the first `limit` obligations are read, the others

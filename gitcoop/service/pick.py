@@ -43,10 +43,10 @@ from gitcoop.service.context import Context, read_ledger
 from gitcoop.service.verify import Judged, Progress, Verifier, configured, for_pick, verify_item
 from gitcoop.service.verify import waiting as waiting_for_verdict
 from gitcoop.service.writer import Intent, Shown, write
-from gitcoop.store import history
-from gitcoop.store.cache import ItemCache
+from gitcoop.store.fast.read_cache import ItemCache
+from gitcoop.store.git import ancestry
+from gitcoop.store.ledger.snapshot import Snapshot
 from gitcoop.store.repository import Repo
-from gitcoop.store.snapshot import Snapshot
 
 REVERIFY_AFTER = 20  # first-parent steps touching the evidence paths since it was cached
 MAX_VERIFY = 5  # verifier calls one pick makes unless told otherwise
@@ -79,16 +79,16 @@ def check(repo: Repo, item: Item, head: str | None, label: str) -> Check:
     if found.state == "miss":
         return Check(label, "miss", None, "verify", "no evidence is cached for it")
     cached = found.cached_head
-    if cached is None or head is None or not history.exists(repo, cached):
+    if cached is None or head is None or not ancestry.exists(repo, cached):
         why = f"the HEAD its evidence was cached at ({(cached or '?')[:12]}) is not here"
         return Check(label, "moved", None, "verify", why)
-    if not history.is_ancestor(repo, cached, head):
+    if not ancestry.is_ancestor(repo, cached, head):
         why = (
             f"the HEAD its evidence was cached at ({cached[:12]}) is not an ancestor of HEAD "
             "(HEAD moved backwards, to another branch, or past a rebase)"
         )
         return Check(label, "moved", None, "verify", why)
-    touching = history.count_touching(repo, cached, head, found.paths, REVERIFY_AFTER)
+    touching = ancestry.count_touching(repo, cached, head, found.paths, REVERIFY_AFTER)
     if touching > REVERIFY_AFTER:
         why = f"more than {REVERIFY_AFTER} commits since then touch its evidence"
         return Check(label, "moved", touching, "verify", why)
@@ -146,7 +146,7 @@ class _Pick:
             ready = ready_items(snapshot, self.ctx.now)
             if not ready:
                 return []
-            top, head = ready[0], history.current_head(self.repo)
+            top, head = ready[0], ancestry.current_head(self.repo)
             found = check(self.repo, top, head, snapshot.label(top.id))
             self.seen = (top, found)
             if found.action == "verify" and top.id not in self.asked:

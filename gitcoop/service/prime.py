@@ -20,7 +20,7 @@ from gitcoop.domain.timefmt import format_instant, human_instant
 from gitcoop.errors import Refused
 from gitcoop.service.context import Context, read_ledger
 from gitcoop.service.dependencies import open_index
-from gitcoop.store.rows import Row
+from gitcoop.store.fast.cache_rows import Row
 
 READY_SHOWN = 5
 HELD_SHOWN = 10

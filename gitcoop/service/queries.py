@@ -19,8 +19,8 @@ from gitcoop.service import dependencies
 from gitcoop.service.context import Context, read_ledger
 from gitcoop.service.dependencies import Links
 from gitcoop.service.writer import Shown
-from gitcoop.store.rows import Row, Summary, Tally
-from gitcoop.store.snapshot import Snapshot
+from gitcoop.store.fast.cache_rows import Row, Summary, Tally
+from gitcoop.store.ledger.snapshot import Snapshot
 
 STALE_AFTER = timedelta(hours=2)  # a take this old is shown as stale: only a view, never a change
 _ID, _STATUS, _CREATED_AT, _CONFLICTS, _NOTIFIED = (

@@ -14,8 +14,8 @@ from gitcoop.errors import Refused, UsageError
 from gitcoop.service import citations, ledger
 from gitcoop.service.context import Context, commit_named, read_ledger
 from gitcoop.service.writer import Intent, Shown, write
-from gitcoop.store import history
-from gitcoop.store.snapshot import Snapshot
+from gitcoop.store.git import ancestry
+from gitcoop.store.ledger.snapshot import Snapshot
 
 # -- add -------------------------------------------------------------------------
 
@@ -68,7 +68,7 @@ def check_evidence(
     Only warnings: a person may cite code that is not committed yet.
     """
     repo = ctx.repo()
-    return citations.check(repo, history.current_head(repo), evidence)
+    return citations.check(repo, ancestry.current_head(repo), evidence)
 
 
 def parse_evidence(spec: str, line_required: bool = True) -> Evidence:

@@ -28,9 +28,10 @@ from gitcoop.domain.timefmt import parse_instant
 from gitcoop.errors import Ambiguous, CoopError, NotFound, UsageError
 from gitcoop.service.context import Context
 from gitcoop.service.writer import Answer, Intent, Policy, write
-from gitcoop.store import search, worktree
+from gitcoop.store.fast import blob_search
+from gitcoop.store.git import worktree
+from gitcoop.store.ledger.snapshot import Snapshot
 from gitcoop.store.repository import Repo
-from gitcoop.store.snapshot import Snapshot
 
 KEY_OF_VERB = {"done": "Coop-Done", "close": "Coop-Close", "note": "Coop-Refs"}
 SHORT_ID = 8  # the characters of a journal entry's id shown and typed
@@ -234,7 +235,7 @@ def _rewrite_needed(repo: Repo, pairs: list[list[str]]) -> bool:
 def _rewrite_intents(snapshot: Snapshot, pairs: list[list[str]]) -> list[Intent]:
     intents: list[Intent] = []
     for old, new in pairs:
-        for item in search.items_containing(snapshot, old):
+        for item in blob_search.items_containing(snapshot, old):
             if item.commit_sha == old and item.status in CLOSED:
                 verb = "done" if item.status == "done" else "close"
                 intents.append(Intent(item.id, verb, {"commit": new}))

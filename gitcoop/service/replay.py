@@ -33,7 +33,7 @@ from gitcoop.service.recording import (
     malformed,
     retried_by_every_command,
 )
-from gitcoop.store import journal
+from gitcoop.store.ledger import journal
 
 REPLAY_LOCK_TIMEOUT = 2.0
 

@@ -21,7 +21,7 @@ from gitcoop.service import citations
 from gitcoop.service.context import Context, read_ledger
 from gitcoop.service.queue import parse_evidence
 from gitcoop.service.writer import Intent, Shown, write
-from gitcoop.store.snapshot import Snapshot
+from gitcoop.store.ledger.snapshot import Snapshot
 
 
 @frozen

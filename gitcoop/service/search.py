@@ -1,7 +1,7 @@
 """`list --grep`, `--since` and `--sort`: searching and ordering the cached rows.
 
 The rows of the read cache say what each item is; the activity index
-(store/activity.py) says when it last changed and what its title, body and
+(store/fast/activity.py) says when it last changed and what its title, body and
 notes say. The index keeps each item's title, body and
 notes case-folded, so a search compares strings and costs about what a
 listing does (docs/performance.md).
@@ -15,11 +15,11 @@ from datetime import datetime
 from gitcoop.domain.timefmt import format_instant, parse_duration, parse_instant
 from gitcoop.errors import UsageError
 from gitcoop.service.context import Context, read_ledger
-from gitcoop.store import activity
-from gitcoop.store.activity import Activity, Entry
-from gitcoop.store.cache import ItemCache
-from gitcoop.store.rows import Row
-from gitcoop.store.snapshot import Snapshot
+from gitcoop.store.fast import activity
+from gitcoop.store.fast.activity import Activity, Entry
+from gitcoop.store.fast.cache_rows import Row
+from gitcoop.store.fast.read_cache import ItemCache
+from gitcoop.store.ledger.snapshot import Snapshot
 
 _UPDATED, _TEXT = Activity._fields.index("updated"), Activity._fields.index("text")
 FAR = "9999-12-31T23:59:59Z"

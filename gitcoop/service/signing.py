@@ -16,9 +16,9 @@ from __future__ import annotations
 from gitcoop.domain.keys import Keys, fingerprint
 from gitcoop.errors import Refused, UsageError
 from gitcoop.service.context import SIGN_KEY, sign_setting
-from gitcoop.store import signing
+from gitcoop.store.git import commit_signing
+from gitcoop.store.ledger.snapshot import Snapshot
 from gitcoop.store.repository import Repo, Sign
-from gitcoop.store.snapshot import Snapshot
 
 
 def commit_signer(repo: Repo, actor: str, ledger: Snapshot | None, required: bool) -> Sign:
@@ -30,7 +30,7 @@ def commit_signer(repo: Repo, actor: str, ledger: Snapshot | None, required: boo
             f"is false — run: git config {SIGN_KEY} true"
         )
     try:
-        signer = signing.signer(repo)
+        signer = commit_signing.signer(repo)
     except UsageError as missing:
         if not required:
             raise

@@ -20,12 +20,12 @@ from gitcoop.domain.timefmt import format_instant
 from gitcoop.service import owed as owing
 from gitcoop.service.context import Context, claims_remote, read_ledger
 from gitcoop.service.owed import OwedList
-from gitcoop.store import journal
-from gitcoop.store.layout import remote_ref
+from gitcoop.store.fast.cache_rows import Row
+from gitcoop.store.ledger import journal
+from gitcoop.store.ledger.layout import remote_ref
+from gitcoop.store.ledger.snapshot import Snapshot
+from gitcoop.store.ledger.transport import exact_refspec, fetch_refspec
 from gitcoop.store.repository import Oid, Repo
-from gitcoop.store.rows import Row
-from gitcoop.store.snapshot import Snapshot
-from gitcoop.store.transport import exact_refspec, fetch_refspec
 
 
 @frozen
@@ -107,7 +107,7 @@ def status(ctx: Context, limit: int | None = None) -> Status:
 
 def _row(snapshot: Snapshot, item_id: str) -> Row:
     """The row of an item the actor holds, from its own file."""
-    from gitcoop.store.rows import make_row
+    from gitcoop.store.fast.cache_rows import make_row
 
     blob = snapshot.item_blob(ItemId(item_id))
     data = snapshot.item_data(item_id, blob)

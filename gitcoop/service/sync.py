@@ -24,12 +24,12 @@ from gitcoop.service.context import (
     fsync_wanted,
     merge_sign,
 )
-from gitcoop.store import transport
 from gitcoop.store.boundary import remembered
+from gitcoop.store.ledger import transport
 from gitcoop.store.repository import Oid, Repo
 
 if TYPE_CHECKING:
-    from gitcoop.store.rows import Row
+    from gitcoop.store.fast.cache_rows import Row
 
 MAX_ATTEMPTS = 5
 
@@ -152,7 +152,7 @@ def _prepare() -> None:
     """What the merge and its notices need, loaded while git fetches, not before it starts
     (~6 ms of modules) nor after it ends (the lock's, ~12 ms)."""
     from gitcoop.service import lost  # noqa: F401
-    from gitcoop.store import merge
+    from gitcoop.store.ledger import merge
 
     merge.prepare()
 
@@ -185,7 +185,7 @@ def _put_back(
         )
     report.rewritten = rewrite.message
     if theirs is not None and not repo.is_ancestor(theirs, ours):
-        from gitcoop.store import merge
+        from gitcoop.store.ledger import merge
 
         sign = merge_sign(repo, actor)
         merged = merge.merge(
@@ -210,7 +210,7 @@ def _fetch_and_merge(
             remembered.check(repo, report.remote, None, last)  # a ledger deleted there
             report.tip = repo.tip()
             return None
-        from gitcoop.store import merge  # loaded by `_prepare` while git fetched
+        from gitcoop.store.ledger import merge  # loaded by `_prepare` while git fetched
 
         sign = merge_sign(repo, actor)
         merged = merge.merge(

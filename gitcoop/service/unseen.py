@@ -21,10 +21,12 @@ from gitcoop.domain import trailers
 from gitcoop.domain.frozen import frozen
 from gitcoop.service.context import Context
 from gitcoop.service.hook_setups import PRIVATE_DIR
-from gitcoop.store import journal, search, worktree
+from gitcoop.store.fast import blob_search
+from gitcoop.store.git import worktree
+from gitcoop.store.git.worktree import CommitInfo
+from gitcoop.store.ledger import journal
+from gitcoop.store.ledger.snapshot import Snapshot
 from gitcoop.store.repository import Repo
-from gitcoop.store.snapshot import Snapshot
-from gitcoop.store.worktree import CommitInfo
 
 SEEN_TIPS = "seen-tips"
 WALK_AT_MOST = 500  # commits read per check; past that, backfill is named without a count
@@ -89,7 +91,7 @@ def _unrecorded(repo: Repo, commits: list[CommitInfo]) -> list[CommitInfo]:
     tip = repo.tip()
     if tip is None:
         return []  # no ledger yet: nothing to record them into; backfill after init
-    named = search.commits_named(Snapshot(repo, tip))
+    named = blob_search.commits_named(Snapshot(repo, tip))
     named |= {
         str(e.get("commit"))
         for e in journal.entries(repo.common_dir)

@@ -34,9 +34,9 @@ from gitcoop.service import citations, verifier_process
 from gitcoop.service.context import Context, read_ledger
 from gitcoop.service.verifier_process import Run
 from gitcoop.service.writer import SYSTEM, Intent, write
-from gitcoop.store import history
+from gitcoop.store.git import ancestry
+from gitcoop.store.ledger.snapshot import Snapshot
 from gitcoop.store.repository import Repo
-from gitcoop.store.snapshot import Snapshot
 
 DEFAULT_TIMEOUT = timedelta(minutes=5)
 TIMEOUT_RANGE = (timedelta(seconds=1), timedelta(hours=24))
@@ -167,7 +167,7 @@ def verify_item(
     """
     repo = ctx.repo()
     verifier = verifier or configured(repo, read_ledger(ctx))  # before anything is written
-    head = history.current_head(repo)
+    head = ancestry.current_head(repo)
     lease = int((verifier.timeout + WRITE_BACK).total_seconds())
     taking = Intent(item_id, "verify", {**route.args, "lease_seconds": lease}, expect=expect)
     started = write(ctx, [taking], actor=route.actor)

@@ -37,10 +37,10 @@ from gitcoop.service.context import (
     require_ledger,
     signing_wanted,
 )
-from gitcoop.store import transaction
+from gitcoop.store.ledger import transaction
+from gitcoop.store.ledger.snapshot import Snapshot
+from gitcoop.store.ledger.transaction import Change
 from gitcoop.store.repository import Oid, Repo, Sign
-from gitcoop.store.snapshot import Snapshot
-from gitcoop.store.transaction import Change
 
 if TYPE_CHECKING:  # loaded only when coop.claims is set: docs/performance.md, start-up
     from gitcoop.service.claims import Sharing

@@ -22,13 +22,14 @@ from typing import TYPE_CHECKING, Any, NamedTuple, NewType
 from gitcoop.domain.frozen import frozen
 from gitcoop.domain.patterns import lazy
 from gitcoop.errors import BadLedger, ChangedUnderWrite, NoLedger, UnsupportedRepository, UsageError
-from gitcoop.store import environment, heap
-from gitcoop.store.codec import MAX_BYTES
-from gitcoop.store.layout import REF
-from gitcoop.store.libgit2 import pygit2
+from gitcoop.store.fast import memory
+from gitcoop.store.git import environment
+from gitcoop.store.git.libgit2 import pygit2
+from gitcoop.store.ledger.codec import MAX_BYTES
+from gitcoop.store.ledger.layout import REF
 
 if TYPE_CHECKING:  # a write loads it (zlib, hashlib)
-    from gitcoop.store import packwrite
+    from gitcoop.store.fast import packwrite
 
 Oid = NewType("Oid", str)  # a 40-hex object id
 TreeEntries = dict[str, tuple[int, str]]  # a tree's entries: name -> (mode, object id)
@@ -767,21 +768,21 @@ class Repo:
         return f"tree {tree.hex()}\n".encode() + made[len(first) :].encode("utf-8")
 
     def write_pack(self, pack: packwrite.Pack) -> None:
-        """The objects of `pack` into the object store, as one pack (store/packwrite.py);
+        """The objects of `pack` into the object store, as one pack (store/fast/packwrite.py);
         synced when fsync is on. A full disk or a read-only repository is EnvironmentFailed."""
         if not pack.objects:
             return
         folder = os.path.join(self.common_dir, "objects", "pack")
         # again when a plain `git prune` took a temporary file away (it removes every tmp_)
-        from gitcoop.store import packwrite  # zlib, hashlib: no read needs them
+        from gitcoop.store.fast import packwrite  # zlib, hashlib: no read needs them
 
         self._writing(lambda: packwrite.write(pack, folder, _fsync["on"], self._keeps) and None)
 
     def unkeep(self) -> None:
         """Let a repack have the packs `write_pack` made: call once the ref names their
-        objects, or once they are given up (store/packwrite.py says why they are kept)."""
+        objects, or once they are given up (store/fast/packwrite.py says why they are kept)."""
         if self._keeps:
-            from gitcoop.store import packwrite
+            from gitcoop.store.fast import packwrite
 
             packwrite.unkeep(self._keeps)
 
@@ -810,7 +811,7 @@ class Repo:
             raise _pruned() from None
         import tempfile  # it loads `random`: only a merge needs it
 
-        from gitcoop.store import packwrite
+        from gitcoop.store.fast import packwrite
 
         objects = os.path.join(self.common_dir, "objects")
         built = ""
@@ -1145,7 +1146,7 @@ def open_repo(path: str, git_parameters: str = "") -> Repo:
         raise NoLedger(f"cannot open the git repository at {found}: {exc}") from None
     refuse_object_format(_config_format(raw.config))  # a libgit2 built to open SHA-256
     repo = Repo(raw, overrides=config_parameters(git_parameters))
-    heap.keep(repo)  # its caches are freed by the process's end, not one by one
+    memory.keep(repo)  # its caches are freed by the process's end, not one by one
     return repo
 
 

@@ -137,7 +137,7 @@ def test_a_ledger_written_before_items_had_tags_and_priority_reads_and_folds_the
     """An add event then recorded one `tag`; the item file had `tag:` and no priority."""
     from gitcoop.service.context import Context
     from gitcoop.service.writer import Intent, write
-    from gitcoop.store import codec
+    from gitcoop.store.ledger import codec
     from tests import rawledger
 
     item_id = "td-7e6acy000000"

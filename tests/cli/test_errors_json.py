@@ -11,7 +11,7 @@ import pytest
 from gitcoop import errors
 from gitcoop.errors import CoopError
 from gitcoop.service import fsck
-from gitcoop.store import transport
+from gitcoop.store.ledger import transport
 from tests.conftest import Clones, coop, coop_in, git
 
 BOB = {"COOP_ACTOR": "bob@example.com"}

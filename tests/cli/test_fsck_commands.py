@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from gitcoop.store import codec
+from gitcoop.store.ledger import codec
 from tests.conftest import Clones, coop, coop_in, coop_process, git
 from tests.rawledger import put, read
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from gitcoop.store import journal
+from gitcoop.store.ledger import journal
 from tests.conftest import coop, coop_process
 
 

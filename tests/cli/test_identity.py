@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from gitcoop.store import journal
-from gitcoop.store.layout import REF
+from gitcoop.store.ledger import journal
+from gitcoop.store.ledger.layout import REF
 from tests.conftest import coop, git
 from tests.service.hook_helpers import add, bare_env, commit, head, item, with_gitcoop_on_path
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pygit2
 import pytest
 
-from gitcoop.store.layout import REF
+from gitcoop.store.ledger.layout import REF
 from tests.conftest import coop, coop_process, git, make_repo
 from tests.rawledger import open_raw
 
@@ -170,7 +170,7 @@ def test_titles_are_one_line_and_shared_text_is_shown_escaped(ledger: Path) -> N
 
 def put_on_ledger_title(path: Path, todo: str, title: str) -> None:
     """A teammate's clone wrote a title with an escape code (raw, past the CLI)."""
-    from gitcoop.store import codec
+    from gitcoop.store.ledger import codec
 
     name = f"items/{todo[3:5]}/{todo}.yaml"
     data = codec.load(git(path, "show", f"{REF}:{name}").encode(), name)

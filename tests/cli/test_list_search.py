@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from gitcoop.store import activity
+from gitcoop.store.fast import activity
 from tests.conftest import coop, git
 
 AT = "2026-11-29T{}:00Z"

@@ -13,7 +13,7 @@ from gitcoop.cli import render
 from gitcoop.cli.table import Cell, lay_out
 from gitcoop.domain.lifecycle import STATUSES
 from gitcoop.domain.timefmt import format_instant
-from gitcoop.store.rows import Row, Summary
+from gitcoop.store.fast.cache_rows import Row, Summary
 
 NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
 VIEWER = "bob@example.com"

@@ -130,24 +130,24 @@ def test_a_session_given_to_a_tool_is_recorded_where_the_command_has_no_session_
 
 def test_the_server_frees_what_each_call_read(monkeypatch: pytest.MonkeyPatch) -> None:
     """The server runs through the `git-coop` script, which keeps what a command read
-    until the process leaves (`heap.keep`); a long-lived server must not: it stops
+    until the process leaves (`memory.keep`); a long-lived server must not: it stops
     keeping, and lets go of what was kept, before it serves."""
     from gitcoop.cli import mcp_server
-    from gitcoop.store import heap
+    from gitcoop.store.fast import memory
 
     served: list[tuple[bool, int]] = []
 
     async def serve_stdio(server: object) -> None:
-        served.append((heap.keeping(), len(heap._kept)))
+        served.append((memory.keeping(), len(memory._kept)))
 
     monkeypatch.setattr(mcp_server, "build", object)
     monkeypatch.setattr(mcp_server, "_serve_stdio", serve_stdio)
-    heap.keep_until_exit()
-    heap.keep(object())
+    memory.keep_until_exit()
+    memory.keep(object())
     try:
         mcp_server.serve()
     finally:
-        heap.keep_nothing()
+        memory.keep_nothing()
     assert served == [(False, 0)]
 
 

@@ -64,7 +64,7 @@ def test_the_primer_of_a_quiet_ledger_is_small_and_names_the_owner(ledger: Path)
 
 def test_ledger_text_in_the_primer_is_escaped(ledger: Path) -> None:
     """A title a peer wrote with an escape sequence (the CLI refuses one) drives no terminal."""
-    from gitcoop.store import codec
+    from gitcoop.store.ledger import codec
     from tests import rawledger
 
     item = coop("add", "todo", "plain", "--json").json()["id"]

@@ -13,17 +13,17 @@ import pytest
 
 from gitcoop.cli.main import COMMAND_GC_THRESHOLD
 from gitcoop.domain.ids import EVENT_ID_RE, ITEM_ID_RE
-from gitcoop.store.canonical import FLOAT
+from gitcoop.store.fast.yaml_lines import FLOAT
 from tests.conftest import Clones, coop, coop_in
 
 PROBE = """
 import sys
 from gitcoop.cli.main import main
 code = main(sys.argv[1:])
-watched = ("filelock", "ruamel.yaml", "json", "secrets", "random", "gitcoop.store.packwrite")
+watched = ("filelock", "ruamel.yaml", "json", "secrets", "random", "gitcoop.store.fast.packwrite")
 loaded = [m for m in watched if m in sys.modules]
 import json
-import gitcoop.store.canonical as canonical
+import gitcoop.store.fast.yaml_lines as canonical
 from gitcoop.domain.patterns import _Lazy
 patterns = sorted({
     repr(value.pattern)
@@ -107,13 +107,13 @@ def test_a_warm_list_compiles_no_large_pattern_and_loads_no_yaml(busy: tuple[Pat
     code, loaded, compiled = probe(path, "list")
     assert (code, compiled) == (0, False)
     assert "filelock" not in loaded and "ruamel.yaml" not in loaded
-    assert "gitcoop.store.packwrite" not in loaded  # zlib and hashlib serve writes only
+    assert "gitcoop.store.fast.packwrite" not in loaded  # zlib and hashlib serve writes only
 
 
 def test_writes_still_take_the_lock(busy: tuple[Path, str]) -> None:
     path, item = busy
     code, loaded, _ = probe(path, "release", item, "--reason", "later")
-    assert code == 0 and "filelock" in loaded and "gitcoop.store.packwrite" in loaded
+    assert code == 0 and "filelock" in loaded and "gitcoop.store.fast.packwrite" in loaded
 
 
 def test_a_take_loads_no_json(busy: tuple[Path, str]) -> None:
@@ -154,7 +154,7 @@ def test_a_command_process_collects_cycles_less_often_and_keeps_what_it_read(
     """The `git-coop` script raises the collector's first threshold: start-up's objects
     live until the process ends. The collector still runs, and still frees cycles. What
     the command read (its repository, with libgit2's caches) is held until the process
-    leaves, which frees nothing one by one (`heap.keep`)."""
+    leaves, which frees nothing one by one (`memory.keep`)."""
     path, _ = busy
     script = (
         "import atexit, gc, json, sys\n"
@@ -165,7 +165,7 @@ def test_a_command_process_collects_cycles_less_often_and_keeps_what_it_read(
         "    made.append(made)  # a cycle: only the collector frees it\n"
         "    del made\n"
         "    found = gc.collect(0)\n"
-        "    kept = [type(value).__name__ for value in heap._kept]\n"
+        "    kept = [type(value).__name__ for value in memory._kept]\n"
         "    state = [gc.get_threshold(), gc.isenabled(), found, kept]\n"
         "    sys.stderr.write('GC ' + json.dumps(state))\n"
         "atexit.register(report)\n"
@@ -184,26 +184,26 @@ def test_a_command_process_collects_cycles_less_often_and_keeps_what_it_read(
 def test_a_command_run_in_a_longer_process_keeps_nothing(busy: tuple[Path, str]) -> None:
     """`main` called in-process (the MCP server, these tests) frees what a command read
     as it returns: only the script's own process, which ends with the command, keeps."""
-    from gitcoop.store import heap
+    from gitcoop.store.fast import memory
 
     assert coop("list").code == 0
-    assert heap._kept == []
+    assert memory._kept == []
 
 
 def test_a_command_keeps_only_the_last_few_things_it_read() -> None:
     """A command that opens repository after repository holds only the last
     `KEPT_MOST`: the ones before are let go as they always were."""
-    from gitcoop.store import heap
+    from gitcoop.store.fast import memory
 
-    heap.keep_until_exit()
+    memory.keep_until_exit()
     try:
-        for n in range(heap.KEPT_MOST + 5):
-            heap.keep(n)
-        assert heap._kept == list(range(5, heap.KEPT_MOST + 5))
+        for n in range(memory.KEPT_MOST + 5):
+            memory.keep(n)
+        assert memory._kept == list(range(5, memory.KEPT_MOST + 5))
     finally:
-        heap.keep_nothing()
-    heap.keep("after")
-    assert heap._kept == []
+        memory.keep_nothing()
+    memory.keep("after")
+    assert memory._kept == []
 
 
 CERTS = """
@@ -250,7 +250,10 @@ FETCH_PROBE = """
 import subprocess, sys
 from gitcoop.cli.main import main
 watched = (
-    "gitcoop.store.merge", "gitcoop.store.boundary.fetched", "gitcoop.service.lost", "filelock"
+    "gitcoop.store.ledger.merge",
+    "gitcoop.store.boundary.fetched",
+    "gitcoop.service.lost",
+    "filelock",
 )
 at_fetch = []
 def audit(event, args):

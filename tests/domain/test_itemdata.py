@@ -214,7 +214,7 @@ def test_a_changed_item_is_canonical_only_if_the_records_keep_it(item: Item) -> 
 @settings(max_examples=60, deadline=None)
 @given(items)
 def test_a_quiet_summary_is_the_summary_of_a_settled_item_needing_nothing(item: Item) -> None:
-    from gitcoop.store.rows import in_view, quiet_summary, summarise
+    from gitcoop.store.fast.cache_rows import in_view, quiet_summary, summarise
 
     for data in [item.to_data(), *variants(item.to_data())]:
         quiet = quiet_summary(item.id, data)

@@ -29,7 +29,7 @@ from typing import Any
 from gitcoop.domain import rulebook
 from gitcoop.domain.ids import content_event_id, is_content_id
 from gitcoop.domain.records import Event, Item, LedgerConfig, canonical
-from gitcoop.store import codec
+from gitcoop.store.ledger import codec
 from tests.conftest import Clones, Result, coop_in, coop_process, git
 
 REF = "refs/coop/ledger"

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from gitcoop.domain import rulebook
-from gitcoop.store import codec
+from gitcoop.store.ledger import codec
 from tests.conftest import Clones, coop_in, git
 from tests.hostile.forge import (
     ALICE,
@@ -186,9 +186,9 @@ def merge_content(where: Path, first: str, second: str, claim: bool = False) -> 
     forger's claim instead: every added event applied as if its commit were signed."""
     from gitcoop.store.boundary import joining
     from gitcoop.store.boundary.history import Reader
-    from gitcoop.store.layout import item_path
+    from gitcoop.store.ledger.layout import item_path
+    from gitcoop.store.ledger.snapshot import Snapshot
     from gitcoop.store.repository import open_repo
-    from gitcoop.store.snapshot import Snapshot
 
     repo = open_repo(str(where))
     reader = Reader(repo)

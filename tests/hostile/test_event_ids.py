@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import pytest
 
-from gitcoop.store import codec
+from gitcoop.store.ledger import codec
 from tests.conftest import coop_in, git
 from tests.hostile.forge import (
     ALICE,

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from gitcoop.domain.records import Item
-from gitcoop.store import codec
+from gitcoop.store.ledger import codec
 from tests.conftest import Clones, coop_in, git
 from tests.hostile.forge import (
     MALLORY,

@@ -31,7 +31,7 @@ from typing import Any
 
 import pytest
 
-from gitcoop.store import codec
+from gitcoop.store.ledger import codec
 from tests.conftest import Clones, coop_in, git
 from tests.hostile.forge import (
     ALICE,

@@ -24,7 +24,7 @@ from typing import Any
 import pygit2
 import pytest
 
-from gitcoop.store import codec
+from gitcoop.store.ledger import codec
 from tests.conftest import Clones, coop_in, git
 from tests.hostile.forge import (
     ALICE,

@@ -30,7 +30,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from gitcoop.store import codec
+from gitcoop.store.ledger import codec
 from tests.conftest import coop_in, git, make_repo
 from tests.hostile.forge import ALICE, MALLORY, add_event, files, new_event, tip
 from tests.rawledger import BLOB, TREE, open_raw, write_tree

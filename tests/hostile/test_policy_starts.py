@@ -31,7 +31,7 @@ import pytest
 
 from gitcoop.domain import rulebook
 from gitcoop.domain.records import Event
-from gitcoop.store import codec
+from gitcoop.store.ledger import codec
 from tests.conftest import Clones, coop_in, git
 from tests.hostile.forge import (
     ALICE,

@@ -11,7 +11,7 @@ taking some fan-outs; that split is gone with format 2, whose boundary checks a
 fetch in one process, store/boundary/, so those parametrisations are dropped.)
 The merge is also pushed as an ordinary branch and fetched
 by plain git first, so objects git's own fetch check would refuse reach the
-sync unchecked (as in tests/store/test_raw_trees.py).
+sync unchecked (as in tests/store/git/test_raw_trees.py).
 
 Then an unrelated root: a merge whose second parent shares no history with
 the ledger, holding an event older than the ledger's first. Since format 2 such an
@@ -31,7 +31,7 @@ import pygit2
 import pytest
 
 from gitcoop.domain.records import LedgerConfig, Roles
-from gitcoop.store import codec
+from gitcoop.store.ledger import codec
 from tests.conftest import Clones, coop_in, git
 from tests.hostile.forge import (
     ALICE,

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from gitcoop.store import codec
+from gitcoop.store.ledger import codec
 from tests.conftest import Clones, Result, coop_in, git, make_repo
 from tests.hostile.forge import (
     ALICE,

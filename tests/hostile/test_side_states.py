@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from gitcoop.store import codec
+from gitcoop.store.ledger import codec
 from tests.conftest import Clones, coop_in, git
 from tests.hostile.forge import ALICE, MALLORY, REF, Team, commit, files, team, tip, write_tree
 

@@ -74,9 +74,9 @@ SCOPES = {
     ),
     "obligations": Scope("gitcoop/domain/obligations.py", ("tests/domain/test_obligations.py",)),
     "merge": Scope(
-        "gitcoop/store/merge.py",
+        "gitcoop/store/ledger/merge.py",
         (
-            "tests/store/test_merge.py",
+            "tests/store/ledger/test_merge.py",
             "tests/service/test_sync.py",
             "tests/service/test_offline_order.py",
         ),
@@ -85,10 +85,10 @@ SCOPES = {
     "boundary-history": Scope(
         "gitcoop/store/boundary/history.py",
         (
-            "tests/store/test_boundary.py",
+            "tests/store/boundary/test_boundary.py",
             "tests/hostile/test_clock.py",
             "tests/hostile/test_push_bounds.py",
-            "tests/store/test_merge.py",
+            "tests/store/ledger/test_merge.py",
         ),
         ("History._check", "_check_event", "check_one_root", "added_files"),
     ),
@@ -98,7 +98,7 @@ SCOPES = {
             "tests/hostile/test_roles.py",
             "tests/hostile/test_signatures.py",
             "tests/hostile/test_shared_order.py",
-            "tests/store/test_boundary.py",
+            "tests/store/boundary/test_boundary.py",
         ),
         ("join", "_unsigned", "_problem", "holds_state", "as_state"),
     ),
@@ -108,12 +108,12 @@ SCOPES = {
         ("keeps", "check"),
     ),
     "transaction": Scope(
-        "gitcoop/store/transaction.py",
-        ("tests/store/test_transaction.py", "tests/store/test_ref_safety.py"),
+        "gitcoop/store/ledger/transaction.py",
+        ("tests/store/ledger/test_transaction.py", "tests/store/git/test_ref_safety.py"),
     ),
     "ref-swap": Scope(
         "gitcoop/store/repository.py",
-        ("tests/store/test_transaction.py", "tests/store/test_ref_safety.py"),
+        ("tests/store/ledger/test_transaction.py", "tests/store/git/test_ref_safety.py"),
         (
             "Repo.tip",
             "Repo._ref_on_disk",
@@ -131,8 +131,8 @@ SCOPES = {
         ("lookup", "cached_at", "invalidated"),
     ),
     "evidence-history": Scope(
-        "gitcoop/store/history.py",
-        ("tests/store/test_queue_history.py",),
+        "gitcoop/store/git/ancestry.py",
+        ("tests/store/git/test_queue_history.py",),
         ("exists", "is_ancestor", "count_touching", "_entry"),
     ),
     "evidence-pick": Scope(

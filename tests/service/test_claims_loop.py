@@ -11,10 +11,10 @@ import pytest
 from gitcoop.errors import ChangedUnderWrite
 from gitcoop.service import claims
 from gitcoop.service.claims import Sharing, Tries
-from gitcoop.store import transaction
+from gitcoop.store.ledger import transaction
+from gitcoop.store.ledger.snapshot import Snapshot
+from gitcoop.store.ledger.transaction import Change
 from gitcoop.store.repository import Oid, open_repo
-from gitcoop.store.snapshot import Snapshot
-from gitcoop.store.transaction import Change
 from tests.conftest import Clones, coop_in, git
 
 NOW = datetime(2026, 11, 29, 10, tzinfo=UTC)

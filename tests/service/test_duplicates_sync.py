@@ -20,7 +20,7 @@ import pytest
 from gitcoop.domain.ids import ItemId
 from gitcoop.service.context import Context
 from gitcoop.service.verify import verify_item
-from gitcoop.store import codec
+from gitcoop.store.ledger import codec
 from tests.conftest import Clones, coop_in, git
 from tests.rawledger import put, read
 from tests.service.queue_fixtures import NOW, install

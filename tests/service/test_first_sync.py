@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from gitcoop.store.cache import ItemCache
+from gitcoop.store.fast.read_cache import ItemCache
+from gitcoop.store.ledger.snapshot import Snapshot
 from gitcoop.store.repository import Repo, open_repo
-from gitcoop.store.snapshot import Snapshot
 from tests.conftest import Clones, coop_in
 
 
@@ -105,8 +105,8 @@ def test_the_conflicted_rows_the_halves_hand_over_are_those_of_the_cache(
     """A split first sync's merge takes the open rows with conflicts that the two halves
     found (all the notices read) instead of reading the open index back: the same rows
     a fresh read of the cache gives, and only those cross from the child."""
-    from gitcoop.store import merge, transport
-    from gitcoop.store.rows import conflicted
+    from gitcoop.store.fast.cache_rows import conflicted
+    from gitcoop.store.ledger import merge, transport
 
     _, todo = lost_take(clones, 40)
     b = clones.clone("bob")
@@ -141,7 +141,7 @@ def test_a_first_sync_tells_its_actor_what_lost(clones: Clones) -> None:
 def test_what_a_sync_needs_next_loads_while_git_fetches(clones: Clones) -> None:
     """`fetch(meanwhile=...)` runs it once git has started and before the fetch is done;
     if it fails, git is stopped and the failure is the fetch's."""
-    from gitcoop.store import transport
+    from gitcoop.store.ledger import transport
 
     shared_ledger(clones, 4)
     b = clones.clone("bob")

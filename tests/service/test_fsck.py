@@ -9,7 +9,7 @@ import pytest
 from gitcoop.errors import BadLedger, NoLedger
 from gitcoop.service.context import Context
 from gitcoop.service.fsck import Report, fsck, summary
-from gitcoop.store import codec
+from gitcoop.store.ledger import codec
 from tests.conftest import coop, git
 from tests.rawledger import put, read
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from gitcoop.store import journal
+from gitcoop.store.ledger import journal
 from tests.conftest import coop, git
 from tests.service.hook_helpers import add, commit, head, item, with_gitcoop_on_path
 

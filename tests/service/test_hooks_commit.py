@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from gitcoop.store import journal
+from gitcoop.store.ledger import journal
 from tests import rawledger
 from tests.conftest import coop, git
 from tests.service.hook_helpers import (

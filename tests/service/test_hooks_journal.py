@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from gitcoop.store import journal
-from gitcoop.store.lock import lock_path
+from gitcoop.store.git.lock import lock_path
+from gitcoop.store.ledger import journal
 from tests.conftest import coop, git, make_repo
 from tests.service.hook_helpers import (
     add,

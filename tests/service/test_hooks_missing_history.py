@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from gitcoop.store import journal
+from gitcoop.store.ledger import journal
 from tests.conftest import Clones, coop_in, git
 from tests.service.hook_helpers import commit, head, with_gitcoop_on_path
 from tests.service.test_hooks_journal import lock_held_elsewhere

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from gitcoop.service import hooks
-from gitcoop.store import journal
+from gitcoop.store.ledger import journal
 from tests.conftest import coop, git
 from tests.service.hook_helpers import GIT, add, bare_env, commit, head, item, ledger_tip
 

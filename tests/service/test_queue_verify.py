@@ -10,8 +10,8 @@ from gitcoop.domain.records import Item
 from gitcoop.errors import Refused
 from gitcoop.service import queue
 from gitcoop.service.verify import verify
+from gitcoop.store.ledger.snapshot import Snapshot
 from gitcoop.store.repository import open_repo
-from gitcoop.store.snapshot import Snapshot
 from tests.conftest import Clones, coop_in, git
 from tests.service.queue_fixtures import CONFIRM, GIT_COOP, Code, install
 

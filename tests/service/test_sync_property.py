@@ -33,8 +33,8 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from gitcoop.domain.roles import LEDGER_ID
+from gitcoop.store.ledger.snapshot import Snapshot
 from gitcoop.store.repository import open_repo
-from gitcoop.store.snapshot import Snapshot
 from tests.conftest import coop_in, git, make_repo
 from tests.service.offline_model import Ev, Todo, ask, fold, joined
 

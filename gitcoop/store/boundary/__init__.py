@@ -24,7 +24,7 @@ rules; each check here names the rule it enforces:
 
     fetched.py      `check`: all of the above on what a fetch brought
 
-`store/merge.py` calls `fetched.check` before anything else reads the remote
+`store/ledger/merge.py` calls `fetched.check` before anything else reads the remote
 side, and writes its merges with `joining.join`. This file imports nothing, so
 a command that only reads the remembered tip (`remembered.py`) loads no more.
 """

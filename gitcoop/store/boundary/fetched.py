@@ -10,9 +10,9 @@ from gitcoop.errors import BadLedger, FetchedLedgerRefused
 from gitcoop.store.boundary import format1, joining, remembered, windows
 from gitcoop.store.boundary.history import History, Reader, check_one_root
 from gitcoop.store.boundary.tree import changed
-from gitcoop.store.layout import EVENTS
+from gitcoop.store.ledger.layout import EVENTS
+from gitcoop.store.ledger.snapshot import Known, Snapshot
 from gitcoop.store.repository import CommitInfo, Oid, Repo
-from gitcoop.store.snapshot import Known, Snapshot
 
 
 @dataclass

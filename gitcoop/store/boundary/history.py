@@ -20,9 +20,9 @@ from gitcoop.domain import admission
 from gitcoop.domain.ids import ItemId, fanout, is_content_id
 from gitcoop.domain.records import Event
 from gitcoop.errors import BadLedger
-from gitcoop.store.layout import EVENT_FILE_RE, EVENTS, FANOUT_RE, ITEM_DIR_RE, MODE_BLOB
+from gitcoop.store.ledger.layout import EVENT_FILE_RE, EVENTS, FANOUT_RE, ITEM_DIR_RE, MODE_BLOB
+from gitcoop.store.ledger.snapshot import Snapshot
 from gitcoop.store.repository import CommitInfo, Oid, Repo
-from gitcoop.store.snapshot import Snapshot
 
 MAX_PARENTS = 2  # gitcoop writes no more: a merge joins the remote's tip and the local one
 # events one fetched commit may add: an `import` of a whole tracker writes a few thousand
@@ -58,7 +58,7 @@ class Reader:
         return [events[key] for key in keys]
 
     def item_events(self, snapshot: Snapshot, item_id: ItemId) -> list[Event]:
-        from gitcoop.store.layout import event_dir
+        from gitcoop.store.ledger.layout import event_dir
 
         tree = snapshot.subtree(event_dir(item_id))
         return [self.event(snapshot, item_id, e) for e in tree] if tree is not None else []

@@ -25,12 +25,12 @@ from gitcoop.domain.keys import Keys
 from gitcoop.domain.records import Event, Item
 from gitcoop.domain.roles import LEDGER_ID
 from gitcoop.errors import BadLedger
-from gitcoop.store import codec
 from gitcoop.store.boundary.history import Added, Reader, added_files
 from gitcoop.store.boundary.tree import changed, changed_in
-from gitcoop.store.layout import EVENT_FILE_RE, EVENTS, event_dir, item_path
+from gitcoop.store.ledger import codec
+from gitcoop.store.ledger.layout import EVENT_FILE_RE, EVENTS, event_dir, item_path
+from gitcoop.store.ledger.snapshot import Known, Snapshot
 from gitcoop.store.repository import CommitInfo, Oid, Repo
-from gitcoop.store.snapshot import Known, Snapshot
 
 Lookup = Callable[[ItemId], Item | None]
 

@@ -23,7 +23,7 @@ import contextlib
 from collections.abc import Iterator
 
 from gitcoop.errors import ChangedUnderWrite, RemoteRewritten
-from gitcoop.store.layout import taken_ref
+from gitcoop.store.ledger.layout import taken_ref
 from gitcoop.store.repository import Oid, Repo
 
 TAKEN = taken_ref("")  # the folder of every remote's remembered tip
@@ -96,7 +96,7 @@ def check(repo: Repo, remote: str, theirs: Oid | None, last: Oid | None) -> None
         return
     if theirs is None or not repo.is_ancestor(last, theirs):
         raise HistoryLost(rewritten(repo, remote, last, theirs))
-    from gitcoop.store.snapshot import Snapshot
+    from gitcoop.store.ledger.snapshot import Snapshot
 
     if Snapshot(repo, theirs).config.format < 2:
         return  # the previous release merged with the local side first

@@ -15,7 +15,7 @@ from typing import Any
 from gitcoop.domain.bounds import printable
 from gitcoop.domain.ids import ItemId, fanout
 from gitcoop.errors import BadLedger
-from gitcoop.store.layout import (
+from gitcoop.store.ledger.layout import (
     EVENTS,
     FANOUT_RE,
     ITEM_DIR_RE,
@@ -25,7 +25,7 @@ from gitcoop.store.layout import (
     MODE_TREE,
     event_dir,
 )
-from gitcoop.store.snapshot import Snapshot
+from gitcoop.store.ledger.snapshot import Snapshot
 
 Entries = dict[str, Any]  # file name -> blob id, inside one item's event folder
 

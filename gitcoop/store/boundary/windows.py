@@ -41,10 +41,10 @@ from gitcoop.store.boundary import joining
 from gitcoop.store.boundary.history import MAX_EVENTS, Added, History, Reader, added_files
 from gitcoop.store.boundary.joining import Holding, holds_items, ledger_before
 from gitcoop.store.boundary.tree import tops_written
-from gitcoop.store.layout import EVENTS, ITEMS
+from gitcoop.store.fast.cache_rows import quiet_summary
+from gitcoop.store.ledger.layout import EVENTS, ITEMS
+from gitcoop.store.ledger.snapshot import Known, Snapshot
 from gitcoop.store.repository import CommitInfo, Oid, Repo
-from gitcoop.store.rows import quiet_summary
-from gitcoop.store.snapshot import Known, Snapshot
 
 REFERENCE = "COOP_REFERENCE"  # "1": every history takes the whole-commit check
 

@@ -1,0 +1,57 @@
+"""Finding the few items that mention a string, without parsing every item file.
+
+A hook must stay fast on a ledger of 10,000 items: reading raw blobs and
+parsing only those that contain the string costs a fraction of loading them
+all. The writer's YAML never wraps or escapes plain ASCII values (its width
+is unbounded), so an sha or an e-mail address appears in the bytes verbatim.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from gitcoop.domain.ids import ItemId
+from gitcoop.domain.patterns import lazy
+from gitcoop.domain.records import Item
+from gitcoop.errors import BadLedger
+from gitcoop.store.ledger.layout import (
+    EVENTS,
+    ITEM_DIR_RE,
+    ITEM_FILE_RE,
+    ITEMS,
+    MODE_BLOB,
+    MODE_TREE,
+)
+from gitcoop.store.ledger.snapshot import Snapshot
+
+
+def items_containing(snapshot: Snapshot, needle: str) -> Iterator[Item]:
+    """Items whose file contains `needle`; the caller checks the field it meant."""
+    raw = needle.encode("utf-8")
+    for fan, tree in snapshot.fanouts(ITEMS):
+        for entry in tree:
+            path = f"{ITEMS}/{fan}/{entry.name}"
+            if not ITEM_FILE_RE.match(entry.name) or entry.filemode != MODE_BLOB:
+                raise BadLedger(f"{path}: not an allowed item file")
+            if raw in snapshot.repo.blob_bytes(entry.id, path, snapshot.cap):
+                item = snapshot.item(ItemId(entry.name[:-5]))
+                if item is not None:
+                    yield item
+
+
+_SHA = lazy(rb"(?<![0-9a-f])[0-9a-f]{40}(?:[0-9a-f]{24})?(?![0-9a-f])")
+
+
+def commits_named(snapshot: Snapshot) -> set[str]:
+    """Every full commit sha any event of the ledger names (read raw, parsed never)."""
+    found: set[str] = set()
+    for fan, tree in snapshot.fanouts(EVENTS):
+        for folder in tree:
+            if not ITEM_DIR_RE.match(folder.name) or folder.filemode != MODE_TREE:
+                raise BadLedger(f"{EVENTS}/{fan}/{folder.name}: not an allowed event folder")
+            where = f"{EVENTS}/{fan}/{folder.name}"
+            for entry in snapshot.repo.tree(folder.id, where):
+                path = f"{where}/{entry.name}"
+                data = snapshot.repo.blob_bytes(entry.id, path, snapshot.cap)
+                found.update(match.decode() for match in _SHA.findall(data))
+    return found

@@ -1,0 +1,422 @@
+"""A read cache of parsed item files that cannot go stale, and the open index in it.
+
+What is cached is keyed by git object ids, which name content: an entry is
+either exactly right or not used. A lookup always starts from the ref's
+current tree, so a plain `git fetch` or any other writer moving the ref is
+seen at once. For each fan-out directory (`items/<xx>`) the cache holds the
+tree id it was built from, in three kinds of file (one of each per first
+character of the fan-out: 32 groups, not 1,024 files):
+
+- `<x>.open`, **the open index**: a `Row` for every item a plain reading
+  verb may show (unsettled, or carrying a conflict, a takeover notice or a
+  pending obligation: `in_view`), a tally of the other, settled, items by
+  (kind, status, tags), and those settled items' links (the dependency graph
+  needs every link). `list`, `ready`, `blocked`, `prime` and the queue view
+  read only these files, so they cost what the open work costs, however long
+  the history (`status`, `owed` and `show` read less: the keys, below).
+- `<x>.settled`: (id, blob id, kind, status, tags, links, parent) of each
+  settled item, read only when a fan-out changed, so that a settled file
+  whose blob id is unchanged is never read again.
+- `<x>.shard`: the rows of the settled items, read only for `--all`, a
+  `--status` naming a settled state, and other whole-ledger reads.
+- `<x>.keys`: the open index without its rows (store/fast/open_keys.py): tallies, the
+  holder and due indexes and every item's links, for `status` and `owed`;
+  written with `<x>.open`, and made from it when missing.
+- `<x>.in`: the links into the group's items from every fan-out, for `show`,
+  with the tree id of each fan-out they came from; brought up to date from the
+  keys of the fan-outs whose tree changed.
+
+When a fan-out tree id differs from the one stored, rows and entries whose
+(name, blob id) is unchanged are reused and only the other files are parsed.
+A `Row` holds the blob id, the item's shortest unique label, the `Summary`
+(the fields the reading verbs filter, sort and print on), its validated
+canonical data (marshalled, loaded only when asked for) and its `--json` text
+as an element of a listing.
+
+A large rebuild (a new clone, a deleted cache) is split between two
+processes: a child builds half of the groups and writes their files, the
+parent builds the other half and reads the child's files (anything the child
+did not write, the parent builds itself). Files are written atomically and
+heal themselves (`shardfile.py`). A row takes about 2 KB (half of it the
+indented JSON text).
+"""
+
+from __future__ import annotations
+
+import marshal
+import os
+from collections import Counter
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from gitcoop.domain import progress
+from gitcoop.domain.ids import fanout, shortest_labels
+from gitcoop.store.fast import memory, split
+from gitcoop.store.fast.cache_files import MAX_FILE_BYTES, ShardFiles, cache_dir
+from gitcoop.store.fast.cache_rows import (
+    Data,
+    Node,
+    OpenView,
+    Row,
+    Summary,
+    Tally,
+    in_view,
+    make_row,
+    summarise,
+)
+from gitcoop.store.fast.open_keys import Incoming, Keys, derive, incoming_of, pack, unpack
+
+__all__ = ["MAX_FILE_BYTES", "cache_dir"]
+READING = "reading items into the read cache"
+Entry = tuple[str, str]  # item id, blob id
+Parse = Callable[[str, str], Data]
+# the validated data of a file, or only its summary when the file is settled and needs
+# nothing (`rows.quiet_summary`): a plain read never shows it, so the rest is not checked
+Quick = Callable[[str, str], "Data | Summary"]
+Listing = Callable[[str], list[Entry]]
+PARALLEL_FANOUTS = 128  # changed fan-outs from which a rebuild uses a second process
+_LAST_KEYS: list[Any] = []  # (cache root, fan-out trees), the keys read for them
+
+
+class ItemCache:
+    """The cache's files under the common git dir."""
+
+    def __init__(self, common_dir: str) -> None:
+        self.files = ShardFiles(cache_dir(common_dir))
+        self.root = self.files.root
+        self.hits = 0  # fan-out trees served unchanged (for tests and the benchmark)
+        self.parsed = 0  # item blobs parsed because no file held them
+        self.parallel = True  # a large rebuild may use a second process
+
+    def read(self, name: str) -> Any:
+        return self.files.read(name)
+
+    def document(self, path: str, blob_id: str, parse: Callable[[], Data]) -> Data:
+        """One parsed ledger file (e.g. coop.yaml) by blob id; `parse` runs on a miss."""
+        name = "doc-" + path.replace("/", "-") + ".doc"
+        old = self.files.read(name)
+        if isinstance(old, tuple) and old[0] == blob_id and isinstance(old[1], dict):
+            return old[1]
+        data = parse()
+        self.files.write(name, (blob_id, data))
+        return data
+
+    # -- the open index -------------------------------------------------------
+
+    def open_view(
+        self,
+        fanouts: list[tuple[str, str]],
+        entries: Listing,
+        parse: Parse,
+        quick: Quick | None = None,
+    ) -> OpenView:
+        """The open index of these (fan-out name, tree id)s.
+
+        `entries(fan)` and `quick(item id, blob id)` (else `parse`) run only for
+        fan-out trees the index does not hold as they are.
+        """
+        rows: list[Row] = []
+        settled: Counter[tuple[str, str, tuple[str, ...]]] = Counter()
+        nodes: list[Node] = []
+        for _, stored in self._open_fans(fanouts, entries, quick or parse):
+            rows += map(Row._make, stored[1])
+            for kind, status, tags, count in stored[2]:
+                settled[kind, status, tags] += count
+            nodes += map(Node._make, stored[3])
+        tally = [Tally(k, s, t, n) for (k, s, t), n in settled.items()]
+        return OpenView(rows, tally, nodes)
+
+    def _open_fans(
+        self, fanouts: list[tuple[str, str]], entries: Listing, parse: Quick
+    ) -> list[tuple[str, Any]]:
+        """(fan, stored open entry) for every fan-out, rebuilding what changed."""
+        groups = _groups(fanouts)
+        stored = {group: _dict(self.files.read(f"{group}.open")) for group in groups}
+        stale = [g for g, members in groups.items() if _changed(stored[g], members)]
+        self.hits += sum(len(members) for g, members in groups.items() if g not in stale)
+
+        def build(group: str) -> None:
+            stored[group] = self._open_group(group, groups[group], stored[group], entries, parse)
+
+        def reread(group: str) -> bool:
+            stored[group] = _dict(self.files.read(f"{group}.open"))
+            return not _changed(stored[group], groups[group])
+
+        self._build(stale, groups, build, reread)
+        return [(fan, stored[fan[:1]][fan]) for fan, _ in fanouts]
+
+    def _open_group(
+        self,
+        group: str,
+        members: list[tuple[str, str]],
+        stored: dict[str, Any],
+        entries: Listing,
+        parse: Quick,
+    ) -> dict[str, Any]:
+        known = _dict(self.files.read(f"{group}.settled"))
+        kept: dict[str, Any] = {}
+        for fan, tree_id in members:
+            old = stored.get(fan)
+            if old is not None and old[0] == tree_id:
+                self.hits += 1
+                kept[fan] = old
+                continue
+            rows, settled = self._rebuild_open(entries(fan), old, known.get(fan), parse)
+            kept[fan] = (tree_id, rows, _tally(settled), _nodes(settled))
+            known[fan] = (tree_id, settled)
+        self.files.write(f"{group}.open", kept)
+        self._write_keys(group, kept)
+        current = {
+            fan: known[fan] for fan in kept if fan in known and known[fan][0] == kept[fan][0]
+        }
+        self.files.write(f"{group}.settled", current)
+        return kept
+
+    def _rebuild_open(
+        self, listed: list[Entry], old: Any, known: Any, parse: Quick
+    ) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
+        """One fan-out's open rows and settled entries: unchanged files reused, the rest parsed."""
+        rows_by = {(row[0], row[1]): row for row in old[1]} if old is not None else {}
+        settled_by = {(e[0], e[1]): e for e in known[1]} if known is not None else {}
+        names = shortest_labels(item_id for item_id, _ in listed)
+        rows: list[tuple[Any, ...]] = []
+        settled: list[tuple[Any, ...]] = []
+        for item_id, blob_id in listed:
+            stored = rows_by.get((item_id, blob_id))
+            if stored is not None:
+                row = Row._make(stored)
+                if row.label != names[item_id]:  # a new neighbour lengthened the label
+                    row = make_row(item_id, blob_id, names[item_id], row.data(), row.summary)
+                rows.append(tuple(row))
+                continue
+            entry = settled_by.get((item_id, blob_id))
+            if entry is None:
+                read = parse(item_id, blob_id)
+                self.parsed += 1
+                summary = read if isinstance(read, Summary) else summarise(read)
+                if in_view(summary):
+                    assert not isinstance(read, Summary)  # a quiet summary is never in view
+                    rows.append(tuple(make_row(item_id, blob_id, names[item_id], read, summary)))
+                    continue
+                entry = _settled_entry(blob_id, summary)
+            settled.append(entry)
+        return rows, settled
+
+    # -- the keys: tallies, the holder and due indexes, links both ways --------
+
+    def keys(
+        self,
+        fanouts: list[tuple[str, str]],
+        entries: Listing,
+        parse: Parse,
+        quick: Quick | None = None,
+    ) -> list[Keys]:
+        """Each fan-out's keys (store/fast/open_keys.py), in the order given: from the `<x>.keys`
+        files, and from the open index for a group whose keys file is not current."""
+        seen = (self.root, tuple(fanouts))
+        if _LAST_KEYS and _LAST_KEYS[0] == seen:  # `status` asks, then `owed` asks again
+            kept: list[Keys] = _LAST_KEYS[1]
+            return kept
+        groups = _groups(fanouts)
+        stored = {group: _dict(self.files.read(f"{group}.keys")) for group in groups}
+        stale = [g for g, members in groups.items() if _changed(stored[g], members)]
+        if stale:
+            wanted = [fan for fan in fanouts if fan[0][:1] in stale]
+            opened = dict(self._open_fans(wanted, entries, quick or parse))
+            for group in stale:  # a rebuilt open file wrote its keys: read them again
+                stored[group] = _dict(self.files.read(f"{group}.keys"))
+                if _changed(stored[group], groups[group]):
+                    members = {fan: opened[fan] for fan, _ in groups[group]}
+                    stored[group] = self._write_keys(group, members)
+        found = [Keys._make(stored[fan[:1]][fan]) for fan, _ in fanouts]
+        _LAST_KEYS[:] = [seen, found]  # only the last: a long-lived process keeps no more
+        return found
+
+    def _write_keys(self, group: str, opened: dict[str, Any]) -> dict[str, Any]:
+        old = _dict(self.files.read(f"{group}.keys"))
+        kept = {}
+        for fan, stored in opened.items():
+            before = old.get(fan)
+            kept[fan] = before if before is not None and before[0] == stored[0] else derive(stored)
+        self.files.write(f"{group}.keys", kept)
+        return kept
+
+    def incoming(
+        self,
+        item_id: str,
+        fanouts: list[tuple[str, str]],
+        entries: Listing,
+        parse: Parse,
+        quick: Quick | None = None,
+    ) -> list[Incoming]:
+        """The links into `item_id` (its children's too) from every item, in view or not,
+        from its group's `<x>.in`; what changed since is taken out and put back from the
+        keys of the fan-outs whose tree changed."""
+        fan = fanout(item_id)
+        group = fan[:1]
+        stored = _dict(self.files.read(f"{group}.in"))
+        sources = _dict(stored.get("sources"))
+        parts = _dict(stored.get("to"))
+        now = dict(fanouts)
+        changed = [(f, t) for f, t in fanouts if sources.get(f) != t]
+        if changed or sources.keys() - now.keys():
+            redo = {f for f, _ in changed} | (sources.keys() - now.keys())
+            kept = [
+                entry
+                for part in parts
+                for entry in marshal.loads(parts[part])
+                if entry[5] not in redo
+            ]
+            groups = {source[:1] for source, _ in changed}  # the keys' files, whole
+            wanted = [(f, t) for f, t in fanouts if f[:1] in groups]
+            read = self.keys(wanted, entries, parse, quick)
+            found = dict(zip((f for f, _ in wanted), read, strict=True))
+            for source, _ in changed:
+                kept += incoming_of(source, found[source], group)
+            parts = pack(kept)
+            self.files.write(f"{group}.in", {"sources": now, "to": parts})
+        return [entry for entry in unpack(parts, fan) if entry.target == item_id]
+
+    # -- every item -----------------------------------------------------------
+
+    def rows(
+        self,
+        fanouts: list[tuple[str, str]],
+        entries: Listing,
+        parse: Parse,
+        quick: Quick | None = None,
+    ) -> list[Row]:
+        """Every item's row: the open index's and the settled shards', by fan-out and id."""
+        opened = dict(self._open_fans(fanouts, entries, quick or parse))
+        groups = _groups(fanouts)
+        shards = {group: _dict(self.files.read(f"{group}.shard")) for group in groups}
+        stale = [g for g, members in groups.items() if _changed(shards[g], members)]
+        self.hits += sum(len(members) for g, members in groups.items() if g not in stale)
+
+        def build(group: str) -> None:
+            shards[group] = self._settled_group(
+                group, groups[group], shards[group], opened, entries, parse
+            )
+
+        def reread(group: str) -> bool:
+            shards[group] = _dict(self.files.read(f"{group}.shard"))
+            return not _changed(shards[group], groups[group])
+
+        self._build(stale, groups, build, reread)
+        found: list[Row] = []
+        for fan, _ in fanouts:
+            found += map(Row._make, opened[fan][1])
+            found += map(Row._make, shards[fan[:1]][fan][1])
+        found.sort(key=lambda row: (fanout(row.item_id), row.item_id))
+        return found
+
+    def _settled_group(
+        self,
+        group: str,
+        members: list[tuple[str, str]],
+        stored: dict[str, Any],
+        opened: dict[str, Any],
+        entries: Listing,
+        parse: Parse,
+    ) -> dict[str, Any]:
+        kept: dict[str, Any] = {}
+        for fan, tree_id in members:
+            old = stored.get(fan)
+            if old is not None and old[0] == tree_id:
+                self.hits += 1
+                kept[fan] = old
+                continue
+            listed = entries(fan)
+            in_index = {(row[0], row[1]) for row in opened[fan][1]}
+            reused = {(row[0], row[1]): row for row in old[1]} if old is not None else {}
+            names = shortest_labels(item_id for item_id, _ in listed)
+            rows = []
+            for item_id, blob_id in listed:
+                if (item_id, blob_id) in in_index:
+                    continue
+                row = reused.get((item_id, blob_id))
+                if row is None or row[2] != names[item_id]:
+                    data = Row._make(row).data() if row is not None else parse(item_id, blob_id)
+                    self.parsed += row is None
+                    row = tuple(make_row(item_id, blob_id, names[item_id], data))
+                rows.append(row)
+            kept[fan] = (tree_id, rows)
+        self.files.write(f"{group}.shard", kept)
+        return kept
+
+    # -- building -------------------------------------------------------------
+
+    def _build(
+        self,
+        stale: list[str],
+        groups: dict[str, list[tuple[str, str]]],
+        build: Callable[[str], None],
+        reread: Callable[[str], bool],
+    ) -> None:
+        """Build the stale groups, the second half in a child process when there is a lot."""
+        changed = sum(len(groups[g]) for g in stale)
+        theirs: list[str] = []
+        if self.parallel and changed >= PARALLEL_FANOUTS and len(stale) > 1:
+            theirs = stale[len(stale) // 2 :]
+
+        def build_theirs() -> None:
+            for group in theirs:
+                build(group)
+
+        with memory.bulk():  # rows that live until the command ends, and no cyclic garbage
+            child = split.fork(build_theirs) if theirs else None
+            mine = stale if child is None else stale[: len(stale) // 2]
+            shown = progress.reporter()
+            pace = 1 if child is None else 2  # the child builds as many beside this process
+            try:
+                for done, group in enumerate(mine):
+                    shown.step(READING, min(done * pace, len(stale)), len(stale))
+                    build(group)
+            finally:
+                if child is not None:
+                    os.waitpid(child, 0)
+            for group in theirs if child is not None else ():
+                if not reread(group):  # the child failed or could not write: do it here
+                    build(group)
+        if stale:
+            shown.step(READING, len(stale), len(stale))
+
+
+def _settled_entry(blob_id: str, summary: Summary) -> tuple[Any, ...]:
+    return (
+        summary.id,
+        blob_id,
+        summary.kind,
+        summary.status,
+        summary.tags,
+        summary.links,
+        summary.parent_id,
+    )
+
+
+def _tally(settled: Iterable[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+    counts = Counter((e[2], e[3], e[4]) for e in settled)
+    return [(kind, status, tags, n) for (kind, status, tags), n in counts.items()]
+
+
+def _nodes(settled: Iterable[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+    return [(e[0], e[2], e[3], e[5], e[6]) for e in settled if e[5] or e[6] is not None]
+
+
+def _groups(fanouts: list[tuple[str, str]]) -> dict[str, list[tuple[str, str]]]:
+    """Fan-outs by file group (their first character), in the order given."""
+    groups: dict[str, list[tuple[str, str]]] = {}
+    for fan, tree_id in fanouts:
+        groups.setdefault(fan[:1], []).append((fan, tree_id))
+    return groups
+
+
+def _changed(stored: dict[str, Any], members: list[tuple[str, str]]) -> bool:
+    """Whether a group's file lacks one of these fan-out trees, or holds a fan-out no more."""
+    if len(stored) != len(members):
+        return True
+    return any(stored.get(fan, (None,))[0] != tree_id for fan, tree_id in members)
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
