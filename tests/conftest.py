@@ -25,6 +25,26 @@ from gitcoop.cli.main import main
 
 NOW = "2026-11-29T10:00:00Z"
 
+# `pytest -m quick`: the rules without git, the layers, and each verb once
+# through the CLI against a real repository; about a minute of CPU, for use
+# while working (README, Contributing). The whole suite runs before a push.
+QUICK = (
+    "tests/domain/",
+    "tests/test_layers.py",
+    "tests/cli/test_first_steps.py",
+    "tests/cli/test_usage_errors.py",
+    "tests/cli/test_status.py",
+    "tests/service/test_writer.py",
+)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    root = Path(str(config.rootpath))
+    for item in items:
+        where = Path(str(item.path)).relative_to(root).as_posix()
+        if where.startswith(QUICK):
+            item.add_marker(pytest.mark.quick)
+
 
 def unavailable(reason: str) -> NoReturn:
     """A tool a test needs is missing here (strace, git-daemon, sshd).
