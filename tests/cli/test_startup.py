@@ -159,7 +159,7 @@ def test_a_command_process_collects_cycles_less_often_and_keeps_what_it_read(
     script = (
         "import atexit, gc, json, sys\n"
         "from gitcoop.cli.main import run\n"
-        "from gitcoop.store import heap\n"
+        "from gitcoop.store.fast import memory\n"
         "def report():\n"
         "    made = []\n"
         "    made.append(made)  # a cycle: only the collector frees it\n"
