@@ -182,417 +182,421 @@ def _hinted(ctx: Context) -> bool:
         return False
 
 
-def register(app: typer.Typer) -> None:
-    @app.command()
-    def init(
-        actor: AsOpt = None,
-        with_hooks: Annotated[
-            bool,
-            typer.Option("--hooks", help="Also install the git hooks (git coop hooks install)."),
-        ] = False,
-        new: Annotated[
-            bool,
-            typer.Option(
-                "--new",
-                help="Start a ledger here even though a remote has one, or cannot be asked "
-                "(otherwise refused: two ledgers started apart never merge).",
-            ),
-        ] = False,
-        as_json: JsonOpt = False,
-    ) -> None:
-        """Create the ledger on refs/coop/ledger (idempotent); you become an owner.
+def init(
+    actor: AsOpt = None,
+    with_hooks: Annotated[
+        bool,
+        typer.Option("--hooks", help="Also install the git hooks (git coop hooks install)."),
+    ] = False,
+    new: Annotated[
+        bool,
+        typer.Option(
+            "--new",
+            help="Start a ledger here even though a remote has one, or cannot be asked "
+            "(otherwise refused: two ledgers started apart never merge).",
+        ),
+    ] = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Create the ledger on refs/coop/ledger (idempotent); you become an owner.
 
-        Also keeps ledger commits out of git log views (undo: git coop hide-ledger --undo).
-        In a clone, a remote's ledger is shared instead (git coop remote setup origin &&
-        git coop sync): init refuses when a remote has one, unless --new.
-        """
-        from gitcoop.cli import render
-        from gitcoop.cli.history_commands import hide_after_setup
-        from gitcoop.cli.hooks_commands import install_or_hint
-        from gitcoop.service import ledger
+    Also keeps ledger commits out of git log views (undo: git coop hide-ledger --undo).
+    In a clone, a remote's ledger is shared instead (git coop remote setup origin &&
+    git coop sync): init refuses when a remote has one, unless --new.
+    """
+    from gitcoop.cli import render
+    from gitcoop.cli.history_commands import hide_after_setup
+    from gitcoop.cli.hooks_commands import install_or_hint
+    from gitcoop.service import ledger
 
-        ctx = make_context(actor)
-        if not new:
-            ledger.refuse_if_shared(ctx)
-        created, config = ledger.init(ctx)
-        hooked, hook_lines = install_or_hint(ctx, with_hooks)
-        views, view_lines = hide_after_setup(ctx)
-        if as_json:
-            extra = {"hooks": hooked, "history_view": views}
-            render.emit_json({"created": created, **config.to_data(), **extra})
-        elif created:
-            say(f"initialised refs/coop/ledger; owners: {', '.join(config.roles.owners)}")
-        else:
-            say("refs/coop/ledger already exists; nothing changed")
-        for line in hook_lines + view_lines:  # notices on stderr; --json keeps stdout JSON
-            if line.startswith("gitcoop:"):
-                warn(line)
-            elif not as_json:
-                say(line)
+    ctx = make_context(actor)
+    if not new:
+        ledger.refuse_if_shared(ctx)
+    created, config = ledger.init(ctx)
+    hooked, hook_lines = install_or_hint(ctx, with_hooks)
+    views, view_lines = hide_after_setup(ctx)
+    if as_json:
+        extra = {"hooks": hooked, "history_view": views}
+        render.emit_json({"created": created, **config.to_data(), **extra})
+    elif created:
+        say(f"initialised refs/coop/ledger; owners: {', '.join(config.roles.owners)}")
+    else:
+        say("refs/coop/ledger already exists; nothing changed")
+    for line in hook_lines + view_lines:  # notices on stderr; --json keeps stdout JSON
+        if line.startswith("gitcoop:"):
+            warn(line)
+        elif not as_json:
+            say(line)
 
-    @app.command()
-    def add(
-        kind: Annotated[
-            str,
-            typer.Argument(
-                metavar="KIND", click_type=click.Choice(KINDS), help="todo|request|item."
-            ),
-        ],
-        title: Annotated[str, typer.Argument(metavar="TITLE", help="A one-line title.")],
-        body: BodyOpt = None,
-        body_file: BodyFileOpt = None,
-        tag: TagsOpt = None,
-        priority: PriorityOpt = None,
-        due: DueOpt = None,
-        discovered_from: Annotated[
-            str | None,
-            typer.Option(
-                "--discovered-from", metavar="ID", help="Found while doing ID: links them."
-            ),
-        ] = None,
-        follows: Annotated[
-            str | None,
-            typer.Option(
-                "--follows",
-                metavar="ID",
-                help="Carries on settled work ID, which stays the record: links them.",
-            ),
-        ] = None,
-        evidence: EvidenceOpt = None,
-        source: SourceOpt = None,
-        actor: AsOpt = None,
-        as_json: JsonOpt = False,
-    ) -> None:
-        """File a new todo, request or queue item; prints its id.
 
-        --due sets the item's own deadline, which `list`, `show`, `status` and `ready`
-        show; it is separate from the review due time of what a take owes."""
-        from gitcoop.cli import body as bodies
-        from gitcoop.cli import render
-        from gitcoop.service import ledger, queue
+def add(
+    kind: Annotated[
+        str,
+        typer.Argument(metavar="KIND", click_type=click.Choice(KINDS), help="todo|request|item."),
+    ],
+    title: Annotated[str, typer.Argument(metavar="TITLE", help="A one-line title.")],
+    body: BodyOpt = None,
+    body_file: BodyFileOpt = None,
+    tag: TagsOpt = None,
+    priority: PriorityOpt = None,
+    due: DueOpt = None,
+    discovered_from: Annotated[
+        str | None,
+        typer.Option("--discovered-from", metavar="ID", help="Found while doing ID: links them."),
+    ] = None,
+    follows: Annotated[
+        str | None,
+        typer.Option(
+            "--follows",
+            metavar="ID",
+            help="Carries on settled work ID, which stays the record: links them.",
+        ),
+    ] = None,
+    evidence: EvidenceOpt = None,
+    source: SourceOpt = None,
+    actor: AsOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """File a new todo, request or queue item; prints its id.
 
-        text = bodies.from_options(body, body_file)
-        checked_shape(title, tag, priority, text)
-        tags = tuple(dict.fromkeys(tag or ()))
-        ctx = make_context(actor)
-        due_at = due_instant(due, ctx.now) if due is not None else None
-        if kind == "item":
-            cited = tuple(queue.parse_evidence(spec) for spec in evidence or [])
-            cited, warnings = queue.check_evidence(ctx, cited)
-            for warning in warnings:
-                warn(f"warning: --evidence {printable(warning)}")
-            shown = queue.add_item(
-                ctx,
-                title.strip(),
-                tags,
-                cited,
-                source or "human",
-                text or None,
-                priority,
-                discovered_from,
-                follows,
-                due_at,
-            )
-        elif evidence or source:
-            raise UsageError("--evidence and --source are for queue items: git coop add item ...")
-        else:
-            shown = ledger.add(
-                ctx,
-                kind,
-                title.strip(),
-                discovered_from,
-                follows,
-                body=text or None,
-                tags=list(tags),
-                priority=priority,
-                due=due_at,
-            )
-        if as_json:
-            render.emit_json(render.item_json(shown))
-        else:
-            say(shown.label)
+    --due sets the item's own deadline, which `list`, `show`, `status` and `ready`
+    show; it is separate from the review due time of what a take owes."""
+    from gitcoop.cli import body as bodies
+    from gitcoop.cli import render
+    from gitcoop.service import ledger, queue
 
-    @app.command("list")
-    def list_(
-        include_all: Annotated[bool, typer.Option("--all", help="Include settled work.")] = False,
-        kind: KindOpt = None,
-        status: Annotated[
-            str | None,
-            typer.Option(
-                "--status",
-                metavar="STATUS",
-                click_type=click.Choice(STATUSES),
-                help=f"Only this status (settled ones too): {', '.join(STATUSES)}.",
-                show_default=False,
-            ),
-        ] = None,
-        holder: Annotated[
-            str | None,
-            typer.Option(
-                "--holder",
-                metavar="WHO",
-                help="Only work held now by someone whose identity starts with WHO (bob).",
-            ),
-        ] = None,
-        tag: Annotated[
-            str | None, typer.Option("--tag", metavar="TAG", help="Only this tag.")
-        ] = None,
-        grep: Annotated[
-            str | None,
-            typer.Option(
-                "--grep",
-                metavar="TEXT",
-                help="Only items whose title, body or notes contain TEXT (any case): work in "
-                "view, and settled work too with --all or a settled --status.",
-            ),
-        ] = None,
-        since: Annotated[
-            str | None,
-            typer.Option(
-                "--since",
-                metavar="WHEN",
-                help="Only items changed since WHEN: a duration back from now (2d, 12h) or "
-                "a date (2026-11-01).",
-            ),
-        ] = None,
-        owed: Annotated[
-            bool, typer.Option("--owed", help="Only items whose obligation is due.")
-        ] = False,
-        due_before: Annotated[
-            str | None,
-            typer.Option(
-                "--due-before",
-                metavar="DATE|DURATION",
-                help="Only items whose own deadline (set by --due; not an obligation's "
-                "review due time) is at or before DATE (2026-12-24: by the end of that "
-                "day) or within DURATION from now (3d).",
-            ),
-        ] = None,
-        overdue: Annotated[
-            bool,
-            typer.Option(
-                "--overdue", help="Only unsettled items whose own deadline (--due) has passed."
-            ),
-        ] = False,
-        stale: Annotated[bool, typer.Option("--stale", help="Only takes older than 2h.")] = False,
-        mine: Annotated[
-            bool,
-            typer.Option(
-                "--mine",
-                help="Only what you hold, takeovers of your work and your events lost on a merge.",
-            ),
-        ] = False,
-        sort: Annotated[
-            str,
-            typer.Option(
-                "--sort",
-                metavar="KEY",
-                click_type=click.Choice(SORTS),
-                help="created (oldest first), updated (latest change first), priority "
-                "(0 first), due (an obligation's review due time, soonest first) or "
-                "deadline (the item's own due date, set by --due; soonest first).",
-            ),
-        ] = "created",
-        limit: LimitOpt = None,
-        wide: WideOpt = False,
-        actor: AsOpt = None,
-        as_json: JsonOpt = False,
-    ) -> None:
-        """Open and taken work; settled work is counted on one line.
-
-        Filters combine (each narrows the list); the list is served from the read cache.
-        """
-        from gitcoop.cli import render
-        from gitcoop.service import queries
-
-        if limit is not None and limit < 0:
-            raise UsageError("-n must be 0 or more")
-        ctx = make_context(actor)
-        since_at = None
-        if since is not None:
-            from gitcoop.service.search import since_instant
-
-            since_at = since_instant(since, ctx.now)
-        where = queries.ListFilter(kind, status, holder, tag, owed, stale, mine)
-        where = replace(where, grep=grep or None, since=since_at, overdue=overdue)
-        if due_before is not None:
-            where = replace(where, due_before=due_instant(due_before, ctx.now, "--due-before"))
-        if mine:
-            from gitcoop.service import lost
-
-            where = lost.mine(ctx, where)
-        found = queries.list_rows(ctx, include_all, where, sort, limit)
-        if as_json:  # the cache keeps each item's --json text
-            render.emit_listing([row.json for row in found.listed])
-            if found.more:
-                warn(more_line(found.more))
-            return
-        if not found.listed and not found.settled:
-            if where != queries.ListFilter():
-                say("nothing matches these filters")
-            else:
-                say("the ledger is empty — add work with: git coop add todo TITLE")
-        lines: list[str] = []  # from the cached summaries: no item is built for a line
-        laid = render.summary_lines(found.listed, ctx.now, wide, found.viewer)
-        for line, row in zip(laid, found.listed, strict=True):
-            lines.append(line)
-            if row.item_id in where.lost:
-                lines.append(lost_line(row.data()["conflicts"], row.label, found.viewer))
-        if lines:
-            say(Styled("\n".join(lines)))
-        if found.more:
-            say(more_line(found.more).removeprefix("gitcoop: "))
-        if found.settled:
-            counts = ", ".join(f"{n} {s}" for s, n in sorted(found.settled.items()))
-            say(f"settled: {counts} — git coop list --all shows them")
-        if found.unsearched:
-            say("settled work was not searched — git coop list --all --grep … searches it too")
-
-    @app.command()
-    def show(item: IdArg, as_json: JsonOpt = False) -> None:
-        """Everything the ledger holds about one item.
-
-        Its fields, body, tags and priority, what it owes, its links both ways (and any
-        cycle they form), and its notes."""
-        from gitcoop.cli import render
-        from gitcoop.service import queries
-
-        ctx = make_context()
-        found = queries.detail(ctx, item)
-        if as_json:
-            data = render.item_json(found.shown)
-            data["notes"] = [note.to_data() for note in found.notes]
-            data["dependencies"] = found.links.to_data()
-            render.emit_json(data)
-        else:
-            say(render.item_details(found.shown, ctx.now, found.notes, found.links))
-
-    @app.command()
-    def log(
-        item: Annotated[
-            str | None, typer.Argument(metavar="[ID]", help="One item (default: every item).")
-        ] = None,
-        as_json: JsonOpt = False,
-    ) -> None:
-        """The event log, oldest first: of one item, or of the whole ledger."""
-        from gitcoop.cli import render
-        from gitcoop.service import queries
-
-        entries = queries.log(make_context(), item)
-        if as_json:
-            render.emit_json([render.event_json(e) for e in entries])
-        else:
-            for entry in entries:
-                say(render.log_line(entry))
-
-    def transition(
-        verb: str,
-        past: str,
-        item: str,
-        args: dict[str, Any],
-        actor: str | None,
-        session: str | None,
-        expect: int | None,
-        as_json: bool,
-        offline: bool = False,
-        commit_elsewhere: bool = False,
-    ) -> None:
-        from gitcoop.service import ledger
-
-        ctx = make_context(actor, session, expect, offline)
-        given = {k: v for k, v in args.items() if v}
-        shown = ledger.act(
-            ctx, item, verb, given, commit_checked(args.get("commit"), commit_elsewhere)
+    text = bodies.from_options(body, body_file)
+    checked_shape(title, tag, priority, text)
+    tags = tuple(dict.fromkeys(tag or ()))
+    ctx = make_context(actor)
+    due_at = due_instant(due, ctx.now) if due is not None else None
+    if kind == "item":
+        cited = tuple(queue.parse_evidence(spec) for spec in evidence or [])
+        cited, warnings = queue.check_evidence(ctx, cited)
+        for warning in warnings:
+            warn(f"warning: --evidence {printable(warning)}")
+        shown = queue.add_item(
+            ctx,
+            title.strip(),
+            tags,
+            cited,
+            source or "human",
+            text or None,
+            priority,
+            discovered_from,
+            follows,
+            due_at,
         )
-        print_written(shown, as_json, past)
-        tell_as_given(ctx, args.get("commit"), commit_elsewhere)
-        if verb == "take" and not _hinted(ctx):  # said once: later takes load nothing for it
-            from gitcoop.cli.hooks_commands import hint_on_take
+    elif evidence or source:
+        raise UsageError("--evidence and --source are for queue items: git coop add item ...")
+    else:
+        shown = ledger.add(
+            ctx,
+            kind,
+            title.strip(),
+            discovered_from,
+            follows,
+            body=text or None,
+            tags=list(tags),
+            priority=priority,
+            due=due_at,
+        )
+    if as_json:
+        render.emit_json(render.item_json(shown))
+    else:
+        say(shown.label)
 
-            hint_on_take(ctx)
 
-    @app.command()
-    def take(
-        item: IdArg,
-        force: ForceOpt = False,
-        actor: AsOpt = None,
-        session: SessionOpt = None,
-        expect: ExpectOpt = None,
-        offline: OfflineOpt = False,
-        as_json: JsonOpt = False,
-    ) -> None:
-        """Claim an open item. Refuses, naming the holder, if someone else has it.
+def list_(
+    include_all: Annotated[bool, typer.Option("--all", help="Include settled work.")] = False,
+    kind: KindOpt = None,
+    status: Annotated[
+        str | None,
+        typer.Option(
+            "--status",
+            metavar="STATUS",
+            click_type=click.Choice(STATUSES),
+            help=f"Only this status (settled ones too): {', '.join(STATUSES)}.",
+            show_default=False,
+        ),
+    ] = None,
+    holder: Annotated[
+        str | None,
+        typer.Option(
+            "--holder",
+            metavar="WHO",
+            help="Only work held now by someone whose identity starts with WHO (bob).",
+        ),
+    ] = None,
+    tag: Annotated[str | None, typer.Option("--tag", metavar="TAG", help="Only this tag.")] = None,
+    grep: Annotated[
+        str | None,
+        typer.Option(
+            "--grep",
+            metavar="TEXT",
+            help="Only items whose title, body or notes contain TEXT (any case): work in "
+            "view, and settled work too with --all or a settled --status.",
+        ),
+    ] = None,
+    since: Annotated[
+        str | None,
+        typer.Option(
+            "--since",
+            metavar="WHEN",
+            help="Only items changed since WHEN: a duration back from now (2d, 12h) or "
+            "a date (2026-11-01).",
+        ),
+    ] = None,
+    owed: Annotated[
+        bool, typer.Option("--owed", help="Only items whose obligation is due.")
+    ] = False,
+    due_before: Annotated[
+        str | None,
+        typer.Option(
+            "--due-before",
+            metavar="DATE|DURATION",
+            help="Only items whose own deadline (set by --due; not an obligation's "
+            "review due time) is at or before DATE (2026-12-24: by the end of that "
+            "day) or within DURATION from now (3d).",
+        ),
+    ] = None,
+    overdue: Annotated[
+        bool,
+        typer.Option(
+            "--overdue", help="Only unsettled items whose own deadline (--due) has passed."
+        ),
+    ] = False,
+    stale: Annotated[bool, typer.Option("--stale", help="Only takes older than 2h.")] = False,
+    mine: Annotated[
+        bool,
+        typer.Option(
+            "--mine",
+            help="Only what you hold, takeovers of your work and your events lost on a merge.",
+        ),
+    ] = False,
+    sort: Annotated[
+        str,
+        typer.Option(
+            "--sort",
+            metavar="KEY",
+            click_type=click.Choice(SORTS),
+            help="created (oldest first), updated (latest change first), priority "
+            "(0 first), due (an obligation's review due time, soonest first) or "
+            "deadline (the item's own due date, set by --due; soonest first).",
+        ),
+    ] = "created",
+    limit: LimitOpt = None,
+    wide: WideOpt = False,
+    actor: AsOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Open and taken work; settled work is counted on one line.
 
-        With claims through a remote (git coop remote setup REMOTE --claims), the
-        remote decides: exit 0 only once the claim is there; exit 7 when it
-        cannot be reached.
-        """
-        args = {"force": force}
-        transition("take", "took", item, args, actor, session, expect, as_json, offline)
+    Filters combine (each narrows the list); the list is served from the read cache.
+    """
+    from gitcoop.cli import render
+    from gitcoop.service import queries
 
-    @app.command()
-    def release(
-        item: IdArg,
-        reason: NeededReasonOpt,
-        force: ForceOpt = False,
-        actor: AsOpt = None,
-        expect: ExpectOpt = None,
-        as_json: JsonOpt = False,
-    ) -> None:
-        """Give a taken item back, saying why.
+    if limit is not None and limit < 0:
+        raise UsageError("-n must be 0 or more")
+    ctx = make_context(actor)
+    since_at = None
+    if since is not None:
+        from gitcoop.service.search import since_instant
 
-        Releasing someone else's take needs the owner or chief role and --force."""
-        if not reason.strip():
-            raise UsageError("release needs a --reason: say why the work goes back")
-        args = {"reason": reason, "force": force}
-        transition("release", "released", item, args, actor, None, expect, as_json)
+        since_at = since_instant(since, ctx.now)
+    where = queries.ListFilter(kind, status, holder, tag, owed, stale, mine)
+    where = replace(where, grep=grep or None, since=since_at, overdue=overdue)
+    if due_before is not None:
+        where = replace(where, due_before=due_instant(due_before, ctx.now, "--due-before"))
+    if mine:
+        from gitcoop.service import lost
 
-    @app.command()
-    def done(
-        item: IdArg,
-        summary: SummaryOpt = None,
-        commit: CommitOpt = None,
-        commit_elsewhere: CommitElsewhereOpt = False,
-        force: ForceOpt = False,
-        actor: AsOpt = None,
-        session: SessionOpt = None,
-        expect: ExpectOpt = None,
-        as_json: JsonOpt = False,
-    ) -> None:
-        """Finish a todo (an open one in one call). A second done only amends."""
-        args = {"summary": summary, "commit": commit, "force": force}
-        elsewhere = commit_elsewhere
-        transition("done", "done", item, args, actor, session, expect, as_json, False, elsewhere)
+        where = lost.mine(ctx, where)
+    found = queries.list_rows(ctx, include_all, where, sort, limit)
+    if as_json:  # the cache keeps each item's --json text
+        render.emit_listing([row.json for row in found.listed])
+        if found.more:
+            warn(more_line(found.more))
+        return
+    if not found.listed and not found.settled:
+        if where != queries.ListFilter():
+            say("nothing matches these filters")
+        else:
+            say("the ledger is empty — add work with: git coop add todo TITLE")
+    lines: list[str] = []  # from the cached summaries: no item is built for a line
+    laid = render.summary_lines(found.listed, ctx.now, wide, found.viewer)
+    for line, row in zip(laid, found.listed, strict=True):
+        lines.append(line)
+        if row.item_id in where.lost:
+            lines.append(lost_line(row.data()["conflicts"], row.label, found.viewer))
+    if lines:
+        say(Styled("\n".join(lines)))
+    if found.more:
+        say(more_line(found.more).removeprefix("gitcoop: "))
+    if found.settled:
+        counts = ", ".join(f"{n} {s}" for s, n in sorted(found.settled.items()))
+        say(f"settled: {counts} — git coop list --all shows them")
+    if found.unsearched:
+        say("settled work was not searched — git coop list --all --grep … searches it too")
 
-    @app.command()
-    def close(
-        item: IdArg,
-        summary: SummaryOpt = None,
-        commit: CommitOpt = None,
-        commit_elsewhere: CommitElsewhereOpt = False,
-        reason: ReasonOpt = None,
-        force: ForceOpt = False,
-        actor: AsOpt = None,
-        session: SessionOpt = None,
-        expect: ExpectOpt = None,
-        as_json: JsonOpt = False,
-    ) -> None:
-        """Close a request or queue item. The first close is the record."""
-        args = {"summary": summary, "commit": commit, "reason": reason, "force": force}
-        elsewhere = commit_elsewhere
-        transition("close", "closed", item, args, actor, session, expect, as_json, False, elsewhere)
 
-    @app.command()
-    def abandon(
-        item: IdArg,
-        reason: NeededReasonOpt,
-        force: ForceOpt = False,
-        actor: AsOpt = None,
-        expect: ExpectOpt = None,
-        as_json: JsonOpt = False,
-    ) -> None:
-        """Give up on a todo for good (needs --reason)."""
-        if not reason.strip():
-            raise UsageError("abandon needs a --reason: say why the work is dropped")
-        args = {"reason": reason, "force": force}
-        transition("abandon", "abandoned", item, args, actor, None, expect, as_json)
+def show(item: IdArg, as_json: JsonOpt = False) -> None:
+    """Everything the ledger holds about one item.
+
+    Its fields, body, tags and priority, what it owes, its links both ways (and any
+    cycle they form), and its notes."""
+    from gitcoop.cli import render
+    from gitcoop.service import queries
+
+    ctx = make_context()
+    found = queries.detail(ctx, item)
+    if as_json:
+        data = render.item_json(found.shown)
+        data["notes"] = [note.to_data() for note in found.notes]
+        data["dependencies"] = found.links.to_data()
+        render.emit_json(data)
+    else:
+        say(render.item_details(found.shown, ctx.now, found.notes, found.links))
+
+
+def log(
+    item: Annotated[
+        str | None, typer.Argument(metavar="[ID]", help="One item (default: every item).")
+    ] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """The event log, oldest first: of one item, or of the whole ledger."""
+    from gitcoop.cli import render
+    from gitcoop.service import queries
+
+    entries = queries.log(make_context(), item)
+    if as_json:
+        render.emit_json([render.event_json(e) for e in entries])
+    else:
+        for entry in entries:
+            say(render.log_line(entry))
+
+
+def transition(
+    verb: str,
+    past: str,
+    item: str,
+    args: dict[str, Any],
+    actor: str | None,
+    session: str | None,
+    expect: int | None,
+    as_json: bool,
+    offline: bool = False,
+    commit_elsewhere: bool = False,
+) -> None:
+    from gitcoop.service import ledger
+
+    ctx = make_context(actor, session, expect, offline)
+    given = {k: v for k, v in args.items() if v}
+    shown = ledger.act(ctx, item, verb, given, commit_checked(args.get("commit"), commit_elsewhere))
+    print_written(shown, as_json, past)
+    tell_as_given(ctx, args.get("commit"), commit_elsewhere)
+    if verb == "take" and not _hinted(ctx):  # said once: later takes load nothing for it
+        from gitcoop.cli.hooks_commands import hint_on_take
+
+        hint_on_take(ctx)
+
+
+def take(
+    item: IdArg,
+    force: ForceOpt = False,
+    actor: AsOpt = None,
+    session: SessionOpt = None,
+    expect: ExpectOpt = None,
+    offline: OfflineOpt = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Claim an open item. Refuses, naming the holder, if someone else has it.
+
+    With claims through a remote (git coop remote setup REMOTE --claims), the
+    remote decides: exit 0 only once the claim is there; exit 7 when it
+    cannot be reached.
+    """
+    args = {"force": force}
+    transition("take", "took", item, args, actor, session, expect, as_json, offline)
+
+
+def release(
+    item: IdArg,
+    reason: NeededReasonOpt,
+    force: ForceOpt = False,
+    actor: AsOpt = None,
+    expect: ExpectOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Give a taken item back, saying why.
+
+    Releasing someone else's take needs the owner or chief role and --force."""
+    if not reason.strip():
+        raise UsageError("release needs a --reason: say why the work goes back")
+    args = {"reason": reason, "force": force}
+    transition("release", "released", item, args, actor, None, expect, as_json)
+
+
+def done(
+    item: IdArg,
+    summary: SummaryOpt = None,
+    commit: CommitOpt = None,
+    commit_elsewhere: CommitElsewhereOpt = False,
+    force: ForceOpt = False,
+    actor: AsOpt = None,
+    session: SessionOpt = None,
+    expect: ExpectOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Finish a todo (an open one in one call). A second done only amends."""
+    args = {"summary": summary, "commit": commit, "force": force}
+    elsewhere = commit_elsewhere
+    transition("done", "done", item, args, actor, session, expect, as_json, False, elsewhere)
+
+
+def close(
+    item: IdArg,
+    summary: SummaryOpt = None,
+    commit: CommitOpt = None,
+    commit_elsewhere: CommitElsewhereOpt = False,
+    reason: ReasonOpt = None,
+    force: ForceOpt = False,
+    actor: AsOpt = None,
+    session: SessionOpt = None,
+    expect: ExpectOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Close a request or queue item. The first close is the record."""
+    args = {"summary": summary, "commit": commit, "reason": reason, "force": force}
+    elsewhere = commit_elsewhere
+    transition("close", "closed", item, args, actor, session, expect, as_json, False, elsewhere)
+
+
+def abandon(
+    item: IdArg,
+    reason: NeededReasonOpt,
+    force: ForceOpt = False,
+    actor: AsOpt = None,
+    expect: ExpectOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Give up on a todo for good (needs --reason)."""
+    if not reason.strip():
+        raise UsageError("abandon needs a --reason: say why the work is dropped")
+    args = {"reason": reason, "force": force}
+    transition("abandon", "abandoned", item, args, actor, None, expect, as_json)
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(init)
+    app.command()(add)
+    app.command("list")(list_)
+    app.command()(show)
+    app.command()(log)
+    app.command()(take)
+    app.command()(release)
+    app.command()(done)
+    app.command()(close)
+    app.command()(abandon)
