@@ -165,53 +165,55 @@ def print_owed(found: OwedList, now: datetime, wide: bool = False) -> None:
         say(line)
 
 
-def register(app: typer.Typer) -> None:
-    @app.command("owed")
-    def owed_(
-        include_all: Annotated[
-            bool, typer.Option("--all", help="Also what is owed but not yet due.")
-        ] = False,
-        mine: Annotated[
-            bool,
-            typer.Option(
-                "--mine",
-                help="Only what you hold, or may review as owner or chief (your takeovers "
-                "and lost events are always shown).",
-            ),
-        ] = False,
-        check: Annotated[
-            bool,
-            typer.Option(
-                "--check", help="Exit 6 when something needs attention now (for loops, prompts)."
-            ),
-        ] = False,
-        wide: WideOpt = False,
-        actor: AsOpt = None,
-        as_json: JsonOpt = False,
-    ) -> None:
-        """What needs attention now, oldest due first, each hint on its own line.
+def owed_(
+    include_all: Annotated[
+        bool, typer.Option("--all", help="Also what is owed but not yet due.")
+    ] = False,
+    mine: Annotated[
+        bool,
+        typer.Option(
+            "--mine",
+            help="Only what you hold, or may review as owner or chief (your takeovers "
+            "and lost events are always shown).",
+        ),
+    ] = False,
+    check: Annotated[
+        bool,
+        typer.Option(
+            "--check", help="Exit 6 when something needs attention now (for loops, prompts)."
+        ),
+    ] = False,
+    wide: WideOpt = False,
+    actor: AsOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """What needs attention now, oldest due first, each hint on its own line.
 
-        Due obligations, escalations and parks (owners see them at once), takeovers of
-        your work and your events that lost on a merge (until you ack them), and
-        conflicts (owners)."""
-        ctx = make_context(actor)
-        found = owed(ctx, include_all, mine)
-        rows: list[dict[str, Any]] = []
-        if as_json:
-            rows = [owed_json(e, ctx.now) for e in found.obligations]
-            rows += [conflict_json(c) for c in found.conflicts]
-            rows += [takeover_json(t) for t in found.takeovers]
-            rows += [lost_json(lost) for lost in found.lost]
-        else:
-            print_owed(found, ctx.now, wide)
-        if check and found.pressing:
-            needs = "needs" if found.pressing == 1 else "need"
-            raise SomethingDue(  # under --json the listing travels inside the error
-                f"{count(found.pressing, 'owed item')} {needs} attention now — see git coop owed",
-                details={"owed": rows} if as_json else None,
-            )
-        if as_json:
-            render.emit_json(rows)
+    Due obligations, escalations and parks (owners see them at once), takeovers of
+    your work and your events that lost on a merge (until you ack them), and
+    conflicts (owners)."""
+    ctx = make_context(actor)
+    found = owed(ctx, include_all, mine)
+    rows: list[dict[str, Any]] = []
+    if as_json:
+        rows = [owed_json(e, ctx.now) for e in found.obligations]
+        rows += [conflict_json(c) for c in found.conflicts]
+        rows += [takeover_json(t) for t in found.takeovers]
+        rows += [lost_json(lost) for lost in found.lost]
+    else:
+        print_owed(found, ctx.now, wide)
+    if check and found.pressing:
+        needs = "needs" if found.pressing == 1 else "need"
+        raise SomethingDue(  # under --json the listing travels inside the error
+            f"{count(found.pressing, 'owed item')} {needs} attention now — see git coop owed",
+            details={"owed": rows} if as_json else None,
+        )
+    if as_json:
+        render.emit_json(rows)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("owed")(owed_)
 
 
 __all__ = ["register"]
