@@ -53,10 +53,18 @@ def register(app: typer.Typer) -> None:
     )
     app.add_typer(hooks_app, name="hooks")
     app.add_typer(hook_app, name="hook")
-    _register_hooks(hooks_app)
-    _register_backfill(hooks_app)
-    _register_hook(hook_app)
-    _register_journal(hook_app)
+    hooks_app.command()(install)
+    hooks_app.command()(uninstall)
+    hooks_app.command()(status)
+    hooks_app.command()(backfill)
+    hook_app.command("post-commit", context_settings=EXTRA, hidden=True)(post_commit)
+    hook_app.command("post-applypatch", context_settings=EXTRA, hidden=True)(post_applypatch)
+    hook_app.command("post-merge", context_settings=EXTRA, hidden=True)(post_merge)
+    hook_app.command("post-rewrite", context_settings=EXTRA, hidden=True)(post_rewrite)
+    hook_app.command("prepare-commit-msg", context_settings=EXTRA, hidden=True)(prepare_commit_msg)
+    hook_app.command("replay")(replay_)
+    hook_app.command("confirm")(confirm)
+    hook_app.command("dismiss")(dismiss)
 
 
 def this_runner() -> hooks.Runner:
@@ -101,72 +109,68 @@ def hint_on_take(ctx: Context) -> None:
         pass  # a hint must never fail the take it follows
 
 
-def _register_hooks(hooks_app: typer.Typer) -> None:
-    @hooks_app.command()
-    def install(
-        everywhere: Annotated[
-            bool,
-            typer.Option(
-                "--global",
-                help="Install into a core.hooksPath outside this repository (every repository "
-                "using it then runs gitcoop).",
-            ),
-        ] = False,
-        append: Annotated[
-            bool,
-            typer.Option(
-                "--append",
-                help="Add gitcoop's line to husky's .husky/NAME or a committed hooks folder's "
-                "files (never to a tracked file).",
-            ),
-        ] = False,
-        as_json: JsonOpt = False,
-    ) -> None:
-        """Add gitcoop's hooks; a hook already there keeps running and calls gitcoop.
+def install(
+    everywhere: Annotated[
+        bool,
+        typer.Option(
+            "--global",
+            help="Install into a core.hooksPath outside this repository (every repository "
+            "using it then runs gitcoop).",
+        ),
+    ] = False,
+    append: Annotated[
+        bool,
+        typer.Option(
+            "--append",
+            help="Add gitcoop's line to husky's .husky/NAME or a committed hooks folder's "
+            "files (never to a tracked file).",
+        ),
+    ] = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Add gitcoop's hooks; a hook already there keeps running and calls gitcoop.
 
-        The hooks name this gitcoop's interpreter and git-coop script, so they
-        work where PATH lacks gitcoop (GUIs, IDEs); install again after moving it.
-        Under husky, a committed hooks folder, the pre-commit framework or lefthook,
-        it says which line or setting runs gitcoop there (docs/hooks.md).
-        """
-        runner = this_runner()
-        changes = hooks.install(make_context(), runner, everywhere=everywhere, append=append)
-        _print_changes(changes, as_json)
-        if not runner.starts():
-            warn(
-                "gitcoop: warning: cannot tell which git-coop script runs this gitcoop, so the "
-                "hooks will use git-coop from PATH"
-            )
+    The hooks name this gitcoop's interpreter and git-coop script, so they
+    work where PATH lacks gitcoop (GUIs, IDEs); install again after moving it.
+    Under husky, a committed hooks folder, the pre-commit framework or lefthook,
+    it says which line or setting runs gitcoop there (docs/hooks.md).
+    """
+    runner = this_runner()
+    changes = hooks.install(make_context(), runner, everywhere=everywhere, append=append)
+    _print_changes(changes, as_json)
+    if not runner.starts():
+        warn(
+            "gitcoop: warning: cannot tell which git-coop script runs this gitcoop, so the "
+            "hooks will use git-coop from PATH"
+        )
 
-    @hooks_app.command()
-    def uninstall(as_json: JsonOpt = False) -> None:
-        """Remove gitcoop's hooks and put back any hook they had chained."""
-        _print_changes(hooks.uninstall(make_context()), as_json)
 
-    @hooks_app.command()
-    def status(as_json: JsonOpt = False) -> None:
-        """Which hooks are installed, what they run, and what waits in the journal."""
-        from gitcoop.service import replay
+def uninstall(as_json: JsonOpt = False) -> None:
+    """Remove gitcoop's hooks and put back any hook they had chained."""
+    _print_changes(hooks.uninstall(make_context()), as_json)
 
-        ctx = make_context()
-        states = hooks.status(ctx)
-        waiting = replay.pending(ctx)
-        if as_json:
-            render.emit_json(
-                {"hooks": [asdict(s) for s in states], "journal_entries": len(waiting)}
-            )
-            return
-        where = hooks.setup(ctx)
-        say(f"hooks dir: {where.folder}{SETUP_WORDS.get(where.kind, '')}")
-        for state in states:
-            say(f"{state.name:<19} {state.state}{_via(state)}")
-        for line in _status_advice(states):
-            say(line)
-        summary = replay.waiting_text(waiting)
-        if summary:
-            say(summary.removeprefix("gitcoop: "))
-        for line in replay.listing(waiting):
-            say(printable(line.removeprefix("gitcoop: ")))
+
+def status(as_json: JsonOpt = False) -> None:
+    """Which hooks are installed, what they run, and what waits in the journal."""
+    from gitcoop.service import replay
+
+    ctx = make_context()
+    states = hooks.status(ctx)
+    waiting = replay.pending(ctx)
+    if as_json:
+        render.emit_json({"hooks": [asdict(s) for s in states], "journal_entries": len(waiting)})
+        return
+    where = hooks.setup(ctx)
+    say(f"hooks dir: {where.folder}{SETUP_WORDS.get(where.kind, '')}")
+    for state in states:
+        say(f"{state.name:<19} {state.state}{_via(state)}")
+    for line in _status_advice(states):
+        say(line)
+    summary = replay.waiting_text(waiting)
+    if summary:
+        say(summary.removeprefix("gitcoop: "))
+    for line in replay.listing(waiting):
+        say(printable(line.removeprefix("gitcoop: ")))
 
 
 SETUP_WORDS = {
@@ -213,35 +217,33 @@ def _status_advice(states: list[hooks.HookState]) -> list[str]:
     return lines
 
 
-def _register_backfill(hooks_app: typer.Typer) -> None:
-    @hooks_app.command()
-    def backfill(
-        since: Annotated[
-            str | None,
-            typer.Option("--since", metavar="REV", help="Only commits not reachable from REV."),
-        ] = None,
-        apply: Annotated[
-            bool, typer.Option("--apply", help="Record them (as you, naming each commit).")
-        ] = False,
-        actor: AsOpt = None,
-        session: SessionOpt = None,
-        as_json: JsonOpt = False,
-    ) -> None:
-        """Find commits on local branches whose Coop trailers the ledger never recorded.
+def backfill(
+    since: Annotated[
+        str | None,
+        typer.Option("--since", metavar="REV", help="Only commits not reachable from REV."),
+    ] = None,
+    apply: Annotated[
+        bool, typer.Option("--apply", help="Record them (as you, naming each commit).")
+    ] = False,
+    actor: AsOpt = None,
+    session: SessionOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Find commits on local branches whose Coop trailers the ledger never recorded.
 
-        Looks from a day before the ledger began (machines' clocks differ), or
-        at REV.. with --since. Shows them; with --apply, records each, with
-        you as the actor and the commit, its author, committer and time in
-        the event.
-        """
-        from gitcoop.service import backfill as service
+    Looks from a day before the ledger began (machines' clocks differ), or
+    at REV.. with --since. Shows them; with --apply, records each, with
+    you as the actor and the commit, its author, committer and time in
+    the event.
+    """
+    from gitcoop.service import backfill as service
 
-        ctx = make_context(actor, session)
-        found = service.find(ctx, since)
-        if not apply:
-            _print_found(found, as_json)
-            return
-        _print_backfilled(service.apply(ctx, found), as_json)
+    ctx = make_context(actor, session)
+    found = service.find(ctx, since)
+    if not apply:
+        _print_found(found, as_json)
+        return
+    _print_backfilled(service.apply(ctx, found), as_json)
 
 
 NOTHING_TO_BACKFILL = (
@@ -307,54 +309,52 @@ def _outcome_json(outcome: Outcome) -> dict[str, Any]:
     return {"status": outcome.status, "text": outcome.text, "command": outcome.command}
 
 
-def _register_hook(hook_app: typer.Typer) -> None:
-    @hook_app.command("post-commit", context_settings=EXTRA, hidden=True)
-    def post_commit(session: SessionOpt = None) -> None:
-        """Record the new commit's Coop trailers."""
-        from gitcoop.service import commit_hooks
+def post_commit(session: SessionOpt = None) -> None:
+    """Record the new commit's Coop trailers."""
+    from gitcoop.service import commit_hooks
 
-        _run_hook(lambda: commit_hooks.post_commit(make_context(session=session)))
+    _run_hook(lambda: commit_hooks.post_commit(make_context(session=session)))
 
-    @hook_app.command("post-applypatch", context_settings=EXTRA, hidden=True)
-    def post_applypatch(session: SessionOpt = None) -> None:
-        """Record the Coop trailers of the commit `git am` made."""
-        from gitcoop.service import commit_hooks
 
-        _run_hook(lambda: commit_hooks.post_applypatch(make_context(session=session)))
+def post_applypatch(session: SessionOpt = None) -> None:
+    """Record the Coop trailers of the commit `git am` made."""
+    from gitcoop.service import commit_hooks
 
-    @hook_app.command("post-merge", context_settings=EXTRA, hidden=True)
-    def post_merge(
-        squash: Annotated[str, typer.Argument(help="1 for a squash merge")] = "0",
-        session: SessionOpt = None,
-    ) -> None:
-        """Record the Coop trailers of what a merge brought onto the branch."""
-        from gitcoop.service import commit_hooks
+    _run_hook(lambda: commit_hooks.post_applypatch(make_context(session=session)))
 
-        _run_hook(lambda: commit_hooks.post_merge(make_context(session=session), squash))
 
-    @hook_app.command("post-rewrite", context_settings=EXTRA, hidden=True)
-    def post_rewrite(
-        kind: Annotated[str, typer.Argument(help="amend or rebase")] = "rebase",
-        session: SessionOpt = None,
-    ) -> None:
-        """Move recorded commit shas to the rewritten commits (old new pairs on stdin)."""
-        from gitcoop.service import commit_hooks
+def post_merge(
+    squash: Annotated[str, typer.Argument(help="1 for a squash merge")] = "0",
+    session: SessionOpt = None,
+) -> None:
+    """Record the Coop trailers of what a merge brought onto the branch."""
+    from gitcoop.service import commit_hooks
 
-        lines = sys.stdin.read().splitlines()
-        _run_hook(lambda: commit_hooks.post_rewrite(make_context(session=session), kind, lines))
+    _run_hook(lambda: commit_hooks.post_merge(make_context(session=session), squash))
 
-    @hook_app.command("prepare-commit-msg", context_settings=EXTRA, hidden=True)
-    def prepare_commit_msg(
-        message_file: Annotated[str, typer.Argument(metavar="FILE")],
-        source: Annotated[str | None, typer.Argument(metavar="[SOURCE]")] = None,
-        actor: AsOpt = None,
-        session: SessionOpt = None,
-    ) -> None:
-        """Suggest a commented Coop-Done line when you hold exactly one item."""
-        # the pre-commit framework passes the source in its environment instead
-        source = source or os.environ.get("PRE_COMMIT_COMMIT_MSG_SOURCE") or None
-        ctx = make_context(actor, session)
-        _run_hook(lambda: _suggest(ctx, message_file, source))
+
+def post_rewrite(
+    kind: Annotated[str, typer.Argument(help="amend or rebase")] = "rebase",
+    session: SessionOpt = None,
+) -> None:
+    """Move recorded commit shas to the rewritten commits (old new pairs on stdin)."""
+    from gitcoop.service import commit_hooks
+
+    lines = sys.stdin.read().splitlines()
+    _run_hook(lambda: commit_hooks.post_rewrite(make_context(session=session), kind, lines))
+
+
+def prepare_commit_msg(
+    message_file: Annotated[str, typer.Argument(metavar="FILE")],
+    source: Annotated[str | None, typer.Argument(metavar="[SOURCE]")] = None,
+    actor: AsOpt = None,
+    session: SessionOpt = None,
+) -> None:
+    """Suggest a commented Coop-Done line when you hold exactly one item."""
+    # the pre-commit framework passes the source in its environment instead
+    source = source or os.environ.get("PRE_COMMIT_COMMIT_MSG_SOURCE") or None
+    ctx = make_context(actor, session)
+    _run_hook(lambda: _suggest(ctx, message_file, source))
 
 
 def _suggest(ctx: Context, message_file: str, source: str | None) -> list[str]:
@@ -373,64 +373,59 @@ def _suggest(ctx: Context, message_file: str, source: str | None) -> list[str]:
     return []
 
 
-def _register_journal(hook_app: typer.Typer) -> None:
-    @hook_app.command("replay")
-    def replay_(actor: AsOpt = None, as_json: JsonOpt = False) -> None:
-        """Retry everything the hooks journaled; list what still waits, and why."""
-        from gitcoop.service import replay
+def replay_(actor: AsOpt = None, as_json: JsonOpt = False) -> None:
+    """Retry everything the hooks journaled; list what still waits, and why."""
+    from gitcoop.service import replay
 
-        report = replay.replay(make_context(actor))
-        if as_json:
-            render.emit_json(
-                [
-                    {"entry": r.entry["id"], "kept": r.kept is not None, **_outcome_json(o)}
-                    for r in report.replayed
-                    for o in r.outcomes
-                ]
-            )
-            return
-        lines = replay.report_lines(report)
-        say("\n".join(printable(plain(line)) for line in lines) or "the journal is empty")
+    report = replay.replay(make_context(actor))
+    if as_json:
+        render.emit_json(
+            [
+                {"entry": r.entry["id"], "kept": r.kept is not None, **_outcome_json(o)}
+                for r in report.replayed
+                for o in r.outcomes
+            ]
+        )
+        return
+    lines = replay.report_lines(report)
+    say("\n".join(printable(plain(line)) for line in lines) or "the journal is empty")
 
-    @hook_app.command("confirm")
-    def confirm(
-        entry: Annotated[str, typer.Argument(metavar="ENTRY", help="The entry's id (a prefix).")],
-        actor: AsOpt = None,
-        as_json: JsonOpt = False,
-    ) -> None:
-        """Record a teammate's trailers (a cherry-pick, a rebase) as yours, naming the author."""
-        from gitcoop.service import replay
 
-        done = replay.confirm(make_context(actor), entry)
-        if as_json:
-            kept = done.kept is not None
-            render.emit_json(
-                [
-                    {"entry": done.entry["id"], "kept": kept, **_outcome_json(o)}
-                    for o in done.outcomes
-                ]
-            )
-            return
-        lines = replay.report_lines(replay.Report([done]))
-        say("\n".join(printable(plain(line)) for line in lines))
+def confirm(
+    entry: Annotated[str, typer.Argument(metavar="ENTRY", help="The entry's id (a prefix).")],
+    actor: AsOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Record a teammate's trailers (a cherry-pick, a rebase) as yours, naming the author."""
+    from gitcoop.service import replay
 
-    @hook_app.command("dismiss")
-    def dismiss(
-        entry: Annotated[str, typer.Argument(metavar="ENTRY", help="The entry's id (a prefix).")],
-        reason: Annotated[
-            str, typer.Option("--reason", metavar="TEXT", help="Why it is not to be recorded.")
-        ],
-        actor: AsOpt = None,
-        as_json: JsonOpt = False,
-    ) -> None:
-        """Drop one journal entry for good, with a reason (kept in coop-journal.dismissed)."""
-        from gitcoop.service import replay
+    done = replay.confirm(make_context(actor), entry)
+    if as_json:
+        kept = done.kept is not None
+        render.emit_json(
+            [{"entry": done.entry["id"], "kept": kept, **_outcome_json(o)} for o in done.outcomes]
+        )
+        return
+    lines = replay.report_lines(replay.Report([done]))
+    say("\n".join(printable(plain(line)) for line in lines))
 
-        dropped = replay.dismiss(make_context(actor), entry, reason)
-        if as_json:
-            render.emit_json(dropped)
-        else:
-            say(printable(f"dismissed journal entry {dropped['id'][:8]}"))
+
+def dismiss(
+    entry: Annotated[str, typer.Argument(metavar="ENTRY", help="The entry's id (a prefix).")],
+    reason: Annotated[
+        str, typer.Option("--reason", metavar="TEXT", help="Why it is not to be recorded.")
+    ],
+    actor: AsOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Drop one journal entry for good, with a reason (kept in coop-journal.dismissed)."""
+    from gitcoop.service import replay
+
+    dropped = replay.dismiss(make_context(actor), entry, reason)
+    if as_json:
+        render.emit_json(dropped)
+    else:
+        say(printable(f"dismissed journal entry {dropped['id'][:8]}"))
 
 
 def _run_hook(body: Callable[[], list[str]]) -> None:
