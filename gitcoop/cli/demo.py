@@ -106,13 +106,15 @@ def walkthrough(run: Callable[[list[str]], int], keep: bool, as_json: bool = Fal
         )
 
 
-def register(app: typer.Typer, run: Callable[[list[str]], int]) -> None:
-    @app.command()
-    def demo(
-        keep: Annotated[
-            bool, typer.Option("--keep", help="Keep the throwaway repository.")
-        ] = False,
-        as_json: JsonOpt = False,
-    ) -> None:
-        """A guided walkthrough in a throwaway repository: add, take, a refused take, done, log."""
-        walkthrough(run, keep, as_json)
+def demo(
+    keep: Annotated[bool, typer.Option("--keep", help="Keep the throwaway repository.")] = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """A guided walkthrough in a throwaway repository: add, take, a refused take, done, log."""
+    from gitcoop.cli.main import main  # each step runs as `git coop` itself
+
+    walkthrough(main, keep, as_json)
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(demo)

@@ -101,11 +101,7 @@ def build_app(argv: list[str] | None = None) -> object:
     word = invoked_command(argv) if argv is not None else None
     wanted = COMMAND_MODULES.get(word or "")
     for name in list(dict.fromkeys(COMMAND_MODULES.values())) if wanted is None else [wanted]:
-        module = importlib.import_module(f"gitcoop.cli.{name}")
-        if name == "demo":
-            module.register(app, main)
-        else:
-            module.register(app)
+        importlib.import_module(f"gitcoop.cli.{name}").register(app)
     if wanted is not None:
         only_command(app, word, argv or [])
     return app
