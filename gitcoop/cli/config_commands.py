@@ -14,50 +14,52 @@ if TYPE_CHECKING:
     from gitcoop.service.config import Shown
 
 
-def register(app: typer.Typer) -> None:
-    @app.command()
-    def config(
-        key: Annotated[str | None, typer.Argument(metavar="[KEY]", help="A setting.")] = None,
-        value: Annotated[
-            str | None, typer.Argument(metavar="[VALUE]", help="Its new value (owners only).")
-        ] = None,
-        reset: Annotated[
-            bool, typer.Option("--reset", help="Put KEY back to its default (owners only).")
-        ] = False,
-        actor: AsOpt = None,
-        as_json: JsonOpt = False,
-    ) -> None:
-        """Show the ledger's settings with their defaults, or set or reset one.
+def config(
+    key: Annotated[str | None, typer.Argument(metavar="[KEY]", help="A setting.")] = None,
+    value: Annotated[
+        str | None, typer.Argument(metavar="[VALUE]", help="Its new value (owners only).")
+    ] = None,
+    reset: Annotated[
+        bool, typer.Option("--reset", help="Put KEY back to its default (owners only).")
+    ] = False,
+    actor: AsOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Show the ledger's settings with their defaults, or set or reset one.
 
-        The settings travel with the ledger, and every clone shares them:
-        max_same_shape (findings of one shape a scan keeps), topup_threshold (the
-        queue asks for a top-up below this many live items), topup_size (how many
-        findings a top-up asks for), verifier (a command the ledger suggests;
-        never run: git config coop.verifier is what runs), and require_signed
-        (true: every ledger commit is signed by a key the ledger registers to its
-        author; see git coop keys).
-        """
-        from gitcoop.cli import render
-        from gitcoop.service import config as settings
+    The settings travel with the ledger, and every clone shares them:
+    max_same_shape (findings of one shape a scan keeps), topup_threshold (the
+    queue asks for a top-up below this many live items), topup_size (how many
+    findings a top-up asks for), verifier (a command the ledger suggests;
+    never run: git config coop.verifier is what runs), and require_signed
+    (true: every ledger commit is signed by a key the ledger registers to its
+    author; see git coop keys).
+    """
+    from gitcoop.cli import render
+    from gitcoop.service import config as settings
 
-        ctx = make_context(actor)
-        if reset and (key is None or value is not None):
-            raise UsageError("--reset takes a KEY and no VALUE: git coop config KEY --reset")
-        if key is None or (value is None and not reset):
-            shown = settings.show(ctx, key)
-            if as_json:
-                data = [s.to_data() for s in shown]
-                render.emit_json(data if key is None else data[0])
-                return
-            for row in shown:
-                say(printable(setting_line(row)))
-            return
-        row, changed = settings.set_value(ctx, key, None if reset else value)
+    ctx = make_context(actor)
+    if reset and (key is None or value is not None):
+        raise UsageError("--reset takes a KEY and no VALUE: git coop config KEY --reset")
+    if key is None or (value is None and not reset):
+        shown = settings.show(ctx, key)
         if as_json:
-            render.emit_json({**row.to_data(), "changed": changed})
-        else:
-            news = "unchanged" if not changed else ("reset to its default" if reset else "set")
-            say(printable(f"{row.key} = {shown_value(row.value)} ({news})"))
+            data = [s.to_data() for s in shown]
+            render.emit_json(data if key is None else data[0])
+            return
+        for row in shown:
+            say(printable(setting_line(row)))
+        return
+    row, changed = settings.set_value(ctx, key, None if reset else value)
+    if as_json:
+        render.emit_json({**row.to_data(), "changed": changed})
+    else:
+        news = "unchanged" if not changed else ("reset to its default" if reset else "set")
+        say(printable(f"{row.key} = {shown_value(row.value)} ({news})"))
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(config)
 
 
 def setting_line(row: Shown) -> str:

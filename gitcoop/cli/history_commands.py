@@ -22,29 +22,29 @@ if TYPE_CHECKING:
 UNDO = "git coop hide-ledger --undo"
 
 
-def register(app: typer.Typer) -> None:
-    @app.command("hide-ledger")
-    def hide_ledger(
-        undo: Annotated[
-            bool, typer.Option("--undo", help="Remove what it set; nothing else.")
-        ] = False,
-        as_json: JsonOpt = False,
-    ) -> None:
-        """Keep ledger commits out of git log decorations, and add `git log-all`.
+def hide_ledger(
+    undo: Annotated[bool, typer.Option("--undo", help="Remove what it set; nothing else.")] = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Keep ledger commits out of git log decorations, and add `git log-all`.
 
-        git has no setting that takes refs out of `git log --all`, gitk --all or
-        tig --all; `git log-all` (an alias, set only if the name is free) is
-        `git log --exclude=refs/coop/* --all`. Undo with --undo.
-        """
-        ctx = make_context()
-        changes = history_view.show(ctx) if undo else history_view.hide(ctx)
-        if as_json:
-            render.emit_json([asdict(c) for c in changes])
-            return
-        for change in changes:
-            say(printable(f"git config {change.key} {change.value!r}: {change.action}"))
-        if not changes:
-            say("nothing to undo: gitcoop set nothing here" if undo else "nothing to change")
+    git has no setting that takes refs out of `git log --all`, gitk --all or
+    tig --all; `git log-all` (an alias, set only if the name is free) is
+    `git log --exclude=refs/coop/* --all`. Undo with --undo.
+    """
+    ctx = make_context()
+    changes = history_view.show(ctx) if undo else history_view.hide(ctx)
+    if as_json:
+        render.emit_json([asdict(c) for c in changes])
+        return
+    for change in changes:
+        say(printable(f"git config {change.key} {change.value!r}: {change.action}"))
+    if not changes:
+        say("nothing to undo: gitcoop set nothing here" if undo else "nothing to change")
+
+
+def register(app: typer.Typer) -> None:
+    app.command("hide-ledger")(hide_ledger)
 
 
 def hide_after_setup(ctx: Context) -> tuple[list[dict[str, Any]], list[str]]:

@@ -28,72 +28,75 @@ FormatArg = Annotated[
 ]
 
 
+def import_(
+    tracker: FormatArg,
+    source: Annotated[
+        str, typer.Argument(metavar="FILE|-", help="The export; - reads standard input.")
+    ],
+    people: Annotated[
+        str | None,
+        typer.Option("--people", metavar="FILE", help="Lines NAME = EMAIL: who is who."),
+    ] = None,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Print what would happen; write nothing.")
+    ] = False,
+    actor: AsOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Import another tracker's export as todos, in one commit (docs/import.md).
+
+    Each item keeps its id there as an alias (git coop show TW-12, bd-a1b2,
+    gh#42). Importing the same export again writes nothing; a newer one
+    writes only what changed. A record that cannot be mapped is named by
+    its line (or its number in a JSON array) and skipped; when every
+    record is refused, nothing is written and the exit status is 1.
+    """
+    from gitcoop.service import import_sources, importing
+
+    found = import_sources.read(tracker, source)
+    who = import_sources.read_people(people)
+    ctx = make_context(actor)
+    report = importing.import_records(ctx, tracker, found, who, dry_run)
+    if report.skipped and not report.outcomes:  # nothing could be written: most
+        # likely the wrong format or file; under --json the report travels in the error
+        details = {"report": _report_json(report)} if as_json else None
+        raise Refused(_refusal(report, source), details=details)
+    if as_json:
+        render.emit_json(_report_json(report))
+    else:
+        for line in _report_lines(report):
+            say(printable(line))
+
+
+def export(
+    form: Annotated[
+        str | None,
+        typer.Option(
+            "--format",
+            metavar="FORMAT",
+            click_type=click.Choice(FORMATS),
+            help="|".join(FORMATS),
+        ),
+    ] = "json",
+    events: Annotated[
+        bool, typer.Option("--events", help="Each item's events too, oldest first.")
+    ] = False,
+    actor: AsOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Print every item of the ledger (json, jsonl, csv or markdown), nothing left behind."""
+    from gitcoop.cli.export_render import rendered
+    from gitcoop.service.exporting import export as exported
+
+    if as_json and form not in (None, "json"):
+        raise UsageError(f"--json is --format json: give one of --json and --format {form}")
+    form = form or "json"
+    sys.stdout.write(rendered(exported(make_context(actor), events), form, events))
+
+
 def register(app: typer.Typer) -> None:
-    @app.command("import")
-    def import_(
-        tracker: FormatArg,
-        source: Annotated[
-            str, typer.Argument(metavar="FILE|-", help="The export; - reads standard input.")
-        ],
-        people: Annotated[
-            str | None,
-            typer.Option("--people", metavar="FILE", help="Lines NAME = EMAIL: who is who."),
-        ] = None,
-        dry_run: Annotated[
-            bool, typer.Option("--dry-run", help="Print what would happen; write nothing.")
-        ] = False,
-        actor: AsOpt = None,
-        as_json: JsonOpt = False,
-    ) -> None:
-        """Import another tracker's export as todos, in one commit (docs/import.md).
-
-        Each item keeps its id there as an alias (git coop show TW-12, bd-a1b2,
-        gh#42). Importing the same export again writes nothing; a newer one
-        writes only what changed. A record that cannot be mapped is named by
-        its line (or its number in a JSON array) and skipped; when every
-        record is refused, nothing is written and the exit status is 1.
-        """
-        from gitcoop.service import import_sources, importing
-
-        found = import_sources.read(tracker, source)
-        who = import_sources.read_people(people)
-        ctx = make_context(actor)
-        report = importing.import_records(ctx, tracker, found, who, dry_run)
-        if report.skipped and not report.outcomes:  # nothing could be written: most
-            # likely the wrong format or file; under --json the report travels in the error
-            details = {"report": _report_json(report)} if as_json else None
-            raise Refused(_refusal(report, source), details=details)
-        if as_json:
-            render.emit_json(_report_json(report))
-        else:
-            for line in _report_lines(report):
-                say(printable(line))
-
-    @app.command("export")
-    def export(
-        form: Annotated[
-            str | None,
-            typer.Option(
-                "--format",
-                metavar="FORMAT",
-                click_type=click.Choice(FORMATS),
-                help="|".join(FORMATS),
-            ),
-        ] = "json",
-        events: Annotated[
-            bool, typer.Option("--events", help="Each item's events too, oldest first.")
-        ] = False,
-        actor: AsOpt = None,
-        as_json: JsonOpt = False,
-    ) -> None:
-        """Print every item of the ledger (json, jsonl, csv or markdown), nothing left behind."""
-        from gitcoop.cli.export_render import rendered
-        from gitcoop.service.exporting import export as exported
-
-        if as_json and form not in (None, "json"):
-            raise UsageError(f"--json is --format json: give one of --json and --format {form}")
-        form = form or "json"
-        sys.stdout.write(rendered(exported(make_context(actor), events), form, events))
+    app.command("import")(import_)
+    app.command("export")(export)
 
 
 def _report_json(report: Any) -> dict[str, Any]:

@@ -7,22 +7,24 @@ import typer
 from gitcoop.errors import EnvironmentFailed
 
 
-def register(app: typer.Typer) -> None:
-    @app.command()
-    def mcp() -> None:
-        """Serve this repository's ledger to an agent over MCP (stdio).
+def mcp() -> None:
+    """Serve this repository's ledger to an agent over MCP (stdio).
 
-        Tools: every command an agent needs (list, show, log, ready, blocked, queue, owed,
-        status, prime, add, edit, take, release, done, close, abandon, note, report, review,
-        ack, resolve, dep, pick, finish, verify, scan, sync), each with the command's own
-        options as its schema. Each answers with the command's JSON (compact), and any
-        failure as an error with the same code and message. Needs the extra: pip install
-        'gitcoop[mcp]'."""
-        try:
-            from gitcoop.cli import mcp_server
-        except ImportError as missing:
-            raise EnvironmentFailed(
-                f"the MCP server needs the official MCP SDK ({missing.name} is not installed) — "
-                "install it with: pip install 'gitcoop[mcp]'"
-            ) from None
-        mcp_server.serve()
+    Tools: every command an agent needs (list, show, log, ready, blocked, queue, owed,
+    status, prime, add, edit, take, release, done, close, abandon, note, report, review,
+    ack, resolve, dep, pick, finish, verify, scan, sync), each with the command's own
+    options as its schema. Each answers with the command's JSON (compact), and any
+    failure as an error with the same code and message. Needs the extra: pip install
+    'gitcoop[mcp]'."""
+    try:
+        from gitcoop.cli import mcp_server
+    except ImportError as missing:
+        raise EnvironmentFailed(
+            f"the MCP server needs the official MCP SDK ({missing.name} is not installed) — "
+            "install it with: pip install 'gitcoop[mcp]'"
+        ) from None
+    mcp_server.serve()
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(mcp)

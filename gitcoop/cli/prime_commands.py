@@ -90,49 +90,51 @@ def hook_snippet(agent: str, command: list[str]) -> str:
     )
 
 
-def register(app: typer.Typer) -> None:
-    @app.command()
-    def prime(
-        hook: Annotated[
-            str | None,
-            typer.Option(
-                "--hook",
-                metavar="AGENT",
-                click_type=click.Choice(AGENTS),
-                help="claude, codex or generic: print the snippet that runs prime (by "
-                "this installation's absolute path) when that agent's session starts.",
-                show_default=False,
-            ),
-        ] = None,
-        actor: AsOpt = None,
-        session: SessionOpt = None,
-        as_json: JsonOpt = False,
-    ) -> None:
-        """Markdown for an agent's context: who it is, what it holds, owes and may start.
+def prime(
+    hook: Annotated[
+        str | None,
+        typer.Option(
+            "--hook",
+            metavar="AGENT",
+            click_type=click.Choice(AGENTS),
+            help="claude, codex or generic: print the snippet that runs prime (by "
+            "this installation's absolute path) when that agent's session starts.",
+            show_default=False,
+        ),
+    ] = None,
+    actor: AsOpt = None,
+    session: SessionOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Markdown for an agent's context: who it is, what it holds, owes and may start.
 
-        Ends with the loop contract and its exit codes."""
-        from gitcoop.cli import render
+    Ends with the loop contract and its exit codes."""
+    from gitcoop.cli import render
 
-        if hook is not None:
-            if hook not in AGENTS:
-                raise UsageError(f"unknown --hook {hook!r}: use {', '.join(AGENTS)}")
-            from gitcoop.service.prime import starting_command
+    if hook is not None:
+        if hook not in AGENTS:
+            raise UsageError(f"unknown --hook {hook!r}: use {', '.join(AGENTS)}")
+        from gitcoop.service.prime import starting_command
 
-            command = starting_command()  # absolute, and seen to start
-            snippet = hook_snippet(hook, command)
-            if as_json:
-                render.emit_json({"agent": hook, "command": command, "snippet": snippet})
-            else:
-                print(snippet, end="")
-            return
-        from gitcoop.service.prime import primer
-
-        found = primer(make_context(actor, session))
-        text = markdown(found)
+        command = starting_command()  # absolute, and seen to start
+        snippet = hook_snippet(hook, command)
         if as_json:
-            render.emit_json({"actor": found.actor, "session": found.session, "markdown": text})
+            render.emit_json({"agent": hook, "command": command, "snippet": snippet})
         else:
-            print(text, end="")
+            print(snippet, end="")
+        return
+    from gitcoop.service.prime import primer
+
+    found = primer(make_context(actor, session))
+    text = markdown(found)
+    if as_json:
+        render.emit_json({"actor": found.actor, "session": found.session, "markdown": text})
+    else:
+        print(text, end="")
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(prime)
 
 
 DATA_NOTE = (

@@ -18,72 +18,74 @@ EXTRA_MODULES = ("starlette", "uvicorn", "jinja2", "markupsafe", "markdown_it", 
 NEEDS_EXTRA = "the board needs the web extra — pip install 'gitcoop[web]'"
 
 
+def serve(
+    port: Annotated[
+        int,
+        typer.Option("--port", metavar="N", min=0, max=65535, help="Port (0: any free one)."),
+    ] = 8765,
+    host: Annotated[
+        str,
+        typer.Option(
+            "--host",
+            metavar="ADDRESS",
+            help="Address to listen on. Anything but 127.0.0.1 lets others reach it.",
+        ),
+    ] = "127.0.0.1",
+    open_browser: Annotated[
+        bool, typer.Option("--open", help="Open the board in a web browser.")
+    ] = False,
+    actor: AsOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Serve the board: a live web page of this ledger that acts through the same rules.
+
+    Prints the address to open, with its token (--json: {"url": ...}); every page updates when
+    refs/coop/ledger moves. Ctrl-C stops it; it holds nothing the ledger does not."""
+    from gitcoop.cli.invocation import make_context
+
+    try:
+        from gitcoop.web import server
+    except ModuleNotFoundError as exc:
+        if (exc.name or "").split(".")[0] not in EXTRA_MODULES:
+            raise
+        raise UsageError(NEEDS_EXTRA) from None
+    from gitcoop.service import board
+
+    board.viewer(make_context(actor))  # who acts, and that there is a ledger: said now
+
+    def made(expect: int | None) -> Context:
+        return make_context(actor, None, expect)
+
+    if host not in LOOPBACK:
+        warn(
+            f"gitcoop: warning: the board listens on {host}: anyone who can reach it "
+            "and has its address with the token can read and change the ledger as you"
+        )
+
+    def ready(url: str) -> None:
+        import sys
+
+        if as_json:
+            from gitcoop.cli import render
+
+            render.emit_json({"url": url})
+        else:
+            say(f"board: {url}")
+            say("Ctrl-C stops it")
+
+        sys.stdout.flush()
+        if open_browser:
+            import webbrowser
+
+            webbrowser.open(url)
+
+    try:
+        server.serve(made, host, port, ready)
+    except OSError as exc:
+        raise UsageError(
+            f"cannot listen on {host}:{port} ({exc.strerror or exc}) — choose another --port"
+        ) from None
+
+
 def register(app: typer.Typer) -> None:
-    @app.command()
-    def serve(
-        port: Annotated[
-            int,
-            typer.Option("--port", metavar="N", min=0, max=65535, help="Port (0: any free one)."),
-        ] = 8765,
-        host: Annotated[
-            str,
-            typer.Option(
-                "--host",
-                metavar="ADDRESS",
-                help="Address to listen on. Anything but 127.0.0.1 lets others reach it.",
-            ),
-        ] = "127.0.0.1",
-        open_browser: Annotated[
-            bool, typer.Option("--open", help="Open the board in a web browser.")
-        ] = False,
-        actor: AsOpt = None,
-        as_json: JsonOpt = False,
-    ) -> None:
-        """Serve the board: a live web page of this ledger that acts through the same rules.
-
-        Prints the address to open, with its token (--json: {"url": ...}); every page updates when
-        refs/coop/ledger moves. Ctrl-C stops it; it holds nothing the ledger does not."""
-        from gitcoop.cli.invocation import make_context
-
-        try:
-            from gitcoop.web import server
-        except ModuleNotFoundError as exc:
-            if (exc.name or "").split(".")[0] not in EXTRA_MODULES:
-                raise
-            raise UsageError(NEEDS_EXTRA) from None
-        from gitcoop.service import board
-
-        board.viewer(make_context(actor))  # who acts, and that there is a ledger: said now
-
-        def made(expect: int | None) -> Context:
-            return make_context(actor, None, expect)
-
-        if host not in LOOPBACK:
-            warn(
-                f"gitcoop: warning: the board listens on {host}: anyone who can reach it "
-                "and has its address with the token can read and change the ledger as you"
-            )
-
-        def ready(url: str) -> None:
-            import sys
-
-            if as_json:
-                from gitcoop.cli import render
-
-                render.emit_json({"url": url})
-            else:
-                say(f"board: {url}")
-                say("Ctrl-C stops it")
-
-            sys.stdout.flush()
-            if open_browser:
-                import webbrowser
-
-                webbrowser.open(url)
-
-        try:
-            server.serve(made, host, port, ready)
-        except OSError as exc:
-            raise UsageError(
-                f"cannot listen on {host}:{port} ({exc.strerror or exc}) — choose another --port"
-            ) from None
+    app.command()(serve)

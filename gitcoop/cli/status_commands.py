@@ -18,29 +18,31 @@ if TYPE_CHECKING:
 SHOWN = 5  # entries of a list shown by status: one screen; the list's own command shows all
 
 
+def status(wide: WideOpt = False, actor: AsOpt = None, as_json: JsonOpt = False) -> None:
+    """The ledger at a glance: counts, what you hold and owe, what is due, sharing.
+
+    Counts include work past its own due date (add/edit --due), apart from the
+    review due times of what takes owe.
+
+    Also conflicts waiting for an owner, your events lost on a merge and takeovers of
+    your work, how the ledger stands against each remote as of the last fetch (like
+    git status, it never asks the network), and hook journal entries waiting.
+    """
+    from gitcoop.service.status import status as gather
+
+    ctx = make_context(actor)
+    found = gather(ctx, None if as_json else SHOWN)
+    if as_json:
+        from gitcoop.cli import render
+
+        render.emit_json(status_json(found, ctx.now))
+        return
+    for line in status_lines(found, ctx.now, wide):
+        say(line)
+
+
 def register(app: typer.Typer) -> None:
-    @app.command()
-    def status(wide: WideOpt = False, actor: AsOpt = None, as_json: JsonOpt = False) -> None:
-        """The ledger at a glance: counts, what you hold and owe, what is due, sharing.
-
-        Counts include work past its own due date (add/edit --due), apart from the
-        review due times of what takes owe.
-
-        Also conflicts waiting for an owner, your events lost on a merge and takeovers of
-        your work, how the ledger stands against each remote as of the last fetch (like
-        git status, it never asks the network), and hook journal entries waiting.
-        """
-        from gitcoop.service.status import status as gather
-
-        ctx = make_context(actor)
-        found = gather(ctx, None if as_json else SHOWN)
-        if as_json:
-            from gitcoop.cli import render
-
-            render.emit_json(status_json(found, ctx.now))
-            return
-        for line in status_lines(found, ctx.now, wide):
-            say(line)
+    app.command()(status)
 
 
 def status_json(found: Status, now: datetime) -> dict[str, Any]:

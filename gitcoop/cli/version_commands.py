@@ -28,8 +28,10 @@ def print_version(as_json: bool = False) -> None:
     say(f"python {found['python']}, pygit2 {found['pygit2']} (libgit2 {found['libgit2']})")
 
 
+def version(as_json: JsonOpt = False) -> None:
+    """Print gitcoop's version, and the Python and libgit2 it runs on."""
+    print_version(as_json)
+
+
 def register(app: typer.Typer) -> None:
-    @app.command()
-    def version(as_json: JsonOpt = False) -> None:
-        """Print gitcoop's version, and the Python and libgit2 it runs on."""
-        print_version(as_json)
+    app.command()(version)
