@@ -32,7 +32,9 @@ from gitcoop.domain.lifecycle import SORTS, STATUSES
 from gitcoop.errors import CoopError, UsageError
 
 if TYPE_CHECKING:
+    from gitcoop.domain.records import Evidence
     from gitcoop.service.context import Context
+    from gitcoop.service.queries import ListFilter, Rows
     from gitcoop.service.writer import Shown
 
 IdArg = Annotated[str, typer.Argument(metavar="ID", help="An item id or any unique prefix.")]
@@ -229,29 +231,35 @@ def init(
             say(line)
 
 
+KindArg = Annotated[
+    str,
+    typer.Argument(metavar="KIND", click_type=click.Choice(KINDS), help="todo|request|item."),
+]
+TitleArg = Annotated[str, typer.Argument(metavar="TITLE", help="A one-line title.")]
+DiscoveredFromOpt = Annotated[
+    str | None,
+    typer.Option("--discovered-from", metavar="ID", help="Found while doing ID: links them."),
+]
+FollowsOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--follows",
+        metavar="ID",
+        help="Carries on settled work ID, which stays the record: links them.",
+    ),
+]
+
+
 def add(
-    kind: Annotated[
-        str,
-        typer.Argument(metavar="KIND", click_type=click.Choice(KINDS), help="todo|request|item."),
-    ],
-    title: Annotated[str, typer.Argument(metavar="TITLE", help="A one-line title.")],
+    kind: KindArg,
+    title: TitleArg,
     body: BodyOpt = None,
     body_file: BodyFileOpt = None,
     tag: TagsOpt = None,
     priority: PriorityOpt = None,
     due: DueOpt = None,
-    discovered_from: Annotated[
-        str | None,
-        typer.Option("--discovered-from", metavar="ID", help="Found while doing ID: links them."),
-    ] = None,
-    follows: Annotated[
-        str | None,
-        typer.Option(
-            "--follows",
-            metavar="ID",
-            help="Carries on settled work ID, which stays the record: links them.",
-        ),
-    ] = None,
+    discovered_from: DiscoveredFromOpt = None,
+    follows: FollowsOpt = None,
     evidence: EvidenceOpt = None,
     source: SourceOpt = None,
     actor: AsOpt = None,
@@ -270,121 +278,121 @@ def add(
     tags = tuple(dict.fromkeys(tag or ()))
     ctx = make_context(actor)
     due_at = due_instant(due, ctx.now) if due is not None else None
+    fields: dict[str, Any] = {"body": text or None, "priority": priority, "due": due_at}
+    fields |= {"discovered_from": discovered_from, "follows": follows}
     if kind == "item":
-        cited = tuple(queue.parse_evidence(spec) for spec in evidence or [])
-        cited, warnings = queue.check_evidence(ctx, cited)
-        for warning in warnings:
-            warn(f"warning: --evidence {printable(warning)}")
-        shown = queue.add_item(
-            ctx,
-            title.strip(),
-            tags,
-            cited,
-            source or "human",
-            text or None,
-            priority,
-            discovered_from,
-            follows,
-            due_at,
-        )
+        cited = _cited(ctx, evidence)
+        shown = queue.add_item(ctx, title.strip(), tags, cited, source or "human", **fields)
     elif evidence or source:
         raise UsageError("--evidence and --source are for queue items: git coop add item ...")
     else:
-        shown = ledger.add(
-            ctx,
-            kind,
-            title.strip(),
-            discovered_from,
-            follows,
-            body=text or None,
-            tags=list(tags),
-            priority=priority,
-            due=due_at,
-        )
+        shown = ledger.add(ctx, kind, title.strip(), tags=list(tags), **fields)
     if as_json:
         render.emit_json(render.item_json(shown))
     else:
         say(shown.label)
 
 
+def _cited(ctx: Context, evidence: list[str] | None) -> tuple[Evidence, ...]:
+    """`add item --evidence`: each citation read, and checked against the code (a warning
+    for each one it does not show)."""
+    from gitcoop.service import queue
+
+    cited = tuple(queue.parse_evidence(spec) for spec in evidence or [])
+    cited, warnings = queue.check_evidence(ctx, cited)
+    for warning in warnings:
+        warn(f"warning: --evidence {printable(warning)}")
+    return cited
+
+
+AllWorkOpt = Annotated[bool, typer.Option("--all", help="Include settled work.")]
+StatusOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--status",
+        metavar="STATUS",
+        click_type=click.Choice(STATUSES),
+        help=f"Only this status (settled ones too): {', '.join(STATUSES)}.",
+        show_default=False,
+    ),
+]
+HolderOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--holder",
+        metavar="WHO",
+        help="Only work held now by someone whose identity starts with WHO (bob).",
+    ),
+]
+OnlyTagOpt = Annotated[str | None, typer.Option("--tag", metavar="TAG", help="Only this tag.")]
+GrepOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--grep",
+        metavar="TEXT",
+        help="Only items whose title, body or notes contain TEXT (any case): work in "
+        "view, and settled work too with --all or a settled --status.",
+    ),
+]
+SinceOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--since",
+        metavar="WHEN",
+        help="Only items changed since WHEN: a duration back from now (2d, 12h) or "
+        "a date (2026-11-01).",
+    ),
+]
+OwedOnlyOpt = Annotated[bool, typer.Option("--owed", help="Only items whose obligation is due.")]
+DueBeforeOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--due-before",
+        metavar="DATE|DURATION",
+        help="Only items whose own deadline (set by --due; not an obligation's "
+        "review due time) is at or before DATE (2026-12-24: by the end of that "
+        "day) or within DURATION from now (3d).",
+    ),
+]
+OverdueOpt = Annotated[
+    bool,
+    typer.Option("--overdue", help="Only unsettled items whose own deadline (--due) has passed."),
+]
+StaleOpt = Annotated[bool, typer.Option("--stale", help="Only takes older than 2h.")]
+MineOpt = Annotated[
+    bool,
+    typer.Option(
+        "--mine",
+        help="Only what you hold, takeovers of your work and your events lost on a merge.",
+    ),
+]
+SortOpt = Annotated[
+    str,
+    typer.Option(
+        "--sort",
+        metavar="KEY",
+        click_type=click.Choice(SORTS),
+        help="created (oldest first), updated (latest change first), priority "
+        "(0 first), due (an obligation's review due time, soonest first) or "
+        "deadline (the item's own due date, set by --due; soonest first).",
+    ),
+]
+
+
 def list_(
-    include_all: Annotated[bool, typer.Option("--all", help="Include settled work.")] = False,
+    include_all: AllWorkOpt = False,
     kind: KindOpt = None,
-    status: Annotated[
-        str | None,
-        typer.Option(
-            "--status",
-            metavar="STATUS",
-            click_type=click.Choice(STATUSES),
-            help=f"Only this status (settled ones too): {', '.join(STATUSES)}.",
-            show_default=False,
-        ),
-    ] = None,
-    holder: Annotated[
-        str | None,
-        typer.Option(
-            "--holder",
-            metavar="WHO",
-            help="Only work held now by someone whose identity starts with WHO (bob).",
-        ),
-    ] = None,
-    tag: Annotated[str | None, typer.Option("--tag", metavar="TAG", help="Only this tag.")] = None,
-    grep: Annotated[
-        str | None,
-        typer.Option(
-            "--grep",
-            metavar="TEXT",
-            help="Only items whose title, body or notes contain TEXT (any case): work in "
-            "view, and settled work too with --all or a settled --status.",
-        ),
-    ] = None,
-    since: Annotated[
-        str | None,
-        typer.Option(
-            "--since",
-            metavar="WHEN",
-            help="Only items changed since WHEN: a duration back from now (2d, 12h) or "
-            "a date (2026-11-01).",
-        ),
-    ] = None,
-    owed: Annotated[
-        bool, typer.Option("--owed", help="Only items whose obligation is due.")
-    ] = False,
-    due_before: Annotated[
-        str | None,
-        typer.Option(
-            "--due-before",
-            metavar="DATE|DURATION",
-            help="Only items whose own deadline (set by --due; not an obligation's "
-            "review due time) is at or before DATE (2026-12-24: by the end of that "
-            "day) or within DURATION from now (3d).",
-        ),
-    ] = None,
-    overdue: Annotated[
-        bool,
-        typer.Option(
-            "--overdue", help="Only unsettled items whose own deadline (--due) has passed."
-        ),
-    ] = False,
-    stale: Annotated[bool, typer.Option("--stale", help="Only takes older than 2h.")] = False,
-    mine: Annotated[
-        bool,
-        typer.Option(
-            "--mine",
-            help="Only what you hold, takeovers of your work and your events lost on a merge.",
-        ),
-    ] = False,
-    sort: Annotated[
-        str,
-        typer.Option(
-            "--sort",
-            metavar="KEY",
-            click_type=click.Choice(SORTS),
-            help="created (oldest first), updated (latest change first), priority "
-            "(0 first), due (an obligation's review due time, soonest first) or "
-            "deadline (the item's own due date, set by --due; soonest first).",
-        ),
-    ] = "created",
+    status: StatusOpt = None,
+    holder: HolderOpt = None,
+    tag: OnlyTagOpt = None,
+    grep: GrepOpt = None,
+    since: SinceOpt = None,
+    owed: OwedOnlyOpt = False,
+    due_before: DueBeforeOpt = None,
+    overdue: OverdueOpt = False,
+    stale: StaleOpt = False,
+    mine: MineOpt = False,
+    sort: SortOpt = "created",
     limit: LimitOpt = None,
     wide: WideOpt = False,
     actor: AsOpt = None,
@@ -394,33 +402,62 @@ def list_(
 
     Filters combine (each narrows the list); the list is served from the read cache.
     """
-    from gitcoop.cli import render
     from gitcoop.service import queries
 
     if limit is not None and limit < 0:
         raise UsageError("-n must be 0 or more")
     ctx = make_context(actor)
+    where = queries.ListFilter(kind, status, holder, tag, owed, stale, mine)
+    where = _list_filter(ctx, where, grep, since, due_before, overdue)
+    found = queries.list_rows(ctx, include_all, where, sort, limit)
+    if as_json:
+        _emit_rows_json(found)
+    else:
+        _print_listing(ctx, found, where, wide)
+
+
+def _list_filter(
+    ctx: Context,
+    where: ListFilter,
+    grep: str | None,
+    since: str | None,
+    due_before: str | None,
+    overdue: bool,
+) -> ListFilter:
+    """`list`'s filters with their times read on the clock, and `--mine`'s lost events."""
     since_at = None
     if since is not None:
         from gitcoop.service.search import since_instant
 
         since_at = since_instant(since, ctx.now)
-    where = queries.ListFilter(kind, status, holder, tag, owed, stale, mine)
     where = replace(where, grep=grep or None, since=since_at, overdue=overdue)
     if due_before is not None:
         where = replace(where, due_before=due_instant(due_before, ctx.now, "--due-before"))
-    if mine:
+    if where.mine:
         from gitcoop.service import lost
 
         where = lost.mine(ctx, where)
-    found = queries.list_rows(ctx, include_all, where, sort, limit)
-    if as_json:  # the cache keeps each item's --json text
-        render.emit_listing([row.json for row in found.listed])
-        if found.more:
-            warn(more_line(found.more))
-        return
+    return where
+
+
+def _emit_rows_json(found: Rows) -> None:
+    """A listing's --json, from the text the cache keeps for each item; how many more
+    a limit left out goes to stderr, so stdout stays an array (`list`, `ready`)."""
+    from gitcoop.cli import render
+
+    render.emit_listing([row.json for row in found.listed])
+    if found.more:
+        warn(more_line(found.more))
+
+
+def _print_listing(ctx: Context, found: Rows, where: ListFilter, wide: bool) -> None:
+    """`list` as text: the table, what is lost under each of the viewer's items, then
+    how many more, settled or unsearched items were left out."""
+    from gitcoop.cli import render
+    from gitcoop.service.queries import ListFilter
+
     if not found.listed and not found.settled:
-        if where != queries.ListFilter():
+        if where != ListFilter():
             say("nothing matches these filters")
         else:
             say("the ledger is empty — add work with: git coop add todo TITLE")
@@ -478,7 +515,7 @@ def log(
             say(render.log_line(entry))
 
 
-def transition(
+def _transition(
     verb: str,
     past: str,
     item: str,
@@ -519,7 +556,7 @@ def take(
     cannot be reached.
     """
     args = {"force": force}
-    transition("take", "took", item, args, actor, session, expect, as_json, offline)
+    _transition("take", "took", item, args, actor, session, expect, as_json, offline)
 
 
 def release(
@@ -536,7 +573,7 @@ def release(
     if not reason.strip():
         raise UsageError("release needs a --reason: say why the work goes back")
     args = {"reason": reason, "force": force}
-    transition("release", "released", item, args, actor, None, expect, as_json)
+    _transition("release", "released", item, args, actor, None, expect, as_json)
 
 
 def done(
@@ -553,7 +590,7 @@ def done(
     """Finish a todo (an open one in one call). A second done only amends."""
     args = {"summary": summary, "commit": commit, "force": force}
     elsewhere = commit_elsewhere
-    transition("done", "done", item, args, actor, session, expect, as_json, False, elsewhere)
+    _transition("done", "done", item, args, actor, session, expect, as_json, False, elsewhere)
 
 
 def close(
@@ -571,7 +608,7 @@ def close(
     """Close a request or queue item. The first close is the record."""
     args = {"summary": summary, "commit": commit, "reason": reason, "force": force}
     elsewhere = commit_elsewhere
-    transition("close", "closed", item, args, actor, session, expect, as_json, False, elsewhere)
+    _transition("close", "closed", item, args, actor, session, expect, as_json, False, elsewhere)
 
 
 def abandon(
@@ -586,7 +623,7 @@ def abandon(
     if not reason.strip():
         raise UsageError("abandon needs a --reason: say why the work is dropped")
     args = {"reason": reason, "force": force}
-    transition("abandon", "abandoned", item, args, actor, None, expect, as_json)
+    _transition("abandon", "abandoned", item, args, actor, None, expect, as_json)
 
 
 def register(app: typer.Typer) -> None:
