@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import TYPE_CHECKING, Annotated, Any
 
 import click
@@ -43,45 +44,48 @@ LinkArg = Annotated[
 ]
 
 
+NewTitleOpt = Annotated[str | None, typer.Option("--title", metavar="TITLE", help="A new title.")]
+EditorOpt = Annotated[bool, typer.Option("-e", "--editor", help="Edit the body in git's editor.")]
+UntagOpt = Annotated[list[str] | None, typer.Option("--untag", metavar="TAG", help="Remove a tag.")]
+NewDueOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--due",
+        metavar="DATE|DURATION|none",
+        help=DUE_HELP.removesuffix(".") + "; none clears it.",
+    ),
+]
+BeforeOpt = Annotated[
+    str | None, typer.Option("--before", metavar="ID", help="Queue items: move before ID.")
+]
+AfterOpt = Annotated[
+    str | None, typer.Option("--after", metavar="ID", help="Queue items: move after ID.")
+]
+StateOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--state",
+        metavar="STATE",
+        click_type=click.Choice(("ready", "blocked", "closed")),
+        help="Queue items: ready, blocked (needs --reason) or closed.",
+        show_default=False,
+    ),
+]
+
+
 def edit(
     item: IdArg,
-    title: Annotated[
-        str | None, typer.Option("--title", metavar="TITLE", help="A new title.")
-    ] = None,
+    title: NewTitleOpt = None,
     body: BodyOpt = None,
     body_file: BodyFileOpt = None,
-    editor: Annotated[
-        bool, typer.Option("-e", "--editor", help="Edit the body in git's editor.")
-    ] = False,
+    editor: EditorOpt = False,
     tag: TagsOpt = None,
-    untag: Annotated[
-        list[str] | None, typer.Option("--untag", metavar="TAG", help="Remove a tag.")
-    ] = None,
+    untag: UntagOpt = None,
     priority: PriorityOpt = None,
-    due: Annotated[
-        str | None,
-        typer.Option(
-            "--due",
-            metavar="DATE|DURATION|none",
-            help=DUE_HELP.removesuffix(".") + "; none clears it.",
-        ),
-    ] = None,
-    before: Annotated[
-        str | None, typer.Option("--before", metavar="ID", help="Queue items: move before ID.")
-    ] = None,
-    after: Annotated[
-        str | None, typer.Option("--after", metavar="ID", help="Queue items: move after ID.")
-    ] = None,
-    state: Annotated[
-        str | None,
-        typer.Option(
-            "--state",
-            metavar="STATE",
-            click_type=click.Choice(("ready", "blocked", "closed")),
-            help="Queue items: ready, blocked (needs --reason) or closed.",
-            show_default=False,
-        ),
-    ] = None,
+    due: NewDueOpt = None,
+    before: BeforeOpt = None,
+    after: AfterOpt = None,
+    state: StateOpt = None,
     reason: ReasonOpt = None,
     actor: AsOpt = None,
     expect: ExpectOpt = None,
@@ -99,23 +103,11 @@ def edit(
     text = bodies.from_options(body, body_file)
     checked_shape(title, tag, priority, text)
     ctx = make_context(actor, None, expect)
-    due_at = None
-    if due is not None:
-        from gitcoop.domain.fields import NO_DUE
-
-        due_at = "" if due.strip().lower() == NO_DUE else due_instant(due, ctx.now, clears=True)
+    due_at = _new_due(due, ctx.now) if due is not None else None
     given = (title, text, tag, untag, priority, due, before, after, state)
     if editor or (all(v is None for v in given) and bodies.interactive()):
         text = _edited_body(ctx, item)
-    shape: dict[str, Any] = {
-        "title": title.strip() if title is not None else None,
-        "body": text,
-        "priority": priority,
-        "due": due_at,
-        "tags": list(dict.fromkeys(tag)) if tag else None,
-        "untag": list(dict.fromkeys(untag)) if untag else None,
-    }
-    shape = {k: v for k, v in shape.items() if v is not None}
+    shape = _shape(title, text, priority, due_at, tag, untag)
 
     def moved(snapshot: Any, item_id: Any) -> dict[str, Any] | None:
         return queue.moves(snapshot, item_id, before, after, state, reason)
@@ -125,7 +117,34 @@ def edit(
     print_written(shown, as_json, "edited")
 
 
-def link(action: str, first: str, phrase: str, second: str, **flags: Any) -> None:
+def _new_due(due: str, now: datetime) -> str:
+    """`edit --due`: the new deadline's instant, or "" for `none` (which clears it)."""
+    from gitcoop.domain.fields import NO_DUE
+
+    return "" if due.strip().lower() == NO_DUE else due_instant(due, now, clears=True)
+
+
+def _shape(
+    title: str | None,
+    text: str | None,
+    priority: int | None,
+    due_at: str | None,
+    tag: list[str] | None,
+    untag: list[str] | None,
+) -> dict[str, Any]:
+    """The fields an edit changes: only those given, tags once each."""
+    shape: dict[str, Any] = {
+        "title": title.strip() if title is not None else None,
+        "body": text,
+        "priority": priority,
+        "due": due_at,
+        "tags": list(dict.fromkeys(tag)) if tag else None,
+        "untag": list(dict.fromkeys(untag)) if untag else None,
+    }
+    return {k: v for k, v in shape.items() if v is not None}
+
+
+def _link(action: str, first: str, phrase: str, second: str, **flags: Any) -> None:
     from gitcoop.service import dependencies
 
     ctx = make_context(flags["actor"], None, flags["expect"])
@@ -149,7 +168,7 @@ def dep_add(
 
     `A blocks B`: B waits until A is settled; `A parent-of B`: A waits on its child B.
     A link that would close a cycle is refused, naming it."""
-    link("add", first, phrase, second, **_flags(actor, expect, as_json))
+    _link("add", first, phrase, second, **_flags(actor, expect, as_json))
 
 
 def dep_remove(
@@ -161,7 +180,7 @@ def dep_remove(
     as_json: JsonOpt = False,
 ) -> None:
     """Remove a link."""
-    link("remove", first, phrase, second, **_flags(actor, expect, as_json))
+    _link("remove", first, phrase, second, **_flags(actor, expect, as_json))
 
 
 def ready(
