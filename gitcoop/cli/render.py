@@ -16,7 +16,7 @@ from gitcoop.domain.lifecycle import HELD, TERMINAL, bound, held
 from gitcoop.domain.timefmt import human_age, human_instant
 
 if TYPE_CHECKING:  # annotations only: `take` and `done` need not load the queries
-    from gitcoop.domain.records import Evidence, Item, Lease, Takeover
+    from gitcoop.domain.records import Evidence, Item, Lease, Obligation, Takeover
     from gitcoop.service.dependencies import Links
     from gitcoop.service.queries import LogEntry, Note
     from gitcoop.service.writer import Shown
@@ -288,7 +288,25 @@ def item_details(
 ) -> Styled:
     """Everything about one item: its fields, what it owes, its links and notes, its body."""
     item = shown.item
-    rows: list[tuple[str, Any]] = [
+    rows = _field_rows(shown, now)
+    rows += [(k, v) for k, v in _optional_rows(item, now) if v]
+    if item.obligation is not None:
+        rows += _obligation_rows(item.obligation)
+    rows += _attention_rows(item)
+    rows += _link_rows(links) if links is not None else []
+    for note in notes or ():
+        rows.append(("note", f"{human_instant(note.at)} {note.actor}: {note.text}"))
+    width = max(len(k) for k, _ in rows)
+    lines: list[str] = [join(paint(f"{k:<{width}}", "heading"), "  ", _value(v)) for k, v in rows]
+    if item.body:
+        lines += ["", *(printable(line) for line in item.body.splitlines())]
+    return Styled("\n".join(lines))
+
+
+def _field_rows(shown: Shown, now: datetime) -> list[tuple[str, Any]]:
+    """The fields every item shows."""
+    item = shown.item
+    return [
         ("id", f"{item.id} ({shown.label})"),
         ("kind", item.kind),
         ("title", item.title),
@@ -298,6 +316,10 @@ def item_details(
         ("version", item.version),
         ("created", f"{human_instant(item.created_at)} by {item.created_by}"),
     ]
+
+
+def _optional_rows(item: Item, now: datetime) -> list[tuple[str, Any]]:
+    """The fields shown only when set (a queue item's own among them)."""
     optional: list[tuple[str, Any]] = [
         ("tags", ", ".join(item.tags)),
         ("taken", item.taken_at and f"{human_instant(item.taken_at)} by {item.taken_by}"),
@@ -321,44 +343,37 @@ def item_details(
         ]
         optional += [("evidence", _evidence_text(e)) for e in item.evidence]
         optional.append(("lease", item.lease and lease_text(item.lease, now)))
-    rows += [(k, v) for k, v in optional if v]
-    ob = item.obligation
-    if ob is not None:
-        due = f", due {human_instant(ob.due)}" if ob.due else ""
-        parked = ", parked" if ob.parked else ""
-        escalated = ", escalated to owners" if ob.escalated else ""
-        end = f" ({ob.disposition})" if ob.disposition else ""
-        owes = f"{wording.obligation(ob.kind)}, {ob.status}{end}{due}{parked}{escalated}"
-        rows.append(("owes", owes))
-        if ob.latest_report:
-            said = ob.latest_report.get("reason") or ob.latest_report.get("note")
-            rows.append(("report", f"{ob.latest_report.get('status')}: {said}"))
-        if ob.pending and ob.for_owners:
-            raised = ob.for_owners
-            rows.append(("owners", f"told: {raised.get('decision')} by {raised.get('by')}"))
-    for taken in item.takeovers:
-        rows.append(
-            ("takeover", f"of {taken.holder} by {taken.by} at {human_instant(taken.at)}, unseen")
-        )
+    return optional
+
+
+def _obligation_rows(ob: Obligation) -> list[tuple[str, Any]]:
+    """What the item owes: its state, the latest report, and what owners were told."""
+    due = f", due {human_instant(ob.due)}" if ob.due else ""
+    parked = ", parked" if ob.parked else ""
+    escalated = ", escalated to owners" if ob.escalated else ""
+    end = f" ({ob.disposition})" if ob.disposition else ""
+    rows: list[tuple[str, Any]] = [
+        ("owes", f"{wording.obligation(ob.kind)}, {ob.status}{end}{due}{parked}{escalated}")
+    ]
+    if ob.latest_report:
+        said = ob.latest_report.get("reason") or ob.latest_report.get("note")
+        rows.append(("report", f"{ob.latest_report.get('status')}: {said}"))
+    if ob.pending and ob.for_owners:
+        raised = ob.for_owners
+        rows.append(("owners", f"told: {raised.get('decision')} by {raised.get('by')}"))
+    return rows
+
+
+def _attention_rows(item: Item) -> list[tuple[str, Any]]:
+    """Takeovers not yet seen and events that lost on a merge."""
+    rows: list[tuple[str, Any]] = [
+        ("takeover", f"of {taken.holder} by {taken.by} at {human_instant(taken.at)}, unseen")
+        for taken in item.takeovers
+    ]
     for conflict in item.conflicts:
-        rows.append(
-            (
-                "conflict",
-                paint(
-                    f"{conflict.verb} by {conflict.actor} ({conflict.event}): "
-                    f"{wording.plain(conflict.reason)}",
-                    "conflict",
-                ),
-            )
-        )
-    rows += _link_rows(links) if links is not None else []
-    for note in notes or ():
-        rows.append(("note", f"{human_instant(note.at)} {note.actor}: {note.text}"))
-    width = max(len(k) for k, _ in rows)
-    lines: list[str] = [join(paint(f"{k:<{width}}", "heading"), "  ", _value(v)) for k, v in rows]
-    if item.body:
-        lines += ["", *(printable(line) for line in item.body.splitlines())]
-    return Styled("\n".join(lines))
+        said = f"{conflict.verb} by {conflict.actor} ({conflict.event}): "
+        rows.append(("conflict", paint(said + wording.plain(conflict.reason), "conflict")))
+    return rows
 
 
 def _due_text(item: Item, now: datetime) -> Styled:
