@@ -18,22 +18,25 @@ EXTRA_MODULES = ("starlette", "uvicorn", "jinja2", "markupsafe", "markdown_it", 
 NEEDS_EXTRA = "the board needs the web extra — pip install 'gitcoop[web]'"
 
 
+PortOpt = Annotated[
+    int,
+    typer.Option("--port", metavar="N", min=0, max=65535, help="Port (0: any free one)."),
+]
+HostOpt = Annotated[
+    str,
+    typer.Option(
+        "--host",
+        metavar="ADDRESS",
+        help="Address to listen on. Anything but 127.0.0.1 lets others reach it.",
+    ),
+]
+OpenOpt = Annotated[bool, typer.Option("--open", help="Open the board in a web browser.")]
+
+
 def serve(
-    port: Annotated[
-        int,
-        typer.Option("--port", metavar="N", min=0, max=65535, help="Port (0: any free one)."),
-    ] = 8765,
-    host: Annotated[
-        str,
-        typer.Option(
-            "--host",
-            metavar="ADDRESS",
-            help="Address to listen on. Anything but 127.0.0.1 lets others reach it.",
-        ),
-    ] = "127.0.0.1",
-    open_browser: Annotated[
-        bool, typer.Option("--open", help="Open the board in a web browser.")
-    ] = False,
+    port: PortOpt = 8765,
+    host: HostOpt = "127.0.0.1",
+    open_browser: OpenOpt = False,
     actor: AsOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
@@ -61,30 +64,32 @@ def serve(
             f"gitcoop: warning: the board listens on {host}: anyone who can reach it "
             "and has its address with the token can read and change the ledger as you"
         )
-
-    def ready(url: str) -> None:
-        import sys
-
-        if as_json:
-            from gitcoop.cli import render
-
-            render.emit_json({"url": url})
-        else:
-            say(f"board: {url}")
-            say("Ctrl-C stops it")
-
-        sys.stdout.flush()
-        if open_browser:
-            import webbrowser
-
-            webbrowser.open(url)
-
     try:
-        server.serve(made, host, port, ready)
+        server.serve(made, host, port, lambda url: _ready(url, as_json, open_browser))
     except OSError as exc:
         raise UsageError(
             f"cannot listen on {host}:{port} ({exc.strerror or exc}) — choose another --port"
         ) from None
+
+
+def _ready(url: str, as_json: bool, open_browser: bool) -> None:
+    """The board listens: say its address (flushed, for a program waiting on it), and
+    open it in a browser when asked."""
+    import sys
+
+    if as_json:
+        from gitcoop.cli import render
+
+        render.emit_json({"url": url})
+    else:
+        say(f"board: {url}")
+        say("Ctrl-C stops it")
+
+    sys.stdout.flush()
+    if open_browser:
+        import webbrowser
+
+        webbrowser.open(url)
 
 
 def register(app: typer.Typer) -> None:
