@@ -15,6 +15,7 @@ from gitcoop.cli.ledger_commands import (
     BodyFileOpt,
     BodyOpt,
     IdArg,
+    OnlyTagOpt,
     PriorityOpt,
     ReasonOpt,
     TagsOpt,
@@ -185,7 +186,7 @@ def dep_remove(
 
 def ready(
     kind: KindOpt = None,
-    tag: Annotated[str | None, typer.Option("--tag", metavar="TAG", help="Only this tag.")] = None,
+    tag: OnlyTagOpt = None,
     limit: LimitOpt = None,
     wide: WideOpt = False,
     as_json: JsonOpt = False,
