@@ -20,7 +20,7 @@ import typer
 
 from gitcoop.cli import terminal
 from gitcoop.cli.options import JsonOpt
-from gitcoop.store.repository import init_repo
+from gitcoop.service.process import new_repository
 
 ALICE = "alice@example.com"
 BOB = "bob@example.com"
@@ -68,7 +68,7 @@ def walkthrough(run: Callable[[list[str]], int], keep: bool, as_json: bool = Fal
     saved_cwd = os.getcwd()
     saved_env = {k: os.environ.get(k) for k in ("COOP_ACTOR", "COOP_NOW", "COOP_SESSION")}
     try:
-        init_repo(folder, ALICE)
+        new_repository(folder, ALICE)
         os.chdir(folder)
         step = Steps(run, quiet=as_json)
         step.say(f"A throwaway repository at {folder}; the ledger lives on refs/coop/ledger.")

@@ -22,10 +22,10 @@ def replay_journal(args: list[str]) -> None:
         return
     try:
         from gitcoop.cli.options import make_context
-        from gitcoop.store.ledger import journal
+        from gitcoop.service.process import journal_waiting
 
         ctx = make_context()
-        if not journal.has_entries(ctx.repo().common_dir):
+        if not journal_waiting(ctx.repo().common_dir):
             return
         from gitcoop.cli.wording import plain
         from gitcoop.service import replay

@@ -174,12 +174,10 @@ def lost_line(conflicts: list[dict[str, Any]], label: str, actor: str | None) ->
 
 def _hinted(ctx: Context) -> bool:
     """Whether the hooks install hint was given in this clone already (its marker file)."""
-    import os
-
-    from gitcoop.store.ledger.layout import HOOKS_HINTED
+    from gitcoop.service.process import hooks_hinted
 
     try:
-        return os.path.exists(os.path.join(ctx.repo().common_dir, HOOKS_HINTED))
+        return hooks_hinted(ctx.repo().common_dir)
     except CoopError:
         return False
 

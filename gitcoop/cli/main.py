@@ -13,7 +13,7 @@ from typing import Any
 from gitcoop.cli import compact
 from gitcoop.cli.terminal import warn
 from gitcoop.errors import BadLedger, CoopError, FetchedLedgerRefused, UsageError
-from gitcoop.store.fast import memory
+from gitcoop.service import process
 
 EXIT_BUG = 70  # EX_SOFTWARE: not a user mistake; the message asks for a report
 EXIT_OUTPUT_LOST = 120  # what Python itself exits with when stdout fails to flush at exit
@@ -334,9 +334,7 @@ def _environment(error: Exception) -> CoopError | None:
     """A full disk, a read-only repository, a permission: exit 9, not a bug."""
     if not isinstance(error, OSError):
         return None
-    from gitcoop.store.git.environment import failure
-
-    return failure(error, "the command", wrote_nothing=False)
+    return process.environment_failure(error, "the command")
 
 
 def _utf8(arg: str) -> str:
@@ -369,7 +367,7 @@ def run() -> None:
     being freed as the command returns (`memory.keep`).
     """
     gc.set_threshold(COMMAND_GC_THRESHOLD, *gc.get_threshold()[1:])
-    memory.keep_until_exit()
+    process.keep_until_exit()
     code = main()
     atexit._run_exitfuncs()
     try:

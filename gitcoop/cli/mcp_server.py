@@ -48,7 +48,7 @@ from gitcoop import __version__
 from gitcoop.cli import compact, mcp_tools
 from gitcoop.domain import jsontext
 from gitcoop.errors import CoopError, UsageError
-from gitcoop.store.fast import memory
+from gitcoop.service import process
 
 _ONE_AT_A_TIME = threading.Lock()
 
@@ -199,7 +199,7 @@ def build() -> Server[Any]:
 
 
 def serve() -> None:
-    memory.keep_nothing()  # a long-lived process: each call frees what it read
+    process.keep_nothing()  # a long-lived process: each call frees what it read
     anyio.run(_serve_stdio, build())
 
 

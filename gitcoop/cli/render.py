@@ -19,8 +19,8 @@ if TYPE_CHECKING:  # annotations only: `take` and `done` need not load the queri
     from gitcoop.domain.records import Evidence, Item, Lease, Obligation, Takeover
     from gitcoop.service.dependencies import Links
     from gitcoop.service.queries import LogEntry, Note
+    from gitcoop.service.queries import Row as CachedRow
     from gitcoop.service.writer import Shown
-    from gitcoop.store.fast.cache_rows import Row as CachedRow
 
 
 def emit_json(value: Any) -> None:
@@ -180,7 +180,7 @@ def _plain_lines(
     rows: Sequence[CachedRow], now: datetime, viewer: str | None, priority: bool
 ) -> list[Styled]:
     """`summary_lines` neither coloured nor cut: what `lay_out` makes of the same rows."""
-    from gitcoop.store.fast.cache_rows import Summary
+    from gitcoop.service.queries import Summary
 
     at = Summary._fields.index
     status_at, kind_at, title_at, by_at, since_at = (

@@ -11,7 +11,7 @@ from gitcoop.cli.options import JsonOpt
 
 def versions() -> dict[str, str]:
     from gitcoop import __version__
-    from gitcoop.store.repository import library_versions
+    from gitcoop.service.process import library_versions
 
     return {"version": __version__, "python": platform.python_version(), **library_versions()}
 

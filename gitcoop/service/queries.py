@@ -19,7 +19,9 @@ from gitcoop.service import dependencies
 from gitcoop.service.context import Context, read_ledger
 from gitcoop.service.dependencies import Links
 from gitcoop.service.writer import Shown
-from gitcoop.store.fast.cache_rows import Row, Summary, Tally
+from gitcoop.store.fast.cache_rows import Row as Row  # the rows the interfaces render
+from gitcoop.store.fast.cache_rows import Summary as Summary
+from gitcoop.store.fast.cache_rows import Tally
 from gitcoop.store.ledger.snapshot import Snapshot
 
 STALE_AFTER = timedelta(hours=2)  # a take this old is shown as stale: only a view, never a change
