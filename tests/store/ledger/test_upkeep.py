@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import os
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -138,6 +139,29 @@ def test_the_small_packs_are_rolled_into_one(ledger: Path, monkeypatch: pytest.M
     assert not (ledger / ".git" / "gc.pid").exists()  # git's own gc never ran
     assert coop("show", item).code == 0
     git(ledger, "fsck", "--no-dangling")
+
+
+def test_writers_and_git_s_gc_together_lose_nothing(ledger: Path) -> None:
+    """Three writing processes at once, each finding gc due after every write: the gcs
+    and roll-ups run beside the other processes' writes, and every write lands. (With
+    loose objects and `gc --auto` alone, this lost the tip commit about one run in
+    twenty: docs/performance.md, "The pack writer, measured again".)"""
+    git(ledger, "config", "gc.auto", "1")
+    git(ledger, "config", "gc.autoDetach", "false")
+    seed_sample_dir(ledger, 2)
+    script = (
+        "import sys\nfrom gitcoop.cli.main import main\n"
+        "sys.exit(max(main(['add', 'todo', f'{sys.argv[1]} {n}']) for n in range(6)))\n"
+    )
+    env = {**os.environ, "COOP_ACTOR": "alice@example.com", "COOP_SESSION": "s-gc"}
+    writers = [
+        subprocess.Popen([sys.executable, "-c", script, name], cwd=ledger, env=env)
+        for name in ("a", "b", "c")
+    ]
+    assert [writer.wait() for writer in writers] == [0, 0, 0]
+    titles = sorted(entry["title"] for entry in coop("list", "--json").json())
+    assert titles == sorted(f"{name} {n}" for name in "abc" for n in range(6))
+    git(ledger, "fsck", "--strict", "--no-dangling")
 
 
 def test_a_keep_a_killed_writer_left_is_removed_in_time(ledger: Path) -> None:
