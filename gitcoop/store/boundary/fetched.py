@@ -10,9 +10,11 @@ from gitcoop.errors import BadLedger, FetchedLedgerRefused
 from gitcoop.store.boundary import format1, joining, remembered, windows
 from gitcoop.store.boundary.history import History, Reader, check_one_root
 from gitcoop.store.boundary.tree import changed
+from gitcoop.store.git.commits import CommitInfo
+from gitcoop.store.git.objects import Oid
 from gitcoop.store.ledger.layout import EVENTS
+from gitcoop.store.ledger.repo import Repo
 from gitcoop.store.ledger.snapshot import Known, Snapshot
-from gitcoop.store.repository import CommitInfo, Oid, Repo
 
 
 @dataclass

@@ -18,9 +18,9 @@ from gitcoop.errors import BadLedger
 from gitcoop.store.boundary.history import Reader
 from gitcoop.store.boundary.joining import as_state
 from gitcoop.store.boundary.tree import changed
+from gitcoop.store.git.objects import Oid
 from gitcoop.store.ledger.layout import event_dir, item_path
 from gitcoop.store.ledger.snapshot import Known, Snapshot
-from gitcoop.store.repository import Oid
 
 
 def check_tip(reader: Reader, base: Oid | None, tip: Oid, checked: Known, where: str = "") -> None:

@@ -20,9 +20,11 @@ from gitcoop.domain import admission
 from gitcoop.domain.ids import ItemId, fanout, is_content_id
 from gitcoop.domain.records import Event
 from gitcoop.errors import BadLedger
+from gitcoop.store.git.commits import CommitInfo
+from gitcoop.store.git.objects import Oid
 from gitcoop.store.ledger.layout import EVENT_FILE_RE, EVENTS, FANOUT_RE, ITEM_DIR_RE, MODE_BLOB
+from gitcoop.store.ledger.repo import Repo
 from gitcoop.store.ledger.snapshot import Snapshot
-from gitcoop.store.repository import CommitInfo, Oid, Repo
 
 MAX_PARENTS = 2  # gitcoop writes no more: a merge joins the remote's tip and the local one
 # events one fetched commit may add: an `import` of a whole tracker writes a few thousand

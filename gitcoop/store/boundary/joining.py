@@ -27,10 +27,12 @@ from gitcoop.domain.roles import LEDGER_ID
 from gitcoop.errors import BadLedger
 from gitcoop.store.boundary.history import Added, Reader, added_files
 from gitcoop.store.boundary.tree import changed, changed_in
+from gitcoop.store.git.commits import CommitInfo
+from gitcoop.store.git.objects import Oid
 from gitcoop.store.ledger import codec
 from gitcoop.store.ledger.layout import EVENT_FILE_RE, EVENTS, event_dir, item_path
+from gitcoop.store.ledger.repo import Repo
 from gitcoop.store.ledger.snapshot import Known, Snapshot
-from gitcoop.store.repository import CommitInfo, Oid, Repo
 
 Lookup = Callable[[ItemId], Item | None]
 

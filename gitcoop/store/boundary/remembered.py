@@ -23,8 +23,9 @@ import contextlib
 from collections.abc import Iterator
 
 from gitcoop.errors import ChangedUnderWrite, RemoteRewritten
+from gitcoop.store.git.objects import Oid
 from gitcoop.store.ledger.layout import taken_ref
-from gitcoop.store.repository import Oid, Repo
+from gitcoop.store.ledger.repo import Repo
 
 TAKEN = taken_ref("")  # the folder of every remote's remembered tip
 

@@ -24,7 +24,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 from gitcoop.domain.frozen import frozen
 from gitcoop.errors import BadLedger, EnvironmentFailed
-from gitcoop.store.repository import Oid, Repo
+from gitcoop.store.git.objects import Oid
+from gitcoop.store.ledger.repo import Repo
 
 GOOD = "G"  # a valid signature by a key in the allowed-signers file
 UNKNOWN_KEY = "U"  # a valid signature by a key the file does not hold

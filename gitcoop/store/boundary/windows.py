@@ -42,9 +42,11 @@ from gitcoop.store.boundary.history import MAX_EVENTS, Added, History, Reader, a
 from gitcoop.store.boundary.joining import Holding, holds_items, ledger_before
 from gitcoop.store.boundary.tree import tops_written
 from gitcoop.store.fast.cache_rows import quiet_summary
+from gitcoop.store.git.commits import CommitInfo
+from gitcoop.store.git.objects import Oid
 from gitcoop.store.ledger.layout import EVENTS, ITEMS
+from gitcoop.store.ledger.repo import Repo
 from gitcoop.store.ledger.snapshot import Known, Snapshot
-from gitcoop.store.repository import CommitInfo, Oid, Repo
 
 REFERENCE = "COOP_REFERENCE"  # "1": every history takes the whole-commit check
 

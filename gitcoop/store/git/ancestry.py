@@ -10,7 +10,8 @@ from typing import Any
 
 from gitcoop.domain.frozen import frozen
 from gitcoop.store.git.libgit2 import pygit2
-from gitcoop.store.repository import Oid, Repo
+from gitcoop.store.git.objects import Oid
+from gitcoop.store.git.repo import Repo
 
 READ_CAP = 8 * 1024 * 1024  # a cited file larger than this is checked for existence only
 FILE_MODES = (0o100644, 0o100755, 0o120000)

@@ -23,7 +23,7 @@ import tempfile
 from gitcoop.domain.frozen import frozen
 from gitcoop.domain.keys import signature_key
 from gitcoop.errors import EnvironmentFailed, UsageError
-from gitcoop.store.repository import Repo
+from gitcoop.store.git.repo import Repo
 
 KEY_SETTING = "user.signingKey"
 PROGRAM_SETTING = "gpg.ssh.program"

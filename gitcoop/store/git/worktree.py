@@ -14,7 +14,7 @@ from typing import Any
 from gitcoop.domain.frozen import frozen
 from gitcoop.errors import NoLedger
 from gitcoop.store.git.libgit2 import pygit2
-from gitcoop.store.repository import Repo
+from gitcoop.store.git.repo import Repo
 
 REBASE_DIRS = ("rebase-merge", "rebase-apply")
 OLDER_SLOP = 5  # commits older than the cut-off read before the walk stops (git's own slop)

@@ -33,10 +33,12 @@ from gitcoop.store.fast.cache_rows import Row, conflicted
 from gitcoop.store.fast.read_cache import ItemCache
 from gitcoop.store.git import lock
 from gitcoop.store.git.lock import writer_lock
+from gitcoop.store.git.objects import Oid
+from gitcoop.store.git.writes import Sign, enable_fsync
 from gitcoop.store.ledger import codec, upkeep
 from gitcoop.store.ledger.layout import COOP_FILE, MODE_BLOB, MODE_TREE, event_dir, item_path
+from gitcoop.store.ledger.repo import Repo
 from gitcoop.store.ledger.snapshot import Known, Snapshot
-from gitcoop.store.repository import Oid, Repo, Sign, enable_fsync
 
 MAX_ATTEMPTS = 5
 

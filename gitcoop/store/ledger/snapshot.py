@@ -13,6 +13,7 @@ from gitcoop.domain import aliases, ids, itemdata
 from gitcoop.domain.ids import ItemId
 from gitcoop.domain.records import Event, Item, LedgerConfig, RecordError
 from gitcoop.errors import Ambiguous, BadLedger, NotFound
+from gitcoop.store.git.objects import Oid
 from gitcoop.store.ledger import codec
 from gitcoop.store.ledger.layout import (
     COOP_FILE,
@@ -29,7 +30,7 @@ from gitcoop.store.ledger.layout import (
     item_path,
     remote_ref,
 )
-from gitcoop.store.repository import Oid, Repo
+from gitcoop.store.ledger.repo import Repo
 
 if TYPE_CHECKING:  # a write never loads the read cache
     from gitcoop.domain import rulebook

@@ -20,6 +20,7 @@ from gitcoop.domain.frozen import frozen
 from gitcoop.domain.ids import ItemId, fanout
 from gitcoop.domain.records import Event, Item, LedgerConfig, RecordError
 from gitcoop.errors import BadLedger
+from gitcoop.store.git.objects import Oid
 from gitcoop.store.ledger import codec
 from gitcoop.store.ledger.layout import (
     COOP_FILE,
@@ -33,7 +34,7 @@ from gitcoop.store.ledger.layout import (
     MODE_TREE,
     ROOT_NAMES,
 )
-from gitcoop.store.repository import Oid, Repo
+from gitcoop.store.ledger.repo import Repo
 
 
 @frozen

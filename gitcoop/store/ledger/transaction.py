@@ -28,6 +28,9 @@ from gitcoop.domain.ids import ItemId, fanout
 from gitcoop.domain.records import Event, Item, LedgerConfig
 from gitcoop.errors import ChangedUnderWrite
 from gitcoop.store.git.lock import DEFAULT_TIMEOUT, writer_lock
+from gitcoop.store.git.objects import Oid
+from gitcoop.store.git.refs import STALE_AFTER, RefLocked, stderr_notice
+from gitcoop.store.git.writes import Sign, enable_fsync
 from gitcoop.store.ledger import codec, upkeep
 from gitcoop.store.ledger.layout import (
     COOP_FILE,
@@ -38,16 +41,8 @@ from gitcoop.store.ledger.layout import (
     event_name,
     item_path,
 )
+from gitcoop.store.ledger.repo import Repo
 from gitcoop.store.ledger.snapshot import Snapshot
-from gitcoop.store.repository import (
-    STALE_AFTER,
-    Oid,
-    RefLocked,
-    Repo,
-    Sign,
-    enable_fsync,
-    stderr_notice,
-)
 
 if TYPE_CHECKING:  # loaded by a write (zlib, hashlib): a read that imports this needs neither
     from gitcoop.store.fast.packwrite import Entry

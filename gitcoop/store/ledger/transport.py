@@ -26,8 +26,9 @@ from gitcoop.domain.patterns import lazy
 from gitcoop.domain.timefmt import parse_duration
 from gitcoop.errors import FetchedLedgerRefused, RemoteRefused, RemoteUnreachable, UsageError
 from gitcoop.store.git import environment
+from gitcoop.store.git.objects import Oid
 from gitcoop.store.ledger.layout import REF, remote_ref
-from gitcoop.store.repository import Oid, Repo
+from gitcoop.store.ledger.repo import Repo
 
 ASK_TIMEOUT = 20  # seconds `init` waits to hear whether a remote has a ledger
 REMOTE_TIMEOUT_KEY = "coop.remoteTimeout"

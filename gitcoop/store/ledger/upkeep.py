@@ -47,7 +47,7 @@ import os
 import time
 from typing import NamedTuple
 
-from gitcoop.store.repository import Repo
+from gitcoop.store.ledger.repo import Repo
 
 LOOSE_SAMPLE = "17"  # the fan-out directory git counts to estimate all loose objects
 PACK_AFTER = 1  # loose objects in objects/17 (about 256 each in all) from which they are packed
