@@ -56,6 +56,30 @@ def test_imports_point_down(layer: str) -> None:
         assert not up, f"{layer}/{path.name} imports upward: {up}"
 
 
+# What the git room may import besides itself and gitcoop.errors: domain helpers that
+# know nothing of the ledger (a pattern compiled on first use; the record decorator,
+# until records are plain dataclasses), and for commit signing alone, the reading of
+# the public key inside an SSH signature.
+GIT_ROOM_HELPERS = {"gitcoop.domain.patterns", "gitcoop.domain.frozen"}
+GIT_ROOM_EXCEPTIONS = {"commit_signing.py": {"gitcoop.domain.keys"}}
+
+
+@pytest.mark.parametrize(
+    "path", sorted((PACKAGE / "store" / "git").rglob("*.py")), ids=lambda p: p.name
+)
+def test_the_git_room_knows_no_ledger(path: Path) -> None:
+    """store/git/ is git itself: nothing of the ledger's rooms (ledger/, boundary/,
+    fast/, the repository facade) nor of the domain."""
+    allowed = GIT_ROOM_HELPERS | GIT_ROOM_EXCEPTIONS.get(path.name, set())
+    ours = {name for name in imports(path) if name.startswith("gitcoop")}
+    bad = {
+        name
+        for name in ours
+        if name not in allowed and not name.startswith(("gitcoop.store.git", "gitcoop.errors"))
+    }
+    assert not bad, f"store/git/{path.name} imports {bad}"
+
+
 def test_only_one_module_each_touches_ruamel_filelock_and_only_the_store_pygit2() -> None:
     users: dict[str, set[str]] = {"ruamel": set(), "filelock": set(), "pygit2": set()}
     for path in PACKAGE.rglob("*.py"):
