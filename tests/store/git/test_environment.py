@@ -11,7 +11,7 @@ import pytest
 
 from gitcoop.errors import ChangedUnderWrite, EnvironmentFailed
 from gitcoop.store.git import environment
-from gitcoop.store.repository import open_repo
+from gitcoop.store.ledger.repo import open_repo
 from tests.conftest import make_repo
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from gitcoop.store.git.ancestry import count_touching, current_head, exists, is_ancestor
-from gitcoop.store.repository import open_repo
+from gitcoop.store.ledger.repo import open_repo
 from tests.conftest import git, make_repo
 
 

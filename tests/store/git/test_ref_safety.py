@@ -12,11 +12,12 @@ import pytest
 
 from gitcoop.errors import BadLedger, ChangedUnderWrite
 from gitcoop.store.git.lock import LockBusy, lock_path
+from gitcoop.store.git.refs import Backoff, RefLocked
 from gitcoop.store.ledger import transaction
 from gitcoop.store.ledger.layout import REF
+from gitcoop.store.ledger.repo import open_repo
 from gitcoop.store.ledger.snapshot import Snapshot
 from gitcoop.store.ledger.transaction import Change, Policy
-from gitcoop.store.repository import Backoff, RefLocked, open_repo
 from tests.conftest import coop, coop_process, git, unavailable
 
 

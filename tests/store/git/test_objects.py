@@ -14,7 +14,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gitcoop.errors import BadLedger
-from gitcoop.store.repository import PACK_FILES_OPEN, Repo, fetched_reads, open_repo
+from gitcoop.store.git.objects import fetched_reads
+from gitcoop.store.git.repo import PACK_FILES_OPEN
+from gitcoop.store.ledger.repo import Repo, open_repo
 from tests.conftest import coop_in, git, make_repo
 
 WRONG_ID = "1" * 40  # a name no content "blob 3\0abc" hashes to

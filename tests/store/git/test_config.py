@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from gitcoop.store.repository import config_key, config_parameters, open_repo
+from gitcoop.store.git.config import config_key, config_parameters
+from gitcoop.store.ledger.repo import open_repo
 from tests.conftest import git, make_repo
 
 

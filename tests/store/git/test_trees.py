@@ -16,7 +16,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gitcoop.store.repository import Oid, open_repo
+from gitcoop.store.git.objects import Oid
+from gitcoop.store.ledger.repo import open_repo
 from tests.conftest import make_repo
 from tests.rawledger import BLOB, EXEC, LINK, TREE, open_raw, write_tree
 
