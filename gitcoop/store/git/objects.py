@@ -152,7 +152,7 @@ class Objects:
         first sync checks what it fetched (`fetched_reads`), those of its first backend
         (the pack files). A backend's read gives the kind as a plain number where the
         object store's makes an enum of it in Python, and keeps no copy in libgit2's
-        cache (the trees this class parses are kept here): ~60% of reading a small
+        cache (the trees `Trees` parses are kept by it): ~60% of reading a small
         tree, ~25% of a small blob. It neither re-hashes what it reads (the object store
         does not either, inside `fetched_reads`) nor finds what another backend holds (a
         loose object, an alternate's pack), so a caller reads what it missed, or what
