@@ -232,9 +232,9 @@ def dumps(value: Any, dense: bool = True) -> str:
     import json
 
     if not dense:
-        from gitcoop.domain import jsontext
+        from gitcoop.domain.bounds import json_text
 
-        return jsontext.dumps(value)
+        return json_text(value)
     return json.dumps(value, separators=(",", ":"), sort_keys=True, ensure_ascii=True)
 
 

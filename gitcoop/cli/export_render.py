@@ -14,7 +14,7 @@ import json
 import re
 from typing import Any
 
-from gitcoop.domain import jsontext
+from gitcoop.domain.bounds import json_text
 from gitcoop.domain.records import Data
 from gitcoop.service.exporting import Exported, item_data
 
@@ -31,7 +31,7 @@ _FORMULA = ("=", "+", "-", "@", "\t", "\r")
 
 def rendered(exported: list[Exported], form: str, with_events: bool) -> str:
     if form == "json":
-        return jsontext.dumps([item_data(e, with_events) for e in exported]) + "\n"
+        return json_text([item_data(e, with_events) for e in exported]) + "\n"
     if form == "jsonl":
         return "".join(_line(item_data(e, with_events)) + "\n" for e in exported)
     if form == "csv":

@@ -46,7 +46,7 @@ from pydantic import ValidationError
 
 from gitcoop import __version__
 from gitcoop.cli import compact, mcp_tools
-from gitcoop.domain import jsontext
+from gitcoop.domain.bounds import json_escaped
 from gitcoop.errors import CoopError, UsageError
 from gitcoop.service import process
 
@@ -219,11 +219,11 @@ async def _serve(server: Server[Any], read_stream: Any, write_stream: Any) -> No
 
 class _Spelt(io.TextIOWrapper):
     """The wire's text: each line the SDK writes, with what a person is shown escaped
-    spelt as JSON's `\\u` (jsontext.spelt), as every --json answer is, structured
+    spelt as JSON's `\\u` (bounds.json_escaped), as every --json answer is, structured
     content included; the values an agent parses are the same."""
 
     def write(self, text: str) -> int:
-        return super().write(jsontext.spelt(text))
+        return super().write(json_escaped(text))
 
 
 @contextmanager

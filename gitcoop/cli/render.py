@@ -11,7 +11,8 @@ from gitcoop.cli import wording
 from gitcoop.cli.table import GAP, Cell, Row, lay_out
 from gitcoop.cli.terminal import Styled, colour, columns, join, paint, printable, width
 from gitcoop.cli.wording import count
-from gitcoop.domain import jsontext, obligations, readiness
+from gitcoop.domain import obligations, readiness
+from gitcoop.domain.bounds import json_text
 from gitcoop.domain.lifecycle import HELD, TERMINAL, bound, held
 from gitcoop.domain.timefmt import human_age, human_instant
 
@@ -24,18 +25,19 @@ if TYPE_CHECKING:  # annotations only: `take` and `done` need not load the queri
 
 
 def emit_json(value: Any) -> None:
-    sys.stdout.write(jsontext.dumps(value) + "\n")
+    sys.stdout.write(json_text(value) + "\n")
 
 
 LISTING_CHUNK = 1000  # elements joined per write
 
 
 def emit_listing(elements: list[str]) -> None:
-    """`jsontext.array(elements)` and a newline, written a thousand elements at a time: a
-    listing of 60,000 items is ~100 MB of text, which as one string was made three times
-    over (joined, given its newline, encoded) before a byte was written."""
+    """The JSON array of `elements` (each an element's text, as the read cache keeps it) and
+    a newline, written a thousand elements at a time: a listing of 60,000 items is ~100 MB
+    of text, which as one string was made three times over (joined, given its newline,
+    encoded) before a byte was written."""
     if not elements:
-        sys.stdout.write(jsontext.array(elements) + "\n")
+        sys.stdout.write("[]\n")
         return
     write = sys.stdout.write
     between = ",\n  "

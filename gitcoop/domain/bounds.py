@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from datetime import datetime
 from re import Match
+from typing import Any
 
 from gitcoop.domain.patterns import lazy
 
@@ -158,3 +159,31 @@ def printable(text: str, lines: bool = False) -> str:
     if lines and "\n" in text:
         return "\n".join(escaped.sub(_escaped, part) for part in text.split("\n"))
     return escaped.sub(_escaped, text)
+
+
+def json_text(value: Any) -> str:
+    """The `--json` text of `value`: `json.dumps` indented by two, keys sorted, with each
+    character a person is shown escaped spelt as its `\\u` escape (`json_escaped`)."""
+    import json  # here: every command loads this module, and most write no JSON
+
+    return json_escaped(json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False))
+
+
+def json_escaped(text: str) -> str:
+    """JSON text with each character `shown_escaped` names spelt as its `\\u` escape, so a
+    program reads what a person sees (docs/hardening.md, H8); the parsed value is the
+    same. Such characters stand only inside strings (JSON's own layout is ASCII and
+    printable), but for the layout's line breaks, which are kept."""
+    if text.isascii() and "\x7f" not in text:  # strings hold their C0 controls escaped
+        return text
+    return _SHOWN_ESCAPED.sub(_json_escape, text)
+
+
+def _json_escape(found: Match[str]) -> str:
+    code = ord(found.group())
+    if code < 0x20:  # a line break of the layout
+        return found.group()
+    if code <= 0xFFFF:
+        return f"\\u{code:04x}"
+    code -= 0x10000  # beyond the BMP: a surrogate pair, as JSON spells it
+    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"

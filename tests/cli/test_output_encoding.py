@@ -19,7 +19,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from gitcoop.cli.terminal import ESCAPE_ERRORS, escape_unencodable
-from gitcoop.domain import jsontext
+from gitcoop.domain.bounds import json_text
 from tests.conftest import Result, coop_in, coop_process
 
 TITLE = "café ☕ 日本 \U0001f600"
@@ -102,7 +102,7 @@ def test_a_utf8_stdout_is_unchanged(titled: tuple[Path, str]) -> None:
 def test_the_escape_keeps_json_json_in_any_encoding(text: str) -> None:
     escape_unencodable()  # registers the handler the streams are given
     for encoding in ("ascii", "latin-1", "utf-8"):
-        written = jsontext.dumps({"title": text}).encode(encoding, ESCAPE_ERRORS)
+        written = json_text({"title": text}).encode(encoding, ESCAPE_ERRORS)
         assert json.loads(written.decode(encoding)) == {"title": text}
 
 
