@@ -1,242 +1,389 @@
-"""Whether an item file's data is already exactly what `Item.to_data` writes.
+"""The rules an item's plain data follows: the one place an item file is validated.
 
-Every item file gitcoop writes is `codec.dump(item.to_data())`, so reading one
-back gives data that `Item.from_data(data).to_data()` returns unchanged. Building
-the frozen records to find that out cost ~100 us per item, most of a cold
-listing once the line reader got fast. `canonical(data)` checks the same rules
-directly on the plain data (~15 us): True only when `from_data` would accept it
-and `to_data` would give it back as it is; anything else answers False and goes
-through the records, which accept, refuse or rewrite it as before. A property
-test holds the two to each other on real items and on items mutated at random.
+`checked(data)` gives an item's data exactly as `Item.to_data` writes it, or a
+`RecordError` naming the first field that breaks a rule; `Item.from_data` builds
+the records from what `fields(data)` gives. Every item file gitcoop writes is
+already that data, so the rules are made cheap for a value as written: a cold
+listing checks every file, where building the records and writing them back
+cost ~100 us an item.
+
+What is read leniently is the same as ever: absent lists and counts read as
+empty and zero, the one `tag` of an item file written before items had several,
+any truthy `parked`, an instant in any ISO 8601 form (written back in gitcoop's).
+Unknown keys are dropped, and a queue's fields are checked on every item but
+written only for queue items (kind `item`).
 """
 
 from __future__ import annotations
 
-from datetime import datetime
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from gitcoop.domain.ids import ITEM_ID_RE
-from gitcoop.domain.patterns import lazy
-from gitcoop.domain.records import PRIORITIES
+from gitcoop.domain.timefmt import format_instant, parse_instant
 
-_INSTANT = lazy(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z")
+Data = dict[str, Any]
+Rule = Callable[[Any, str], Any]  # (the value read, the field's name) -> the value written
 
-_OPTIONAL_TEXT = frozenset(
-    ("body", "taken_by", "session", "closed_by", "closed_note", "result_summary")
-) | frozenset(("commit_sha", "reason"))
-_QUEUE_TEXT = ("source", "order_key", "last_failure", "blocked_reason", "duplicate_of", "parent_id")
-_COMMON_KEYS = (
-    frozenset(
-        (
-            *("id", "kind", "title", "status", "created_at", "created_by", "version", "tags"),
-            *("priority", "links", "taken_at", "closed_at", "obligation", "previous_obligation"),
-            *("conflicts", "takeovers"),
-        )
-    )
-    | _OPTIONAL_TEXT
-)
-_QUEUE_KEYS = frozenset((*_QUEUE_TEXT, "evidence", "attempts", "lease"))
-_ITEM_KEYS = _COMMON_KEYS | _QUEUE_KEYS
-_LISTED_WHEN_SET = frozenset(("related_commits", "aliases"))  # absent while empty
-_INSTANT_WHEN_SET = frozenset(("due",))  # absent while unset
-
-_OBLIGATION_KEYS = frozenset(
-    (
-        *("kind", "holder", "session", "status", "since", "due", "parked", "escalated"),
-        *("reason", "latest_report", "last_review", "disposition", "sessions", "for_owners"),
-        *("resolved_by", "resolved_at", "resolved_event"),
-    )
-)
-_OBLIGATION_TEXT = ("session", "reason", "disposition", "resolved_by", "resolved_event")
-_LINK_KEYS = frozenset(("type", "item", "by", "at"))
-_CONFLICT_KEYS = frozenset(("event", "verb", "actor", "reason"))
-_ACKNOWLEDGED = _CONFLICT_KEYS | {"acknowledged"}
-_TAKEOVER_KEYS = frozenset(("holder", "by", "at", "event"))
-_EVIDENCE_KEYS = frozenset(("path", "line", "quote", "head"))
-_LEASE_KEYS = frozenset(("by", "event", "since", "until"))
+PRIORITIES = range(5)  # 0 is the highest
+DEFAULT_PRIORITY = 2
 
 
-def canonical(data: dict[str, Any]) -> bool:
-    """True when `Item.from_data(data).to_data() == data`, with no record built."""
+class RecordError(ValueError):
+    """Plain data that does not make a valid record; the message names the field."""
+
+
+# -- values --------------------------------------------------------------------------
+
+
+def text(value: Any, name: str) -> str:
+    if not isinstance(value, str) or not value:
+        raise RecordError(f"{name} must be a non-empty string")
+    return value
+
+
+def maybe_text(value: Any, name: str) -> str | None:
+    if value is not None and not isinstance(value, str):
+        raise RecordError(f"{name} must be a string or null")
+    return value
+
+
+def count(value: Any, name: str) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        raise RecordError(f"{name} must be a non-negative integer")
+    return value
+
+
+def read_instant(value: Any, name: str) -> Any:
+    """The `datetime` of an instant's text."""
+    if not isinstance(value, str):
+        raise RecordError(f"{name} must be an ISO 8601 string")
     try:
-        return _item(data)
-    except (TypeError, ValueError, KeyError):  # a value of a kind no rule expects
-        return False
+        return parse_instant(value)
+    except ValueError as exc:
+        raise RecordError(f"{name} is not an ISO 8601 instant: {value!r}") from exc
 
 
-def _item(data: dict[str, Any]) -> bool:
-    keys = data.keys()
-    queue = data.get("kind") == "item"
-    expected = _ITEM_KEYS if queue else _COMMON_KEYS
-    listed = _LISTED_WHEN_SET & keys
-    for name in listed:
-        values = data[name]
-        if not (type(values) is list and values and all(_text(v) for v in values)):
-            return False
-    if "due" in keys:
-        if not _instant(data["due"]):
-            return False
-        listed = listed | _INSTANT_WHEN_SET
-    if keys != (expected | listed if listed else expected):
-        return False
-    item_id = data["id"]
-    if not (_text(item_id) and ITEM_ID_RE.match(item_id)):
-        return False
-    if not all(_text(data[k]) for k in ("kind", "title", "status", "created_by")):
-        return False
-    if not all(_maybe_text(data[k]) for k in _OPTIONAL_TEXT):
-        return False
-    if not (_instant(data["created_at"]) and _maybe_instant(data["taken_at"])):
-        return False
-    if not (_maybe_instant(data["closed_at"]) and _count(data["version"])):
-        return False
-    priority = data["priority"]
-    if not (type(priority) is int and priority in PRIORITIES):
-        return False
-    tags = data["tags"]
-    if not (type(tags) is list and all(_text(t) for t in tags)):
-        return False
-    if not all(_entries(data[k], check) for k, check in _LISTS):
-        return False
-    obligation = data["obligation"]
-    if obligation is not None and not (obligation and _obligation(obligation)):
-        return False
-    previous = data["previous_obligation"]
-    if previous is not None and not _obligation(previous):
-        return False
-    return not queue or _queue(data)
+def instant(value: Any, name: str) -> str:
+    """An instant's text as gitcoop writes it."""
+    found = _instants.get(value) if type(value) is str else None
+    if found is None:
+        found = format_instant(read_instant(value, name))
+        if len(_instants) >= 100_000:
+            _instants.clear()
+        _instants[value] = found
+    return found
 
 
-def _queue(data: dict[str, Any]) -> bool:
-    if not all(_maybe_text(data[k]) for k in _QUEUE_TEXT):
-        return False
-    if not (_count(data["attempts"]) and _entries(data["evidence"], _evidence)):
-        return False
-    lease = data["lease"]
-    return lease is None or _lease(lease)
+_instants: dict[str, str] = {}  # read -> written (an item repeats its own instants often)
 
 
-def _obligation(data: Any) -> bool:
-    if type(data) is not dict or data.keys() != _OBLIGATION_KEYS:
-        return False
-    if data["status"] not in ("pending", "resolved"):
-        return False
-    if not (_text(data["kind"]) and _text(data["holder"])):
-        return False
-    if not all(_maybe_text(data[k]) for k in _OBLIGATION_TEXT):
-        return False
-    if not (_instant(data["since"]) and _maybe_instant(data["due"])):
-        return False
-    if not (_maybe_instant(data["resolved_at"]) and type(data["parked"]) is bool):
-        return False
-    if type(data["escalated"]) is not bool:
-        return False
-    # a mapping is copied as it is; anything else reads as None, and an empty one writes as None
-    if not all(_full_mapping_or_none(data[k]) for k in ("latest_report", "last_review")):
-        return False
-    sessions = data["sessions"]
-    return (
-        _full_mapping_or_none(data["for_owners"])
-        and type(sessions) is list
-        and all(type(s) is str for s in sessions)
-    )
+def maybe_instant(value: Any, name: str) -> str | None:
+    if value is None:
+        return None
+    found = _instants.get(value) if type(value) is str else None
+    return instant(value, name) if found is None else found
 
 
-def _link(data: Any) -> bool:
-    return (
-        type(data) is dict
-        and data.keys() == _LINK_KEYS
-        and _text(data["type"])
-        and _text(data["item"])
-        and _text(data["by"])
-        and _instant(data["at"])
-    )
+def _mapping(value: Any, _: str) -> dict[str, Any] | None:
+    """A mapping is copied as it is; anything else reads as None (an empty one is written
+    as None: `_written`)."""
+    return dict(value) if isinstance(value, Mapping) else None
 
 
-def _conflict(data: Any) -> bool:
-    if type(data) is not dict:
-        return False
-    keys = data.keys()
-    if keys != _CONFLICT_KEYS and not (keys == _ACKNOWLEDGED and data["acknowledged"] is True):
-        return False
-    return all(_text(data[k]) for k in _CONFLICT_KEYS)
+def _flag(value: Any, _: str) -> bool:
+    return bool(value)
 
 
-def _takeover(data: Any) -> bool:
-    return (
-        type(data) is dict
-        and data.keys() == _TAKEOVER_KEYS
-        and _text(data["holder"])
-        and _text(data["by"])
-        and _text(data["event"])
-        and _instant(data["at"])
-    )
+# -- the fields of a mapping -----------------------------------------------------------
+
+_STR = frozenset((str,))
+_STR_OR_NONE = frozenset((str, type(None)))
+_LIST_OR_NONE = frozenset((list, type(None)))
 
 
-def _evidence(data: Any) -> bool:
-    if type(data) is not dict or data.keys() != _EVIDENCE_KEYS:
-        return False
-    line = data["line"]
-    return (
-        _text(data["path"])
-        and (line is None or _count(line))
-        and _maybe_text(data["quote"])
-        and _maybe_text(data["head"])
-    )
+def _all_text(values: list[Any]) -> bool:
+    """Whether every value is a string (their types as a set first: in C)."""
+    return set(map(type, values)) <= _STR or all(isinstance(v, str) for v in values)
 
 
-def _lease(data: Any) -> bool:
-    return (
-        type(data) is dict
-        and data.keys() == _LEASE_KEYS
-        and _text(data["by"])
-        and _text(data["event"])
-        and _instant(data["since"])
-        and _instant(data["until"])
-    )
+class Fields:
+    """The rules of a mapping's fields, in order; `of(data)` gives each field's value as
+    written, or RecordError naming the first field that breaks its rule. A rule is given
+    the field's value and its name as shown, or the whole mapping (the fields `whole`
+    names, whose rule reads more than its own key).
+
+    Most fields are text, and as written. Those are checked at once (their types as a
+    set, in C) and copied as they are, and the other fields taken one by one; if one
+    text is not as written, every field is taken in order, so the same field is named.
+    """
+
+    def __init__(
+        self, rules: tuple[tuple[str, Rule], ...], prefix: str, whole: Iterable[str] = ()
+    ) -> None:
+        self.order = tuple(name for name, _ in rules)
+        self.texts = tuple(name for name, rule in rules if rule is text)
+        self.maybe_texts = tuple(name for name, rule in rules if rule is maybe_text)
+        self.rules = tuple((name, rule, prefix + name, name in whole) for name, rule in rules)
+        self.others = tuple(r for r in self.rules if r[1] is not text and r[1] is not maybe_text)
+
+    def of(self, data: Mapping[str, Any]) -> Data:
+        get = data.get
+        texts = list(map(get, self.texts))
+        if not (
+            set(map(type, texts)) <= _STR
+            and all(texts)
+            and set(map(type, map(get, self.maybe_texts))) <= _STR_OR_NONE
+        ):
+            return {
+                name: rule(data if whole else get(name), shown)
+                for name, rule, shown, whole in self.rules
+            }
+        found = dict(zip(self.order, map(get, self.order), strict=True))
+        for name, rule, shown, whole in self.others:
+            found[name] = rule(data if whole else found[name], shown)
+        return found
 
 
-_LISTS = (("links", _link), ("conflicts", _conflict), ("takeovers", _takeover))
+# -- the parts of an item ------------------------------------------------------------
+
+_OBLIGATION = Fields(
+    (
+        ("kind", text),
+        ("holder", text),
+        ("session", maybe_text),
+        ("status", text),
+        ("since", instant),
+        ("due", maybe_instant),
+        ("parked", _flag),
+        ("escalated", _flag),
+        ("reason", maybe_text),
+        ("latest_report", _mapping),
+        ("last_review", _mapping),
+        ("disposition", maybe_text),
+        ("sessions", lambda value, _: list(value or [])),
+        ("for_owners", _mapping),
+        ("resolved_by", maybe_text),
+        ("resolved_at", maybe_instant),
+        ("resolved_event", maybe_text),
+    ),
+    "obligation.",
+)
 
 
-def _entries(value: Any, check: Any) -> bool:
-    return type(value) is list and all(check(entry) for entry in value)
+def obligation(data: Any) -> Data:
+    """An obligation's fields (DESIGN.md §5), or RecordError."""
+    if data.get("status") not in ("pending", "resolved"):
+        raise RecordError("obligation.status must be pending or resolved")
+    sessions = data.get("sessions") or []
+    if not isinstance(sessions, list) or not _all_text(sessions):
+        raise RecordError("obligation.sessions must be a list of strings")
+    return _OBLIGATION.of(data)
 
 
-def _text(value: Any) -> bool:
-    return type(value) is str and value != ""
+def _written(fields: Data | None) -> None:
+    """An obligation's fields as `Obligation.to_data` writes them: no empty mapping."""
+    if fields is not None:
+        for name in ("latest_report", "last_review", "for_owners"):
+            fields[name] = fields[name] or None
 
 
-def _maybe_text(value: Any) -> bool:
-    return value is None or type(value) is str
+def evidence(data: Any) -> Data:
+    if not isinstance(data, Mapping):
+        raise RecordError("evidence entries must be mappings")
+    line = data.get("line")
+    if line is not None:
+        line = count(line, "evidence.line")
+    return {
+        "path": text(data.get("path"), "evidence.path"),
+        "line": line,
+        "quote": maybe_text(data.get("quote"), "evidence.quote"),
+        "head": maybe_text(data.get("head"), "evidence.head"),
+    }
 
 
-def _count(value: Any) -> bool:
-    return type(value) is int and value >= 0
+def _entries(name: str, rules: tuple[tuple[str, Rule], ...]) -> Callable[[Any], Data]:
+    """The check of a list's entries: a mapping each, each key by its rule."""
+    refused = f"{name}s entries must be mappings"
+    fields = Fields(rules, f"{name}.")
+
+    def entry(data: Any) -> Data:
+        if not isinstance(data, Mapping):
+            raise RecordError(refused)
+        return fields.of(data)
+
+    return entry
 
 
-def _full_mapping_or_none(value: Any) -> bool:
-    return value is None or (type(value) is dict and len(value) > 0)
+link = _entries("link", (("type", text), ("item", text), ("by", text), ("at", instant)))
+takeover = _entries("takeover", (("holder", text), ("by", text), ("at", instant), ("event", text)))
+_conflict_fields = _entries(
+    "conflict", (("event", text), ("verb", text), ("actor", text), ("reason", text))
+)
 
 
-_instants: set[str] = set()  # instants already found good (an item repeats its own often)
+def conflict(data: Any) -> Data:
+    """A conflict's data; `acknowledged` and `kept_out` are written only when true (older
+    item files keep their bytes)."""
+    found = _conflict_fields(data)
+    for flag in ("acknowledged", "kept_out"):
+        if data.get(flag) is True:
+            found[flag] = True
+    return found
 
 
-def _instant(value: Any) -> bool:
-    """An instant as `format_instant` writes it (so it reads back the same): a year from
-    1970 (`parse_instant` reads up to 9999, all a four-digit year holds)."""
-    if type(value) is not str:
-        return False
-    if value in _instants:
-        return True
-    if not _INSTANT.fullmatch(value) or int(value[:4]) < 1970:
-        return False
-    datetime.fromisoformat(value[:-1])  # a day or hour that does not exist: ValueError
-    if len(_instants) >= 100_000:
-        _instants.clear()
-    _instants.add(value)
-    return True
+def lease(data: Any) -> Data:
+    if not isinstance(data, Mapping):
+        raise RecordError("lease must be a mapping or null")
+    return {
+        "by": text(data.get("by"), "lease.by"),
+        "event": text(data.get("event"), "lease.event"),
+        "since": instant(data.get("since"), "lease.since"),
+        "until": instant(data.get("until"), "lease.until"),
+    }
 
 
-def _maybe_instant(value: Any) -> bool:
-    return value is None or _instant(value)
+# -- an item -------------------------------------------------------------------------
+
+
+def _tags(data: Mapping[str, Any], _: str) -> list[str]:
+    """`tags`, or the one `tag` of an item file written before items had several."""
+    tags = data.get("tags")
+    if tags is None:
+        tag = maybe_text(data.get("tag"), "tag")
+        return [tag] if tag else []
+    if not isinstance(tags, list) or not all(isinstance(t, str) and t for t in tags):
+        raise RecordError("tags must be a list of non-empty strings")
+    return list(tags)
+
+
+def _priority(value: Any, _: str) -> int:
+    if value is None:
+        return DEFAULT_PRIORITY
+    if not isinstance(value, int) or isinstance(value, bool) or value not in PRIORITIES:
+        raise RecordError("priority must be a whole number from 0 to 4")
+    return value
+
+
+def _shas(value: Any, name: str) -> list[str]:
+    if value is None:
+        return []
+    if not isinstance(value, list) or not all(isinstance(c, str) and c for c in value):
+        raise RecordError(f"{name} must be a list of commit shas")
+    return list(value)
+
+
+def _aliases(value: Any, name: str) -> list[str]:
+    if value is None:
+        return []
+    if not isinstance(value, list) or not value or not all(isinstance(a, str) for a in value):
+        raise RecordError(f"{name} must be a non-empty list of text")
+    return list(value)
+
+
+def _previous(value: Any, _: str) -> Data | None:
+    if value is None:
+        return None
+    if not isinstance(value, Mapping):
+        raise RecordError("previous_obligation must be a mapping or null")
+    return obligation(value)
+
+
+def _each(check: Callable[[Any], Data]) -> Rule:
+    return lambda value, _: [check(entry) for entry in value] if value else []
+
+
+def _current(value: Any, _: str) -> Data | None:
+    return obligation(value) if value else None
+
+
+def _lease(value: Any, _: str) -> Data | None:
+    return None if value is None else lease(value)
+
+
+def _count_or_zero(data: Mapping[str, Any], name: str) -> int:
+    return count(data.get(name, 0), name)
+
+
+# Every field of an item, in the order `Item` declares them: the order they
+# are checked in (the first field that breaks a rule is named) and written in.
+_ITEM = Fields(
+    (
+        ("id", text),  # and an item id: `fields`
+        ("kind", text),
+        ("title", text),
+        ("status", text),
+        ("created_at", instant),
+        ("created_by", text),
+        ("version", _count_or_zero),
+        ("body", maybe_text),
+        ("tags", _tags),
+        ("priority", _priority),
+        ("due", maybe_instant),
+        ("links", _each(link)),
+        ("taken_by", maybe_text),
+        ("taken_at", maybe_instant),
+        ("session", maybe_text),
+        ("closed_by", maybe_text),
+        ("closed_at", maybe_instant),
+        ("closed_note", maybe_text),
+        ("result_summary", maybe_text),
+        ("commit_sha", maybe_text),
+        ("related_commits", _shas),
+        ("aliases", _aliases),
+        ("reason", maybe_text),
+        ("obligation", _current),
+        ("previous_obligation", _previous),
+        ("conflicts", _each(conflict)),
+        ("takeovers", _each(takeover)),
+        # a queue's fields (QUEUE_FIELDS), written for queue items only
+        ("source", maybe_text),
+        ("evidence", _each(evidence)),
+        ("order_key", maybe_text),
+        ("attempts", _count_or_zero),
+        ("last_failure", maybe_text),
+        ("blocked_reason", maybe_text),
+        ("duplicate_of", maybe_text),
+        ("parent_id", maybe_text),
+        ("lease", _lease),
+    ),
+    "",
+    whole=("version", "tags", "attempts"),
+)
+QUEUE_FIELDS = (
+    *("source", "evidence", "order_key", "attempts", "last_failure", "blocked_reason"),
+    *("duplicate_of", "parent_id", "lease"),
+)
+_UNSET = ("due", "related_commits", "aliases")  # written only when set
+_LISTS = ("evidence", "conflicts", "takeovers", "links")
+
+
+def checked(data: Mapping[str, Any]) -> Data:
+    """`data` as `Item.to_data` writes it, or RecordError naming what breaks a rule."""
+    found = fields(data)
+    if found["kind"] != "item":
+        for name in QUEUE_FIELDS:
+            del found[name]
+    for name in _UNSET:
+        if not found[name]:
+            del found[name]
+    _written(found["obligation"])
+    _written(found["previous_obligation"])
+    return found
+
+
+def fields(data: Mapping[str, Any]) -> Data:
+    """Every field of the item `data` makes, as `checked` gives them (or RecordError): a
+    queue's fields on any item, and those written only when set."""
+    item_id = text(data.get("id"), "id")
+    if not ITEM_ID_RE.match(item_id):
+        raise RecordError(f"id is not an item id: {item_id!r}")
+    current = data.get("obligation")
+    if current is not None and not isinstance(current, Mapping):
+        raise RecordError("obligation must be a mapping or null")
+    lists = list(map(data.get, _LISTS))
+    if not set(map(type, lists)) <= _LIST_OR_NONE and not all(
+        isinstance(value or [], list) for value in lists
+    ):
+        raise RecordError("evidence, conflicts, takeovers and links must be lists")
+    return _ITEM.of(data)

@@ -15,9 +15,9 @@ def test_an_add_with_aliases_keeps_them_and_an_item_without_has_no_key() -> None
     assert item.aliases == ("TW-12",)
     assert item.to_data()["aliases"] == ["TW-12"]
     assert Item.from_data(item.to_data()) == item
-    assert itemdata.canonical(item.to_data())
+    assert itemdata.checked(item.to_data()) == item.to_data()
     assert "aliases" not in added().to_data()
-    assert itemdata.canonical(added().to_data())
+    assert itemdata.checked(added().to_data()) == added().to_data()
 
 
 @pytest.mark.parametrize(

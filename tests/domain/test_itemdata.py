@@ -1,4 +1,6 @@
-"""`itemdata.canonical` says yes only where the records would give the data back unchanged."""
+"""`itemdata` is the one place an item's data is checked: what the records write reads back
+unchanged, anything else reads as the records write it, or is refused naming its first
+broken field."""
 
 from __future__ import annotations
 
@@ -6,6 +8,7 @@ from copy import deepcopy
 from datetime import UTC, datetime
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -22,6 +25,7 @@ from gitcoop.domain.records import (
     Takeover,
     replace,
 )
+from tests.domain.builders import added
 
 instants = st.datetimes(
     min_value=datetime(1970, 1, 2), max_value=datetime(9999, 12, 30), timezones=st.just(UTC)
@@ -192,23 +196,49 @@ def variants(data: dict[str, Any]) -> Any:
 
 @settings(max_examples=300)
 @given(items)
-def test_what_the_records_write_is_canonical(item: Item) -> None:
+def test_what_the_records_write_reads_back_unchanged(item: Item) -> None:
     data = item.to_data()
-    assert itemdata.canonical(data)
-    assert Item.from_data(data).to_data() == data
+    assert typed(itemdata.checked(data)) == typed(data)
+    assert typed(Item.from_data(data).to_data()) == typed(data)
+
+
+def outcome(data: dict[str, Any]) -> Any:
+    """What `checked` gives (typed), or the message of its refusal."""
+    try:
+        return typed(itemdata.checked(data))
+    except RecordError as refused:
+        return str(refused)
 
 
 @settings(max_examples=40, deadline=None)
 @given(items)
-def test_a_changed_item_is_canonical_only_if_the_records_keep_it(item: Item) -> None:
+def test_a_changed_item_reads_as_its_records_write_it(item: Item) -> None:
     for data in variants(item.to_data()):
-        if not itemdata.canonical(data):
-            continue  # the records read it, or refuse it, as before
+        found = outcome(data)
         try:
-            rebuilt = Item.from_data(data).to_data()
+            rebuilt = typed(Item.from_data(data).to_data())
         except RecordError as refused:
-            raise AssertionError(f"canonical but refused: {refused}: {data}") from None
-        assert typed(rebuilt) == typed(data), data
+            assert found == str(refused), data
+            continue
+        assert found == rebuilt, data
+        assert outcome(itemdata.checked(data)) == found  # as written, it reads back the same
+
+
+@pytest.mark.parametrize(
+    ("changes", "named"),
+    [
+        ({"version": -1, "body": 5}, "version"),  # a count before a text
+        ({"body": 5, "priority": 9}, "body"),  # a text before a count
+        ({"title": "", "created_at": "soon"}, "title"),
+        ({"created_at": "soon", "closed_note": 5}, "created_at"),
+        ({"tags": "x", "taken_by": 3}, "tags"),
+        ({"source": 3, "lease": 5}, "source"),  # a queue's fields are checked on any item
+    ],
+)
+def test_the_first_field_that_breaks_a_rule_is_named(changes: dict[str, Any], named: str) -> None:
+    data = {**added().to_data(), **changes}
+    with pytest.raises(RecordError, match=f"^{named} "):
+        itemdata.checked(data)
 
 
 @settings(max_examples=60, deadline=None)
@@ -223,7 +253,7 @@ def test_a_quiet_summary_is_the_summary_of_a_settled_item_needing_nothing(item: 
         assert not in_view(quiet)
         assert all(type(t) is str for t in quiet.tags) and type(quiet.kind) is str
         assert all(type(a) is str and type(b) is str for a, b in quiet.links)
-        if itemdata.canonical(data):  # a file the records take: the same summary
+        if outcome(data) == typed(data):  # a file read as it is: the same summary
             assert quiet == summarise(data)
     settled = replace(item, status="done", conflicts=(), takeovers=(), obligation=None)
     assert quiet_summary(item.id, settled.to_data()) == summarise(settled.to_data())

@@ -425,8 +425,7 @@ def _check_root(tree: Any) -> None:
 
 def _checked(item_id: str, data: dict[str, Any], path: str) -> dict[str, Any]:
     """Read data as `Item.to_data` writes it, or BadLedger naming the path."""
-    if not itemdata.canonical(data):  # what gitcoop writes never needs the records
-        data = _record(Item.from_data, data, path).to_data()
+    data = _record(itemdata.checked, data, path)
     if data["id"] != item_id:
         raise BadLedger(f"{path}: holds item {data['id']}, not {item_id}")
     return data
