@@ -20,7 +20,7 @@ from typing import Any
 
 from gitcoop.domain import lifecycle, obligations
 from gitcoop.domain.queue import EDITABLE_STATES, cached_at, invalidated
-from gitcoop.domain.records import Event, Evidence, Item, Lease, Roles, replace
+from gitcoop.domain.records import Event, Evidence, Item, Lease, Obligation, Roles, replace
 from gitcoop.domain.timefmt import human_instant
 from gitcoop.errors import Refused
 
@@ -146,26 +146,9 @@ def finish(item: Item | None, event: Event, roles: Roles) -> Item:
         )
     assert item.obligation is not None
     if outcome == "blocked":
-        reason = _text(event, "reason", "finish blocked")
-        report = obligations.report_blocked(item.obligation, event.actor, reason, event.at)
-        # the state moves only for events that say so: one written before the blocked
-        # state held picked work folds as it did then (the item stayed in progress)
-        status = "blocked" if event.arg("status") == "blocked" else item.status
-        return replace(item, status=status, obligation=report, blocked_reason=reason)
+        return _blocked(item, item.obligation, event)
     if outcome == "ready":
-        failure = _text(event, "failure", "finish ready")
-        return replace(
-            item,
-            status="ready",
-            attempts=item.attempts + 1,
-            last_failure=failure,
-            blocked_reason=None,
-            taken_by=None,
-            taken_at=None,
-            session=None,
-            evidence=invalidated(item.evidence),
-            obligation=obligations.resolve(item.obligation, "released"),
-        )
+        return _again(item, item.obligation, event)
     commit = _text(event, "commit", "finish done") if outcome == "done" else None
     why = _text(event, "reason", "finish closed") if outcome == "closed" else None
     return replace(
@@ -176,6 +159,33 @@ def finish(item: Item | None, event: Event, roles: Roles) -> Item:
         commit_sha=commit,
         reason=why,
         obligation=obligations.resolve(item.obligation, outcome),
+    )
+
+
+def _blocked(item: Item, owed: Obligation, event: Event) -> Item:
+    """A finish blocked: a report on the obligation, which stays bound."""
+    reason = _text(event, "reason", "finish blocked")
+    report = obligations.report_blocked(owed, event.actor, reason, event.at)
+    # the state moves only for events that say so: one written before the blocked
+    # state held picked work folds as it did then (the item stayed in progress)
+    status = "blocked" if event.arg("status") == "blocked" else item.status
+    return replace(item, status=status, obligation=report, blocked_reason=reason)
+
+
+def _again(item: Item, owed: Obligation, event: Event) -> Item:
+    """A finish ready: released, to be tried again, its evidence to be checked again."""
+    failure = _text(event, "failure", "finish ready")
+    return replace(
+        item,
+        status="ready",
+        attempts=item.attempts + 1,
+        last_failure=failure,
+        blocked_reason=None,
+        taken_by=None,
+        taken_at=None,
+        session=None,
+        evidence=invalidated(item.evidence),
+        obligation=obligations.resolve(owed, "released"),
     )
 
 
