@@ -14,10 +14,10 @@ import typer
 
 from gitcoop.cli.options import AsOpt, JsonOpt, SessionOpt, make_context
 from gitcoop.cli.terminal import printable
-from gitcoop.domain.patterns import lazy
+from gitcoop.domain.patterns import pattern
 from gitcoop.errors import UsageError
 
-BACKTICKS = lazy("`+")
+BACKTICKS = pattern("`+")
 
 if TYPE_CHECKING:
     from gitcoop.service.prime import Line, Primer

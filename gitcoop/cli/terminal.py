@@ -46,7 +46,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 
 from gitcoop.domain.bounds import printable as printable  # the one escaping function
-from gitcoop.domain.patterns import lazy
+from gitcoop.domain.patterns import pattern
 from gitcoop.domain.progress import Progress
 
 MODES = ("auto", "always", "never")
@@ -69,7 +69,7 @@ PALETTE = {
     "heading": "1",
     "hint": "2",
 }
-SGR = lazy(r"\x1b\[[0-9;]*m")
+SGR = pattern(r"\x1b\[[0-9;]*m")
 
 
 ESCAPE_ERRORS = "gitcoop-escape"  # the error handler the standard streams are given

@@ -22,7 +22,7 @@ from gitcoop.domain import bounds
 from gitcoop.domain.aliases import aliases_problem
 from gitcoop.domain.ids import EVENT_ID_RE, ITEM_ID_RE, identity_problem
 from gitcoop.domain.obligations import DELAY_MAX, DELAY_MIN
-from gitcoop.domain.patterns import lazy
+from gitcoop.domain.patterns import pattern
 from gitcoop.domain.records import Event
 from gitcoop.domain.roles import LEDGER_ID
 from gitcoop.domain.timefmt import parse_instant
@@ -34,9 +34,9 @@ ONE_LINE = (  # text the rules copy into an item, or compare with their own word
     *("summary", "reason", "failure", "previous_summary", "previous_status", "previous_holder"),
     *("status", "decision", "outcome", "verdict", "action", "role", "key"),
 )
-SHA_RE = lazy(r"^[0-9a-f]{7,64}\Z")
-HEAD_RE = lazy(r"^([0-9a-f]{40}|[0-9a-f]{64})\Z")
-ORDER_KEY_RE = lazy(r"^[0-9a-z]{1,200}\Z")
+SHA_RE = pattern(r"^[0-9a-f]{7,64}\Z")
+HEAD_RE = pattern(r"^([0-9a-f]{40}|[0-9a-f]{64})\Z")
+ORDER_KEY_RE = pattern(r"^[0-9a-z]{1,200}\Z")
 MAX_ENTRIES = 1000  # evidence entries, children of a split
 MAX_DEPTH = 6  # arguments nested in arguments (a resolve's replay)
 

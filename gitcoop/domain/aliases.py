@@ -18,9 +18,9 @@ from __future__ import annotations
 from typing import Any
 
 from gitcoop.domain.ids import EVENT_PREFIX, PREFIX_KIND
-from gitcoop.domain.patterns import lazy
+from gitcoop.domain.patterns import pattern
 
-ALIAS_RE = lazy(r"^[A-Za-z][A-Za-z0-9_]{0,15}[-#][A-Za-z0-9][A-Za-z0-9._-]{0,99}\Z")
+ALIAS_RE = pattern(r"^[A-Za-z][A-Za-z0-9_]{0,15}[-#][A-Za-z0-9][A-Za-z0-9._-]{0,99}\Z")
 MAX_ALIASES = 4  # a stable id and a short one, with room to spare
 
 

@@ -17,10 +17,10 @@ from gitcoop.domain.imported import (
     tag_words,
     text_or_none,
 )
-from gitcoop.domain.patterns import lazy
+from gitcoop.domain.patterns import pattern
 from gitcoop.domain.trackers import due_of, list_of, record_of
 
-_MARKER = lazy(r"^<!-- (SECTION|AC):[A-Z_:]+ -->\Z")  # where Backlog.md's sections begin and end
+_MARKER = pattern(r"^<!-- (SECTION|AC):[A-Z_:]+ -->\Z")  # where Backlog.md's sections begin and end
 _BACKLOG_PRIORITY = {"high": 1, "medium": 2, "low": 3}
 _BACKLOG_SECTIONS = ("Description", "Acceptance Criteria", "Implementation Plan")
 

@@ -16,7 +16,7 @@ from datetime import datetime
 from re import Match
 from typing import Any
 
-from gitcoop.domain.patterns import lazy
+from gitcoop.domain.patterns import pattern
 
 FIRST_YEAR = 1970
 LAST_YEAR = 9000  # an event's instant; the rules add at most 30 days to one
@@ -35,8 +35,8 @@ UNSAFE_IN_TEXT_PATTERN = f"[\x00-\x08\x0b-\x1f{_OTHERS}]"  # tabs and line break
 # process. They are compiled on first use, and ASCII text (all of an ordinary command's:
 # ids, instants, e-mail addresses) is answered by `str.isprintable` without them: for
 # ASCII, printable is exactly "no C0 control, no DEL" (property-tested against the class).
-_UNSAFE = lazy(UNSAFE_PATTERN)
-_UNSAFE_IN_TEXT = lazy(UNSAFE_IN_TEXT_PATTERN)
+_UNSAFE = pattern(UNSAFE_PATTERN)
+_UNSAFE_IN_TEXT = pattern(UNSAFE_IN_TEXT_PATTERN)
 
 # Characters that draw nothing: every format character (Unicode's category Cf: the soft
 # hyphen, zero-width spaces and joiners, word joiners, invisible operators, the byte order
@@ -50,9 +50,9 @@ HIDDEN_RANGES = (
     "\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb\U000110bd\U000110cd"
     "\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U000e007f"
 )
-_HIDDEN = lazy(f"[{HIDDEN_RANGES}]")
+_HIDDEN = pattern(f"[{HIDDEN_RANGES}]")
 # what a person is shown escaped, and JSON writes as escapes: the unsafe and the hidden
-_SHOWN_ESCAPED = lazy(f"[\x00-\x1f{_OTHERS}{HIDDEN_RANGES}]")
+_SHOWN_ESCAPED = pattern(f"[\x00-\x1f{_OTHERS}{HIDDEN_RANGES}]")
 
 
 def hidden() -> re.Pattern[str]:

@@ -12,7 +12,7 @@ from datetime import date, datetime, timedelta
 from typing import Any
 
 from gitcoop.domain.bounds import FIRST_YEAR, LAST_YEAR
-from gitcoop.domain.patterns import lazy
+from gitcoop.domain.patterns import pattern
 from gitcoop.domain.records import PRIORITIES
 from gitcoop.domain.timefmt import format_instant, parse_duration, parse_instant
 
@@ -84,8 +84,8 @@ def retagged(tags: Iterable[str], added: Iterable[str], removed: Iterable[str]) 
 
 
 NO_DUE = "none"  # `edit --due none` clears an item's due date
-_DURATION = lazy(r"[0-9]+\s*[A-Za-z]+")  # digits and a unit: 3d, 36h, 3x (refused)
-_WRITTEN = lazy(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z")
+_DURATION = pattern(r"[0-9]+\s*[A-Za-z]+")  # digits and a unit: 3d, 36h, 3x (refused)
+_WRITTEN = pattern(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z")
 
 
 def due_problem(due: Any) -> str | None:

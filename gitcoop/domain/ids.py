@@ -8,7 +8,7 @@ from typing import NewType
 
 from gitcoop.domain import bounds
 from gitcoop.domain.bounds import has_unsafe
-from gitcoop.domain.patterns import lazy
+from gitcoop.domain.patterns import pattern
 
 ItemId = NewType("ItemId", str)
 EventId = NewType("EventId", str)
@@ -21,10 +21,10 @@ KIND_PREFIX = {"todo": "td", "request": "rq", "item": "it", "ledger": "cf"}
 PREFIX_KIND = {v: k for k, v in KIND_PREFIX.items()}
 EVENT_PREFIX = "ev"
 
-ITEM_ID_RE = lazy(r"^(td|rq|it|cf)-[0-9a-hjkmnp-tv-z]{12}\Z")
+ITEM_ID_RE = pattern(r"^(td|rq|it|cf)-[0-9a-hjkmnp-tv-z]{12}\Z")
 # format 1 minted event ids at random (12 characters); from format 2 an event's id is
 # the hash of its content (26 characters, 130 bits): one id names one event
-EVENT_ID_RE = lazy(r"^ev-(?:[0-9a-hjkmnp-tv-z]{12}|[0-9a-hjkmnp-tv-z]{26})\Z")
+EVENT_ID_RE = pattern(r"^ev-(?:[0-9a-hjkmnp-tv-z]{12}|[0-9a-hjkmnp-tv-z]{26})\Z")
 CONTENT_ID_LENGTH = 26
 
 # Who acts: written into commit signatures and one-line messages, so no control
@@ -80,7 +80,7 @@ def written_identity_problem(who: str) -> str | None:
 
 
 # An email address as people type one: no space, one @ with something on each side.
-EMAIL_RE = lazy(r"^[^\s@]+@[^\s@]+\Z")
+EMAIL_RE = pattern(r"^[^\s@]+@[^\s@]+\Z")
 
 
 def acting_problem(who: str, configured: str | None) -> str | None:

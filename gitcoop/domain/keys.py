@@ -26,7 +26,7 @@ from dataclasses import field, replace
 
 from gitcoop.domain.frozen import frozen
 from gitcoop.domain.ids import identity_problem
-from gitcoop.domain.patterns import lazy
+from gitcoop.domain.patterns import pattern
 from gitcoop.domain.records import Event, Roles
 from gitcoop.errors import Refused
 
@@ -40,7 +40,7 @@ KEY_TYPES = (
     "sk-ecdsa-sha2-nistp256@openssh.com",
 )
 KEY_MAX = 2000  # base64 characters: an 8192-bit RSA key holds about 1,400
-KEY_RE = lazy(r"^(?P<type>[a-z0-9@.-]{1,40}) (?P<blob>[A-Za-z0-9+/]{16,2000}={0,2})\Z")
+KEY_RE = pattern(r"^(?P<type>[a-z0-9@.-]{1,40}) (?P<blob>[A-Za-z0-9+/]{16,2000}={0,2})\Z")
 ACTIONS = ("add", "remove")
 SIGNATURE_BEGIN = "-----BEGIN SSH SIGNATURE-----"
 SIGNATURE_END = "-----END SSH SIGNATURE-----"

@@ -1,4 +1,4 @@
-"""`lazy`: a regular expression compiled the first time it is used.
+"""`pattern`: a module-level regular expression, compiled the first time it is used.
 
 `re.compile` parses and compiles in Python, 0.05-0.2 ms a pattern, in every
 process that imports the module. A `take` imports eighteen module-level
@@ -19,7 +19,7 @@ from typing import Any, AnyStr, Generic, cast
 _METHODS = ("match", "fullmatch", "search", "findall", "finditer", "sub", "subn", "split")
 
 
-class _Lazy(Generic[AnyStr]):
+class _Pattern(Generic[AnyStr]):
     def __init__(self, pattern: AnyStr, flags: int) -> None:
         self.pattern: AnyStr = pattern
         self.flags = flags
@@ -38,9 +38,9 @@ class _Lazy(Generic[AnyStr]):
         return getattr(compiled, name)
 
     def __repr__(self) -> str:
-        return f"lazy({self.pattern!r})"
+        return f"pattern({self.pattern!r})"
 
 
-def lazy(pattern: AnyStr, flags: int = 0) -> re.Pattern[AnyStr]:
-    """`re.compile(pattern, flags)`, compiled when first used."""
-    return cast("re.Pattern[AnyStr]", _Lazy(pattern, flags))
+def pattern(source: AnyStr, flags: int = 0) -> re.Pattern[AnyStr]:
+    """`re.compile(source, flags)`, compiled when first used."""
+    return cast("re.Pattern[AnyStr]", _Pattern(source, flags))

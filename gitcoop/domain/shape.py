@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import Generic, TypeVar
 
 from gitcoop.domain.frozen import frozen
-from gitcoop.domain.patterns import lazy
+from gitcoop.domain.patterns import pattern
 
 VERBS = (
     "add",
@@ -51,10 +51,10 @@ OTHER = "other"
 FEW_SHAPES = 3  # a batch of WARN_BATCH or more spanning fewer shapes than this is lopsided
 WARN_BATCH = 5
 
-_TAG = lazy(r"^\s*\[[^\]]*\]\s*")
-_QUOTES = lazy(r"[\"'`‘’“”]")
-_FILE_LINE = lazy(r"[\w./\\-]+\.\w+:\d+")
-_NUMBER = lazy(r"\b\d+\b")
+_TAG = pattern(r"^\s*\[[^\]]*\]\s*")
+_QUOTES = pattern(r"[\"'`‘’“”]")
+_FILE_LINE = pattern(r"[\w./\\-]+\.\w+:\d+")
+_NUMBER = pattern(r"\b\d+\b")
 
 
 def normalise(title: str) -> str:
@@ -71,8 +71,8 @@ def _verb_forms(verb: str) -> str:
     return rf"\b(?:{verb}|{verb}s|{verb}es|{verb}d|{verb}ed|{stem}ing|{verb}ing)\b"
 
 
-_VERB_RE = {v: lazy(_verb_forms(v)) for v in VERBS}
-_TARGET_RE = {t: lazy(rf"\b{t}(?:s|es)?\b") for t in TARGETS}
+_VERB_RE = {v: pattern(_verb_forms(v)) for v in VERBS}
+_TARGET_RE = {t: pattern(rf"\b{t}(?:s|es)?\b") for t in TARGETS}
 
 
 def shape(title: str) -> str:

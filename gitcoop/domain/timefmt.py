@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from gitcoop.domain.patterns import lazy
+from gitcoop.domain.patterns import pattern
 
-_DURATION_RE = lazy(r"^\s*(\d+)\s*([smhdw]?)\s*$")
+_DURATION_RE = pattern(r"^\s*(\d+)\s*([smhdw]?)\s*$")
 _LONGEST = 100 * 366 * 86400
 _UNIT_SECONDS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
 

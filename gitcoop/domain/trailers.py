@@ -18,14 +18,14 @@ on commit messages (so a `---` line is not a divider here):
 from __future__ import annotations
 
 from gitcoop.domain.frozen import frozen
-from gitcoop.domain.patterns import lazy
+from gitcoop.domain.patterns import pattern
 
 # The trailer key -> the verb it asks for.
 COOP_KEYS = {"coop-done": "done", "coop-close": "close", "coop-refs": "note"}
 GIT_GENERATED = ("Signed-off-by: ", "(cherry picked from commit ")
 
-_KEY = lazy(r"^([A-Za-z0-9-]+)[ \t]*:(.*)$")
-_SPLIT = lazy(r"[,\s]+")
+_KEY = pattern(r"^([A-Za-z0-9-]+)[ \t]*:(.*)$")
+_SPLIT = pattern(r"[,\s]+")
 
 
 @frozen

@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 
 from gitcoop.domain.frozen import frozen
 from gitcoop.domain.ids import EMAIL_RE, RandomBits, acting_problem, normal
-from gitcoop.domain.patterns import lazy
+from gitcoop.domain.patterns import pattern
 from gitcoop.errors import NoLedger, UsageError
 from gitcoop.store.ledger.snapshot import Snapshot
 from gitcoop.store.repository import Repo, Sign, open_repo
@@ -58,7 +58,7 @@ class Context:
         return actor
 
 
-SHA_RE = lazy(r"^[0-9a-f]{7,64}\Z")
+SHA_RE = pattern(r"^[0-9a-f]{7,64}\Z")
 
 
 def commit_named(repo: Repo, text: str, elsewhere: bool = False) -> str:

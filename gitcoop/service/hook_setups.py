@@ -28,7 +28,7 @@ import os
 import re
 
 from gitcoop.domain.frozen import frozen
-from gitcoop.domain.patterns import lazy
+from gitcoop.domain.patterns import pattern
 from gitcoop.store.git import worktree
 from gitcoop.store.repository import Repo
 
@@ -44,7 +44,7 @@ LEFTHOOK_CONFIGS = tuple(
 SHELLS = (b"sh", b"bash", b"dash", b"ksh", b"zsh", b"ash")
 # an unindented `exit` or `exec` line: the script ends there, and no line after it runs
 # (an indented one sits in a block that may not run, and is given the benefit)
-STOPS = lazy(rb"^(?:exit|exec)(?:[ \t;]|$)", re.MULTILINE)
+STOPS = pattern(rb"^(?:exit|exec)(?:[ \t;]|$)", re.MULTILINE)
 
 
 @frozen

@@ -24,13 +24,13 @@ watched = ("filelock", "ruamel.yaml", "json", "secrets", "random", "gitcoop.stor
 loaded = [m for m in watched if m in sys.modules]
 import json
 import gitcoop.store.fast.yaml_lines as canonical
-from gitcoop.domain.patterns import _Lazy
+from gitcoop.domain.patterns import _Pattern
 patterns = sorted({
     repr(value.pattern)
     for name, module in list(sys.modules.items())
     if name.startswith("gitcoop")
     for value in vars(module).values()
-    if isinstance(value, _Lazy) and value.compiled is not None
+    if isinstance(value, _Pattern) and value.compiled is not None
 })
 sys.stderr.write(
     "PROBE " + json.dumps([code, loaded, canonical._UNUSUAL.compiled is not None, patterns]) + "\\n"

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from gitcoop.domain.ids import ItemId
-from gitcoop.domain.patterns import lazy
+from gitcoop.domain.patterns import pattern
 from gitcoop.domain.records import Item
 from gitcoop.errors import BadLedger
 from gitcoop.store.ledger.layout import (
@@ -39,7 +39,7 @@ def items_containing(snapshot: Snapshot, needle: str) -> Iterator[Item]:
                     yield item
 
 
-_SHA = lazy(rb"(?<![0-9a-f])[0-9a-f]{40}(?:[0-9a-f]{24})?(?![0-9a-f])")
+_SHA = pattern(rb"(?<![0-9a-f])[0-9a-f]{40}(?:[0-9a-f]{24})?(?![0-9a-f])")
 
 
 def commits_named(snapshot: Snapshot) -> set[str]:

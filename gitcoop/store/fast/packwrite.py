@@ -30,14 +30,14 @@ import struct
 import zlib
 from collections.abc import Callable, Mapping
 
-from gitcoop.domain.patterns import lazy
+from gitcoop.domain.patterns import pattern
 from gitcoop.store.git import environment
 
 COMMIT, TREE, BLOB = 1, 2, 3  # pack object types
 _KIND = {COMMIT: b"commit", TREE: b"tree", BLOB: b"blob"}
 _LEVEL = {COMMIT: 1, TREE: 0, BLOB: 1}
 MODE_TREE = 0o040000
-_ENTRY = lazy(rb"(([0-7]+) ([^\0]+)\0.{20})", re.S)  # (entry, mode, name), as read
+_ENTRY = pattern(rb"(([0-7]+) ([^\0]+)\0.{20})", re.S)  # (entry, mode, name), as read
 _USUAL_MODES = frozenset((b"40000", b"100644", b"100755", b"120000", b"160000"))
 Entry = tuple[int, bytes]  # (mode, 20-byte object id)
 
@@ -204,7 +204,7 @@ def _sync_folder(folder: str) -> None:
 ELSEWHERE_STALE = 7 * 86400.0  # seconds: a keep another host made, left for its writer
 INCOMING = "coop-incoming-"  # in objects/: a pack or index being written (a merge's: a folder)
 KEEP_TEXT = b"gitcoop: kept until refs/coop/ledger names its objects"
-_KEEPER = lazy(re.escape(KEEP_TEXT) + rb" \(pid (\d+) on (.*)\)\n\Z")
+_KEEPER = pattern(re.escape(KEEP_TEXT) + rb" \(pid (\d+) on (.*)\)\n\Z")
 
 
 def _keep(path: str, keeps: list[str]) -> None:

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gitcoop.domain.patterns import lazy
+from gitcoop.domain.patterns import pattern
 
 CONSTANTS: dict[str, Any] = {
     **dict.fromkeys(("", "~", "null", "Null", "NULL")),
@@ -34,8 +34,8 @@ CONSTANTS: dict[str, Any] = {
     **dict.fromkeys(("false", "False", "FALSE"), False),
 }
 NUMERIC_START = frozenset("0123456789+-.")
-INT = lazy(r"^[-+]?[0-9]+$")
-FLOAT = lazy(r"^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$")
+INT = pattern(r"^[-+]?[0-9]+$")
+FLOAT = pattern(r"^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$")
 
 # anything but a newline and the characters YAML prints as they are (no tab,
 # no line separators, no byte-order mark): such text goes to the parser. The
@@ -44,7 +44,7 @@ FLOAT = lazy(r"^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$")
 _UNUSUAL_PATTERN = (
     "[^\n\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]"
 )
-_UNUSUAL = lazy(_UNUSUAL_PATTERN)
+_UNUSUAL = pattern(_UNUSUAL_PATTERN)
 _ASCII_UNUSUAL = bytes(c for c in range(128) if c != 10 and not 0x20 <= c <= 0x7E)
 # a plain scalar may not start with these (or a space); this reader also
 # leaves every scalar that starts with "-", "?" or ":" to the parser

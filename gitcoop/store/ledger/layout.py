@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from gitcoop.domain.ids import fanout
-from gitcoop.domain.patterns import lazy
+from gitcoop.domain.patterns import pattern
 from gitcoop.domain.records import Event
 
 REF = "refs/coop/ledger"
@@ -17,10 +17,10 @@ ROOT_NAMES = {COOP_FILE: "blob", ITEMS: "tree", EVENTS: "tree"}
 MODE_BLOB = 0o100644
 MODE_TREE = 0o040000
 
-FANOUT_RE = lazy(r"^[0-9a-hjkmnp-tv-z]{2}\Z")
-ITEM_FILE_RE = lazy(r"^(td|rq|it)-[0-9a-hjkmnp-tv-z]{12}\.yaml\Z")
-ITEM_DIR_RE = lazy(r"^(td|rq|it|cf)-[0-9a-hjkmnp-tv-z]{12}\Z")
-EVENT_FILE_RE = lazy(r"^(\d{12})-(ev-(?:[0-9a-hjkmnp-tv-z]{12}|[0-9a-hjkmnp-tv-z]{26}))\.yaml\Z")
+FANOUT_RE = pattern(r"^[0-9a-hjkmnp-tv-z]{2}\Z")
+ITEM_FILE_RE = pattern(r"^(td|rq|it)-[0-9a-hjkmnp-tv-z]{12}\.yaml\Z")
+ITEM_DIR_RE = pattern(r"^(td|rq|it|cf)-[0-9a-hjkmnp-tv-z]{12}\Z")
+EVENT_FILE_RE = pattern(r"^(\d{12})-(ev-(?:[0-9a-hjkmnp-tv-z]{12}|[0-9a-hjkmnp-tv-z]{26}))\.yaml\Z")
 
 
 def remote_ref(remote: str) -> str:

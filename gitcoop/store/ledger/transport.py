@@ -22,7 +22,7 @@ from pathlib import Path
 
 from gitcoop.domain import progress
 from gitcoop.domain.frozen import frozen
-from gitcoop.domain.patterns import lazy
+from gitcoop.domain.patterns import pattern
 from gitcoop.domain.timefmt import parse_duration
 from gitcoop.errors import FetchedLedgerRefused, RemoteRefused, RemoteUnreachable, UsageError
 from gitcoop.store.git import environment
@@ -34,7 +34,7 @@ ASK_TIMEOUT = 20  # seconds `init` waits to hear whether a remote has a ledger
 REMOTE_TIMEOUT_KEY = "coop.remoteTimeout"
 DEFAULT_REMOTE_TIMEOUT = 60.0  # seconds a fetch or a push may take before it is given up
 LONGEST_REMOTE_TIMEOUT = 86_400.0  # a day; the wait itself takes no more than ~24 days
-REMOTE_NAME_RE = lazy(r"^[A-Za-z0-9_][A-Za-z0-9._/-]*\Z")
+REMOTE_NAME_RE = pattern(r"^[A-Za-z0-9_][A-Za-z0-9._/-]*\Z")
 MISSING_REF = "couldn't find remote ref"
 SCRATCH = "refs/coop/fetching/"  # each fetch's own ref: SCRATCH + PID-RANDOM
 
