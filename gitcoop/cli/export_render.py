@@ -15,7 +15,7 @@ import re
 from typing import Any
 
 from gitcoop.domain.bounds import json_text
-from gitcoop.domain.records import Data
+from gitcoop.domain.records import PlainData
 from gitcoop.service.exporting import Exported, item_data
 
 FORMATS = ("json", "jsonl", "csv", "markdown")
@@ -96,7 +96,7 @@ _SHOWN = (
 )
 
 
-def _event_line(data: Data) -> str:
+def _event_line(data: PlainData) -> str:
     args = {k: v for k, v in data.items() if k not in _EVENT_KEYS}
     shown = f" {_code(_line(args))}" if args else ""
     return f"- {_text(data['at'])} {_text(data['actor'])} {_code(data['verb'])}{shown}\n"

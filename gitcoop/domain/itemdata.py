@@ -22,7 +22,8 @@ from typing import Any
 from gitcoop.domain.ids import ITEM_ID_RE
 from gitcoop.domain.timefmt import format_instant, parse_instant
 
-Data = dict[str, Any]
+# a record as the YAML files and --json hold it: mappings, lists, text, numbers, null
+PlainData = dict[str, Any]
 Rule = Callable[[Any, str], Any]  # (the value read, the field's name) -> the value written
 
 PRIORITIES = range(5)  # 0 is the highest
@@ -127,7 +128,7 @@ class Fields:
         self.rules = tuple((name, rule, prefix + name, name in whole) for name, rule in rules)
         self.others = tuple(r for r in self.rules if r[1] is not text and r[1] is not maybe_text)
 
-    def of(self, data: Mapping[str, Any]) -> Data:
+    def of(self, data: Mapping[str, Any]) -> PlainData:
         get = data.get
         texts = list(map(get, self.texts))
         if not (
@@ -171,7 +172,7 @@ _OBLIGATION = Fields(
 )
 
 
-def obligation(data: Any) -> Data:
+def obligation(data: Any) -> PlainData:
     """An obligation's fields (DESIGN.md §5), or RecordError."""
     if data.get("status") not in ("pending", "resolved"):
         raise RecordError("obligation.status must be pending or resolved")
@@ -181,14 +182,14 @@ def obligation(data: Any) -> Data:
     return _OBLIGATION.of(data)
 
 
-def _written(fields: Data | None) -> None:
+def _written(fields: PlainData | None) -> None:
     """An obligation's fields as `Obligation.to_data` writes them: no empty mapping."""
     if fields is not None:
         for name in ("latest_report", "last_review", "for_owners"):
             fields[name] = fields[name] or None
 
 
-def evidence(data: Any) -> Data:
+def evidence(data: Any) -> PlainData:
     if not isinstance(data, Mapping):
         raise RecordError("evidence entries must be mappings")
     line = data.get("line")
@@ -202,12 +203,12 @@ def evidence(data: Any) -> Data:
     }
 
 
-def _entries(name: str, rules: tuple[tuple[str, Rule], ...]) -> Callable[[Any], Data]:
+def _entries(name: str, rules: tuple[tuple[str, Rule], ...]) -> Callable[[Any], PlainData]:
     """The check of a list's entries: a mapping each, each key by its rule."""
     refused = f"{name}s entries must be mappings"
     fields = Fields(rules, f"{name}.")
 
-    def entry(data: Any) -> Data:
+    def entry(data: Any) -> PlainData:
         if not isinstance(data, Mapping):
             raise RecordError(refused)
         return fields.of(data)
@@ -222,7 +223,7 @@ _conflict_fields = _entries(
 )
 
 
-def conflict(data: Any) -> Data:
+def conflict(data: Any) -> PlainData:
     """A conflict's data; `acknowledged` and `kept_out` are written only when true (older
     item files keep their bytes)."""
     found = _conflict_fields(data)
@@ -232,7 +233,7 @@ def conflict(data: Any) -> Data:
     return found
 
 
-def lease(data: Any) -> Data:
+def lease(data: Any) -> PlainData:
     if not isinstance(data, Mapping):
         raise RecordError("lease must be a mapping or null")
     return {
@@ -281,7 +282,7 @@ def _aliases(value: Any, name: str) -> list[str]:
     return list(value)
 
 
-def _previous(value: Any, _: str) -> Data | None:
+def _previous(value: Any, _: str) -> PlainData | None:
     if value is None:
         return None
     if not isinstance(value, Mapping):
@@ -289,15 +290,15 @@ def _previous(value: Any, _: str) -> Data | None:
     return obligation(value)
 
 
-def _each(check: Callable[[Any], Data]) -> Rule:
+def _each(check: Callable[[Any], PlainData]) -> Rule:
     return lambda value, _: [check(entry) for entry in value] if value else []
 
 
-def _current(value: Any, _: str) -> Data | None:
+def _current(value: Any, _: str) -> PlainData | None:
     return obligation(value) if value else None
 
 
-def _lease(value: Any, _: str) -> Data | None:
+def _lease(value: Any, _: str) -> PlainData | None:
     return None if value is None else lease(value)
 
 
@@ -358,7 +359,7 @@ _UNSET = ("due", "related_commits", "aliases")  # written only when set
 _LISTS = ("evidence", "conflicts", "takeovers", "links")
 
 
-def checked(data: Mapping[str, Any]) -> Data:
+def checked(data: Mapping[str, Any]) -> PlainData:
     """`data` as `Item.to_data` writes it, or RecordError naming what breaks a rule."""
     found = fields(data)
     if found["kind"] != "item":
@@ -372,7 +373,7 @@ def checked(data: Mapping[str, Any]) -> Data:
     return found
 
 
-def fields(data: Mapping[str, Any]) -> Data:
+def fields(data: Mapping[str, Any]) -> PlainData:
     """Every field of the item `data` makes, as `checked` gives them (or RecordError): a
     queue's fields on any item, and those written only when set."""
     item_id = text(data.get("id"), "id")

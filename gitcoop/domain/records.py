@@ -18,15 +18,13 @@ from gitcoop.domain.ids import EVENT_ID_RE, ITEM_ID_RE, EventId, ItemId
 from gitcoop.domain.itemdata import DEFAULT_PRIORITY as DEFAULT_PRIORITY
 from gitcoop.domain.itemdata import PRIORITIES as PRIORITIES
 from gitcoop.domain.itemdata import QUEUE_FIELDS as QUEUE_FIELDS
+from gitcoop.domain.itemdata import PlainData as PlainData
 from gitcoop.domain.itemdata import RecordError as RecordError
 from gitcoop.domain.settings import SettingError, checked
 from gitcoop.domain.timefmt import format_instant, parse_instant
 
-Data = dict[str, Any]
-
 EVENT_FIELDS = ("id", "item", "clock", "at", "actor", "session", "verb")
 _EVENT_FIELDS = frozenset(EVENT_FIELDS)
-
 
 Record = TypeVar("Record")
 _FIELD_NAMES: dict[type, frozenset[str]] = {}
@@ -149,8 +147,8 @@ class Event:
 
         return replace(self, id=content_event_id(self.content()))
 
-    def to_data(self) -> Data:
-        data: Data = dict(self.args)
+    def to_data(self) -> PlainData:
+        data: PlainData = dict(self.args)
         data.update(
             id=self.id,
             item=self.item,
@@ -208,7 +206,7 @@ class Obligation:
     def pending(self) -> bool:
         return self.status == "pending"
 
-    def to_data(self) -> Data:
+    def to_data(self) -> PlainData:
         return {
             "kind": self.kind,
             "holder": self.holder,
@@ -234,7 +232,7 @@ class Obligation:
         return cls.made(itemdata.obligation(data))
 
     @classmethod
-    def made(cls, data: Data) -> Obligation:
+    def made(cls, data: PlainData) -> Obligation:
         """The record of data `itemdata.obligation` gave."""
         made = {**data, "since": parse_instant(data["since"]), "due": _time(data["due"])}
         made["sessions"] = tuple(data["sessions"])
@@ -249,7 +247,7 @@ class Evidence:
     quote: str | None = None
     head: str | None = None
 
-    def to_data(self) -> Data:
+    def to_data(self) -> PlainData:
         return {"path": self.path, "line": self.line, "quote": self.quote, "head": self.head}
 
     @classmethod
@@ -266,7 +264,7 @@ class Lease:
     since: datetime
     until: datetime
 
-    def to_data(self) -> Data:
+    def to_data(self) -> PlainData:
         return {
             "by": self.by,
             "event": self.event,
@@ -279,7 +277,7 @@ class Lease:
         return cls.made(itemdata.lease(data))
 
     @classmethod
-    def made(cls, data: Data) -> Lease:
+    def made(cls, data: PlainData) -> Lease:
         """The record of data `itemdata.lease` gave."""
         since, until = parse_instant(data["since"]), parse_instant(data["until"])
         return cls(**{**data, "since": since, "until": until})
@@ -296,8 +294,8 @@ class Conflict:
     acknowledged: bool = False  # its actor has said they know it lost (an `ack` event)
     kept_out: bool = False  # never applied: its commit was not signed by its actor's key
 
-    def to_data(self) -> Data:
-        data: Data = {
+    def to_data(self) -> PlainData:
+        data: PlainData = {
             "event": self.event,
             "verb": self.verb,
             "actor": self.actor,
@@ -323,7 +321,7 @@ class Takeover:
     at: datetime
     event: EventId
 
-    def to_data(self) -> Data:
+    def to_data(self) -> PlainData:
         return {
             "holder": self.holder,
             "by": self.by,
@@ -336,7 +334,7 @@ class Takeover:
         return cls.made(itemdata.takeover(data))
 
     @classmethod
-    def made(cls, data: Data) -> Takeover:
+    def made(cls, data: PlainData) -> Takeover:
         """The record of data `itemdata.takeover` gave."""
         return cls(**{**data, "at": parse_instant(data["at"])})
 
@@ -351,7 +349,7 @@ class Link:
     by: str
     at: datetime
 
-    def to_data(self) -> Data:
+    def to_data(self) -> PlainData:
         return {"type": self.type, "item": self.item, "by": self.by, "at": format_instant(self.at)}
 
     @classmethod
@@ -359,7 +357,7 @@ class Link:
         return cls.made(itemdata.link(data))
 
     @classmethod
-    def made(cls, data: Data) -> Link:
+    def made(cls, data: PlainData) -> Link:
         """The record of data `itemdata.link` gave."""
         return cls(**{**data, "at": parse_instant(data["at"])})
 
@@ -410,8 +408,8 @@ class Item:
     def owes(self) -> bool:
         return self.obligation is not None and self.obligation.pending
 
-    def to_data(self) -> Data:
-        data: Data = {}
+    def to_data(self) -> PlainData:
+        data: PlainData = {}
         state = self.__dict__  # the fields, in their order (a frozen record adds nothing else)
         queue = self.kind == "item"
         for name in _ITEM_FIELDS:
@@ -485,7 +483,7 @@ class Roles:
     def can_review(self, actor: str) -> bool:
         return actor in self.owners or actor in self.chiefs
 
-    def to_data(self) -> Data:
+    def to_data(self) -> PlainData:
         return {"owners": list(self.owners), "chiefs": list(self.chiefs)}
 
     @classmethod
@@ -525,8 +523,8 @@ class LedgerConfig:
     conflicts: tuple[Conflict, ...] = ()
     kept_out: tuple[EventId, ...] = ()  # format 1 only
 
-    def to_data(self) -> Data:
-        data: Data = {
+    def to_data(self) -> PlainData:
+        data: PlainData = {
             "format": self.format,
             "roles": self.roles.to_data(),
             "settings": dict(self.settings),

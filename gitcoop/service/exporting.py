@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from gitcoop.domain import ids
 from gitcoop.domain.frozen import frozen
-from gitcoop.domain.records import Data, Event, Item
+from gitcoop.domain.records import Event, Item, PlainData
 from gitcoop.service.context import Context, read_ledger
 
 
@@ -31,7 +31,7 @@ def export(ctx: Context, with_events: bool) -> list[Exported]:
     ]
 
 
-def item_data(exported: Exported, with_events: bool) -> Data:
+def item_data(exported: Exported, with_events: bool) -> PlainData:
     data = exported.item.to_data()
     data["short_id"] = exported.label
     if with_events:

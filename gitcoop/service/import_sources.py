@@ -24,10 +24,11 @@ from gitcoop.store.ledger import codec
 MAX_INPUT = 64 * 1024 * 1024  # bytes of one export
 MAX_TASK_FILE = 1024 * 1024  # bytes of one Backlog.md task file
 TRACKERS = ("taskwarrior", "backlog", "beads", "github")
-Found = tuple[str, Imported | Unmappable, str | None]  # where, the record or why not, origin
+# one record of an export as read: where it is, the record or why it maps to none, its origin
+ExportRecord = tuple[str, Imported | Unmappable, str | None]
 
 
-def read(tracker: str, source: str) -> list[Found]:
+def read(tracker: str, source: str) -> list[ExportRecord]:
     if tracker not in TRACKERS:
         raise UsageError(f"unknown format {tracker!r} — use one of {', '.join(TRACKERS)}")
     if tracker == "backlog":
@@ -40,7 +41,7 @@ def read(tracker: str, source: str) -> list[Found]:
         raise UsageError(
             f"{_name(source)}: {bad} — give the export as the tool prints it"
         ) from None
-    found: list[Found] = []
+    found: list[ExportRecord] = []
     for where, raw in numbered:
         try:
             record = reader(raw)
@@ -72,7 +73,7 @@ def _text(source: str) -> str:
         raise UsageError(f"{_name(source)} is not UTF-8 text") from None
 
 
-def _backlog(source: str) -> list[Found]:
+def _backlog(source: str) -> list[ExportRecord]:
     """Backlog.md's task files: a folder (its tasks/ and completed/, or the files in it),
     or one task file."""
     root = Path(source)

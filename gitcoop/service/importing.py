@@ -29,7 +29,7 @@ from gitcoop.domain.records import Item
 from gitcoop.domain.timefmt import format_instant
 from gitcoop.service.context import Context, read_ledger
 from gitcoop.service.dependencies import open_index
-from gitcoop.service.import_sources import Found
+from gitcoop.service.import_sources import ExportRecord
 from gitcoop.service.writer import Intent, write
 from gitcoop.store.ledger.snapshot import Snapshot
 
@@ -86,7 +86,7 @@ class _Plan:
 
 
 def import_records(
-    ctx: Context, tracker: str, found: list[Found], people: dict[str, str], dry_run: bool
+    ctx: Context, tracker: str, found: list[ExportRecord], people: dict[str, str], dry_run: bool
 ) -> ImportReport:
     records, skipped = _checked(found)
     minted = {r.origin: ids.mint_item_id("todo", ctx.bits) for _, r in records}
@@ -117,7 +117,7 @@ def _labels(snapshot: Snapshot, outcomes: list[Outcome]) -> dict[ItemId, str]:
     return {o.item: known.get(o.item, o.item) for o in outcomes}
 
 
-def _checked(found: list[Found]) -> tuple[list[tuple[str, Imported]], list[Skipped]]:
+def _checked(found: list[ExportRecord]) -> tuple[list[tuple[str, Imported]], list[Skipped]]:
     """The records that may enter, and the rest with the reason; one origin once."""
     records: list[tuple[str, Imported]] = []
     skipped: list[Skipped] = []
