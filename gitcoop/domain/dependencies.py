@@ -30,8 +30,8 @@ from collections import deque
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from gitcoop.domain.frozen import frozen
 from gitcoop.domain.ids import ITEM_ID_RE
+from gitcoop.domain.record_type import record_type
 from gitcoop.domain.records import Event, Item, Link, Roles, replace
 from gitcoop.errors import Refused
 
@@ -122,7 +122,7 @@ HANDLERS = {"dep": dep}
 # -- the graph -------------------------------------------------------------------
 
 
-@frozen
+@record_type
 class Node:
     """What the graph needs of one item."""
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from gitcoop.domain import bounds, fields
 from gitcoop.domain.aliases import alias_problem, aliases_problem, namespace_problem
-from gitcoop.domain.frozen import frozen
+from gitcoop.domain.record_type import record_type
 from gitcoop.domain.timefmt import format_instant
 
 OPEN, STARTED, DONE, ABANDONED = "open", "started", "done", "abandoned"
@@ -53,7 +53,7 @@ class Unmappable(ValueError):
     """A record that cannot become an item; the message says which field and why."""
 
 
-@frozen
+@record_type
 class Imported:
     """One record of an export as gitcoop will hold it."""
 

@@ -24,9 +24,9 @@ import struct
 from collections.abc import Mapping
 from dataclasses import field, replace
 
-from gitcoop.domain.frozen import frozen
 from gitcoop.domain.ids import identity_problem
 from gitcoop.domain.patterns import pattern
+from gitcoop.domain.record_type import record_type
 from gitcoop.domain.records import Event, Roles
 from gitcoop.errors import Refused
 
@@ -142,7 +142,7 @@ def signature_key(armored: str) -> str | None:
 # -- the registry -------------------------------------------------------------------------
 
 
-@frozen
+@record_type
 class Keys:
     """Registered keys per person, and keys people proposed for themselves."""
 

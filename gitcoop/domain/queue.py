@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from datetime import UTC, datetime
 
-from gitcoop.domain.frozen import frozen
 from gitcoop.domain.ids import random_part
+from gitcoop.domain.record_type import record_type
 from gitcoop.domain.records import Evidence, Item
 
 STATES = (
@@ -132,7 +132,7 @@ def neighbour_keys(ordered: list[Item], anchor: Item, after: bool) -> tuple[str 
 # -- the evidence cache ------------------------------------------------------------
 
 
-@frozen
+@record_type
 class CacheLookup:
     """hit: recorded at this HEAD; moved: at `cached_head`; miss: never or discarded."""
 

@@ -15,13 +15,13 @@ from datetime import datetime
 from itertools import groupby
 
 from gitcoop.domain.dependencies import Graph, node
-from gitcoop.domain.frozen import frozen
 from gitcoop.domain.lifecycle import TERMINAL
+from gitcoop.domain.record_type import record_type
 from gitcoop.domain.records import Item
 from gitcoop.domain.timefmt import format_instant, human_age
 
 
-@frozen
+@record_type
 class Candidate:
     id: str
     kind: str

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from gitcoop.domain.frozen import frozen
 from gitcoop.domain.lifecycle import held
+from gitcoop.domain.record_type import record_type
 from gitcoop.domain.records import Conflict, Item
 from gitcoop.domain.timefmt import human_instant
 
 
-@frozen
+@record_type
 class Notice:
     """A conflict told to one person: what lost, to whom, and why."""
 

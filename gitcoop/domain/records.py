@@ -13,13 +13,13 @@ from datetime import datetime
 from typing import Any, TypeVar
 
 from gitcoop.domain import itemdata
-from gitcoop.domain.frozen import frozen
 from gitcoop.domain.ids import EVENT_ID_RE, ITEM_ID_RE, EventId, ItemId
 from gitcoop.domain.itemdata import DEFAULT_PRIORITY as DEFAULT_PRIORITY
 from gitcoop.domain.itemdata import PRIORITIES as PRIORITIES
 from gitcoop.domain.itemdata import QUEUE_FIELDS as QUEUE_FIELDS
 from gitcoop.domain.itemdata import PlainData as PlainData
 from gitcoop.domain.itemdata import RecordError as RecordError
+from gitcoop.domain.record_type import record_type
 from gitcoop.domain.settings import SettingError, checked
 from gitcoop.domain.timefmt import format_instant, parse_instant
 
@@ -114,7 +114,7 @@ def _time_or_none(value: datetime | None) -> str | None:
     return None if value is None else format_instant(value)
 
 
-@frozen
+@record_type
 class Event:
     """One transition as it was asked; never changed once written."""
 
@@ -180,7 +180,7 @@ class Event:
         )
 
 
-@frozen
+@record_type
 class Obligation:
     """What a take owes until a disposition resolves it (DESIGN.md §5)."""
 
@@ -240,7 +240,7 @@ class Obligation:
         return cls(**made)
 
 
-@frozen
+@record_type
 class Evidence:
     path: str
     line: int | None = None
@@ -255,7 +255,7 @@ class Evidence:
         return cls(**itemdata.evidence(data))
 
 
-@frozen
+@record_type
 class Lease:
     """Who is verifying a queue item, since when, and until when that claim holds."""
 
@@ -283,7 +283,7 @@ class Lease:
         return cls(**{**data, "since": since, "until": until})
 
 
-@frozen
+@record_type
 class Conflict:
     """An event the rules refused when it was replayed after a merge."""
 
@@ -312,7 +312,7 @@ class Conflict:
         return cls(**itemdata.conflict(data))
 
 
-@frozen
+@record_type
 class Takeover:
     """A take of `holder`'s work by `by`: shown to `holder` until they acknowledge it."""
 
@@ -339,7 +339,7 @@ class Takeover:
         return cls(**{**data, "at": parse_instant(data["at"])})
 
 
-@frozen
+@record_type
 class Link:
     """A dependency an item holds: it is blocked by, parent of, discovered from or related
     to `item` (domain/dependencies.py says which item holds which link)."""
@@ -362,7 +362,7 @@ class Link:
         return cls(**{**data, "at": parse_instant(data["at"])})
 
 
-@frozen
+@record_type
 class Item:
     """The current state of one item: exactly the fold of its events."""
 
@@ -472,7 +472,7 @@ def _time(text: str | None) -> datetime | None:
     return None if text is None else parse_instant(text)
 
 
-@frozen
+@record_type
 class Roles:
     owners: tuple[str, ...] = ()
     chiefs: tuple[str, ...] = ()
@@ -503,7 +503,7 @@ FORMAT_VERSION = 2  # what this gitcoop writes
 FORMATS = (1, 2)  # what it reads: a format-1 ledger upgrades on its first write
 
 
-@frozen
+@record_type
 class LedgerConfig:
     """coop.yaml: the format version, the roles, settings, the keys and the Lamport clock.
 

@@ -33,8 +33,8 @@ from gitcoop.domain import (
     reviews,
     verdict,
 )
-from gitcoop.domain.frozen import frozen
 from gitcoop.domain.ids import ItemId
+from gitcoop.domain.record_type import record_type
 from gitcoop.domain.records import (
     Conflict,
     Event,
@@ -325,7 +325,7 @@ def _refused(
 # -- the ledger's own events: roles, settings and keys ------------------------------
 
 
-@frozen
+@record_type
 class LedgerState:
     """What the ledger's own events fold to: coop.yaml's roles and settings, and the keys
     (which coop.yaml does not copy: only signing and its checks read them)."""
@@ -430,7 +430,7 @@ def config_of(state: LedgerState, clock: int, conflicts: Sequence[Conflict] = ()
     )
 
 
-@frozen
+@record_type
 class Joined:
     """A commit's state as it joins its first parent's: every item the added events
     touched (None: no item, its add refused or not yet there), the ledger's own state, and

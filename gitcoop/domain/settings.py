@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from gitcoop.domain.bounds import has_unsafe
-from gitcoop.domain.frozen import frozen
+from gitcoop.domain.record_type import record_type
 
 TEXT_MAX = 500
 FLAG_WORDS = {"true": True, "yes": True, "on": True, "false": False, "no": False, "off": False}
@@ -27,7 +27,7 @@ class SettingError(ValueError):
     """A value a setting does not take; the message names the setting."""
 
 
-@frozen
+@record_type
 class Setting:
     name: str
     help: str

@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Generic, TypeVar
 
-from gitcoop.domain.frozen import frozen
 from gitcoop.domain.patterns import pattern
+from gitcoop.domain.record_type import record_type
 
 VERBS = (
     "add",
@@ -85,7 +85,7 @@ def shape(title: str) -> str:
 T = TypeVar("T")
 
 
-@frozen
+@record_type
 class Trimmed(Generic[T]):
     kept: list[T]
     trimmed: list[tuple[T, str]]  # each dropped finding with its shape

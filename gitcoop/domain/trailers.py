@@ -17,8 +17,8 @@ on commit messages (so a `---` line is not a divider here):
 
 from __future__ import annotations
 
-from gitcoop.domain.frozen import frozen
 from gitcoop.domain.patterns import pattern
+from gitcoop.domain.record_type import record_type
 
 # The trailer key -> the verb it asks for.
 COOP_KEYS = {"coop-done": "done", "coop-close": "close", "coop-refs": "note"}
@@ -28,13 +28,13 @@ _KEY = pattern(r"^([A-Za-z0-9-]+)[ \t]*:(.*)$")
 _SPLIT = pattern(r"[,\s]+")
 
 
-@frozen
+@record_type
 class Trailer:
     key: str  # as written
     value: str  # trimmed, continuation lines joined by one space
 
 
-@frozen
+@record_type
 class CoopTrailer:
     key: str  # canonical spelling: Coop-Done, Coop-Close, Coop-Refs
     verb: str  # done, close, note

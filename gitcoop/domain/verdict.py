@@ -15,9 +15,9 @@ from collections.abc import Collection, Mapping
 from typing import Any
 
 from gitcoop.domain import bounds
-from gitcoop.domain.frozen import frozen
 from gitcoop.domain.ids import ITEM_ID_RE, ItemId, kind_of
 from gitcoop.domain.queue import SETTLED
+from gitcoop.domain.record_type import record_type
 from gitcoop.domain.records import Event, Evidence, Item, replace
 
 VERDICTS = ("confirmed", "amended", "stale", "duplicate", "blocked", "too-big", "unclear")
@@ -28,7 +28,7 @@ EVIDENCE_MAX = 20  # entries one verdict may cite
 QUOTE_MAX = 2000
 
 
-@frozen
+@record_type
 class Verdict:
     verdict: str
     evidence: tuple[Evidence, ...] = ()

@@ -20,7 +20,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from gitcoop.domain import trailers
-from gitcoop.domain.frozen import frozen
+from gitcoop.domain.record_type import record_type
 from gitcoop.domain.trailers import CoopTrailer
 from gitcoop.errors import UsageError
 from gitcoop.service import replay
@@ -38,7 +38,7 @@ BACKFILL_LOCK_TIMEOUT = 30.0
 EARLIEST = datetime(1970, 1, 1, tzinfo=UTC)
 
 
-@frozen
+@record_type
 class Unrecorded:
     commit: CommitInfo
     trailers: list[CoopTrailer]
@@ -48,7 +48,7 @@ class Unrecorded:
         return trailers.subject(self.commit.message)
 
 
-@frozen
+@record_type
 class Backfilled:
     found: Unrecorded
     outcomes: list[Outcome]

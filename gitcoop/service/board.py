@@ -14,8 +14,8 @@ from typing import Any
 
 from gitcoop.domain import obligations, readiness
 from gitcoop.domain.dependencies import BLOCKED_BY, PARENT_OF, SETTLED
-from gitcoop.domain.frozen import frozen
 from gitcoop.domain.lifecycle import HELD, TERMINAL
+from gitcoop.domain.record_type import record_type
 from gitcoop.domain.records import Evidence
 from gitcoop.domain.timefmt import parse_instant
 from gitcoop.service import dependencies
@@ -31,7 +31,7 @@ COLUMN_NAMES = {
 }
 
 
-@frozen
+@record_type
 class Card:
     """One item on the board, as its card shows it."""
 
@@ -54,7 +54,7 @@ class Card:
     waiting_on: tuple[str, ...]  # labels of unsettled blockers
 
 
-@frozen
+@record_type
 class Board:
     tip: str | None
     viewer: str
@@ -189,7 +189,7 @@ def _column(card: Card, status: str) -> str:
 # -- the graph of open work --------------------------------------------------------
 
 
-@frozen
+@record_type
 class Edge:
     source: dependencies.Other  # `source kind target`: source blocks / is parent of target
     kind: str  # "blocks" or "parent-of"
@@ -197,7 +197,7 @@ class Edge:
     on_cycle: bool
 
 
-@frozen
+@record_type
 class Graph:
     edges: list[Edge]
     cycles: list[list[dependencies.Other]]
@@ -242,7 +242,7 @@ def graph(ctx: Context) -> Graph:
 # -- activity ------------------------------------------------------------------------
 
 
-@frozen
+@record_type
 class Commit:
     sha: str
     at: datetime
@@ -290,7 +290,7 @@ def event_commits(ctx: Context, item_id: str, wanted: set[str]) -> dict[str, str
 # -- evidence ------------------------------------------------------------------------
 
 
-@frozen
+@record_type
 class Cited:
     evidence: Evidence
     head: str | None  # the commit read: the evidence's HEAD, else the repository's HEAD

@@ -41,7 +41,7 @@ import time
 from collections.abc import Callable
 from datetime import datetime
 
-from gitcoop.domain.frozen import frozen
+from gitcoop.domain.record_type import record_type
 from gitcoop.errors import (
     ChangedUnderWrite,
     CoopError,
@@ -72,7 +72,7 @@ def _notice(message: str) -> None:
     print(f"gitcoop: {message}", file=sys.stderr)
 
 
-@frozen
+@record_type
 class Tries:
     """How hard the remote is tried: bounded attempts, jittered pauses; injectable for tests."""
 
@@ -100,7 +100,7 @@ class Tries:
             self.sleep(self.jitter(0.0, bound))
 
 
-@frozen
+@record_type
 class Sharing:
     """Where and as whom a write is shared."""
 

@@ -17,8 +17,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from gitcoop.domain import trailers
-from gitcoop.domain.frozen import frozen
 from gitcoop.domain.lifecycle import HELD
+from gitcoop.domain.record_type import record_type
 from gitcoop.domain.records import Item
 from gitcoop.domain.timefmt import format_instant
 from gitcoop.errors import NoLedger, UnsupportedRepository
@@ -336,7 +336,7 @@ def hook_lines(outcome: Outcome, entry: Entry) -> list[str]:
 # -- the message suggestion ---------------------------------------------------------------
 
 
-@frozen
+@record_type
 class Suggestion:
     """The one item the actor holds, offered as a commented trailer in the editor."""
 

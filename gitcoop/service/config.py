@@ -11,14 +11,14 @@ from collections.abc import Mapping
 from typing import Any
 
 from gitcoop.domain import settings
-from gitcoop.domain.frozen import frozen
+from gitcoop.domain.record_type import record_type
 from gitcoop.domain.settings import SETTINGS, SettingError
 from gitcoop.errors import UsageError
 from gitcoop.service.context import Context, read_ledger
 from gitcoop.service.ledger import change_setting
 
 
-@frozen
+@record_type
 class Shown:
     """One setting: its value here, its default, and whether the ledger sets it."""
 

@@ -9,9 +9,9 @@ import os
 from dataclasses import field
 from datetime import UTC, datetime
 
-from gitcoop.domain.frozen import frozen
 from gitcoop.domain.ids import EMAIL_RE, RandomBits, acting_problem, normal
 from gitcoop.domain.patterns import pattern
+from gitcoop.domain.record_type import record_type
 from gitcoop.errors import NoLedger, UsageError
 from gitcoop.store.ledger.snapshot import Snapshot
 from gitcoop.store.repository import Repo, Sign, open_repo
@@ -28,7 +28,7 @@ def system_bits(count: int) -> int:
     return int.from_bytes(os.urandom(size)) >> (size * 8 - count)
 
 
-@frozen
+@record_type
 class Context:
     path: str = "."
     actor: str | None = None

@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 from gitcoop.domain import dependencies, readiness
 from gitcoop.domain.dependencies import PARENT_OF, WAITING, Graph, Node
-from gitcoop.domain.frozen import frozen
 from gitcoop.domain.ids import ItemId, fanout
+from gitcoop.domain.record_type import record_type
 from gitcoop.domain.records import Item
 from gitcoop.domain.timefmt import format_instant
 from gitcoop.errors import UsageError
@@ -29,7 +29,7 @@ if TYPE_CHECKING:  # a take loads this module, and never the read cache
     from gitcoop.store.fast.open_keys import Incoming
 
 
-@frozen
+@record_type
 class Open:
     """The open index of one ledger state, with the graph of every item's links."""
 
@@ -101,7 +101,7 @@ def _refuse_cycle(snapshot: Snapshot, holder: str, other: str, asked: str) -> No
 # -- reads -----------------------------------------------------------------------
 
 
-@frozen
+@record_type
 class Ready:
     listed: list[Row]  # in readiness order
     blocked: int  # startable items held back by a blocker (what `blocked` lists)
@@ -144,7 +144,7 @@ def ready_in(
     return Ready([by_id[c.id] for c in listed], held_back, more)
 
 
-@frozen
+@record_type
 class Other:
     """An item on the other end of a link, as shown."""
 
@@ -157,13 +157,13 @@ class Other:
         return {"id": self.id, "short_id": self.label, "title": self.title, "status": self.status}
 
 
-@frozen
+@record_type
 class Waiting:
     row: Row
     blockers: list[Other]
 
 
-@frozen
+@record_type
 class Blocked:
     waiting: list[Waiting]  # unsettled items with an unsettled blocker, oldest first
     cycles: list[list[Other]]
@@ -182,7 +182,7 @@ def blocked(ctx: Context) -> Blocked:
     return Blocked(waiting, cycles)
 
 
-@frozen
+@record_type
 class Links:
     """Both ends of every link of one item, for `show`."""
 

@@ -9,12 +9,12 @@ export loses nothing the ledger knows about the work.
 from __future__ import annotations
 
 from gitcoop.domain import ids
-from gitcoop.domain.frozen import frozen
+from gitcoop.domain.record_type import record_type
 from gitcoop.domain.records import Event, Item, PlainData
 from gitcoop.service.context import Context, read_ledger
 
 
-@frozen
+@record_type
 class Exported:
     item: Item
     label: str

@@ -26,8 +26,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gitcoop.domain import ids, lifecycle, progress, rulebook
-from gitcoop.domain.frozen import frozen
 from gitcoop.domain.ids import ItemId
+from gitcoop.domain.record_type import record_type
 from gitcoop.domain.records import Event, Item, LedgerConfig, Roles
 from gitcoop.domain.roles import LEDGER_ID
 from gitcoop.domain.settings import SETTINGS
@@ -44,7 +44,7 @@ from gitcoop.store.repository import CommitInfo, Oid, Repo
 CHECKED_WHOLE = "fsck: checked whole"  # the reflog message of the tip it remembers
 
 
-@frozen
+@record_type
 class Breach:
     path: str
     rule: str  # layout | parse | fold | clock | ids | identity | obligation | roles | history

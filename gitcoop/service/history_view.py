@@ -15,7 +15,7 @@ removes exactly those and nothing the user set.
 
 from __future__ import annotations
 
-from gitcoop.domain.frozen import frozen
+from gitcoop.domain.record_type import record_type
 from gitcoop.service.context import Context
 
 EXCLUDE = "refs/coop/*"
@@ -27,7 +27,7 @@ SINGLE_VALUED = ("alias.log-all",)
 MARK = "coop.historyView"  # one "key=value" per setting gitcoop made
 
 
-@frozen
+@record_type
 class ViewChange:
     key: str
     value: str

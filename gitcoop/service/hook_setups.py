@@ -27,8 +27,8 @@ from __future__ import annotations
 import os
 import re
 
-from gitcoop.domain.frozen import frozen
 from gitcoop.domain.patterns import pattern
+from gitcoop.domain.record_type import record_type
 from gitcoop.store.git import worktree
 from gitcoop.store.repository import Repo
 
@@ -47,7 +47,7 @@ SHELLS = (b"sh", b"bash", b"dash", b"ksh", b"zsh", b"ash")
 STOPS = pattern(rb"^(?:exit|exec)(?:[ \t;]|$)", re.MULTILINE)
 
 
-@frozen
+@record_type
 class Place:
     """Where git runs hooks from here, and where gitcoop's line goes."""
 

@@ -21,7 +21,7 @@ import os
 import shlex
 from importlib import resources
 
-from gitcoop.domain.frozen import frozen
+from gitcoop.domain.record_type import record_type
 from gitcoop.errors import Refused
 from gitcoop.service import hook_setups as setups
 from gitcoop.service import unseen
@@ -41,7 +41,7 @@ LEGACY_SUFFIX = ".legacy"  # where earlier gitcoop versions moved a foreign hook
 SLOTS = ("python", "entry")  # the shim's lines `python=''` and `entry=''`
 
 
-@frozen
+@record_type
 class Runner:
     """The gitcoop a hook runs: an interpreter and the `git-coop` script, absolute."""
 
@@ -52,7 +52,7 @@ class Runner:
         return bool(self.python) and os.access(self.python, os.X_OK) and os.path.isfile(self.entry)
 
 
-@frozen
+@record_type
 class HookState:
     name: str
     path: str  # the file git runs (husky, a committed folder: the file that gets the line)
@@ -64,7 +64,7 @@ class HookState:
     advice: str | None = None  # what a person does to have commits recorded
 
 
-@frozen
+@record_type
 class HookChange:
     name: str
     path: str

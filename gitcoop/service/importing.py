@@ -21,10 +21,10 @@ from typing import Any
 from gitcoop.domain import aliases, dependencies, ids, imported
 from gitcoop.domain.dependencies import Graph
 from gitcoop.domain.edits import IMPORTED
-from gitcoop.domain.frozen import frozen
 from gitcoop.domain.ids import ItemId
 from gitcoop.domain.imported import ABANDONED, DONE, STARTED, Imported, Unmappable
 from gitcoop.domain.lifecycle import HELD, TERMINAL
+from gitcoop.domain.record_type import record_type
 from gitcoop.domain.records import Item
 from gitcoop.domain.timefmt import format_instant
 from gitcoop.service.context import Context, read_ledger
@@ -41,14 +41,14 @@ NAMES = {
 }
 
 
-@frozen
+@record_type
 class Skipped:
     where: str
     origin: str | None
     reason: str
 
 
-@frozen
+@record_type
 class Outcome:
     """What one record did (or, with --dry-run, would do) to the ledger."""
 
@@ -61,7 +61,7 @@ class Outcome:
     notices: tuple[str, ...] = ()  # what was left as it is, and why
 
 
-@frozen
+@record_type
 class ImportReport:
     tracker: str
     dry_run: bool

@@ -13,8 +13,8 @@ import os
 from typing import Any
 
 from gitcoop.domain import ids
-from gitcoop.domain.frozen import frozen
 from gitcoop.domain.keys import Keys, NotAKey, fingerprint, parse_key
+from gitcoop.domain.record_type import record_type
 from gitcoop.domain.roles import LEDGER_ID
 from gitcoop.errors import NotFound, UsageError
 from gitcoop.service.context import Context, read_ledger
@@ -25,7 +25,7 @@ LITERAL_PREFIX = "key::"
 PUB_MAX_BYTES = 16 * 1024
 
 
-@frozen
+@record_type
 class KeyRow:
     """One key of one person: registered, or proposed and waiting for an owner."""
 

@@ -14,9 +14,9 @@ from __future__ import annotations
 from dataclasses import replace
 
 from gitcoop.domain import reconcile, resolution
-from gitcoop.domain.frozen import frozen
 from gitcoop.domain.ids import ItemId
 from gitcoop.domain.reconcile import Notice
+from gitcoop.domain.record_type import record_type
 from gitcoop.domain.records import Conflict, Item
 from gitcoop.errors import NotFound
 from gitcoop.service.context import Context, read_ledger
@@ -66,7 +66,7 @@ def merge_notices(
     return found
 
 
-@frozen
+@record_type
 class Lost:
     """One of the acting person's own events that lost on replay, not yet acknowledged."""
 

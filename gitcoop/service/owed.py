@@ -12,8 +12,8 @@ from datetime import datetime
 from typing import Any
 
 from gitcoop.domain import obligations, resolution
-from gitcoop.domain.frozen import frozen
 from gitcoop.domain.ids import ItemId, fanout, shortest_labels
+from gitcoop.domain.record_type import record_type
 from gitcoop.domain.records import Conflict, Item, Obligation, Takeover
 from gitcoop.domain.timefmt import format_instant
 from gitcoop.service.context import Context, read_ledger
@@ -23,7 +23,7 @@ from gitcoop.store.fast.open_keys import Owing
 from gitcoop.store.ledger.snapshot import Snapshot
 
 
-@frozen
+@record_type
 class Owed:
     item: Item
     label: str
@@ -34,7 +34,7 @@ class Owed:
         return self.obligation.due is not None and self.obligation.due <= now
 
 
-@frozen
+@record_type
 class Unsettled:
     """A conflict a merge left on an item: owed to the owners, who settle it."""
 
@@ -43,7 +43,7 @@ class Unsettled:
     conflict: Conflict
 
 
-@frozen
+@record_type
 class TakenOver:
     """A takeover of the acting person's work they have not acknowledged (`git coop ack`)."""
 
@@ -52,7 +52,7 @@ class TakenOver:
     takeover: Takeover
 
 
-@frozen
+@record_type
 class OwedList:
     obligations: list[Owed]
     conflicts: list[Unsettled]  # shown to owners only

@@ -33,8 +33,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from gitcoop.domain import ids, queue
-from gitcoop.domain.frozen import frozen
 from gitcoop.domain.ids import ItemId
+from gitcoop.domain.record_type import record_type
 from gitcoop.domain.records import Item
 from gitcoop.domain.timefmt import format_instant
 from gitcoop.errors import ChangedUnderWrite, Refused, UsageError
@@ -53,7 +53,7 @@ MAX_VERIFY = 5  # verifier calls one pick makes unless told otherwise
 MAX_LOST_TAKES = 10  # takes lost to other pickers before this pick gives up
 
 
-@frozen
+@record_type
 class Check:
     """What the cache said about one item at pick time."""
 

@@ -13,8 +13,8 @@ import sys
 from collections.abc import Sequence
 
 from gitcoop.domain import obligations, readiness
-from gitcoop.domain.frozen import frozen
 from gitcoop.domain.lifecycle import bound
+from gitcoop.domain.record_type import record_type
 from gitcoop.domain.records import Item
 from gitcoop.domain.timefmt import format_instant, human_instant
 from gitcoop.errors import Refused
@@ -26,14 +26,14 @@ READY_SHOWN = 5
 HELD_SHOWN = 10
 
 
-@frozen
+@record_type
 class Line:
     label: str
     item: Item
     note: str = ""  # what it owes, how long it has been held, what it waits on
 
 
-@frozen
+@record_type
 class Primer:
     actor: str
     session: str | None

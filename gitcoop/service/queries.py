@@ -8,10 +8,10 @@ from datetime import datetime, timedelta
 
 from gitcoop.domain import ids
 from gitcoop.domain.dependencies import SETTLED
-from gitcoop.domain.frozen import frozen
 from gitcoop.domain.ids import ItemId
 from gitcoop.domain.lifecycle import HELD, TERMINAL, bound
 from gitcoop.domain.readiness import overdue
+from gitcoop.domain.record_type import record_type
 from gitcoop.domain.records import Event, Item
 from gitcoop.domain.roles import LEDGER_ID
 from gitcoop.domain.timefmt import format_instant
@@ -30,13 +30,13 @@ _ID, _STATUS, _CREATED_AT, _CONFLICTS, _NOTIFIED = (
 )
 
 
-@frozen
+@record_type
 class Listing:
     shown: list[Shown]
     settled: dict[str, int]  # status -> count of settled items left out
 
 
-@frozen
+@record_type
 class ListFilter:
     """What `list` narrows to; every field left at its default matches everything."""
 
@@ -54,7 +54,7 @@ class ListFilter:
     overdue: bool = False  # unsettled, its own due date passed
 
 
-@frozen
+@record_type
 class Rows:
     listed: list[Row]  # each with its short id, data and --json text
     settled: dict[str, int]  # status -> count of settled items left out
@@ -63,7 +63,7 @@ class Rows:
     unsearched: bool = False  # settled work was left out of a `--grep` (see list_rows)
 
 
-@frozen
+@record_type
 class LogEntry:
     event: Event
     label: str
@@ -213,7 +213,7 @@ def _due(summary: Summary, due_by: str) -> bool:
     return summary.obligation_due is not None and summary.obligation_due <= due_by
 
 
-@frozen
+@record_type
 class Note:
     """A note on an item (`git coop note`), from its event."""
 
@@ -231,7 +231,7 @@ class Note:
         }
 
 
-@frozen
+@record_type
 class Detail:
     """What `show` prints: the item, its notes (oldest first) and both ends of its links."""
 

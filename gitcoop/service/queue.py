@@ -7,8 +7,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from gitcoop.domain import ids, queue, settings
-from gitcoop.domain.frozen import frozen
 from gitcoop.domain.ids import ItemId
+from gitcoop.domain.record_type import record_type
 from gitcoop.domain.records import Evidence, Item
 from gitcoop.errors import Refused, UsageError
 from gitcoop.service import citations, ledger
@@ -85,7 +85,7 @@ def parse_evidence(spec: str, line_required: bool = True) -> Evidence:
 # -- the queue view ----------------------------------------------------------------
 
 
-@frozen
+@record_type
 class QueueView:
     shown: list[Shown]  # triage order; with --all, settled items follow
     settled: dict[str, int]

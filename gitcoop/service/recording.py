@@ -21,8 +21,8 @@ import shlex
 from dataclasses import replace
 from typing import Any
 
-from gitcoop.domain.frozen import frozen
 from gitcoop.domain.lifecycle import CLOSED
+from gitcoop.domain.record_type import record_type
 from gitcoop.domain.records import Item
 from gitcoop.domain.timefmt import parse_instant
 from gitcoop.errors import Ambiguous, CoopError, NotFound, UsageError
@@ -40,7 +40,7 @@ KINDS = ("trailers", "rewrite")
 Entry = dict[str, Any]
 
 
-@frozen
+@record_type
 class Outcome:
     """What became of one thing a commit asked for."""
 

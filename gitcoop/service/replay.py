@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from dataclasses import field
 
-from gitcoop.domain.frozen import frozen
+from gitcoop.domain.record_type import record_type
 from gitcoop.domain.timefmt import format_instant
 from gitcoop.errors import CoopError, UsageError
 from gitcoop.service.commit_hooks import from_incoming
@@ -38,14 +38,14 @@ from gitcoop.store.ledger import journal
 REPLAY_LOCK_TIMEOUT = 2.0
 
 
-@frozen
+@record_type
 class Replayed:
     entry: Entry  # as it was before this replay
     outcomes: list[Outcome]  # empty when it was not tried this time
     kept: Entry | None  # what stays in the journal; None when it left
 
 
-@frozen
+@record_type
 class Report:
     replayed: list[Replayed]
     unstarted: list[str] = field(default_factory=list)  # why hooks ran without gitcoop

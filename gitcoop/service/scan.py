@@ -14,7 +14,7 @@ from importlib import resources
 from typing import Any
 
 from gitcoop.domain import bounds, citation, ids, progress, queue, settings, shape
-from gitcoop.domain.frozen import frozen
+from gitcoop.domain.record_type import record_type
 from gitcoop.domain.records import Evidence, RecordError
 from gitcoop.errors import UsageError
 from gitcoop.service import citations
@@ -24,7 +24,7 @@ from gitcoop.service.writer import Intent, Shown, write
 from gitcoop.store.ledger.snapshot import Snapshot
 
 
-@frozen
+@record_type
 class ScanReport:
     added: list[Shown]
     dropped: list[str]  # titles with no usable evidence
@@ -33,7 +33,7 @@ class ScanReport:
     lopsided: bool  # five or more usable findings offered span fewer than three shapes
 
 
-@frozen
+@record_type
 class Finding:
     title: str
     tag: str | None

@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 
 from gitcoop.domain import readiness
-from gitcoop.domain.frozen import frozen
 from gitcoop.domain.ids import ItemId
+from gitcoop.domain.record_type import record_type
 from gitcoop.domain.timefmt import format_instant
 from gitcoop.service import owed as owing
 from gitcoop.service.context import Context, claims_remote, read_ledger
@@ -28,7 +28,7 @@ from gitcoop.store.ledger.transport import exact_refspec, fetch_refspec
 from gitcoop.store.repository import Oid, Repo
 
 
-@frozen
+@record_type
 class Sharing:
     """The ledger against one remote's, as last fetched."""
 
@@ -48,7 +48,7 @@ class Sharing:
         }
 
 
-@frozen
+@record_type
 class Status:
     actor: str
     roles: tuple[str, ...]  # owner, chief

@@ -18,7 +18,7 @@ import contextlib
 import os
 
 from gitcoop.domain import trailers
-from gitcoop.domain.frozen import frozen
+from gitcoop.domain.record_type import record_type
 from gitcoop.service.context import Context
 from gitcoop.service.hook_setups import PRIVATE_DIR
 from gitcoop.store.fast import blob_search
@@ -32,7 +32,7 @@ SEEN_TIPS = "seen-tips"
 WALK_AT_MOST = 500  # commits read per check; past that, backfill is named without a count
 
 
-@frozen
+@record_type
 class Unseen:
     """What reached the branches without a hook: commits with trailers nobody recorded."""
 

@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from types import FrameType
 from typing import IO
 
-from gitcoop.domain.frozen import frozen
+from gitcoop.domain.record_type import record_type
 
 OUTPUT_CAP = 4 * 1024 * 1024
 CHUNK = 64 * 1024
@@ -30,7 +30,7 @@ POLL = 0.05  # seconds between checks that the main process is still running
 DRAIN_MAX = 1024 * 1024  # read after the main process exits, at most
 
 
-@frozen
+@record_type
 class Run:
     output: str
     exit_code: int | None  # None when it was stopped at the time cap or never started

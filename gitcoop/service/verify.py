@@ -24,8 +24,8 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from gitcoop.domain import queue, settings
-from gitcoop.domain.frozen import frozen
 from gitcoop.domain.ids import ItemId
+from gitcoop.domain.record_type import record_type
 from gitcoop.domain.records import Item
 from gitcoop.domain.timefmt import parse_duration
 from gitcoop.domain.verdict import CITING, Verdict, naming_open, parse, unclear
@@ -43,14 +43,14 @@ TIMEOUT_RANGE = (timedelta(seconds=1), timedelta(hours=24))
 WRITE_BACK = timedelta(minutes=1)  # a lease outlasts the time cap by this much
 
 
-@frozen
+@record_type
 class Verifier:
     command: str
     timeout: timedelta
     cwd: str
 
 
-@frozen
+@record_type
 class Route:
     """Who verifies: a pass (the system), or the runner of a pick (the person picking)."""
 
@@ -65,7 +65,7 @@ def for_pick(pick_event: str) -> Route:
     return Route(None, {"verified_by": "runner", "for_pick": pick_event})
 
 
-@frozen
+@record_type
 class Judged:
     """One item's verification: the verdict and whether it reached the ledger."""
 

@@ -24,9 +24,9 @@ from enum import Enum
 from typing import TYPE_CHECKING, Any
 
 from gitcoop.domain import admission, dependencies, ids, remarks, rulebook
-from gitcoop.domain.frozen import frozen
 from gitcoop.domain.ids import EventId, ItemId
 from gitcoop.domain.queue import settled
+from gitcoop.domain.record_type import record_type
 from gitcoop.domain.records import FORMAT_VERSION, Event, Item, LedgerConfig
 from gitcoop.domain.roles import LEDGER_ID
 from gitcoop.errors import Ambiguous, ChangedUnderWrite, NotFound, Refused, UsageError
@@ -57,7 +57,7 @@ class Policy(Enum):
     EACH = "each"  # every intent answered on its own; the accepted ones are written
 
 
-@frozen
+@record_type
 class Intent:
     """One thing asked of one item: the writer plans, checks and applies it."""
 
@@ -68,7 +68,7 @@ class Intent:
     once: bool = False  # write nothing when the item already holds this exact event
 
 
-@frozen
+@record_type
 class Shown:
     """An item with the short id it is shown by, and whether this call wrote."""
 
@@ -79,14 +79,14 @@ class Shown:
     notes: tuple[str, ...] = ()  # what the rules say beyond the transition (domain/remarks)
 
 
-@frozen
+@record_type
 class Answer:
     intent: Intent
     shown: Shown | None = None  # the item after the intent (wrote=False: nothing to do)
     refusal: str | None = None  # why it was not written (Policy.EACH only)
 
 
-@frozen
+@record_type
 class Written:
     """What one write did: an answer per intent, and every item its commit changed."""
 

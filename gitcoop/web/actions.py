@@ -13,7 +13,7 @@ from typing import Any
 
 from gitcoop.domain import fields as shapes
 from gitcoop.domain import obligations
-from gitcoop.domain.frozen import frozen
+from gitcoop.domain.record_type import record_type
 from gitcoop.domain.timefmt import parse_duration
 from gitcoop.errors import UsageError
 from gitcoop.service.context import Context
@@ -24,7 +24,7 @@ KINDS = ("todo", "request", "item")
 LINKS = ("blocks", "blocked-by", "parent-of", "child-of", "discovered-from", "related", "follows")
 
 
-@frozen
+@record_type
 class Said:
     message: str  # what the CLI prints on success
     item: str  # the item's id

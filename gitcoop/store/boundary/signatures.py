@@ -22,7 +22,7 @@ import tempfile
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 
-from gitcoop.domain.frozen import frozen
+from gitcoop.domain.record_type import record_type
 from gitcoop.errors import BadLedger, EnvironmentFailed
 from gitcoop.store.git.objects import Oid
 from gitcoop.store.ledger.repo import Repo
@@ -42,7 +42,7 @@ MEANING = {
 }
 
 
-@frozen
+@record_type
 class Checked:
     """git's verdict on one commit: %G? and the signing key's fingerprint (%GK)."""
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from gitcoop.domain.frozen import frozen
+from gitcoop.domain.record_type import record_type
 from gitcoop.store.git.libgit2 import pygit2
 from gitcoop.store.git.objects import Oid
 from gitcoop.store.git.repo import Repo
@@ -17,7 +17,7 @@ READ_CAP = 8 * 1024 * 1024  # a cited file larger than this is checked for exist
 FILE_MODES = (0o100644, 0o100755, 0o120000)
 
 
-@frozen
+@record_type
 class FileAt:
     """A path in a commit's tree: whether it is a file, and its text when small enough."""
 

@@ -20,8 +20,8 @@ import os
 import subprocess
 import tempfile
 
-from gitcoop.domain.frozen import frozen
 from gitcoop.domain.keys import signature_key
+from gitcoop.domain.record_type import record_type
 from gitcoop.errors import EnvironmentFailed, UsageError
 from gitcoop.store.git.repo import Repo
 
@@ -32,7 +32,7 @@ LITERAL_PREFIX = "key::"
 SIGN_TIMEOUT = 120.0  # seconds: long enough to type a passphrase, short of hanging a hook
 
 
-@frozen
+@record_type
 class Signed:
     """An armoured SSH signature and the public key inside it (`TYPE BASE64`)."""
 
@@ -40,7 +40,7 @@ class Signed:
     key: str
 
 
-@frozen
+@record_type
 class Signer:
     """Signs with one configured key through one program."""
 

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import Any
 
-from gitcoop.domain.frozen import frozen
+from gitcoop.domain.record_type import record_type
 from gitcoop.errors import NoLedger
 from gitcoop.store.git.libgit2 import pygit2
 from gitcoop.store.git.repo import Repo
@@ -20,7 +20,7 @@ REBASE_DIRS = ("rebase-merge", "rebase-apply")
 OLDER_SLOP = 5  # commits older than the cut-off read before the walk stops (git's own slop)
 
 
-@frozen
+@record_type
 class CommitInfo:
     sha: str
     message: str

@@ -30,7 +30,7 @@ from collections.abc import Callable
 from dataclasses import field
 from typing import Any
 
-from gitcoop.domain.frozen import frozen
+from gitcoop.domain.record_type import record_type
 from gitcoop.errors import Ambiguous, NotFound
 from gitcoop.store.git.lock import file_lock
 
@@ -47,7 +47,7 @@ UNREADABLE = "unreadable"
 Entry = dict[str, Any]
 
 
-@frozen
+@record_type
 class Incoming:
     """One file a shell shim wrote when it could not start gitcoop."""
 

@@ -22,8 +22,8 @@ from datetime import datetime
 from typing import Any
 
 from gitcoop.domain import progress
-from gitcoop.domain.frozen import frozen
 from gitcoop.domain.ids import EventId, ItemId
+from gitcoop.domain.record_type import record_type
 from gitcoop.domain.rulebook import config_of
 from gitcoop.errors import ChangedUnderWrite, Refused
 from gitcoop.store.boundary import fetched, joining, remembered
@@ -43,7 +43,7 @@ from gitcoop.store.ledger.snapshot import Known, Snapshot
 MAX_ATTEMPTS = 5
 
 
-@frozen
+@record_type
 class Merged:
     """What a merge did: `kind` is new, up-to-date, ahead, fast-forward or merged."""
 

@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gitcoop.domain import progress
-from gitcoop.domain.frozen import frozen
 from gitcoop.domain.ids import ItemId, fanout
+from gitcoop.domain.record_type import record_type
 from gitcoop.domain.records import Event, Item, LedgerConfig, RecordError
 from gitcoop.errors import BadLedger
 from gitcoop.store.git.objects import Oid
@@ -37,7 +37,7 @@ from gitcoop.store.ledger.layout import (
 from gitcoop.store.ledger.repo import Repo
 
 
-@frozen
+@record_type
 class Problem:
     path: str
     rule: str  # layout | parse

@@ -23,8 +23,8 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from gitcoop.domain.frozen import frozen
 from gitcoop.domain.ids import ItemId, fanout
+from gitcoop.domain.record_type import record_type
 from gitcoop.domain.records import Event, Item, LedgerConfig
 from gitcoop.errors import ChangedUnderWrite
 from gitcoop.store.git.lock import DEFAULT_TIMEOUT, writer_lock
@@ -51,7 +51,7 @@ MAX_ATTEMPTS = 5
 LOCK_TIMEOUT_KEY = "coop.lockTimeout"
 
 
-@frozen
+@record_type
 class Policy:
     """How hard one write tries; clock, sleep and notice are injectable for tests."""
 
@@ -87,7 +87,7 @@ class Change:
 Decide = Callable[[Snapshot], Change | None]
 
 
-@frozen
+@record_type
 class Outcome:
     snapshot: Snapshot  # the ledger after the write (or as read, when nothing changed)
     change: Change | None
@@ -136,7 +136,7 @@ def _write_locked(repo: Repo, decide: Decide, policy: Policy) -> Outcome:
     )
 
 
-@frozen
+@record_type
 class Prepared:
     """A decided change committed as objects only: the ref has not moved (see `land`)."""
 

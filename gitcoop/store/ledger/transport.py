@@ -21,8 +21,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from gitcoop.domain import progress
-from gitcoop.domain.frozen import frozen
 from gitcoop.domain.patterns import pattern
+from gitcoop.domain.record_type import record_type
 from gitcoop.domain.timefmt import parse_duration
 from gitcoop.errors import FetchedLedgerRefused, RemoteRefused, RemoteUnreachable, UsageError
 from gitcoop.store.git import environment
@@ -62,7 +62,7 @@ def _failed(doing: str, stderr: str) -> TransportFailed:
     return TransportFailed(f"{doing} failed: {_first(stderr)}")
 
 
-@frozen
+@record_type
 class Pushed:
     accepted: bool  # the remote moved to our tip (or already had it)
     detail: str  # git's own words when it refused

@@ -1,5 +1,5 @@
-"""`frozen` makes what `dataclass(frozen=True)` makes: the same fields, defaults,
-equality, hash equality, text and refusals (domain/frozen.py)."""
+"""`record_type` makes what `dataclass(frozen=True)` makes: the same fields, defaults,
+equality, hash equality, text and refusals (domain/record_type.py)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gitcoop.domain.frozen import frozen
+from gitcoop.domain.record_type import record_type
 
 values = st.one_of(
     st.none(), st.booleans(), st.integers(), st.text(max_size=5), st.tuples(st.integers())
@@ -32,16 +32,16 @@ def make(decorate: Any) -> Any:
     return decorate(Sample)
 
 
-Made = make(frozen)
+Made = make(record_type)
 Reference = make(dataclass(frozen=True))
 
 
-@frozen
+@record_type
 class Empty:
     """No fields at all."""
 
 
-@frozen
+@record_type
 class Pickled:
     a: int
     b: str = "x"
@@ -100,12 +100,12 @@ def test_other_classes_and_no_fields() -> None:
     assert pickle.loads(pickle.dumps(Pickled(1))) == Pickled(1)
 
 
-def test_a_class_defining_what_frozen_makes_is_refused() -> None:
+def test_a_class_defining_what_record_type_makes_is_refused() -> None:
     class Own:
         a: int
 
         def __repr__(self) -> str:
             return "mine"
 
-    with pytest.raises(TypeError, match="frozen makes"):
-        frozen(Own)
+    with pytest.raises(TypeError, match="record_type makes"):
+        record_type(Own)
