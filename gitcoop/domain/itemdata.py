@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from gitcoop.domain.ids import ITEM_ID_RE
+from gitcoop.domain.patterns import pattern
 from gitcoop.domain.timefmt import format_instant, parse_instant
 
 # a record as the YAML files and --json hold it: mappings, lists, text, numbers, null
@@ -69,7 +70,8 @@ def instant(value: Any, name: str) -> str:
     """An instant's text as gitcoop writes it."""
     found = _instants.get(value) if type(value) is str else None
     if found is None:
-        found = format_instant(read_instant(value, name))
+        moment = read_instant(value, name)
+        found = value if _WRITTEN.fullmatch(value) else format_instant(moment)
         if len(_instants) >= 100_000:
             _instants.clear()
         _instants[value] = found
@@ -77,6 +79,8 @@ def instant(value: Any, name: str) -> str:
 
 
 _instants: dict[str, str] = {}  # read -> written (an item repeats its own instants often)
+# an instant as `format_instant` writes it, from 1970 (`parse_instant` refuses earlier)
+_WRITTEN = pattern(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z")
 
 
 def maybe_instant(value: Any, name: str) -> str | None:
@@ -86,14 +90,27 @@ def maybe_instant(value: Any, name: str) -> str | None:
     return instant(value, name) if found is None else found
 
 
+def _is_mapping(value: Any) -> bool:
+    return type(value) is dict or isinstance(value, Mapping)  # a dict without the ABC's check
+
+
 def _mapping(value: Any, _: str) -> dict[str, Any] | None:
     """A mapping is copied as it is; anything else reads as None (an empty one is written
     as None: `_written`)."""
-    return dict(value) if isinstance(value, Mapping) else None
+    return dict(value) if _is_mapping(value) else None
 
 
 def _flag(value: Any, _: str) -> bool:
     return bool(value)
+
+
+_NONE = frozenset((type(None),))
+# the types of value a rule gives back as they are, which `Fields` need not ask it about
+_KEPT: dict[Rule, frozenset[type]] = {
+    maybe_instant: _NONE,
+    _mapping: _NONE,
+    _flag: frozenset((bool,)),
+}
 
 
 # -- the fields of a mapping -----------------------------------------------------------
@@ -126,7 +143,11 @@ class Fields:
         self.texts = tuple(name for name, rule in rules if rule is text)
         self.maybe_texts = tuple(name for name, rule in rules if rule is maybe_text)
         self.rules = tuple((name, rule, prefix + name, name in whole) for name, rule in rules)
-        self.others = tuple(r for r in self.rules if r[1] is not text and r[1] is not maybe_text)
+        self.others = tuple(
+            (*r, _KEPT.get(r[1], frozenset()))
+            for r in self.rules
+            if r[1] is not text and r[1] is not maybe_text
+        )
 
     def of(self, data: Mapping[str, Any]) -> PlainData:
         get = data.get
@@ -140,9 +161,12 @@ class Fields:
                 name: rule(data if whole else get(name), shown)
                 for name, rule, shown, whole in self.rules
             }
-        found = dict(zip(self.order, map(get, self.order), strict=True))
-        for name, rule, shown, whole in self.others:
-            found[name] = rule(data if whole else found[name], shown)
+        found = dict(zip(self.order, map(get, self.order)))  # noqa: B905 (the same tuple)
+        for name, rule, shown, whole, kept in self.others:
+            if whole:
+                found[name] = rule(data, shown)
+            elif type(found[name]) not in kept:  # else written as it is (None, a flag)
+                found[name] = rule(found[name], shown)
         return found
 
 
@@ -190,7 +214,7 @@ def _written(fields: PlainData | None) -> None:
 
 
 def evidence(data: Any) -> PlainData:
-    if not isinstance(data, Mapping):
+    if not _is_mapping(data):
         raise RecordError("evidence entries must be mappings")
     line = data.get("line")
     if line is not None:
@@ -209,7 +233,7 @@ def _entries(name: str, rules: tuple[tuple[str, Rule], ...]) -> Callable[[Any], 
     fields = Fields(rules, f"{name}.")
 
     def entry(data: Any) -> PlainData:
-        if not isinstance(data, Mapping):
+        if not _is_mapping(data):
             raise RecordError(refused)
         return fields.of(data)
 
@@ -234,7 +258,7 @@ def conflict(data: Any) -> PlainData:
 
 
 def lease(data: Any) -> PlainData:
-    if not isinstance(data, Mapping):
+    if not _is_mapping(data):
         raise RecordError("lease must be a mapping or null")
     return {
         "by": text(data.get("by"), "lease.by"),
@@ -285,7 +309,7 @@ def _aliases(value: Any, name: str) -> list[str]:
 def _previous(value: Any, _: str) -> PlainData | None:
     if value is None:
         return None
-    if not isinstance(value, Mapping):
+    if not _is_mapping(value):
         raise RecordError("previous_obligation must be a mapping or null")
     return obligation(value)
 
@@ -300,6 +324,9 @@ def _current(value: Any, _: str) -> PlainData | None:
 
 def _lease(value: Any, _: str) -> PlainData | None:
     return None if value is None else lease(value)
+
+
+_KEPT.update({_current: _NONE, _previous: _NONE, _lease: _NONE})
 
 
 def _count_or_zero(data: Mapping[str, Any], name: str) -> int:
@@ -380,7 +407,7 @@ def fields(data: Mapping[str, Any]) -> PlainData:
     if not ITEM_ID_RE.match(item_id):
         raise RecordError(f"id is not an item id: {item_id!r}")
     current = data.get("obligation")
-    if current is not None and not isinstance(current, Mapping):
+    if current is not None and not _is_mapping(current):
         raise RecordError("obligation must be a mapping or null")
     lists = list(map(data.get, _LISTS))
     if not set(map(type, lists)) <= _LIST_OR_NONE and not all(
