@@ -20,7 +20,6 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from gitcoop.domain.ids import ITEM_ID_RE
-from gitcoop.domain.patterns import pattern
 from gitcoop.domain.timefmt import format_instant, parse_instant
 
 # a record as the YAML files and --json hold it: mappings, lists, text, numbers, null
@@ -70,8 +69,9 @@ def instant(value: Any, name: str) -> str:
     """An instant's text as gitcoop writes it."""
     found = _instants.get(value) if type(value) is str else None
     if found is None:
-        moment = read_instant(value, name)
-        found = value if _WRITTEN.fullmatch(value) else format_instant(moment)
+        moment = read_instant(value, name)  # in UTC, to the second
+        written = len(value) == 20 and value[19] == "Z" and value[:19] == moment.isoformat()[:19]
+        found = value if written else format_instant(moment)
         if len(_instants) >= 100_000:
             _instants.clear()
         _instants[value] = found
@@ -79,8 +79,6 @@ def instant(value: Any, name: str) -> str:
 
 
 _instants: dict[str, str] = {}  # read -> written (an item repeats its own instants often)
-# an instant as `format_instant` writes it, from 1970 (`parse_instant` refuses earlier)
-_WRITTEN = pattern(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z")
 
 
 def maybe_instant(value: Any, name: str) -> str | None:
