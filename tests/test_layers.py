@@ -60,7 +60,7 @@ def test_imports_point_down(layer: str) -> None:
 # know nothing of the ledger (a pattern compiled on first use; the record decorator,
 # until records are plain dataclasses), and for commit signing alone, the reading of
 # the public key inside an SSH signature.
-GIT_ROOM_HELPERS = {"gitcoop.domain.patterns", "gitcoop.domain.frozen"}
+GIT_ROOM_HELPERS = {"gitcoop.domain.patterns", "gitcoop.domain.record_type"}
 GIT_ROOM_EXCEPTIONS = {"commit_signing.py": {"gitcoop.domain.keys"}}
 
 

@@ -7,13 +7,13 @@ from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
-from gitcoop.domain.frozen import frozen
+from gitcoop.domain.record_type import record_type
 from gitcoop.errors import BadLedger
 from gitcoop.store.git.libgit2 import pygit2
 from gitcoop.store.git.objects import Objects, Oid
 
 
-@frozen
+@record_type
 class CommitInfo:
     """What the inbound check needs of one commit: its id, parents and author's email."""
 

@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from gitcoop.domain.frozen import frozen
+from gitcoop.domain.record_type import record_type
 from gitcoop.errors import BadLedger, ChangedUnderWrite
 from gitcoop.store.git import environment
 from gitcoop.store.git.libgit2 import pygit2
@@ -33,7 +33,7 @@ class RefLocked(ChangedUnderWrite):
     """git's own lock on the ref (`<ref>.lock`) is held: by a live git process or a dead one."""
 
 
-@frozen
+@record_type
 class Backoff:
     """Bounded retries of transient failures: `attempts` tries, pauses doubling from `first`."""
 

@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from functools import partial
 from typing import Any, NamedTuple
 
-from gitcoop.domain.patterns import lazy
+from gitcoop.domain.patterns import pattern
 from gitcoop.errors import BadLedger
 from gitcoop.store.git.libgit2 import pygit2
 from gitcoop.store.git.objects import Objects, Oid
@@ -51,7 +51,7 @@ NOT_AS_GIT_WRITES = (
 )
 
 # each entry of a raw tree as git reads it: (mode, name, id)
-_TREE_PARTS = lazy(rb"([0-7]+) ([^\0]+)\0(.{20})", re.S)
+_TREE_PARTS = pattern(rb"([0-7]+) ([^\0]+)\0(.{20})", re.S)
 
 # each mode as git spells it, and what it reads as
 GIT_MODES = {mode: int(mode, 8) for mode in (b"40000", b"100644", b"100755", b"120000", b"160000")}
