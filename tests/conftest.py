@@ -22,6 +22,7 @@ import pygit2
 import pytest
 
 from gitcoop.cli.main import main
+from gitcoop.store import fast
 
 NOW = "2026-11-29T10:00:00Z"
 
@@ -121,6 +122,7 @@ def coop(*args: str, env: dict[str, str] | None = None) -> Result:
     out, err = io.StringIO(), io.StringIO()
     saved = {k: os.environ.get(k) for k in (env or {})}
     os.environ.update(env or {})
+    fast.forget()  # COOP_REFERENCE, read once per process, may differ for this command
     try:
         with redirect_stdout(out), redirect_stderr(err):
             code = main(list(args))
@@ -130,6 +132,7 @@ def coop(*args: str, env: dict[str, str] | None = None) -> Result:
                 os.environ.pop(key, None)
             else:
                 os.environ[key] = value
+        fast.forget()
     return Result(code, out.getvalue(), err.getvalue())
 
 

@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 from hypothesis import assume, given, settings
 
-from gitcoop.store.boundary.windows import REFERENCE
+from gitcoop.store.fast import REFERENCE
 from tests.conftest import coop_in, git
 from tests.hostile.forge import files
 from tests.hostile.test_mutated_ledgers import (

@@ -26,7 +26,6 @@ instead (`streamable` answers False): the reference the tests compare this one w
 from __future__ import annotations
 
 import contextlib
-import os
 from collections import OrderedDict, defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -41,14 +40,13 @@ from gitcoop.store.boundary import joining
 from gitcoop.store.boundary.history import MAX_EVENTS, Added, History, Reader, added_files
 from gitcoop.store.boundary.joining import Holding, holds_items, ledger_before
 from gitcoop.store.boundary.tree import tops_written
+from gitcoop.store.fast import reference
 from gitcoop.store.fast.cache_rows import quiet_summary
 from gitcoop.store.git.commits import CommitInfo
 from gitcoop.store.git.objects import Oid
 from gitcoop.store.ledger.layout import EVENTS, ITEMS
 from gitcoop.store.ledger.repo import Repo
 from gitcoop.store.ledger.snapshot import Known, Snapshot
-
-REFERENCE = "COOP_REFERENCE"  # "1": every history takes the whole-commit check
 
 # checked item files kept for the read cache: summaries of settled ones (small), and the
 # data of the rest; past these, the cache reads them again
@@ -87,7 +85,7 @@ def streamable(repo: Repo, history: History, chain: list[CommitInfo]) -> bool:
     """Whether `chain` can be checked a folder at a time: format 2 throughout, and no
     commit joining a state that requires signed writes (whose check reads, for each event,
     the commits that wrote it: `joining._unsigned`), and `COOP_REFERENCE` not "1"."""
-    if os.environ.get(REFERENCE) == "1":
+    if reference():
         return False
     for info in chain:
         with _named(info):  # each one's coop.yaml read first here: a problem names it
