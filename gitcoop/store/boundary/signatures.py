@@ -3,8 +3,9 @@
 The ledger's keys are written to a temporary allowed-signers file, one line
 `* TYPE BASE64` per key (any principal: which person a key belongs to is
 decided by the ledger's own registry, at the commit's parent, not by the
-file), and one `git log --no-walk --stdin --format=%H %G? %GK` per core
-reads the commits given on its standard input. git checks each signature as
+file), and `git log --no-walk --stdin --format=%H %G? %GK` reads the
+commits given on its standard input, one git per share of them
+(`store/fast/split.py` shares them among the cores). git checks each signature as
 `git verify-commit` does (through `gpg.ssh.program`, ssh-keygen by default)
 and prints, per commit, its verdict and the signing key's fingerprint.
 
@@ -20,10 +21,10 @@ import os
 import subprocess
 import tempfile
 from collections.abc import Iterable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 
 from gitcoop.domain.record_type import record_type
 from gitcoop.errors import BadLedger, EnvironmentFailed
+from gitcoop.store.fast import split
 from gitcoop.store.git.objects import Oid
 from gitcoop.store.ledger.repo import Repo
 
@@ -62,21 +63,12 @@ def check(repo: Repo, commits: Sequence[Oid], keys: Iterable[str]) -> dict[Oid, 
         allowed = os.path.join(folder, "allowed_signers")
         with open(allowed, "w", encoding="ascii") as handle:
             handle.writelines(f"* {key}\n" for key in sorted(set(keys)))
-        shares = _shares(list(commits))
-        with ThreadPoolExecutor(max_workers=len(shares)) as pool:
-            found = pool.map(lambda share: _run(repo, allowed, share), shares)
-            merged = {oid: checked for part in found for oid, checked in part.items()}
+        found = split.shares(commits, lambda share: _run(repo, allowed, share), SMALLEST_SHARE)
+        merged = {oid: checked for part in found for oid, checked in part.items()}
     missing = [oid for oid in commits if oid not in merged]
     if missing:
         raise BadLedger(f"commit {missing[0][:12]}: git could not read its signature")
     return merged
-
-
-def _shares(commits: list[Oid]) -> list[list[Oid]]:
-    """The commits split among the cores, each share large enough to pay git's start-up."""
-    count = max(1, min(os.cpu_count() or 1, len(commits) // SMALLEST_SHARE))
-    size = -(-len(commits) // count)
-    return [commits[at : at + size] for at in range(0, len(commits), size)]
 
 
 def _run(repo: Repo, allowed: str, commits: list[Oid]) -> dict[Oid, Checked]:

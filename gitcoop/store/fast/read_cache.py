@@ -34,17 +34,16 @@ canonical data (marshalled, loaded only when asked for) and its `--json` text
 as an element of a listing.
 
 A large rebuild (a new clone, a deleted cache) is split between two
-processes: a child builds half of the groups and writes their files, the
-parent builds the other half and reads the child's files (anything the child
-did not write, the parent builds itself). Files are written atomically and
-heal themselves (`shardfile.py`). A row takes about 2 KB (half of it the
+processes (`split.halves`): a child builds half of the groups and writes their
+files, the parent builds the other half and reads the child's files (anything
+the child did not write, the parent builds itself). Files are written
+atomically and heal themselves (`cache_files.py`). A row takes about 2 KB (half of it the
 indented JSON text).
 """
 
 from __future__ import annotations
 
 import marshal
-import os
 from collections import Counter
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -353,31 +352,33 @@ class ItemCache:
         build: Callable[[str], None],
         reread: Callable[[str], bool],
     ) -> None:
-        """Build the stale groups, the second half in a child process when there is a lot."""
+        """Build the stale groups, the second half beside this process when there is a lot
+        (`split.halves`): what this process did not build itself it reads from the files
+        the other half wrote, and builds what it finds missing."""
         changed = sum(len(groups[g]) for g in stale)
         theirs: list[str] = []
         if self.parallel and changed >= PARALLEL_FANOUTS and len(stale) > 1:
             theirs = stale[len(stale) // 2 :]
+        mine = stale[: len(stale) - len(theirs)]
+        built: set[str] = set()
+        shown = progress.reporter()
+        pace = 2 if theirs else 1  # the other half is built as fast beside this one
 
-        def build_theirs() -> None:
-            for group in theirs:
+        def half(which: int) -> None:
+            for done, group in enumerate(theirs if which else mine):
+                if not which:
+                    shown.step(READING, min(done * pace, len(stale)), len(stale))
                 build(group)
+                built.add(group)
 
         with memory.bulk():  # rows that live until the command ends, and no cyclic garbage
-            child = split.fork(build_theirs) if theirs else None
-            mine = stale if child is None else stale[: len(stale) // 2]
-            shown = progress.reporter()
-            pace = 1 if child is None else 2  # the child builds as many beside this process
-            try:
-                for done, group in enumerate(mine):
-                    shown.step(READING, min(done * pace, len(stale)), len(stale))
-                    build(group)
-            finally:
-                if child is not None:
-                    os.waitpid(child, 0)
-            for group in theirs if child is not None else ():
-                if not reread(group):  # the child failed or could not write: do it here
-                    build(group)
+            if theirs:
+                split.halves(half)
+            else:
+                half(0)
+            for group in theirs:
+                if group not in built and not reread(group):  # the child failed or could
+                    build(group)  # not write: do it here
         if stale:
             shown.step(READING, len(stale), len(stale))
 

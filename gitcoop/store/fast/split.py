@@ -1,17 +1,26 @@
-"""Splitting a large read between this process and one child, to use a second core.
+"""Shadows doing the work in one process; gains a second core (docs/performance.md, "Two cores
+for a large rebuild": ~42 us of CPU an item in each of two processes against 79 us in one);
+held equal by tests/store/fast/test_split.py and the suite's run under `COOP_REFERENCE=1`.
 
-A new clone's first read of the ledger (checking a fetched ledger, building
-the read cache) parses every item and event: pure Python work that one core
-does at a few hundred items per 100 ms. `halves(work)` runs `work(1)` in a
-forked child and `work(0)` here, and returns both results; the child's comes
-back marshalled through a pipe, so it may only hold plain data. The child
-only reads the repository and writes files the cache replaces atomically; it
-never takes a lock or moves a ref, and it ends with `os._exit` (no
-interpreter teardown, no flush of this process's buffered output).
+Two ways to put a large piece of work on more than one core, and nothing else
+needs to know how:
 
-Nothing is forked where it cannot help or is not safe: one core, no
-`os.fork`, or a process running threads (the MCP server). Then, or when the
-child fails for any reason but the one `work` reports, `work(1)` runs here.
+- `halves(work)`: work done in Python (a read cache rebuilt from every item
+  file), which one process does on one core only. `work(1)` runs in a forked
+  child and `work(0)` here, and both results come back; the child's is
+  marshalled through a pipe, so it may only hold plain data. The child only
+  reads the repository and writes files the cache replaces atomically; it never
+  takes a lock or moves a ref, and it ends with `os._exit` (no interpreter
+  teardown, no flush of this process's buffered output). Nothing is forked
+  where it cannot help or is not safe: one core, no `os.fork`, or a process
+  running threads (the MCP server). Then, or when the child fails for any
+  reason but the `BadLedger` that `work` reports, `work(1)` runs here.
+- `shares(items, work, smallest)`: work done by other programs (git checking
+  signatures), which threads can wait for side by side: the items in one share
+  per core, each at least `smallest` long (below that, starting the program
+  costs more than the share), `work` of each run at once, the results in order.
+
+Under `COOP_REFERENCE=1` both run everything in this process, one after another.
 """
 
 from __future__ import annotations
@@ -19,49 +28,28 @@ from __future__ import annotations
 import marshal
 import os
 import sys
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
 
 from gitcoop.domain import progress
 from gitcoop.errors import BadLedger
+from gitcoop.store.fast import reference
+
+Item = TypeVar("Item")
+Result = TypeVar("Result")
 
 
-def can_fork() -> bool:
-    threads = sys.modules.get("threading")
-    if threads is not None and threads.active_count() > 1:
-        return False
-    return hasattr(os, "fork") and (os.cpu_count() or 1) >= 2
-
-
-def fork(work: Callable[[], None]) -> int | None:
-    """Run `work` in a child process; its pid, or None when it cannot be started."""
-    if not can_fork():
-        return None
-    try:
-        pid = os.fork()
-    except OSError:
-        return None
-    if pid:
-        return pid
-    code = 1
-    try:
-        progress.silence()  # the parent alone tells how far the work has come
-        work()
-        code = 0
-    finally:
-        os._exit(code)
-
-
-def halves(work: Callable[[int], Any], split: bool = True) -> tuple[Any, Any]:
-    """(work(0), work(1)), the second in a child process when `split` and possible.
+def halves(work: Callable[[int], Any]) -> tuple[Any, Any]:
+    """(work(0), work(1)), the second in a child process when that is possible.
 
     A BadLedger raised by either half is raised here (this process's first); the
     child's result must be marshal-able.
     """
-    if not split or not can_fork():
+    if reference() or not _can_fork():
         return work(0), work(1)
     readable, writable = os.pipe()
-    pid = fork(lambda: _report(work, writable))
+    pid = _fork(lambda: _report(work, writable))
     os.close(writable)
     if pid is None:
         os.close(readable)
@@ -79,6 +67,46 @@ def halves(work: Callable[[int], Any], split: bool = True) -> tuple[Any, Any]:
     if kind == "refused":
         raise BadLedger(str(value))
     return mine, value if kind == "done" else work(1)
+
+
+def shares(
+    items: Sequence[Item], work: Callable[[list[Item]], Result], smallest: int
+) -> list[Result]:
+    """`work` of each share of `items` (one per core, each at least `smallest` long),
+    run side by side in threads: for work that waits on another program. An exception
+    from any share is raised here."""
+    everything = list(items)
+    count = max(1, min(os.cpu_count() or 1, len(everything) // max(1, smallest)))
+    if reference() or count == 1:
+        return [work(everything)]
+    size = -(-len(everything) // count)
+    parts = [everything[at : at + size] for at in range(0, len(everything), size)]
+    with ThreadPoolExecutor(max_workers=len(parts)) as pool:
+        return list(pool.map(work, parts))
+
+
+def _can_fork() -> bool:
+    threads = sys.modules.get("threading")
+    if threads is not None and threads.active_count() > 1:
+        return False
+    return hasattr(os, "fork") and (os.cpu_count() or 1) >= 2
+
+
+def _fork(work: Callable[[], None]) -> int | None:
+    """Run `work` in a child process; its pid, or None when it cannot be started."""
+    try:
+        pid = os.fork()
+    except OSError:
+        return None
+    if pid:
+        return pid
+    code = 1
+    try:
+        progress.silence()  # the parent alone tells how far the work has come
+        work()
+        code = 0
+    finally:
+        os._exit(code)
 
 
 def _report(work: Callable[[int], Any], writable: int) -> None:

@@ -1,0 +1,90 @@
+"""Work split between cores gives what the same work gives in one process."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gitcoop.errors import BadLedger
+from gitcoop.store import fast
+from gitcoop.store.fast import split
+
+
+@pytest.fixture
+def by_reference(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    monkeypatch.setenv(fast.REFERENCE, "1")
+    fast.forget()
+    yield
+    monkeypatch.undo()
+    fast.forget()
+
+
+def halves_of(numbers: list[int]) -> tuple[object, object]:
+    def work(which: int) -> object:
+        part = numbers[which::2]
+        return {"sum": sum(part), "items": part, "pid": os.getpid()}
+
+    return split.halves(work)
+
+
+def test_halves_are_what_one_process_makes() -> None:
+    mine, theirs = halves_of(list(range(1000)))
+    assert isinstance(mine, dict) and isinstance(theirs, dict)
+    assert (mine["items"], theirs["items"]) == (list(range(0, 1000, 2)), list(range(1, 1000, 2)))
+    assert mine["pid"] == os.getpid()
+    if (os.cpu_count() or 1) >= 2 and not fast.reference():  # the second half ran beside
+        assert theirs["pid"] != os.getpid()
+
+
+def test_by_reference_both_halves_are_made_here(by_reference: None) -> None:
+    mine, theirs = halves_of(list(range(10)))
+    assert isinstance(mine, dict) and isinstance(theirs, dict)
+    assert mine["pid"] == theirs["pid"] == os.getpid()
+
+
+def test_a_refusal_in_the_child_is_raised_here() -> None:
+    def work(which: int) -> int:
+        if which == 1:
+            raise BadLedger("items/ab/td-x.yaml: a forged item")
+        return 0
+
+    with pytest.raises(BadLedger, match="a forged item"):
+        split.halves(work)
+
+
+def test_a_child_that_dies_has_its_half_made_here() -> None:
+    parent = os.getpid()
+
+    def work(which: int) -> int:
+        if which == 1 and os.getpid() != parent:
+            os._exit(9)  # killed, out of memory: nothing said through the pipe
+        return which + 10
+
+    assert split.halves(work) == (10, 11)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.integers(), max_size=300), st.integers(1, 80))
+def test_shares_together_are_the_whole(items: list[int], smallest: int) -> None:
+    found = split.shares(items, lambda share: [n * 2 for n in share], smallest)
+    assert [n for part in found for n in part] == [n * 2 for n in items]
+    assert all(len(part) >= min(smallest, len(items)) for part in found[:-1])
+    assert len(found) <= max(1, os.cpu_count() or 1)
+
+
+def test_by_reference_there_is_one_share(by_reference: None) -> None:
+    assert split.shares(list(range(1000)), len, 1) == [1000]
+
+
+def test_a_failing_share_fails_the_whole() -> None:
+    def work(share: list[int]) -> int:
+        if 999 in share:
+            raise BadLedger("git could not check the ledger's signatures")
+        return len(share)
+
+    with pytest.raises(BadLedger):
+        split.shares(list(range(1000)), work, 1)
