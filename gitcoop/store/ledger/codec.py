@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from gitcoop.errors import BadLedger, Refused
-from gitcoop.store.fast import yaml_emitter, yaml_lines
+from gitcoop.store.fast import reference, yaml_emitter, yaml_lines
 from gitcoop.store.fast.yaml_emitter import written_instant
 from gitcoop.store.fast.yaml_lines import MAX_DEPTH
 
@@ -69,7 +69,7 @@ def dump(data: Mapping[str, Any]) -> bytes:
     costs more than half of a dump. A string is written plain only where
     ruamel's own resolver would read it back as a string.
     """
-    written = yaml_emitter.text(data, _plain_is_str)  # sorts the keys itself
+    written = None if reference() else yaml_emitter.text(data, _plain_is_str)  # it sorts
     if written is not None:
         return written.encode("utf-8")
     return emitted(_sorted(data))
@@ -216,7 +216,8 @@ def load(raw: bytes, path: str, max_bytes: int = MAX_BYTES) -> dict[str, Any]:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise BadLedger(f"{path}: not valid UTF-8 ({exc.reason} at byte {exc.start})") from None
-    document = yaml_lines.read(text)  # the shape the codec writes, read without a parser
+    # the shape the codec writes, read without a parser (COOP_REFERENCE=1: always parsed)
+    document = None if reference() else yaml_lines.read(text)
     if document is not None:
         return document
     return parse(text, path)
