@@ -1,4 +1,9 @@
-"""What the read cache keeps of one item: its row, and the rows' summaries.
+"""Shadows an `Item` built from each file and written as JSON for every listed item; gains a
+text `list` at 10,000 items building no `Item` (0.78 s of a 1.15 s listing; docs/performance.md,
+"The read cache", "What a row holds"); held equal by tests/store/fast/test_cache.py (rows
+against the item files) and tests/domain/test_itemdata.py (a quiet summary against the full).
+
+What the read cache keeps of one item: its row, and the rows' summaries.
 
 A `Row` is one item file as the reading verbs need it: its id and blob id,
 its shortest unique label, a `Summary` (the fields they filter, sort and
