@@ -64,6 +64,7 @@ def test_grep_keeps_the_other_filters_and_searches_settled_work_when_asked(
     assert "not searched" not in coop("list", "--tag", "ci").out
 
 
+@pytest.mark.fast_only
 def test_a_plain_grep_reads_only_the_open_part_of_the_index(ledger: Path) -> None:
     """The text index is split as the open index is: a plain search never opens the
     settled part, and both parts answer as one index after items change parts."""
@@ -138,6 +139,7 @@ def test_an_unknown_status_lists_the_valid_ones(ledger: Path) -> None:
         assert f"'{status}'" in result.err
 
 
+@pytest.mark.fast_only
 def test_the_index_is_kept_by_object_ids_and_sees_a_moved_ref(ledger: Path) -> None:
     noted = add("a todo")
     before = git(ledger, "rev-parse", "refs/coop/ledger").strip()
@@ -153,6 +155,7 @@ def test_the_index_is_kept_by_object_ids_and_sees_a_moved_ref(ledger: Path) -> N
     assert shards, "the index is kept between commands"
 
 
+@pytest.mark.fast_only
 def test_the_index_reads_only_the_folders_that_changed(
     ledger: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from gitcoop.store import fast
 from gitcoop.store.fast.read_cache import ItemCache
 from gitcoop.store.ledger.snapshot import Snapshot
 from gitcoop.store.repository import Repo, open_repo
@@ -44,6 +45,7 @@ def shared_ledger(clones: Clones, count: int) -> Path:
     return a
 
 
+@pytest.mark.fast_only
 def test_a_first_sync_reads_each_event_once_no_item_file_and_fills_the_cache(
     clones: Clones, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -79,7 +81,7 @@ def test_a_large_first_sync_is_checked_in_two_halves_alike(
     repo = open_repo(str(b))
     cache = ItemCache(repo.common_dir)
     Snapshot(repo, repo.tip()).open_view(cache)
-    assert cache.parsed == 0
+    assert cache.parsed == 0 or fast.reference()  # the halves filled the cache (none by reference)
 
 
 def lost_take(clones: Clones, count: int) -> tuple[Path, str]:
@@ -99,6 +101,7 @@ def lost_take(clones: Clones, count: int) -> tuple[Path, str]:
     return a, todo
 
 
+@pytest.mark.fast_only
 def test_the_conflicted_rows_the_halves_hand_over_are_those_of_the_cache(
     clones: Clones, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from gitcoop.domain import ids
 from gitcoop.store.fast.cache_rows import summarise
 from gitcoop.store.fast.read_cache import ItemCache, cache_dir
@@ -42,6 +44,7 @@ def listed_ids(*args: str) -> list[str]:
     return [entry["id"] for entry in result.json()]
 
 
+@pytest.mark.fast_only
 def test_rows_match_the_item_files_and_a_second_read_parses_nothing(ledger: Path) -> None:
     made = add_items(6)
     snap = snapshot(ledger)
@@ -61,6 +64,7 @@ def test_rows_match_the_item_files_and_a_second_read_parses_nothing(ledger: Path
     assert again.parsed == 0 and again.hits == 2 * len({ids.fanout(i) for i in made})
 
 
+@pytest.mark.fast_only
 def test_a_write_reparses_only_the_changed_item(ledger: Path) -> None:
     made = add_items(5)
     snapshot(ledger).rows(ItemCache(str(ledger / ".git")))
@@ -95,6 +99,7 @@ def test_a_fetch_moving_the_ref_is_seen_at_once(ledger: Path, tmp_path: Path) ->
     assert added.json()["id"] in listed_ids()
 
 
+@pytest.mark.fast_only
 def test_corrupt_shards_are_rebuilt(ledger: Path) -> None:
     made = add_items(4)
     expected = listed_ids()
@@ -115,6 +120,7 @@ def test_corrupt_shards_are_rebuilt(ledger: Path) -> None:
     assert fresh.parsed == 0 and sorted(made) == sorted(expected)
 
 
+@pytest.mark.fast_only
 def test_a_deleted_cache_is_rebuilt(ledger: Path) -> None:
     add_items(3)
     expected = listed_ids()
@@ -126,6 +132,7 @@ def test_a_deleted_cache_is_rebuilt(ledger: Path) -> None:
     assert shard_files(ledger)
 
 
+@pytest.mark.fast_only
 def test_the_cache_stays_bounded_by_the_ledger(ledger: Path) -> None:
     made = add_items(8)
     for item in made:
@@ -149,6 +156,7 @@ def test_the_cache_stays_bounded_by_the_ledger(ledger: Path) -> None:
             assert rows == []
 
 
+@pytest.mark.fast_only
 def test_concurrent_processes_read_and_write_the_cache(ledger: Path) -> None:
     made = add_items(12)
     root = Path(cache_dir(str(ledger / ".git")))
@@ -180,6 +188,7 @@ def test_concurrent_processes_read_and_write_the_cache(ledger: Path) -> None:
     assert all(name.endswith(kinds) for name in os.listdir(root))
 
 
+@pytest.mark.fast_only
 def test_list_on_a_warm_cache_loads_no_yaml_and_no_lock(ledger: Path) -> None:
     add_items(3)
     assert coop("list").code == 0
@@ -199,6 +208,7 @@ def item_data(item_id: str, status: str = "open") -> dict[str, object]:
     return {"id": item_id, "kind": "todo", "status": status, "created_at": "x", "title": "t"}
 
 
+@pytest.mark.fast_only
 def test_a_new_neighbour_relabels_a_kept_row_and_its_json(tmp_path: Path) -> None:
     def parse(item_id: str, blob_id: str) -> dict[str, object]:
         return item_data(item_id)
@@ -216,6 +226,7 @@ def test_a_new_neighbour_relabels_a_kept_row_and_its_json(tmp_path: Path) -> Non
     assert cache.rows([("ab", "tree-2")], nothing.__getitem__, parse) == [kept, added]
 
 
+@pytest.mark.fast_only
 def test_a_shard_keeps_its_other_fan_outs_when_one_changes(tmp_path: Path) -> None:
     def parse(item_id: str, blob_id: str) -> dict[str, object]:
         return item_data(item_id, blob_id)
@@ -238,6 +249,7 @@ def test_a_shard_keeps_its_other_fan_outs_when_one_changes(tmp_path: Path) -> No
         assert set(gone.read(f"a.{kind}")) == {"ac"}
 
 
+@pytest.mark.fast_only
 def test_shards_of_an_earlier_format_are_removed(ledger: Path) -> None:
     add_items(2)
     parent = Path(cache_dir(str(ledger / ".git"))).parent

@@ -9,6 +9,8 @@ import pytest
 
 from gitcoop.store.fast import memory
 
+pytestmark = pytest.mark.fast_only  # the collector's pauses: none under COOP_REFERENCE=1
+
 
 def test_the_collector_is_paused_inside_and_running_after() -> None:
     assert gc.isenabled()

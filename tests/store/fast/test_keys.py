@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -284,6 +285,7 @@ def test_a_split_child_is_a_child_in_show_from_the_index(ledger: Path) -> None:
     assert [o.id for o in again.incoming["parent"]] == [made[0]]
 
 
+@pytest.mark.fast_only
 def test_show_after_a_write_rebuilds_only_the_fan_out_that_changed(ledger: Path) -> None:
     """`show` brings its incoming links up to date from the changed fan-out's keys,
     leaving the open index whole: the next read parses nothing."""

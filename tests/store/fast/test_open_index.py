@@ -64,6 +64,7 @@ def corrupt_object(repo: Path, spec: str) -> None:
     path.write_bytes(b"not a zlib stream")
 
 
+@pytest.mark.fast_only
 def test_a_settled_item_is_not_read_on_a_plain_list(ledger: Path) -> None:
     first, second = seeds_sharing_a_fan_out()
     settled = add("finished long ago", first)
@@ -88,6 +89,7 @@ def test_a_settled_item_is_not_read_on_a_plain_list(ledger: Path) -> None:
         assert f"items/{ids.fanout(settled)}/{settled}.yaml" in result.err
 
 
+@pytest.mark.fast_only
 def test_a_new_clone_s_first_list_reads_settled_items_once(ledger: Path) -> None:
     made = [add(f"work {k}") for k in range(6)]
     for item in made[:4]:
@@ -206,6 +208,7 @@ def test_the_index_is_right_after_merges(clones: Clones) -> None:
     assert plain_listing(a) == plain_listing(b)
 
 
+@pytest.mark.fast_only
 def test_a_plain_read_opens_only_the_open_index(ledger: Path) -> None:
     made = [add(f"work {k}") for k in range(8)]
     for item in made[:6]:

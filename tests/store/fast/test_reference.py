@@ -24,7 +24,7 @@ from gitcoop.store.fast.cache_files import CACHE_DIR
 from tests.conftest import Result, coop_in, git, make_repo
 from tests.store.fast.test_keys import ACTORS, TIMES, random_step
 
-ON = {fast.REFERENCE: "1"}
+ON, OFF = {fast.REFERENCE: "1"}, {fast.REFERENCE: "0"}  # OFF: also in a run by reference
 
 
 def reads(made: list[str]) -> list[tuple[str, ...]]:
@@ -69,8 +69,8 @@ def compare(path: Path, made: list[str], cold: bool = False) -> None:
     before = files(cache)
     reference = answers(path, made, ON)
     assert files(cache) == before, "a read under COOP_REFERENCE=1 touched the read cache"
-    fresh = answers(path, made, {})
-    warm = answers(path, made, {})
+    fresh = answers(path, made, OFF)
+    warm = answers(path, made, OFF)
     for args, one, two, three in zip(reads(made) * 2, reference, fresh, warm, strict=True):
         assert one == two == three, (args, one, two, three)
 
@@ -92,7 +92,7 @@ def test_a_ledger_written_by_reference_is_the_same_ledger(tmp_path: Path) -> Non
     """The same writes, one repository under COOP_REFERENCE=1 (ruamel writes and reads
     every file), one not: the same files, to the byte."""
     trees = []
-    for name, env in (("reference", ON), ("fast", {})):
+    for name, env in (("reference", ON), ("fast", OFF)):
         path = make_repo(tmp_path / name)
         assert coop_in(path, "init", env={**env, "COOP_SEED": "init"}).code == 0
         rng = random.Random(45)
