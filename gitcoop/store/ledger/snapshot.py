@@ -13,6 +13,7 @@ from gitcoop.domain import aliases, ids, itemdata
 from gitcoop.domain.ids import ItemId
 from gitcoop.domain.records import Event, Item, LedgerConfig, RecordError
 from gitcoop.errors import Ambiguous, BadLedger, NotFound
+from gitcoop.store import fast
 from gitcoop.store.git.objects import Oid
 from gitcoop.store.ledger import codec
 from gitcoop.store.ledger.layout import (
@@ -196,11 +197,12 @@ class Snapshot:
 
         A settled item whose file is unchanged since the index last saw it is not read;
         nor is a file in `known` (data by (item id, blob id), as a fetch check read it).
-        A new settled file that needs nothing is read for its summary only. With `fans`,
+        A new settled file that needs nothing is read for its summary only (under
+        `COOP_REFERENCE=1` `known` is not used: every file is read). With `fans`,
         only the fan-outs it takes (whole groups of the cache's files: `cache._groups`).
         """
         quick = self._item_quick
-        if known:
+        if known and not fast.reference():  # by reference, each file is read from the commit
 
             def quick(item_id: str, blob_id: Any) -> Data | Summary:
                 found = known.get((item_id, str(blob_id)))
