@@ -102,6 +102,7 @@ def test_read_only_commands_load_no_lock(busy: tuple[Path, str], args: tuple[str
     assert "filelock" not in loaded
 
 
+@pytest.mark.fast_only
 def test_a_warm_list_compiles_no_large_pattern_and_loads_no_yaml(busy: tuple[Path, str]) -> None:
     path, _ = busy
     code, loaded, compiled = probe(path, "list")
@@ -148,6 +149,7 @@ def test_a_take_compiles_only_the_patterns_it_uses(busy: tuple[Path, str]) -> No
     assert repr(FLOAT.pattern) not in patterns
 
 
+@pytest.mark.fast_only
 def test_a_command_process_collects_cycles_less_often_and_keeps_what_it_read(
     busy: tuple[Path, str],
 ) -> None:
@@ -190,6 +192,7 @@ def test_a_command_run_in_a_longer_process_keeps_nothing(busy: tuple[Path, str])
     assert memory._kept == []
 
 
+@pytest.mark.fast_only
 def test_a_command_keeps_only_the_last_few_things_it_read() -> None:
     """A command that opens repository after repository holds only the last
     `KEPT_MOST`: the ones before are let go as they always were."""
