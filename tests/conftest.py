@@ -40,11 +40,18 @@ QUICK = (
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Marks the quick subset; and under COOP_REFERENCE=1 (every fast path routed to the
+    path it shadows) skips a test of how a fast path works, saying so: it has nothing
+    to check there."""
     root = Path(str(config.rootpath))
+    by_reference = os.environ.get(fast.REFERENCE) == "1"
+    skip = pytest.mark.skip(reason="how a fast path works: COOP_REFERENCE=1 takes none")
     for item in items:
         where = Path(str(item.path)).relative_to(root).as_posix()
         if where.startswith(QUICK):
             item.add_marker(pytest.mark.quick)
+        if by_reference and item.get_closest_marker("fast_only") is not None:
+            item.add_marker(skip)
 
 
 def unavailable(reason: str) -> NoReturn:
@@ -57,17 +64,6 @@ def unavailable(reason: str) -> NoReturn:
     if os.environ.get("CI", "").lower() == "true":
         pytest.fail(f"{reason} — .ci/run installs it; under CI this test must run, not skip")
     pytest.skip(reason)
-
-
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Under COOP_REFERENCE=1 (every fast path routed to the path it shadows) a test of
-    how a fast path works has nothing to check: it is skipped, saying so."""
-    if os.environ.get(fast.REFERENCE) != "1":
-        return
-    skip = pytest.mark.skip(reason="how a fast path works: COOP_REFERENCE=1 takes none")
-    for item in items:
-        if item.get_closest_marker("fast_only") is not None:
-            item.add_marker(skip)
 
 
 @pytest.fixture(autouse=True)
