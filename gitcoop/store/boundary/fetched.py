@@ -14,7 +14,7 @@ from gitcoop.store.git.commits import CommitInfo
 from gitcoop.store.git.objects import Oid
 from gitcoop.store.ledger.layout import EVENTS
 from gitcoop.store.ledger.repo import Repo
-from gitcoop.store.ledger.snapshot import Known, Snapshot
+from gitcoop.store.ledger.snapshot import CheckedFiles, Snapshot
 
 
 @dataclass
@@ -24,7 +24,7 @@ class Arrival:
 
     touched: frozenset[ItemId]
     reader: Reader
-    checked: Known = field(default_factory=dict)
+    checked: CheckedFiles = field(default_factory=dict)
 
 
 def check(repo: Repo, remote: str, ours: Oid | None, theirs: Oid, base: Oid | None) -> Arrival:
@@ -32,7 +32,7 @@ def check(repo: Repo, remote: str, ours: Oid | None, theirs: Oid, base: Oid | No
     and path, and nothing is written. `base`: the two's merge base (None: unrelated)."""
     where, label = f"remote {remote}: ", f"checking what arrived from {remote}"
     reader = Reader(repo)
-    checked: Known = {}
+    checked: CheckedFiles = {}
     try:
         commits = repo.commits_since(theirs, ours)
         check_one_root(commits, base is not None)
@@ -62,7 +62,7 @@ def _whole_commits(
     chain: list[CommitInfo],
     meets: Oid | None,
     ours: Oid | None,
-    checked: Known,
+    checked: CheckedFiles,
     where: str,
     label: str,
 ) -> None:

@@ -20,10 +20,12 @@ from gitcoop.store.boundary.joining import as_state
 from gitcoop.store.boundary.tree import changed
 from gitcoop.store.git.objects import Oid
 from gitcoop.store.ledger.layout import event_dir, item_path
-from gitcoop.store.ledger.snapshot import Known, Snapshot
+from gitcoop.store.ledger.snapshot import CheckedFiles, Snapshot
 
 
-def check_tip(reader: Reader, base: Oid | None, tip: Oid, checked: Known, where: str = "") -> None:
+def check_tip(
+    reader: Reader, base: Oid | None, tip: Oid, checked: CheckedFiles, where: str = ""
+) -> None:
     """Each item changed since `base` (every item, when the roles changed or there is no
     base) is the fold of its events less those coop.yaml keeps out."""
     repo = reader.repo

@@ -32,7 +32,7 @@ from gitcoop.store.git.objects import Oid
 from gitcoop.store.ledger import codec
 from gitcoop.store.ledger.layout import EVENT_FILE_RE, EVENTS, event_dir, item_path
 from gitcoop.store.ledger.repo import Repo
-from gitcoop.store.ledger.snapshot import Known, Snapshot
+from gitcoop.store.ledger.snapshot import CheckedFiles, Snapshot
 
 Lookup = Callable[[ItemId], Item | None]
 
@@ -166,7 +166,7 @@ def _problem(checked: Any, actor: str, author: str, keys: Keys) -> str | None:
 
 
 def check_chain(
-    repo: Repo, reader: Reader, chain: list[CommitInfo], checked: Known, where: str = ""
+    repo: Repo, reader: Reader, chain: list[CommitInfo], checked: CheckedFiles, where: str = ""
 ) -> dict[ItemId, Item | None]:
     """Each commit of `chain` (a first-parent chain, oldest first, each one's first parent
     the one before, the first's held already) holds exactly its joined state; BadLedger

@@ -46,7 +46,7 @@ from gitcoop.store.git.commits import CommitInfo
 from gitcoop.store.git.objects import Oid
 from gitcoop.store.ledger.layout import EVENTS, ITEMS
 from gitcoop.store.ledger.repo import Repo
-from gitcoop.store.ledger.snapshot import Known, Snapshot
+from gitcoop.store.ledger.snapshot import CheckedFiles, Snapshot
 
 # checked item files kept for the read cache: summaries of settled ones (small), and the
 # data of the rest; past these, the cache reads them again
@@ -102,7 +102,7 @@ def check(
     history: History,
     commits: list[CommitInfo],
     chain: list[CommitInfo],
-    checked: Known,
+    checked: CheckedFiles,
     where: str = "",
     refused: list[tuple[Oid, Event, str]] | None = None,
     label: str = "checking the ledger's history",
@@ -131,7 +131,7 @@ def _check(
     history: History,
     commits: list[CommitInfo],
     chain: list[CommitInfo],
-    checked: Known,
+    checked: CheckedFiles,
     where: str,
     refused: list[tuple[Oid, Event, str]] | None,
     label: str,
@@ -352,7 +352,7 @@ class Kept:
     again): a settled one that needs nothing as the summary the cache counts it by,
     another as its data."""
 
-    def __init__(self, checked: Known) -> None:
+    def __init__(self, checked: CheckedFiles) -> None:
         self.checked = checked
         self.summaries = self.data = 0
 

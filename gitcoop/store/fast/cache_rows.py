@@ -18,8 +18,7 @@ import marshal
 from typing import Any, NamedTuple
 
 from gitcoop.domain.dependencies import SETTLED
-
-Data = dict[str, Any]
+from gitcoop.domain.itemdata import PlainData
 
 
 class Summary(NamedTuple):
@@ -61,8 +60,8 @@ class Row(NamedTuple):
     def summary(self) -> Summary:
         return Summary._make(self.brief)
 
-    def data(self) -> Data:
-        data: Data = marshal.loads(self.packed)
+    def data(self) -> PlainData:
+        data: PlainData = marshal.loads(self.packed)
         return data
 
 
@@ -102,7 +101,7 @@ def conflicted(rows: list[Row]) -> tuple[Row, ...]:
 _CONFLICTS = Summary._fields.index("conflicts")
 
 
-def summarise(data: Data) -> Summary:
+def summarise(data: PlainData) -> Summary:
     ob = data.get("obligation") or {}
     pending = ob.get("status") == "pending"
     report = ob.get("latest_report") or {}
@@ -141,7 +140,7 @@ def in_view(summary: Summary) -> bool:
 
 
 def make_row(
-    item_id: str, blob_id: str, label: str, data: Data, summary: Summary | None = None
+    item_id: str, blob_id: str, label: str, data: PlainData, summary: Summary | None = None
 ) -> Row:
     from gitcoop.domain.bounds import json_text  # only when rows are built: writers load no json
 
@@ -152,7 +151,7 @@ def make_row(
     return Row(item_id, blob_id, label, brief, marshal.dumps(data), listed)
 
 
-def quiet_summary(item_id: str, data: Data) -> Summary | None:
+def quiet_summary(item_id: str, data: PlainData) -> Summary | None:
     """The summary of an item file that is settled and needs nothing (not `in_view`), from
     its data as read, before the rest of it is checked; None when it is not, or when only
     a full check can say (an odd type, a legacy field).

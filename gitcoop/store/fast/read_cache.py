@@ -55,10 +55,10 @@ from typing import Any
 
 from gitcoop.domain import progress
 from gitcoop.domain.ids import fanout, shortest_labels
+from gitcoop.domain.itemdata import PlainData
 from gitcoop.store.fast import memory, reference, split
 from gitcoop.store.fast.cache_files import MAX_FILE_BYTES, ShardFiles, Unkept, cache_dir
 from gitcoop.store.fast.cache_rows import (
-    Data,
     Node,
     OpenView,
     Row,
@@ -73,10 +73,10 @@ from gitcoop.store.fast.open_keys import Incoming, Keys, derive, incoming_of, pa
 __all__ = ["MAX_FILE_BYTES", "cache_dir"]
 READING = "reading items into the read cache"
 Entry = tuple[str, str]  # item id, blob id
-Parse = Callable[[str, str], Data]
+Parse = Callable[[str, str], PlainData]
 # the validated data of a file, or only its summary when the file is settled and needs
 # nothing (`rows.quiet_summary`): a plain read never shows it, so the rest is not checked
-Quick = Callable[[str, str], "Data | Summary"]
+Quick = Callable[[str, str], "PlainData | Summary"]
 Listing = Callable[[str], list[Entry]]
 PARALLEL_FANOUTS = 128  # changed fan-outs from which a rebuild uses a second process
 _LAST_KEYS: list[Any] = []  # (cache root, fan-out trees), the keys read for them
@@ -96,7 +96,7 @@ class ItemCache:
     def read(self, name: str) -> Any:
         return self.files.read(name)
 
-    def document(self, path: str, blob_id: str, parse: Callable[[], Data]) -> Data:
+    def document(self, path: str, blob_id: str, parse: Callable[[], PlainData]) -> PlainData:
         """One parsed ledger file (e.g. coop.yaml) by blob id; `parse` runs on a miss."""
         name = "doc-" + path.replace("/", "-") + ".doc"
         old = self.files.read(name)

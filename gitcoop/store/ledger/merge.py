@@ -38,7 +38,7 @@ from gitcoop.store.git.writes import Sign, enable_fsync
 from gitcoop.store.ledger import codec, upkeep
 from gitcoop.store.ledger.layout import COOP_FILE, MODE_BLOB, MODE_TREE, event_dir, item_path
 from gitcoop.store.ledger.repo import Repo
-from gitcoop.store.ledger.snapshot import Known, Snapshot
+from gitcoop.store.ledger.snapshot import CheckedFiles, Snapshot
 
 MAX_ATTEMPTS = 5
 
@@ -53,7 +53,7 @@ class Merged:
     items: tuple[ItemId, ...] = ()  # items whose file changed locally
     unsigned: tuple[EventId, ...] = ()  # events this merge refused for want of a signature
     # item data the merge already read or folded, by (item id, blob id): fills the cache
-    known: Known = field(default_factory=dict, repr=False, compare=False)
+    known: CheckedFiles = field(default_factory=dict, repr=False, compare=False)
     # the open rows of `after` whose items hold conflicts (what the notices read)
     conflicted: tuple[Row, ...] | None = field(default=None, repr=False, compare=False)
 
@@ -161,7 +161,7 @@ def plan(
         kind = "new" if ours is None else "fast-forward"
         return Merged(kind, ours, theirs, tuple(sorted(arrival.touched)), (), arrival.checked)
     first, second = (ours, theirs) if ours_first else (theirs, ours)
-    known: Known = {}
+    known: CheckedFiles = {}
     with repo.one_pack():  # one pack, synced once, instead of an fsync per object
         commit, unsigned = _merge_commit(
             arrival.reader, remote, first, second, (actor, at, sign), known
@@ -182,7 +182,7 @@ def _merge_commit(
     first: Oid,
     second: Oid,
     author: Author,
-    known: Known,
+    known: CheckedFiles,
 ) -> tuple[Oid, tuple[EventId, ...]]:
     """A commit with parents (first, second): `first`'s state and the events only `second`
     holds joined onto it (`boundary/joining.py`, the same function every clone checks it

@@ -35,13 +35,14 @@ from gitcoop.store.ledger.repo import Repo
 
 if TYPE_CHECKING:  # a write never loads the read cache
     from gitcoop.domain import rulebook
-    from gitcoop.store.fast.cache_rows import Data, OpenView, Row, Summary
+    from gitcoop.domain.itemdata import PlainData
+    from gitcoop.store.fast.cache_rows import OpenView, Row, Summary
     from gitcoop.store.fast.open_keys import Incoming, Keys
     from gitcoop.store.fast.read_cache import Entry, ItemCache
 
 # checked item files by (item id, blob id): their data, or, for a settled one that needs
 # nothing, the summary the open index counts it by (`rows.quiet_summary`)
-Known = dict[tuple[str, str], "Data | Summary"]
+CheckedFiles = dict[tuple[str, str], "PlainData | Summary"]
 READ_TOGETHER = 1024  # event files read, then parsed, then made records, as one part
 
 
@@ -190,7 +191,7 @@ class Snapshot:
     def open_view(
         self,
         cache: ItemCache,
-        known: Known | None = None,
+        known: CheckedFiles | None = None,
         fans: Callable[[str], bool] | None = None,
     ) -> OpenView:
         """The open index: rows of the items a plain read may show, the rest counted.
@@ -204,7 +205,7 @@ class Snapshot:
         quick = self._item_quick
         if known and not fast.reference():  # by reference, each file is read from the commit
 
-            def quick(item_id: str, blob_id: Any) -> Data | Summary:
+            def quick(item_id: str, blob_id: Any) -> PlainData | Summary:
                 found = known.get((item_id, str(blob_id)))
                 return found if found is not None else self._item_quick(item_id, blob_id)
 
@@ -253,7 +254,7 @@ class Snapshot:
         data = codec.load(self.repo.blob_bytes(blob_id, path, self.cap), path, self.cap)
         return _checked(item_id, data, path)
 
-    def _item_quick(self, item_id: str, blob_id: Any) -> Data | Summary:
+    def _item_quick(self, item_id: str, blob_id: Any) -> PlainData | Summary:
         """An item file's validated data, or its summary only when it is settled and needs
         nothing (`rows.quiet_summary`): the open index counts such a file, never shows it."""
         from gitcoop.store.fast.cache_rows import (
