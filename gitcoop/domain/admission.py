@@ -1,7 +1,7 @@
 """Whether an event may enter the ledger: every field and argument within bounds.
 
 The writer asks this of every event before it commits it (a value out of
-bounds from a command line is a usage error), and the inbound check asks it
+bounds from a command line is a usage error), and the boundary (`store/boundary/history.py`) asks it
 of every event a fetched commit adds (the fetched ledger is refused, and
 nothing is written). The rule book decides afterwards whether the transition
 is allowed; this decides only whether the event is something the rules, the

@@ -50,7 +50,7 @@ def test_a_first_sync_reads_each_event_once_no_item_file_and_fills_the_cache(
     clones: Clones, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """An item file as gitcoop writes it is the fold of its events written out, so
-    its blob id says it is, unread (store/inbound.py)."""
+    its blob id says it is, unread (store/boundary/joining.py)."""
     a = shared_ledger(clones, 24)
     b = clones.clone("bob")
     reads = counted_reads(monkeypatch)

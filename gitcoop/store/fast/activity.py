@@ -24,7 +24,7 @@ again. So after a write one item's few events are parsed, and a warm search
 loads one shard per first character of the fan-outs and compares strings.
 
 The index is split as the open index is: `act-<x>.open` holds the entries of
-the items in view (`rows.in_view`), `act-<x>.settled` the others'. A plain
+the items in view (`cache_rows.in_view`), `act-<x>.settled` the others'. A plain
 `list --grep` gives only rows in view and reads only the open part, so it costs
 what the work in view costs, however long the history; `--all` reads both.
 The files sit beside the item shards and go with them when the cache's format

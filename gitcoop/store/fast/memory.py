@@ -1,7 +1,7 @@
 """Shadows Python's cycle collector and its freeing at exit, left as they are; gains 0.2 s of a
 cold `list --json` at 100,000 items, 0.5 s of a first sync's check at 10,000, ~25 ms at exit
 (docs/performance.md, "A new clone's first sync", "A seventh run"); held equal by
-tests/store/fast/test_heap.py and tests/store/fast/test_reference.py.
+tests/store/fast/test_memory.py and tests/store/fast/test_reference.py.
 
 The heap during a bulk read: Python's cycle collector paused while it runs, and
 what a one-command process read held until it leaves.

@@ -75,7 +75,7 @@ READING = "reading items into the read cache"
 Entry = tuple[str, str]  # item id, blob id
 Parse = Callable[[str, str], PlainData]
 # the validated data of a file, or only its summary when the file is settled and needs
-# nothing (`rows.quiet_summary`): a plain read never shows it, so the rest is not checked
+# nothing (`cache_rows.quiet_summary`): a plain read never shows it, so the rest is not checked
 Quick = Callable[[str, str], "PlainData | Summary"]
 Listing = Callable[[str], list[Entry]]
 PARALLEL_FANOUTS = 128  # changed fan-outs from which a rebuild uses a second process

@@ -1,6 +1,6 @@
 """Shadows ruamel's emitter (`codec.emitted`); gains an item written in ~15 us, not ~165, and the
 check of a first sync's tip at ~80 us an item, not ~160 (docs/performance.md, "A new clone's
-first sync"); held equal by tests/store/fast/test_emitter.py.
+first sync"); held equal by tests/store/fast/test_yaml_emitter.py.
 
 Writing the one block shape of ledger files as text, without ruamel's emitter.
 
@@ -9,7 +9,7 @@ writes it (block style, keys sorted, two-space indent, lists under a key at
 the key's own indent, `[]` and `{}` for empty containers). Going through
 ruamel costs ~165 us for an item (a Python event object per scalar, then the
 emitter); this writes the same bytes with string joins, ~15 us, and is what
-lets a fetched item be checked by its blob id (store/inbound.py) and a write
+lets a fetched item be checked by its blob id (store/boundary/joining.py) and a write
 skip importing ruamel.
 
 `text` writes only what it is sure of and returns None for anything else,
@@ -32,7 +32,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 # what ruamel's YAML 1.2 resolver reads as a bool or null among strings that start
-# with an ASCII letter; every other such string is a string (tests/store/fast/test_emitter.py)
+# with an ASCII letter; every other such string is a string (tests/store/fast/test_yaml_emitter.py)
 LETTER_WORDS = frozenset(
     ("true", "True", "TRUE", "false", "False", "FALSE", "null", "Null", "NULL")
 )

@@ -1,6 +1,6 @@
 """Shadows the YAML parser (`codec.parse`, ruamel's C parser); gains an item read in ~45 us of
 CPU, not ~150 (docs/performance.md, "Reading ledger files"); held equal by
-tests/store/fast/test_canonical.py.
+tests/store/fast/test_yaml_lines.py.
 
 Reading the YAML the codec writes, line by line, without a YAML parser.
 

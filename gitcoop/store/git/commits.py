@@ -15,7 +15,7 @@ from gitcoop.store.git.objects import Objects, Oid
 
 @record_type
 class CommitInfo:
-    """What the inbound check needs of one commit: its id, parents and author's email."""
+    """What a walk of history needs of one commit: its id, parents and author's email."""
 
     oid: Oid
     parents: tuple[Oid, ...]

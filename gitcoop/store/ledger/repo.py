@@ -7,6 +7,7 @@ ledgers are kept, and writes the objects of a transition as packs
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import shutil
 from collections.abc import Iterator
@@ -63,6 +64,12 @@ class Repo(git.Repo):
         """The objects of `pack` into the object store, as one pack (store/fast/packwrite.py);
         synced when fsync is on. A full disk or a read-only repository is EnvironmentFailed."""
         if not pack.objects:
+            return
+        from gitcoop.store import fast
+
+        if fast.reference():  # each object written loose by libgit2, as a merge writes
+            for kind, content in pack.objects.values():
+                self._writing(functools.partial(self.raw.write, kind, content))
             return
         folder = os.path.join(self.common_dir, "objects", "pack")
         # again when a plain `git prune` took a temporary file away (it removes every tmp_)

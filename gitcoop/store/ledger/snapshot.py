@@ -41,7 +41,7 @@ if TYPE_CHECKING:  # a write never loads the read cache
     from gitcoop.store.fast.read_cache import Entry, ItemCache
 
 # checked item files by (item id, blob id): their data, or, for a settled one that needs
-# nothing, the summary the open index counts it by (`rows.quiet_summary`)
+# nothing, the summary the open index counts it by (`cache_rows.quiet_summary`)
 CheckedFiles = dict[tuple[str, str], "PlainData | Summary"]
 READ_TOGETHER = 1024  # event files read, then parsed, then made records, as one part
 
@@ -200,7 +200,7 @@ class Snapshot:
         nor is a file in `known` (data by (item id, blob id), as a fetch check read it).
         A new settled file that needs nothing is read for its summary only (under
         `COOP_REFERENCE=1` `known` is not used: every file is read). With `fans`,
-        only the fan-outs it takes (whole groups of the cache's files: `cache._groups`).
+        only the fan-outs it takes (whole groups of the cache's files: `read_cache._groups`).
         """
         quick = self._item_quick
         if known and not fast.reference():  # by reference, each file is read from the commit
@@ -256,7 +256,7 @@ class Snapshot:
 
     def _item_quick(self, item_id: str, blob_id: Any) -> PlainData | Summary:
         """An item file's validated data, or its summary only when it is settled and needs
-        nothing (`rows.quiet_summary`): the open index counts such a file, never shows it."""
+        nothing (`cache_rows.quiet_summary`): the open index counts such a file, never shows it."""
         from gitcoop.store.fast.cache_rows import (
             quiet_summary,
         )  # only reads load the cache's modules

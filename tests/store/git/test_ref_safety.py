@@ -92,6 +92,7 @@ def _fsync_calls(repo: Path, *args: str) -> int:
     return sum("fsync(" in line for line in trace.read_text().splitlines())
 
 
+@pytest.mark.fast_only  # counts the fsyncs of a transition written as one pack
 def test_writes_fsync_by_default_and_coop_fsync_false_trades_it_away(ledger: Path) -> None:
     # the ledger write's own syncs: a gc or repack the write may start afterwards is
     # git's, and syncs as git's core.fsync says (store/ledger/upkeep.py)
