@@ -18,12 +18,10 @@ from gitcoop.errors import BadLedger
 from gitcoop.store.ledger.layout import (
     EVENTS,
     FANOUT_RE,
-    ITEM_DIR_RE,
-    ITEM_FILE_RE,
     ITEMS,
-    MODE_BLOB,
-    MODE_TREE,
     event_dir,
+    is_event_folder,
+    is_item_file,
 )
 from gitcoop.store.ledger.snapshot import Snapshot
 
@@ -126,9 +124,9 @@ def _check_entry(entry: Any, path: str, top: str | None) -> None:
     name = entry.name
     fan = path.rsplit("/", 1)[-1]
     if top == ITEMS:
-        good = ITEM_FILE_RE.match(name) and entry.filemode == MODE_BLOB
+        good = is_item_file(name, entry.filemode)
     else:
-        good = ITEM_DIR_RE.match(name) and entry.filemode == MODE_TREE
+        good = is_event_folder(name, entry.filemode)
     if not good or not FANOUT_RE.match(fan) or fanout(name) != fan:
         raise _not_allowed(path, name)
 

@@ -43,7 +43,12 @@ from gitcoop.domain.timefmt import format_instant
 from gitcoop.errors import BadLedger
 from gitcoop.store.fast.cache_rows import Row, in_view
 from gitcoop.store.fast.read_cache import ItemCache
-from gitcoop.store.ledger.layout import EVENTS, FANOUT_RE, ITEM_DIR_RE, MODE_TREE, event_dir
+from gitcoop.store.ledger.layout import (
+    EVENTS,
+    event_dir,
+    is_event_folder,
+    is_fanout,
+)
 from gitcoop.store.ledger.snapshot import Snapshot
 
 READING = "reading events into the read cache"
@@ -76,7 +81,7 @@ def activity(snapshot: Snapshot, cache: ItemCache, rows: Sequence[Row]) -> dict[
     shown = {row.item_id for row in rows if in_view(row.summary)}
     index = _Index(snapshot, cache, by_id)
     for entry in events:
-        if not FANOUT_RE.match(entry.name) or entry.filemode != MODE_TREE:
+        if not is_fanout(entry.name, entry.filemode):
             raise BadLedger(f"{EVENTS}/{entry.name}: not an allowed fan-out directory name or mode")
         index.fans[entry.name] = str(entry.id)
     found = index.found("open", shown.__contains__)
@@ -141,7 +146,7 @@ class _Index:
         before = old[1] if old is not None else {}
         entries: dict[str, Entry] = {}
         for folder in self.snapshot.subtree(f"{EVENTS}/{fan}") or ():
-            if not ITEM_DIR_RE.match(folder.name) or folder.filemode != MODE_TREE:
+            if not is_event_folder(folder.name, folder.filemode):
                 raise BadLedger(f"{EVENTS}/{fan}/{folder.name}: not an allowed event folder")
             if folder.name == LEDGER_ID or not holds(folder.name):
                 continue

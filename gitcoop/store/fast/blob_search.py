@@ -23,11 +23,9 @@ from gitcoop.store.fast import reference
 from gitcoop.store.ledger import codec
 from gitcoop.store.ledger.layout import (
     EVENTS,
-    ITEM_DIR_RE,
-    ITEM_FILE_RE,
     ITEMS,
-    MODE_BLOB,
-    MODE_TREE,
+    is_event_folder,
+    is_item_file,
 )
 from gitcoop.store.ledger.snapshot import Snapshot
 
@@ -40,7 +38,7 @@ def items_containing(snapshot: Snapshot, needle: str) -> Iterator[Item]:
     for fan, tree in snapshot.fanouts(ITEMS):
         for entry in tree:
             path = f"{ITEMS}/{fan}/{entry.name}"
-            if not ITEM_FILE_RE.match(entry.name) or entry.filemode != MODE_BLOB:
+            if not is_item_file(entry.name, entry.filemode):
                 raise BadLedger(f"{path}: not an allowed item file")
             if every or raw in snapshot.repo.blob_bytes(entry.id, path, snapshot.cap):
                 item = snapshot.item(ItemId(entry.name[:-5]))
@@ -58,7 +56,7 @@ def commits_named(snapshot: Snapshot) -> set[str]:
     parsed = reference()
     for fan, tree in snapshot.fanouts(EVENTS):
         for folder in tree:
-            if not ITEM_DIR_RE.match(folder.name) or folder.filemode != MODE_TREE:
+            if not is_event_folder(folder.name, folder.filemode):
                 raise BadLedger(f"{EVENTS}/{fan}/{folder.name}: not an allowed event folder")
             where = f"{EVENTS}/{fan}/{folder.name}"
             for entry in snapshot.repo.tree(folder.id, where):

@@ -54,3 +54,33 @@ def event_name(event: Event) -> str:
 
 def event_path(event: Event) -> str:
     return f"{event_dir(event.item)}/{event_name(event)}"
+
+
+# The names and modes the layout allows, in one place: the snapshot and the boundary
+# refuse what breaks them (strict), fsck's survey collects each breach (collecting).
+
+
+def is_root_entry(name: str, mode: int) -> bool:
+    """coop.yaml a file, items/ and events/ folders: nothing else at the root."""
+    kind = ROOT_NAMES.get(name)
+    return kind is not None and mode == (MODE_BLOB if kind == "blob" else MODE_TREE)
+
+
+def is_fanout(name: str, mode: int) -> bool:
+    """A fan-out folder of items/ or events/: two characters of an id's alphabet."""
+    return mode == MODE_TREE and FANOUT_RE.match(name) is not None
+
+
+def is_item_file(name: str, mode: int) -> bool:
+    """`<id>.yaml` in a fan-out folder of items/."""
+    return mode == MODE_BLOB and ITEM_FILE_RE.match(name) is not None
+
+
+def is_event_folder(name: str, mode: int) -> bool:
+    """`<id>/` in a fan-out folder of events/ (an item's, or the ledger's own `cf-`)."""
+    return mode == MODE_TREE and ITEM_DIR_RE.match(name) is not None
+
+
+def is_event_file(name: str, mode: int) -> bool:
+    """`<clock>-<event id>.yaml` in an event folder."""
+    return mode == MODE_BLOB and EVENT_FILE_RE.match(name) is not None

@@ -20,14 +20,14 @@ from gitcoop.store.ledger.layout import (
     COOP_FILE,
     EVENT_FILE_RE,
     EVENTS,
-    FANOUT_RE,
-    ITEM_DIR_RE,
-    ITEM_FILE_RE,
     ITEMS,
     MODE_BLOB,
     MODE_TREE,
-    ROOT_NAMES,
     event_dir,
+    is_event_folder,
+    is_fanout,
+    is_item_file,
+    is_root_entry,
     item_path,
     remote_ref,
 )
@@ -160,7 +160,7 @@ class Snapshot:
             return
         for entry in tree:
             path = f"{root}/{entry.name}"
-            if not FANOUT_RE.match(entry.name) or entry.filemode != MODE_TREE:
+            if not is_fanout(entry.name, entry.filemode):
                 raise BadLedger(f"{path}: not an allowed fan-out directory name or mode")
             yield entry.name, self.repo.tree(entry.id, path)
 
@@ -174,7 +174,7 @@ class Snapshot:
             groups = list(self.fanouts(ITEMS))
         for name, tree in groups:
             for entry in tree:
-                if not ITEM_FILE_RE.match(entry.name) or entry.filemode != MODE_BLOB:
+                if not is_item_file(entry.name, entry.filemode):
                     raise BadLedger(f"{ITEMS}/{name}/{entry.name}: not an allowed item file")
                 found.append(ItemId(entry.name[:-5]))
         return found
@@ -234,7 +234,7 @@ class Snapshot:
     def _fanout_ids(self) -> Iterator[tuple[str, str]]:
         tree = self.subtree(ITEMS)
         for entry in tree if tree is not None else ():
-            if not FANOUT_RE.match(entry.name) or entry.filemode != MODE_TREE:
+            if not is_fanout(entry.name, entry.filemode):
                 path = f"{ITEMS}/{entry.name}"
                 raise BadLedger(f"{path}: not an allowed fan-out directory name or mode")
             yield entry.name, str(entry.id)
@@ -243,7 +243,7 @@ class Snapshot:
         tree = self.subtree(f"{ITEMS}/{fan}")
         found: list[Entry] = []
         for entry in tree if tree is not None else ():
-            if not ITEM_FILE_RE.match(entry.name) or entry.filemode != MODE_BLOB:
+            if not is_item_file(entry.name, entry.filemode):
                 raise BadLedger(f"{ITEMS}/{fan}/{entry.name}: not an allowed item file")
             found.append((entry.name[:-5], str(entry.id)))
         return found
@@ -328,7 +328,7 @@ class Snapshot:
         found: list[ItemId] = []
         for name, tree in self.fanouts(EVENTS):
             for entry in tree:
-                if not ITEM_DIR_RE.match(entry.name) or entry.filemode != MODE_TREE:
+                if not is_event_folder(entry.name, entry.filemode):
                     raise BadLedger(f"{EVENTS}/{name}/{entry.name}: not an allowed event folder")
                 found.append(ItemId(entry.name))
         return found
@@ -415,9 +415,7 @@ class Snapshot:
 
 def _check_root(tree: Any) -> None:
     for entry in tree:
-        expected = ROOT_NAMES.get(entry.name)
-        mode = MODE_BLOB if expected == "blob" else MODE_TREE
-        if expected is None or entry.filemode != mode:
+        if not is_root_entry(entry.name, entry.filemode):
             raise BadLedger(
                 f"{entry.name}: not an allowed entry at the ledger's root with mode "
                 f"{entry.filemode:o} (only coop.yaml 100644, items/ and events/ 040000)"

@@ -24,15 +24,15 @@ from gitcoop.store.git.objects import Oid
 from gitcoop.store.ledger import codec
 from gitcoop.store.ledger.layout import (
     COOP_FILE,
-    EVENT_FILE_RE,
     EVENTS,
-    FANOUT_RE,
-    ITEM_DIR_RE,
-    ITEM_FILE_RE,
     ITEMS,
     MODE_BLOB,
     MODE_TREE,
-    ROOT_NAMES,
+    is_event_file,
+    is_event_folder,
+    is_fanout,
+    is_item_file,
+    is_root_entry,
 )
 from gitcoop.store.ledger.repo import Repo
 
@@ -100,8 +100,7 @@ def survey(repo: Repo, commit: Oid) -> Survey:
     found = Survey(repo)
     root = repo.commit_tree(commit)
     for entry in root:
-        kind = ROOT_NAMES.get(entry.name)
-        if kind is None or entry.filemode != (MODE_BLOB if kind == "blob" else MODE_TREE):
+        if not is_root_entry(entry.name, entry.filemode):
             found.layout(entry.name, f"not allowed at the root (mode {entry.filemode:o})")
     names = {entry.name: entry for entry in root}
     if COOP_FILE not in names:
@@ -146,7 +145,7 @@ def _fanouts(repo: Repo, found: Survey, entry: Any, top: str) -> list[tuple[str,
     groups = []
     for fan in tree if tree is not None else ():
         path = f"{top}/{fan.name}"
-        if not FANOUT_RE.match(fan.name) or fan.filemode != MODE_TREE:
+        if not is_fanout(fan.name, fan.filemode):
             found.layout(path, f"not an allowed fan-out folder (mode {fan.filemode:o})")
             continue
         groups.append((fan.name, fan.id))
@@ -166,7 +165,7 @@ def _survey_items(
         if wanted is not None and entry.name.removesuffix(".yaml") not in wanted:
             continue  # as the tip checked last holds it, with its events
         path = f"{base}/{entry.name}"
-        if not ITEM_FILE_RE.match(entry.name) or entry.filemode != MODE_BLOB:
+        if not is_item_file(entry.name, entry.filemode):
             found.layout(path, f"not an allowed item file (mode {entry.filemode:o})")
             continue
         item_id = ItemId(entry.name[: -len(".yaml")])
@@ -193,7 +192,7 @@ def _survey_event_dirs(
         if wanted is not None and folder.name not in wanted:
             continue
         path = f"{base}/{folder.name}"
-        if not ITEM_DIR_RE.match(folder.name) or folder.filemode != MODE_TREE:
+        if not is_event_folder(folder.name, folder.filemode):
             found.layout(path, f"not an allowed event folder (mode {folder.filemode:o})")
             continue
         item_id = ItemId(folder.name)
@@ -207,7 +206,7 @@ def _survey_event_dirs(
 def _survey_event(
     repo: Repo, found: Survey, window: Window, item_id: ItemId, path: str, entry: Any
 ) -> None:
-    if not EVENT_FILE_RE.match(entry.name) or entry.filemode != MODE_BLOB:
+    if not is_event_file(entry.name, entry.filemode):
         found.layout(path, f"not an allowed event file (mode {entry.filemode:o})")
         return
     event = _build(found, Event.from_data, _load(repo, found, entry, path), path)
