@@ -11,7 +11,7 @@ from gitcoop.cli.terminal import printable, say
 from gitcoop.errors import UsageError
 
 if TYPE_CHECKING:
-    from gitcoop.service.config import Shown
+    from gitcoop.service.settings import Shown
 
 
 def config(
@@ -36,7 +36,7 @@ def config(
     author; see git coop keys).
     """
     from gitcoop.cli import render
-    from gitcoop.service import config as settings
+    from gitcoop.service import settings
 
     ctx = make_context(actor)
     if reset and (key is None or value is not None):
