@@ -49,8 +49,9 @@ from gitcoop.errors import (
     RemoteUnreachable,
     UsageError,
 )
-from gitcoop.service.context import CLAIMS_KEY, claims_remote, merge_sign
+from gitcoop.service.context import CLAIMS_KEY, claims_remote
 from gitcoop.service.lost import merge_notices
+from gitcoop.service.signing import merge_sign
 from gitcoop.store.boundary import remembered
 from gitcoop.store.git import lock
 from gitcoop.store.ledger import merge, transport

@@ -14,7 +14,7 @@ from gitcoop.domain.patterns import pattern
 from gitcoop.domain.record_type import record_type
 from gitcoop.errors import NoLedger, UsageError
 from gitcoop.store.ledger.snapshot import Snapshot
-from gitcoop.store.repository import Repo, Sign, open_repo
+from gitcoop.store.repository import Repo, open_repo
 
 
 def _now() -> datetime:
@@ -121,24 +121,6 @@ def signing_wanted(repo: Repo) -> bool:
         return own
     gpg_sign = (repo.config_value("commit.gpgSign") or "").strip().lower() in TRUE_WORDS
     return gpg_sign and (repo.config_value("gpg.format") or "").strip().lower() == "ssh"
-
-
-def merge_sign(repo: Repo, actor: str) -> Sign | None:
-    """How a merge commit `actor` writes is signed: as for any write (`signing_wanted`, or
-    the ledger's require_signed). The signer is looked up only when a merge commit is
-    written, so a fast-forward needs no key."""
-    tip = repo.tip()
-    ledger = Snapshot(repo, tip)
-    required = tip is not None and ledger.config.settings.get("require_signed") is True
-    if not (signing_wanted(repo) or required):
-        return None
-
-    def sign(payload: bytes) -> str:
-        from gitcoop.service import signing
-
-        return signing.commit_signer(repo, actor, ledger, required)(payload)
-
-    return sign
 
 
 CLAIMS_KEY = "coop.claims"

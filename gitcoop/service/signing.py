@@ -7,18 +7,40 @@ the key that signed must be one the ledger registers to the one acting (the
 keys as of the commit's parent, as every clone checks it on sync), or the
 write is refused: a commit peers would refuse is never made.
 
-This module is loaded only when a write may sign (`service/context.py`
-decides that from config alone), so an unsigned ledger never imports it.
+A write loads this module only when it may sign (`service/context.py`
+decides that from config alone), so an unsigned write never imports it; a
+merge asks it how a merge commit would be signed (`merge_sign`), and the
+signer itself (store/git/commit_signing.py) is loaded only when a commit is
+signed. This module sits above the context and nothing beneath it calls back.
 """
 
 from __future__ import annotations
 
-from gitcoop.domain.keys import Keys, fingerprint
+from typing import TYPE_CHECKING
+
 from gitcoop.errors import Refused, UsageError
-from gitcoop.service.context import SIGN_KEY, sign_setting
-from gitcoop.store.git import commit_signing
+from gitcoop.service.context import SIGN_KEY, sign_setting, signing_wanted
 from gitcoop.store.ledger.snapshot import Snapshot
 from gitcoop.store.repository import Repo, Sign
+
+if TYPE_CHECKING:
+    from gitcoop.domain.keys import Keys
+
+
+def merge_sign(repo: Repo, actor: str) -> Sign | None:
+    """How a merge commit `actor` writes is signed: as for any write (`signing_wanted`, or
+    the ledger's require_signed). The signer is looked up only when a merge commit is
+    written, so a fast-forward needs no key."""
+    tip = repo.tip()
+    ledger = Snapshot(repo, tip)
+    required = tip is not None and ledger.config.settings.get("require_signed") is True
+    if not (signing_wanted(repo) or required):
+        return None
+
+    def sign(payload: bytes) -> str:
+        return commit_signer(repo, actor, ledger, required)(payload)
+
+    return sign
 
 
 def commit_signer(repo: Repo, actor: str, ledger: Snapshot | None, required: bool) -> Sign:
@@ -29,6 +51,9 @@ def commit_signer(repo: Repo, actor: str, ledger: Snapshot | None, required: boo
             f"this ledger requires signed commits (require_signed), and git config {SIGN_KEY} "
             f"is false — run: git config {SIGN_KEY} true"
         )
+    from gitcoop.domain.keys import fingerprint
+    from gitcoop.store.git import commit_signing  # its processes: only a commit that signs
+
     try:
         signer = commit_signing.signer(repo)
     except UsageError as missing:
@@ -56,5 +81,7 @@ def commit_signer(repo: Repo, actor: str, ledger: Snapshot | None, required: boo
 def keys_at(ledger: Snapshot) -> Keys:
     """The keys the ledger registers at `ledger`: the fold of its own events."""
     if ledger.commit is None:
+        from gitcoop.domain.keys import Keys
+
         return Keys()
     return ledger.ledger_state().keys

@@ -17,13 +17,8 @@ from typing import TYPE_CHECKING
 
 from gitcoop.domain.reconcile import Notice
 from gitcoop.errors import ChangedUnderWrite, NoLedger, Refused, RemoteRewritten
-from gitcoop.service.context import (
-    CLAIMS_KEY,
-    Context,
-    claims_remote,
-    fsync_wanted,
-    merge_sign,
-)
+from gitcoop.service.context import CLAIMS_KEY, Context, claims_remote, fsync_wanted
+from gitcoop.service.signing import merge_sign
 from gitcoop.store.boundary import remembered
 from gitcoop.store.ledger import transport
 from gitcoop.store.repository import Oid, Repo
