@@ -50,7 +50,7 @@ from gitcoop.errors import (
     UsageError,
 )
 from gitcoop.service.context import CLAIMS_KEY, claims_remote
-from gitcoop.service.lost import merge_notices
+from gitcoop.service.notices import merge_notices
 from gitcoop.service.signing import merge_sign
 from gitcoop.store.boundary import remembered
 from gitcoop.store.git import lock

@@ -146,7 +146,7 @@ def _open(ctx: Context, remote: str) -> tuple[Repo, str]:
 def _prepare() -> None:
     """What the merge and its notices need, loaded while git fetches, not before it starts
     (~6 ms of modules) nor after it ends (the lock's, ~12 ms)."""
-    from gitcoop.service import lost  # noqa: F401
+    from gitcoop.service import notices  # noqa: F401
     from gitcoop.store.ledger import merge
 
     merge.prepare()
@@ -243,7 +243,7 @@ def _fetch_and_merge(
 
 def _told(repo: Repo, report: SyncReport, actor: str, start: Oid | None) -> SyncReport:
     """Attach the conflicts that appeared between `start` and the final tip and touch `actor`."""
-    from gitcoop.service.lost import merge_notices
+    from gitcoop.service.notices import merge_notices
 
     known = report.conflicted
     rows = known[1] if known is not None and known[0] == report.tip else None

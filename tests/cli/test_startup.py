@@ -255,7 +255,7 @@ from gitcoop.cli.main import main
 watched = (
     "gitcoop.store.ledger.merge",
     "gitcoop.store.boundary.fetched",
-    "gitcoop.service.lost",
+    "gitcoop.service.notices",
     "filelock",
 )
 at_fetch = []
