@@ -4,7 +4,8 @@ Inside one clone a take is atomic. Across machines, the remote every clone
 pushes to is the one place that sees every claim, and a push with a lease is
 an atomic compare-and-swap there (receive-pack locks the ref and checks it
 still points where the lease says). So, with `coop.claims` set, the writer
-(service/writer.py) hands every write here:
+(service/writer.py) hands every write here, through its routing
+(service/claim_routing.py, which says what counts as a claim):
 
     a claim (take, takeover, pick), in its turn among this clone's processes
         fetch -> merge -> decide and commit, objects only (writer lock)
@@ -59,11 +60,6 @@ from gitcoop.store.ledger.layout import remote_ref
 from gitcoop.store.ledger.transport import TransportFailed
 from gitcoop.store.repository import Oid, Repo
 
-CLAIM_VERBS = frozenset({"take", "takeover", "pick"})  # the events that bind a holder
-# what else the remote decides, like a claim: a finish, and a done or close of an item
-# still open (the fast path, an implicit take: a stale clone must not finish away a
-# claim the remote confirmed)
-FINISH_VERBS = frozenset({"done", "close", "finish"})
 CLAIM_ATTEMPTS = 10
 RECENT_VIEW = 1.0  # seconds: a remote tip taken in this recently is leased on unfetched
 PUBLISH_ATTEMPTS = 3

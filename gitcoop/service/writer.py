@@ -19,7 +19,7 @@ ask the domain and in which order.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from enum import Enum
 from typing import TYPE_CHECKING, Any
 
@@ -40,10 +40,10 @@ from gitcoop.service.context import (
 from gitcoop.store.ledger import transaction
 from gitcoop.store.ledger.snapshot import Snapshot
 from gitcoop.store.ledger.transaction import Change
-from gitcoop.store.repository import Oid, Repo, Sign
+from gitcoop.store.repository import Repo, Sign
 
 if TYPE_CHECKING:  # loaded only when coop.claims is set: docs/performance.md, start-up
-    from gitcoop.service.claims import Sharing
+    from gitcoop.service.claim_routing import Route
 
 SYSTEM = "system"  # the actor of the queue loop's own writes: verification and its verdicts
 # what EACH reports per intent
@@ -127,7 +127,7 @@ def write(
     is acting. With `create`, the write makes a new ledger and does nothing
     when one exists (`init`). With `git config coop.claims REMOTE`, a claim is
     decided by that remote and every other write is pushed to it after it is
-    committed (service/claims.py); `claim` says a plan claims whatever it
+    committed (service/claim_routing.py); `claim` says a plan claims whatever it
     finds (a pick), so the remote is asked first even when the local ledger
     shows nothing to claim; `shared=False` (the commit hooks) keeps a write
     local, for the next command or sync to push.
@@ -136,8 +136,7 @@ def write(
     who = actor or ctx.who(repo)
     fsync = fsync_wanted(repo)
     signs = signing_wanted(repo)
-    share = _sharing(ctx, repo, who, fsync) if shared and not create else None
-    route = _Route(share, ctx.offline)
+    route = _route(ctx, repo, who, fsync) if shared and not create else None
     runs: list[_Run | None] = []  # the last attempt's run; None when `create` found a ledger
 
     def decide(snapshot: Snapshot) -> Change | None:
@@ -148,8 +147,8 @@ def write(
         if not create:
             require_ledger(snapshot)
         asked = intents(snapshot) if callable(intents) else intents
-        if route.must_ask_remote(asked, snapshot):
-            raise _NeedsRemote
+        if route is not None:
+            route.defer_claims(asked, snapshot)  # a claim found here: the remote decides it
         run = _Run(ctx, snapshot, who, policy, signs)
         runs.append(run)
         for intent in asked:
@@ -157,119 +156,25 @@ def write(
         run.settle_parents()
         return run.change(create)
 
-    claiming = claim or (not callable(intents) and _asks_claim(intents))
-    outcome = route.commit(repo, decide, fsync, lock_timeout, claiming)
+    if route is None:
+        outcome = transaction.write(repo, decide, fsync, lock_timeout)
+    else:
+        claiming = claim or (not callable(intents) and route.asks_claim(intents))
+        outcome = route.commit(repo, decide, fsync, lock_timeout, claiming)
     run = runs[-1]
     if run is None:
         return Written([], {}, {}, outcome.snapshot.config, outcome.snapshot, False)
     return run.written(outcome.snapshot, outcome.change is not None)
 
 
-class _NeedsRemote(Exception):
-    """Raised by `decide` when a write asks for a claim: the remote must decide it."""
-
-
-@dataclass
-class _Route:
-    """Where a write is decided: here alone, or (a claim, with coop.claims) by the remote."""
-
-    share: Sharing | None
-    offline: bool
-    remote_decides: bool = False
-
-    def must_ask_remote(self, intents: list[Intent], snapshot: Snapshot) -> bool:
-        """A claim found while deciding here, with a remote that decides claims."""
-        here = self.share is None or self.offline or self.remote_decides
-        return not here and _asks_claim(intents, snapshot)
-
-    def commit(
-        self,
-        repo: Repo,
-        decide: transaction.Decide,
-        fsync: bool,
-        lock_timeout: float | None,
-        claiming: bool,
-    ) -> transaction.Outcome:
-        if self.share is None or self.offline:
-            outcome = transaction.write(repo, decide, fsync, lock_timeout)
-            if self.share is not None and _claims_in(outcome.change):
-                self.share.offline_notice()
-            return outcome
-        if not claiming:
-            try:
-                outcome = transaction.write(repo, decide, fsync, lock_timeout)
-            except _NeedsRemote:
-                pass  # it claims after all: nothing was written here
-            else:
-                if outcome.change is not None:
-                    self.share.publish()
-                return outcome
-        self.remote_decides = True
-        return _claim(repo, decide, fsync, self.share)
-
-
-def _claim(
-    repo: Repo, decide: transaction.Decide, fsync: bool, share: Sharing
-) -> transaction.Outcome:
-    """A claim through the remote: prepared here, pushed with a lease, landed once taken."""
-    prepared: list[transaction.Prepared] = []
-    policy = transaction.Policy.for_repo(repo, fsync)
-
-    def prepare() -> Oid | None:
-        prepared.append(transaction.prepare(repo, decide, policy))
-        return prepared[-1].commit
-
-    def land() -> bool:
-        return transaction.land(repo, prepared[-1], policy)
-
-    share.claim(prepare, land)
-    last = prepared[-1]
-    if last.commit is None:
-        return transaction.Outcome(last.snapshot, None)
-    return transaction.Outcome(Snapshot(repo, last.commit), last.change)
-
-
-def _sharing(ctx: Context, repo: Repo, who: str, fsync: bool) -> Sharing | None:
-    """How this write is shared: None unless coop.claims names a remote."""
+def _route(ctx: Context, repo: Repo, who: str, fsync: bool) -> Route | None:
+    """How this write is shared (service/claim_routing.py): None unless coop.claims names a
+    remote, read from config alone so a write with claims off loads no sharing code."""
     if claims_remote(repo) is None:
         return None
-    from gitcoop.service import claims
+    from gitcoop.service import claim_routing
 
-    remote = claims.remote_for(repo)
-    return None if remote is None else claims.Sharing(repo, remote, who, ctx.now, fsync)
-
-
-def _asks_claim(intents: list[Intent], snapshot: Snapshot | None = None) -> bool:
-    """Whether the remote decides these intents: a claim; and, once the ledger is read, a
-    finish, or a done or close of an item still open (an implicit take)."""
-    from gitcoop.service.claims import CLAIM_VERBS, FINISH_VERBS
-
-    if any(intent.verb in CLAIM_VERBS for intent in intents):
-        return True
-    if snapshot is None or snapshot.commit is None:
-        return False
-    return any(
-        intent.verb in FINISH_VERBS and (intent.verb == "finish" or _open_here(snapshot, intent))
-        for intent in intents
-    )
-
-
-def _open_here(snapshot: Snapshot, intent: Intent) -> bool:
-    """Open here, or not here at all: the remote's ledger may hold it (then it is found
-    there, or the write says it is nowhere)."""
-    try:
-        item = snapshot.item(snapshot.resolve(intent.target))
-    except NotFound:
-        return True
-    except Ambiguous:
-        return False  # the write itself says so
-    return item is not None and item.status == "open"
-
-
-def _claims_in(change: Change | None) -> bool:
-    from gitcoop.service.claims import CLAIM_VERBS
-
-    return change is not None and any(e.verb in CLAIM_VERBS for e in change.events)
+    return claim_routing.route(ctx, repo, who, fsync)
 
 
 class _Run:
