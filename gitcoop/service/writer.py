@@ -2,7 +2,9 @@
 
     intents -> resolve ids -> check --expect-version -> rulebook.plan
             -> rulebook.apply (the rules; a take binds its obligation)
-            -> settle split parents -> one Change -> store/transaction
+            -> settle split parents -> one Change -> store/ledger/transaction
+               (with coop.claims set, committed through service/claim_routing.py:
+               a claim is decided by the remote, anything else is published)
 
 The verbs, the hooks and the queue all call `write`; nothing else builds a
 `Change`. An intent is what someone asked of one item (an id or prefix, a
