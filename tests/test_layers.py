@@ -175,8 +175,9 @@ ROOMS: dict[str, set[str]] = {
     "git": set(),
     # the facade the layers above import: git's names and the ledger's repository
     "repository": {"git", "ledger.repo"},
-    # a fast path reads what its slower path reads: the layout and a snapshot
-    "fast": {"git", "ledger.layout", "ledger.snapshot"},
+    # a fast path reads what its slower path reads (the layout, a snapshot), and takes
+    # that path by reference (COOP_REFERENCE=1: the codec)
+    "fast": {"git", "ledger.layout", "ledger.snapshot", "ledger.codec"},
     # the ledger on its ref, over git and the fast paths
     "ledger": {"git", "fast"},
     # the one ledger module that takes in fetched data: the boundary judges it first
