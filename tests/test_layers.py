@@ -21,7 +21,7 @@ ALLOWED = {
         "gitcoop.service",
         "gitcoop.cli",
         "gitcoop.web",
-        "gitcoop",
+        "gitcoop.__version__",
     },
     # the board is an interface beside the CLI: it reads and writes through the service
     "web": {"gitcoop.domain", "gitcoop.errors", "gitcoop.service", "gitcoop.web"},
@@ -33,6 +33,9 @@ def imports(path: Path) -> set[str]:
     for node in ast.walk(ast.parse(path.read_text())):
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module == "gitcoop":
+            # `from gitcoop import store` imports the store: name what is taken
+            found.update(f"gitcoop.{alias.name}" for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module:
             found.add(node.module)
     return found
