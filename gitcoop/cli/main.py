@@ -366,7 +366,9 @@ def run() -> None:
     (`COMMAND_GC_THRESHOLD`), and what it read is held until it leaves instead of
     being freed as the command returns (`memory.keep`).
     """
-    gc.set_threshold(COMMAND_GC_THRESHOLD, *gc.get_threshold()[1:])
+    by_reference = process.reference()  # Python's collector and teardown, as they are
+    if not by_reference:
+        gc.set_threshold(COMMAND_GC_THRESHOLD, *gc.get_threshold()[1:])
     process.keep_until_exit()
     code = main()
     atexit._run_exitfuncs()
@@ -380,4 +382,6 @@ def run() -> None:
         code = code or EXIT_OUTPUT_LOST
     with contextlib.suppress(OSError):
         sys.stderr.flush()
+    if by_reference:
+        sys.exit(code)
     os._exit(code)

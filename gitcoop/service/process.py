@@ -16,6 +16,14 @@ if TYPE_CHECKING:
     from gitcoop.errors import EnvironmentFailed
 
 
+def reference() -> bool:
+    """Whether `COOP_REFERENCE=1`: every fast path takes the path it shadows, and a
+    command's process leaves as Python's do (store/fast/__init__.py)."""
+    from gitcoop.store import fast
+
+    return fast.reference()
+
+
 def keep_until_exit() -> None:
     """A one-command process: hold what it reads until it leaves (store/fast/memory.py)."""
     from gitcoop.store.fast import memory
