@@ -168,6 +168,7 @@ def test_a_first_sync_refuses_an_item_file_that_is_not_its_state(
     assert git(newcomer, "rev-parse", "-q", "--verify", "refs/coop/ledger", check=False) == ""
 
 
+@pytest.mark.fast_only  # counts the reads the checked files spare the read cache
 def test_an_item_file_written_another_way_is_read_and_taken_when_it_holds_the_fold(
     crew: Team, clones: Clones, monkeypatch: pytest.MonkeyPatch
 ) -> None:
