@@ -13,6 +13,8 @@ import os
 import random
 import tempfile
 from collections import defaultdict
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -169,6 +171,25 @@ def _instant(text: str) -> datetime:
 # -- random writes -------------------------------------------------------------------
 
 
+@contextmanager
+def random_ledger(seed: int, steps: int) -> Iterator[tuple[Path, list[str]]]:
+    """A new ledger in a temporary repository (the working directory while it lasts)
+    after `steps` random writes of `seed`: its path and the ids it made."""
+    rng = random.Random(seed)
+    saved = os.getcwd()
+    with tempfile.TemporaryDirectory() as tmp:
+        path = make_repo(Path(tmp) / "repo")
+        try:
+            os.chdir(path)
+            assert coop_in(path, "init").code == 0
+            made: list[str] = []
+            for _ in range(steps):
+                random_step(path, rng, made)
+            yield path, made
+        finally:
+            os.chdir(saved)
+
+
 def random_step(path: Path, rng: random.Random, made: list[str]) -> None:
     """One write of a random kind, by a random person at a random time (a refused one
     changes nothing, which is as good a step as any)."""
@@ -246,19 +267,8 @@ def test_the_keys_equal_the_whole_index_after_merges_and_syncs(clones: Clones) -
 )
 @given(seed=st.integers(0, 2**32 - 1), steps=st.integers(5, 30))
 def test_the_keys_stay_equal_under_any_sequence_of_writes(seed: int, steps: int) -> None:
-    rng = random.Random(seed)
-    saved = os.getcwd()
-    with tempfile.TemporaryDirectory() as tmp:
-        path = make_repo(Path(tmp) / "repo")
-        try:
-            os.chdir(path)
-            assert coop_in(path, "init").code == 0
-            made: list[str] = []
-            for _ in range(steps):
-                random_step(path, rng, made)
-            check_all(path)
-        finally:
-            os.chdir(saved)
+    with random_ledger(seed, steps) as (path, _):
+        check_all(path)
 
 
 def test_a_split_child_is_a_child_in_show_from_the_index(ledger: Path) -> None:

@@ -13,7 +13,6 @@ from __future__ import annotations
 import os
 import random
 import shutil
-import tempfile
 from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
@@ -22,7 +21,7 @@ from hypothesis import strategies as st
 from gitcoop.store import fast
 from gitcoop.store.fast.cache_files import CACHE_DIR
 from tests.conftest import Result, coop_in, git, make_repo
-from tests.store.fast.test_keys import ACTORS, TIMES, random_step
+from tests.store.fast.test_keys import ACTORS, TIMES, random_ledger, random_step
 
 ON, OFF = {fast.REFERENCE: "1"}, {fast.REFERENCE: "0"}  # OFF: also in a run by reference
 
@@ -117,16 +116,5 @@ def test_a_ledger_written_by_reference_is_the_same_ledger(tmp_path: Path) -> Non
 )
 @given(seed=st.integers(0, 2**32 - 1), steps=st.integers(5, 25))
 def test_every_read_answers_as_the_commit_does_under_any_writes(seed: int, steps: int) -> None:
-    rng = random.Random(seed)
-    saved = os.getcwd()
-    with tempfile.TemporaryDirectory() as tmp:
-        path = make_repo(Path(tmp) / "repo")
-        try:
-            os.chdir(path)
-            assert coop_in(path, "init").code == 0
-            made: list[str] = []
-            for _ in range(steps):
-                random_step(path, rng, made)
-            compare(path, made, cold=True)
-        finally:
-            os.chdir(saved)
+    with random_ledger(seed, steps) as (path, made):
+        compare(path, made, cold=True)
