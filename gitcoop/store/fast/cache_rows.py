@@ -142,11 +142,10 @@ def in_view(summary: Summary) -> bool:
 def make_row(
     item_id: str, blob_id: str, label: str, data: PlainData, summary: Summary | None = None
 ) -> Row:
-    from gitcoop.domain.bounds import json_text  # only when rows are built: writers load no json
+    from gitcoop.store.fast import json_rows  # only when rows are built: writers load no json
 
-    # its text as an element of the listing's array, indented one level (every line break
-    # of JSON text is layout): a listing joins the kept texts
-    listed = json_text({**data, "short_id": label}).replace("\n", "\n  ")
+    # its text as an element of the listing's array: a listing joins the kept texts
+    listed = json_rows.element({**data, "short_id": label})
     brief = tuple(summary or summarise(data))
     return Row(item_id, blob_id, label, brief, marshal.dumps(data), listed)
 
