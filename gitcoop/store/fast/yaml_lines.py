@@ -55,7 +55,7 @@ _ASCII_UNUSUAL = bytes(c for c in range(128) if c != 10 and not 0x20 <= c <= 0x7
 _INDICATORS = frozenset("-?:,[]{}#&*!|>'\"%@` ")
 MAX_DEPTH = 12
 MAX_DIGITS = 4000  # of an integer: Python refuses to read more than 4,300
-SEEN_LIMIT = 200_000  # distinct lines remembered; then the memory starts again
+SEEN_LIMIT = 25_000  # distinct lines remembered; then the memory starts again
 
 # what a line is: a key (with its depth, key and value), a `- value` entry
 # (with its indent), or none of the shapes this reader knows
