@@ -8,7 +8,7 @@ give the same items for that check, and the same commits named.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -20,15 +20,6 @@ from gitcoop.store.fast import blob_search
 from tests.conftest import coop_in, git
 
 ACTORS = ("alice@example.com", "bob@example.com", "o'brien@example.com", "zoë@example.com")
-
-
-@pytest.fixture
-def by_reference(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    monkeypatch.setenv(fast.REFERENCE, "1")
-    fast.forget()
-    yield
-    monkeypatch.undo()
-    fast.forget()
 
 
 def held_by(path: Path, actor: str) -> list[str]:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -11,7 +10,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gitcoop.domain.bounds import json_text
-from gitcoop.store import fast
 from gitcoop.store.fast import json_rows
 
 # what JSON escapes, what a person is shown escaped, and beyond the Basic Multilingual Plane
@@ -50,15 +48,6 @@ def test_what_it_does_not_mirror_goes_to_the_standard_library(odd: dict[Any, Any
     assert json_rows.element(odd) == json.dumps(
         odd, indent=2, sort_keys=True, ensure_ascii=False
     ).replace("\n", "\n  ")
-
-
-@pytest.fixture
-def by_reference(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    monkeypatch.setenv(fast.REFERENCE, "1")
-    fast.forget()
-    yield
-    monkeypatch.undo()
-    fast.forget()
 
 
 def test_by_reference_the_standard_library_writes_every_row(

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
 
 import pytest
 from hypothesis import given, settings
@@ -12,15 +11,6 @@ from hypothesis import strategies as st
 from gitcoop.errors import BadLedger
 from gitcoop.store import fast
 from gitcoop.store.fast import split
-
-
-@pytest.fixture
-def by_reference(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    monkeypatch.setenv(fast.REFERENCE, "1")
-    fast.forget()
-    yield
-    monkeypatch.undo()
-    fast.forget()
 
 
 def halves_of(numbers: list[int]) -> tuple[object, object]:
