@@ -2,14 +2,23 @@
 
 from __future__ import annotations
 
+import hashlib
 from datetime import UTC, datetime
 from typing import Any
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gitcoop.domain.ids import EVENT_ID_RE, ItemId, content_event_id, is_content_id
-from gitcoop.domain.records import Event, EventId, canonical
+from gitcoop.domain.ids import (
+    ALPHABET,
+    CONTENT_ID_LENGTH,
+    EVENT_ID_RE,
+    ItemId,
+    content_event_id,
+    is_content_id,
+)
+from gitcoop.domain.records import Event, EventId, RecordError, canonical
 
 values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.text(),
@@ -58,3 +67,16 @@ def test_an_event_is_named_by_its_content() -> None:
     other = Event(**{**vars(event), "args": {"text": "hello!"}}).named_by_content()
     assert other.id != named.id
     assert named.id == content_event_id(named.content())
+
+
+@pytest.mark.parametrize("odd", [1.5, {1: "x"}, [{"a": 1.0}], {"a": {2: None}}, b"bytes"])
+def test_what_no_event_holds_is_refused(odd: Any) -> None:
+    with pytest.raises(RecordError):
+        canonical(odd)
+
+
+def test_an_id_is_its_hash_s_top_130_bits_in_the_alphabet() -> None:
+    for content in (b"", b"x", b"ds1:as1:be", bytes(range(256))):
+        value = int.from_bytes(hashlib.sha256(content).digest()[:17], "big") >> 6
+        spelt = "".join(ALPHABET[(value >> (5 * n)) & 31] for n in range(CONTENT_ID_LENGTH))
+        assert content_event_id(content) == f"ev-{spelt}"
