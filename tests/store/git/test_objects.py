@@ -14,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gitcoop.errors import BadLedger
+from gitcoop.store.git import repo as repo_module
 from gitcoop.store.git.objects import fetched_reads
 from gitcoop.store.git.repo import PACK_FILES_OPEN
 from gitcoop.store.ledger.repo import Repo, open_repo
@@ -169,6 +170,52 @@ def test_a_long_lived_process_keeps_only_so_many_pack_files_open(tmp_path: Path)
         repo.blob_bytes(oid, "items/11/x.yaml", 1024)
     open_packs = [fd for fd in os.listdir("/proc/self/fd") if ".pack" in _target(fd)]
     assert 0 < len(open_packs) <= PACK_FILES_OPEN
+
+
+SMALL_WINDOW = 64 * 1024  # the caps scaled down to a small ledger's pack
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/smaps"), reason="reads Linux's smaps")
+def test_a_read_of_every_file_keeps_only_so_much_of_a_pack_mapped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """libgit2 maps a pack in windows of 1 GiB, up to 8 GiB, and unmaps none below that:
+    a cold read of a million items kept 242 MB of its pack resident. The repository
+    caps the windows (`PACK_WINDOW`, `PACK_MAPPED_MOST`); here both are scaled down so
+    that a small ledger's pack spans many windows, and every file still reads right."""
+    from bench import ledger
+
+    path = ledger.build(tmp_path / "r", 1500, unsettled=200)
+    (pack,) = (path / ".git" / "objects" / "pack").glob("*.pack")
+    assert pack.stat().st_size > 40 * SMALL_WINDOW
+    listed = git(path, "ls-tree", "-r", "refs/coop/ledger").splitlines()
+    files = [(line.split()[2], line.split("\t")[1]) for line in listed]
+    chosen = pygit2.settings
+    before = chosen.mwindow_size, chosen.mwindow_mapped_limit
+    monkeypatch.setattr(repo_module, "PACK_WINDOW", SMALL_WINDOW)
+    monkeypatch.setattr(repo_module, "PACK_MAPPED_MOST", 4 * SMALL_WINDOW)
+    try:
+        repo = open_repo(str(path))
+        for oid, name in files:
+            assert Repo.blob_id(repo.blob_bytes(oid, name, 1 << 20)) == oid
+        mapped = _resident(str(pack))
+    finally:
+        chosen.mwindow_size, chosen.mwindow_mapped_limit = before
+    assert len(files) > 8000
+    assert 0 < mapped <= 5 * SMALL_WINDOW  # the cap, and the window open when it was met
+
+
+def _resident(name: str) -> int:
+    """Bytes of the file `name` resident in this process's mappings (Linux's smaps)."""
+    total, current = 0, ""
+    with open("/proc/self/smaps") as maps:
+        for line in maps:
+            head = line.split()
+            if head and "-" in head[0] and not head[0].endswith(":"):
+                current = head[-1] if len(head) > 5 else ""
+            elif head[:1] == ["Rss:"] and current == name:
+                total += int(head[1]) * 1024
+    return total
 
 
 def _target(fd: str) -> str:
