@@ -175,6 +175,14 @@ def matches(item_id: ItemId, text: str) -> bool:
     return random_part(item_id).startswith(rest)
 
 
+def matching(item_ids: Iterable[ItemId], text: str) -> list[ItemId]:
+    """The ids `text` matches (`matches`), sorted; `text` is split once, not once an id
+    (resolving a prefix reads a fan-out of ~1,000 ids at a million items)."""
+    kind, rest = normalise_prefix(text)
+    head = "" if kind is None else kind + "-"
+    return sorted(i for i in item_ids if i.startswith(head) and random_part(i).startswith(rest))
+
+
 def shortest_labels(item_ids: Iterable[str]) -> dict[str, str]:
     """Every id's shortest unique label (at least MIN_SHORT chars), in O(n log n).
 
@@ -204,5 +212,12 @@ def _common_length(a: str, b: str) -> int:
 
 
 def shortest_unique(item_id: ItemId, others: Iterable[str]) -> str:
-    """The shortest prefix (at least MIN_SHORT random chars) no other id shares."""
-    return shortest_labels({item_id, *others})[item_id]
+    """The shortest prefix (at least MIN_SHORT random chars) no other id shares: its label in
+    `shortest_labels` of them all, from the longest prefix it shares with any other, in one
+    pass (a write labels one item of a fan-out of ~1,000 ids at a million items)."""
+    mine = random_part(item_id)
+    shared = max(
+        (_common_length(mine, random_part(other)) for other in others if other != item_id),
+        default=0,
+    )
+    return f"{item_id.split('-', 1)[0]}-{mine[: max(MIN_SHORT, shared + 1)]}"

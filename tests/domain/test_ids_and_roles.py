@@ -91,6 +91,36 @@ def test_shortest_labels_match_a_pairwise_reference(seeds: list[int]) -> None:
         assert fast[item_id] == f"{item_id[:3]}{mine[: max(4, shared + 1)]}"
 
 
+@given(st.lists(st.integers(min_value=0, max_value=40), min_size=1, max_size=30), st.data())
+def test_one_ids_label_and_the_matches_of_a_prefix_are_those_of_the_whole_fanout(
+    seeds: list[int], data: st.DataObject
+) -> None:
+    """A write labels one item, and a command resolves one prefix, in a fan-out of ~1,000
+    ids at a million items: each is what the whole fan-out's labels and matches say."""
+    made = sorted({_sharing(seed) for seed in seeds})
+    labels = ids.shortest_labels(made)
+    for item_id in made:
+        assert ids.shortest_unique(ItemId(item_id), made) == labels[item_id]
+        others = [i for i in made if i != item_id]
+        assert ids.shortest_unique(ItemId(item_id), others) == labels[item_id]
+    chosen = data.draw(st.sampled_from(made))
+    for text in (
+        chosen[: data.draw(st.integers(0, len(chosen)))],
+        chosen[3:7],
+        " TD-" + chosen[3:9],
+    ):
+        found = ids.matching([ItemId(i) for i in made], text)
+        assert found == sorted(i for i in made if ids.matches(ItemId(i), text))
+
+
+def _sharing(seed: int) -> str:
+    """An id sharing a long prefix with others made from a seed of the same remainder."""
+    rng = random.Random(seed % 7)
+    base = ids.mint_item_id("todo", rng.getrandbits)
+    tail = ids.mint_item_id(random.Random(seed).choice(["todo", "request"]), rng.getrandbits)
+    return f"{tail[:3]}{base[3 : 3 + seed % 12]}{tail[3 + seed % 12 :]}"
+
+
 @pytest.mark.parametrize(
     ("who", "configured", "acts"),
     [
