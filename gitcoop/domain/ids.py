@@ -169,15 +169,14 @@ def normalise_prefix(text: str) -> tuple[str | None, str]:
 
 
 def matches(item_id: ItemId, text: str) -> bool:
-    kind, rest = normalise_prefix(text)
-    if kind is not None and not item_id.startswith(kind + "-"):
-        return False
-    return random_part(item_id).startswith(rest)
+    """Whether `text`, an id or a prefix as a person types it, names `item_id`."""
+    return bool(matching([item_id], text))
 
 
 def matching(item_ids: Iterable[ItemId], text: str) -> list[ItemId]:
-    """The ids `text` matches (`matches`), sorted; `text` is split once, not once an id
-    (resolving a prefix reads a fan-out of ~1,000 ids at a million items)."""
+    """The ids `text` names, sorted: those of its kind (if it says one) whose random part
+    starts with the rest. `text` is split once, not once an id (resolving a prefix reads
+    a fan-out of ~1,000 ids at a million items)."""
     kind, rest = normalise_prefix(text)
     head = "" if kind is None else kind + "-"
     return sorted(i for i in item_ids if i.startswith(head) and random_part(i).startswith(rest))
@@ -197,9 +196,13 @@ def shortest_labels(item_ids: Iterable[str]) -> dict[str, str]:
         for other in (index - 1, index + 1):
             if 0 <= other < len(parts):
                 shared = max(shared, _common_length(parts[index], parts[other]))
-        length = max(MIN_SHORT, shared + 1)
-        result[item_id] = f"{item_id.split('-', 1)[0]}-{parts[index][:length]}"
+        result[item_id] = _label(item_id, parts[index], shared)
     return result
+
+
+def _label(item_id: str, part: str, shared: int) -> str:
+    """An id's label: its random part up to one past the most it shares with another id."""
+    return f"{item_id.split('-', 1)[0]}-{part[: max(MIN_SHORT, shared + 1)]}"
 
 
 def _common_length(a: str, b: str) -> int:
@@ -220,4 +223,4 @@ def shortest_unique(item_id: ItemId, others: Iterable[str]) -> str:
         (_common_length(mine, random_part(other)) for other in others if other != item_id),
         default=0,
     )
-    return f"{item_id.split('-', 1)[0]}-{mine[: max(MIN_SHORT, shared + 1)]}"
+    return _label(item_id, mine, shared)
