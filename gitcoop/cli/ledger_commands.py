@@ -459,12 +459,14 @@ def _print_listing(ctx: Context, found: Rows, where: ListFilter, wide: bool) -> 
             say("nothing matches these filters")
         else:
             say("the ledger is empty — add work with: git coop add todo TITLE")
-    lines: list[str] = []  # from the cached summaries: no item is built for a line
-    laid = render.summary_lines(found.listed, ctx.now, wide, found.viewer)
-    for line, row in zip(laid, found.listed, strict=True):
-        lines.append(line)
-        if row.item_id in where.lost:
-            lines.append(lost_line(row.data()["conflicts"], row.label, found.viewer))
+    # from the cached summaries: no item is built for a line
+    lines: list[str] = list(render.summary_lines(found.listed, ctx.now, wide, found.viewer))
+    if where.lost:  # what is lost under each of the viewer's items, after its line
+        laid, lines = lines, []
+        for line, row in zip(laid, found.listed, strict=True):
+            lines.append(line)
+            if row.item_id in where.lost:
+                lines.append(lost_line(row.data()["conflicts"], row.label, found.viewer))
     if lines:
         say(Styled("\n".join(lines)))
     if found.more:
