@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from gitcoop.store.git.commits import CommitInfo
 from gitcoop.store.git.config import config_key, config_parameters
-from gitcoop.store.git.objects import Oid, fetched_reads
+from gitcoop.store.git.objects import Oid
 from gitcoop.store.git.refs import STALE_AFTER, Backoff, RefLocked, stderr_notice
 from gitcoop.store.git.repo import PACK_FILES_OPEN, library_versions
 from gitcoop.store.git.writes import WRITE_RETRIES, Sign, enable_fsync
@@ -36,7 +36,6 @@ __all__ = [
     "config_key",
     "config_parameters",
     "enable_fsync",
-    "fetched_reads",
     "init_repo",
     "library_versions",
     "open_repo",

@@ -11,7 +11,7 @@ from gitcoop.store.boundary import format1, joining, remembered, windows
 from gitcoop.store.boundary.history import History, Reader, check_one_root
 from gitcoop.store.boundary.tree import changed
 from gitcoop.store.git.commits import CommitInfo
-from gitcoop.store.git.objects import Oid, fetched_reads
+from gitcoop.store.git.objects import Oid
 from gitcoop.store.ledger.layout import EVENTS
 from gitcoop.store.ledger.repo import Repo
 from gitcoop.store.ledger.snapshot import CheckedFiles, Snapshot
@@ -41,8 +41,7 @@ def check(repo: Repo, remote: str, ours: Oid | None, theirs: Oid, base: Oid | No
         below = chain[0].parents[0] if chain and chain[0].parents else None
         aside, meets = held_aside(repo, ours, below if chain else theirs)
         if not aside and windows.streamable(repo, history, chain):
-            with fetched_reads(ours is None):  # a first sync: every object came in the fetch
-                windows.check(repo, history, commits, chain, checked, where, label=label)
+            windows.check(repo, history, commits, chain, checked, where, label=label)
         else:
             _whole_commits(
                 repo, history, commits, aside + chain, meets, ours, checked, where, label

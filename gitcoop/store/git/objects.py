@@ -1,16 +1,14 @@
 """Reading git objects by id, each checked to be what the caller expects.
 
 A missing object, or one of another kind, is BadLedger with the path it was read
-for; a blob's size is checked before it is read. Bulk reads (`blobs_bytes`, the
-trees `trees.py` parses) go through the object store's first backend while a
-fetched history is checked (`fetched_reads`).
+for; a blob's size is checked before it is read. Bulk reads (`blobs_bytes`) read many
+blobs in one loop.
 """
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterator
 from typing import Any, NewType
 
 from gitcoop.errors import BadLedger
@@ -33,7 +31,6 @@ class Objects:
     raw: Any
     main_ref: str  # named in what is reported of a commit that cannot be read
     cap_setting: str  # the git config key that raises the cap blob reads are given ("": none)
-    _backend: Any  # the object store's first backend, once bulk reads use it
 
     def commit_tree(self, commit: Oid) -> Any:
         obj = self._commit(commit)
@@ -111,13 +108,13 @@ class Objects:
     def blobs_bytes(self, wanted: list[tuple[Any, str]], cap: int) -> list[bytes]:
         """`blob_bytes` of many (object id, path)s, in one loop (a first sync reads every
         event file: the calls and lookups of one read each were a tenth of reading)."""
-        (header, read), blob = self._object_reads(), pygit2.enums.ObjectType.BLOB
+        odb, blob = self.raw.odb, pygit2.enums.ObjectType.BLOB
         found = []
         for oid, path in wanted:
             try:
-                kind, size = header(oid)
+                kind, size = odb.read_header(oid)
                 if kind == blob and size <= cap:
-                    found.append(read(oid)[1])
+                    found.append(odb.read(oid)[1])
                     continue
             except (KeyError, ValueError, pygit2.GitError):
                 pass
@@ -147,47 +144,9 @@ class Objects:
         finally:
             pygit2.settings.cache_max_size(OBJECT_CACHE_DEFAULT)
 
-    def _object_reads(self) -> tuple[Callable[[str], Any], Callable[[str], Any]]:
-        """The header and object reads of bulk reads: the object store's, or, while a
-        first sync checks what it fetched (`fetched_reads`), those of its first backend
-        (the pack files). A backend's read gives the kind as a plain number where the
-        object store's makes an enum of it in Python, and keeps no copy in libgit2's
-        cache (the trees `Trees` parses are kept by it): ~60% of reading a small
-        tree, ~25% of a small blob. It neither re-hashes what it reads (the object store
-        does not either, inside `fetched_reads`) nor finds what another backend holds (a
-        loose object, an alternate's pack), so a caller reads what it missed, or what
-        failed, through the object store, which says what is wrong."""
-        odb = self.raw.odb
-        if not _fetched["on"]:
-            return odb.read_header, odb.read
-        if self._backend is None:
-            self._backend = next(iter(odb.backends))
-        return self._backend.read_header, self._backend.read
-
     def _read_or_missing(self, oid: str, path: str) -> tuple[int, bytes]:
         try:
             found: tuple[int, bytes] = self.raw.odb.read(oid)
         except (KeyError, ValueError, pygit2.GitError):
             raise BadLedger(f"{path}: object {oid} is missing from the object store") from None
         return found
-
-
-@contextmanager
-def fetched_reads(fetched: bool) -> Iterator[None]:
-    """Inside, with `fetched`, objects are read without hashing each again to compare it
-    with its id: libgit2 does by default (with collision detection, ~2.5% of the check
-    of a first sync), git's own reads do not, and `git index-pack` computed the id of
-    every object a fetch brought from its content moments before."""
-    if not fetched:
-        yield
-        return
-    pygit2.settings.enable_strict_hash_verification(False)
-    _fetched["on"] = True
-    try:
-        yield
-    finally:
-        _fetched["on"] = False
-        pygit2.settings.enable_strict_hash_verification(True)
-
-
-_fetched = {"on": False}  # inside `fetched_reads(True)`

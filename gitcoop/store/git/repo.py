@@ -45,7 +45,6 @@ class Repo(Refs, Commits, Trees, Writes, Config):
         self._trees: dict[str, TreeEntries] = {}
         self._large_trees: dict[str, TreeEntries] = {}
         self._kept = {False: 0, True: 0}  # entries held: small, large
-        self._backend: Any = None  # the object store's first backend, once bulk reads use it
         self._batch: list[Any] | None = None  # objects written, while a caller collects them
 
     def __del__(self) -> None:

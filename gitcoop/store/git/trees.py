@@ -278,10 +278,7 @@ class Trees(Objects):
         cached = self._trees.get(oid) or self._large_trees.get(oid)
         if cached is not None:
             return cached
-        try:
-            kind, data = self._object_reads()[1](oid)
-        except (KeyError, ValueError, pygit2.GitError):
-            kind, data = self._read_or_missing(oid, path)
+        kind, data = self._read_or_missing(oid, path)
         if kind != pygit2.enums.ObjectType.TREE:
             raise BadLedger(f"{path}: has tree mode but is not a tree")
         parts = _TREE_PARTS.findall(data)

@@ -1,4 +1,4 @@
-"""Objects are read with their ids checked, except where a fetch has just checked them."""
+"""Objects are read with their ids checked."""
 
 from __future__ import annotations
 
@@ -15,7 +15,6 @@ from hypothesis import strategies as st
 
 from gitcoop.errors import BadLedger
 from gitcoop.store.git import repo as repo_module
-from gitcoop.store.git.objects import fetched_reads
 from gitcoop.store.git.repo import PACK_FILES_OPEN
 from gitcoop.store.ledger.repo import Repo, open_repo
 from tests.conftest import coop_in, git, make_repo
@@ -30,17 +29,11 @@ def plant(repo: Path) -> None:
     (folder / WRONG_ID[2:]).write_bytes(zlib.compress(b"blob 3\0abc"))
 
 
-def test_a_mismatched_object_is_refused_but_inside_fetched_reads(tmp_path: Path) -> None:
+def test_a_mismatched_object_is_refused(tmp_path: Path) -> None:
     path = make_repo(tmp_path / "r")
     plant(path)
     repo = open_repo(str(path))
     with pytest.raises(BadLedger, match="cannot be read"):
-        repo.blob_bytes(WRONG_ID, "items/11/x.yaml", 1024)
-    with fetched_reads(True):
-        assert repo.blob_bytes(WRONG_ID, "items/11/x.yaml", 1024) == b"abc"
-    with pytest.raises(BadLedger, match="cannot be read"):  # checked again after
-        repo.blob_bytes(WRONG_ID, "items/11/x.yaml", 1024)
-    with fetched_reads(False), pytest.raises(BadLedger):
         repo.blob_bytes(WRONG_ID, "items/11/x.yaml", 1024)
 
 
@@ -63,13 +56,12 @@ def test_many_blobs_read_together_are_checked_as_one_is(tmp_path: Path) -> None:
         assert many.value.message == one.value.message
 
 
-def test_a_first_syncs_bulk_reads_find_packed_loose_and_newly_fetched_objects(
+def test_bulk_reads_find_packed_loose_and_newly_fetched_objects(
     tmp_path: Path,
 ) -> None:
-    """Inside `fetched_reads`, bulk reads go to the pack files' backend directly: what it
-    lacks (a loose object, a pack written after the repository was opened, as a fetch
-    writes one) is read through the object store, and what is wrong is refused as
-    outside, with the same words."""
+    """Bulk reads find a packed object, a loose one and one in a pack written after the
+    repository was opened (as a fetch writes one), and refuse what is wrong with the
+    words a single read uses."""
     path = make_repo(tmp_path / "r")
     repo = open_repo(str(path))
     packed = _packed(path, b"packed\n")
@@ -78,22 +70,21 @@ def test_a_first_syncs_bulk_reads_find_packed_loose_and_newly_fetched_objects(
     tree.insert("a.yaml", loose, 0o100644)
     tree_id = str(tree.write())
     large = str(repo.raw.create_blob(b"x" * 2000))
-    with fetched_reads(True):
-        later = _packed(path, b"fetched after\n")  # a pack the open repository never saw
-        found = repo.blobs_bytes([(packed, "a"), (loose, "b"), (later, "c")], 1024)
-        assert found == [b"packed\n", b"loose\n", b"fetched after\n"]
-        repo.check_written(tree_id, "events/11")
-        assert repo._raw_entries(tree_id, "events/11") == {"a.yaml": (0o100644, loose)}
-        for bad in ("2" * 40, tree_id, large):
-            with pytest.raises(BadLedger) as one:
-                repo.blob_bytes(bad, "events/x.yaml", 1024)
-            with pytest.raises(BadLedger) as many:
-                repo.blobs_bytes([(packed, "a"), (bad, "events/x.yaml")], 1024)
-            assert many.value.message == one.value.message
-        with pytest.raises(BadLedger, match="missing from the object store"):
-            repo.check_written("3" * 40, "events/12")
-        with pytest.raises(BadLedger, match="has tree mode but is not a tree"):
-            repo.check_written(packed, "events/13")
+    later = _packed(path, b"fetched after\n")  # a pack the open repository never saw
+    found = repo.blobs_bytes([(packed, "a"), (loose, "b"), (later, "c")], 1024)
+    assert found == [b"packed\n", b"loose\n", b"fetched after\n"]
+    repo.check_written(tree_id, "events/11")
+    assert repo._raw_entries(tree_id, "events/11") == {"a.yaml": (0o100644, loose)}
+    for bad in ("2" * 40, tree_id, large):
+        with pytest.raises(BadLedger) as one:
+            repo.blob_bytes(bad, "events/x.yaml", 1024)
+        with pytest.raises(BadLedger) as many:
+            repo.blobs_bytes([(packed, "a"), (bad, "events/x.yaml")], 1024)
+        assert many.value.message == one.value.message
+    with pytest.raises(BadLedger, match="missing from the object store"):
+        repo.check_written("3" * 40, "events/12")
+    with pytest.raises(BadLedger, match="has tree mode but is not a tree"):
+        repo.check_written(packed, "events/13")
 
 
 def _packed(path: Path, content: bytes) -> str:
