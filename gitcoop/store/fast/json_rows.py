@@ -1,16 +1,16 @@
 """Shadows `json.dumps(indent=2)` (`bounds.json_text`) for the rows a listing makes; gains a
-row's text in ~15 us, not ~40 (docs/performance.md, "The fast room"); held equal by
+row's text in ~12 us, not ~34 (docs/performance.md, "The fast room"); held equal by
 tests/store/fast/test_json_rows.py.
 
 A listed item's `--json` text, built by plain recursion around the standard
 library's C string encoder.
 
 With `indent`, `json.dumps` takes its pure-Python encoder, a generator per
-container: ~40 us a listed item, against ~12 us for the same item without
-`indent`, and most of what a cold `list --json` adds to a warm one. This
-writes the same bytes for the plain data a ledger file holds (strings, whole
-numbers, booleans, null, lists, mappings with string keys) and gives anything
-else (a float, a tuple, another key) to `json_text`.
+container: ~34 us a listed item, against ~12 us for the same item without
+`indent` (and for this writer), most of what a cold `list --json` adds to a
+warm one. This writes the same bytes for the plain data a ledger file holds
+(strings, whole numbers, booleans, null, lists, mappings with string keys)
+and gives anything else (a float, a tuple, another key) to `json_text`.
 """
 
 from __future__ import annotations
