@@ -66,3 +66,12 @@ def request(
         return None
     recorded = event(planned[0], actor=actor, session=session, minutes=minutes, **planned[1])
     return rulebook.apply(item, recorded, ROLES)
+
+
+def typed(value: Any) -> Any:
+    """`value` with every scalar's type beside it: True and 1 must not compare equal."""
+    if isinstance(value, dict):
+        return {k: typed(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [typed(v) for v in value]
+    return (type(value).__name__, value)

@@ -25,7 +25,7 @@ from gitcoop.domain.records import (
     Takeover,
     replace,
 )
-from tests.domain.builders import added
+from tests.domain.builders import added, typed
 
 instants = st.datetimes(
     min_value=datetime(1970, 1, 2), max_value=datetime(9999, 12, 30), timezones=st.just(UTC)
@@ -146,15 +146,6 @@ ODD_VALUES = [
     "resolved",
     "td-7k2m9x4q1c8v",
 ]
-
-
-def typed(value: Any) -> Any:
-    """`value` with every scalar's type beside it: True and 1 must not compare equal."""
-    if isinstance(value, dict):
-        return {k: typed(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [typed(v) for v in value]
-    return (type(value).__name__, value)
 
 
 def places(data: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:

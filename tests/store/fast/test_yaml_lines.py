@@ -13,6 +13,7 @@ from gitcoop.errors import BadLedger
 from gitcoop.store.fast import yaml_lines
 from gitcoop.store.ledger import codec
 from tests.conftest import coop, git
+from tests.domain.builders import typed
 
 identifiers = st.from_regex(r"[a-z_][a-z0-9_]{0,8}", fullmatch=True)
 keys = identifiers | st.sampled_from(["true", "Null", "x y", "a:b", "-k", "'q'", "1", ""])
@@ -32,15 +33,6 @@ documents: Any = st.recursive(
     ),
     max_leaves=15,
 )
-
-
-def typed(value: Any) -> Any:
-    """`value` with every scalar's type beside it: True and 1 must not compare equal."""
-    if isinstance(value, dict):
-        return {k: typed(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [typed(v) for v in value]
-    return (type(value).__name__, value)
 
 
 def agrees(text: str) -> dict[str, Any] | None:
