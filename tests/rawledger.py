@@ -120,7 +120,7 @@ def _entries(
     return {e.name: (e.filemode, e.id) for e in raw[tree_id]}
 
 
-def _replace(
+def replaced(
     raw: pygit2.Repository,
     tree_id: pygit2.Oid | None,
     parts: list[str],
@@ -136,7 +136,7 @@ def _replace(
     else:
         below = entries.get(name)
         child = below[1] if below is not None and below[0] == TREE else None
-        entries[name] = (TREE, _replace(raw, child, parts[1:], leaf))
+        entries[name] = (TREE, replaced(raw, child, parts[1:], leaf))
     return write_tree(raw, entries)
 
 
@@ -172,7 +172,7 @@ def put(
     if oid is None and data is not None:
         oid = raw.create_blob(data)
     leaf = None if oid is None else (mode, oid)
-    return commit_tree(path, _replace(raw, root, parts, leaf))
+    return commit_tree(path, replaced(raw, root, parts, leaf))
 
 
 def read(path: Path, file: str) -> bytes:

@@ -10,10 +10,11 @@ docs/hardening.md). A format-1 ledger (or the format-1 part of a history) is
 checked as format 1 was: every item the fold of its events.
 
 It holds a window, not the ledger: the tip's files one fan-out folder at a
-time, history one commit's events at a time. A clean check remembers its tip
-(`refs/coop/checked`), and the next one checks only the commits after it and
-the files they changed, unless `full`, or unless that tip left the ledger's
-history (rewound, rewritten), which a note says.
+time, history a commit's changes one fan-out folder at a time, and it keeps
+none of the checked files a fetch keeps for the read cache. A clean check
+remembers its tip (`refs/coop/checked`), and the next one checks only the
+commits after it and the files they changed, unless `full`, or unless that tip
+left the ledger's history (rewound, rewritten), which a note says.
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ from gitcoop.store.boundary.windows import OBJECTS_CACHED
 from gitcoop.store.ledger.layout import CHECKED, EVENT_FILE_RE, EVENTS, ITEMS, REF
 from gitcoop.store.ledger.snapshot import Snapshot
 from gitcoop.store.ledger.survey import Window, survey
-from gitcoop.store.repository import CommitInfo, Oid, Repo
+from gitcoop.store.repository import CommitInfo, Delta, Oid, Repo
 
 CHECKED_WHOLE = "fsck: checked whole"  # the reflog message of the tip it remembers
 
@@ -290,6 +291,10 @@ def _check_identities(
 
 
 def _check_history(report: Report, repo: Repo, commits: list[CommitInfo]) -> None:
+    """Between each commit and its first parent no event file is dropped or changed, a
+    merge adds none of its own, and every event added carries a clock above its parents'
+    (H5): a commit's changes are listed one fan-out folder at a time, so that a window of
+    one folder's is held, not a commit's."""
     clocks: dict[Oid, int | None] = {}
     report.commits = len(commits)
     shown = progress.reporter()
@@ -297,34 +302,83 @@ def _check_history(report: Report, repo: Repo, commits: list[CommitInfo]) -> Non
         shown.step("checking the ledger's history", done, len(commits))
         commit, parents = info.oid, list(info.parents)
         first = parents[0] if parents else None
-        deltas = repo.changes(first, commit, EVENTS)
-        for delta in deltas:  # a merge's state is its first parent's plus what it adds (H5)
-            if delta.status != "added":
-                report.add(
-                    delta.path, "history", f"event file {delta.status} between {first} and {commit}"
-                )
-        added = [d for d in deltas if d.status == "added"]
-        if len(parents) > 1:  # what a merge adds is its second parent's, as it is
-            added = [d for d in added if repo.blob_at(parents[1], d.path) != d.oid]
-            for delta in added:
-                report.add(delta.path, "history", f"added by the merge {commit} itself")
-        _check_new_clocks(report, repo, commit, parents, sorted(d.path for d in added), clocks)
+        floor, after = _clocks_around(report, repo, commit, parents, clocks)
+        for fan in _changed_folders(repo, first, commit):
+            deltas = (  # "": events/ is not a folder on one side, and compared whole
+                repo.changes_in(first, commit, EVENTS, fan)
+                if fan
+                else repo.changes(first, commit, EVENTS)
+            )
+            _check_deltas(report, repo, info, deltas, floor, after)
     shown.step("checking the ledger's history", len(commits), len(commits))
 
 
-def _check_new_clocks(
+def _check_deltas(
     report: Report,
     repo: Repo,
-    commit: Oid,
-    parents: list[Oid],
-    added: list[str],
-    clocks: dict[Oid, int | None],
+    info: CommitInfo,
+    deltas: list[Delta],
+    floor: int,
+    after: int | None,
 ) -> None:
+    """A commit's changes in one folder: only added event files, none of a merge's own,
+    each with a clock above its parents' (H5)."""
+    commit, parents = info.oid, info.parents
+    first = parents[0] if parents else None
+    for delta in deltas:  # a merge's state is its first parent's plus what it adds (H5)
+        if delta.status != "added":
+            report.add(
+                delta.path, "history", f"event file {delta.status} between {first} and {commit}"
+            )
+    added = [d for d in deltas if d.status == "added"]
+    if len(parents) > 1:  # what a merge adds is its second parent's, as it is
+        added = [d for d in added if repo.blob_at(parents[1], d.path) != d.oid]
+        for delta in added:
+            report.add(delta.path, "history", f"added by the merge {commit} itself")
+    _check_new_clocks(report, commit, sorted(d.path for d in added), floor, after)
+
+
+def _changed_folders(repo: Repo, first: Oid | None, commit: Oid) -> list[str]:
+    """The names under events/ whose entries differ between the two commits, sorted;
+    "" when events/ itself is not a folder on either side."""
+    listings = [_events_listing(repo, c) for c in (first, commit)]
+    if any(listing is None for listing in listings):
+        return [""]
+    old, new = listings
+    assert old is not None and new is not None
+    return sorted(name for name in old.keys() | new.keys() if old.get(name) != new.get(name))
+
+
+def _events_listing(repo: Repo, commit: Oid | None) -> dict[str, tuple[int, str]] | None:
+    """events/'s entries at `commit` ({} when it has none), None when it is not a folder."""
+    if commit is None:
+        return {}
+    try:
+        entry = repo.commit_tree(commit)[EVENTS]
+    except KeyError:
+        return {}
+    if entry.filemode != 0o040000:
+        return None
+    repo.check_written(entry.id, EVENTS)  # as `changes` reads it: BadLedger unless git's
+    return {e.name: (e.filemode, str(e.id)) for e in repo.tree(entry.id, EVENTS)}
+
+
+def _clocks_around(
+    report: Report, repo: Repo, commit: Oid, parents: list[Oid], clocks: dict[Oid, int | None]
+) -> tuple[int, int | None]:
+    """The largest clock of a commit's parents and its own clock; a clock that went back
+    from its first parent's is a breach."""
     before = [_clock(repo, p, clocks) for p in parents]
     floor = max((c for c in before if c is not None), default=0)
     after = _clock(repo, commit, clocks)
     if after is not None and before and before[0] is not None and after < before[0]:
         report.add("coop.yaml", "clock", f"clock went back from {before[0]} to {after} in {commit}")
+    return floor, after
+
+
+def _check_new_clocks(
+    report: Report, commit: Oid, added: list[str], floor: int, after: int | None
+) -> None:
     for path in added:
         match = EVENT_FILE_RE.match(path.rsplit("/", 1)[-1])
         if match is None:
@@ -418,7 +472,7 @@ def _in_windows(report: Report, repo: Repo, chain: list[Oid]) -> bool:
     try:
         if not windows.streamable(repo, history, infos):
             return False
-        windows.check(repo, history, infos, infos, {}, refused=refused)
+        windows.check(repo, history, infos, infos, None, refused=refused)  # keeps no file
     except BadLedger:
         return False
     for commit, event, why in refused:

@@ -20,6 +20,7 @@ from gitcoop.store.git.config import config_key, config_parameters
 from gitcoop.store.git.objects import Oid
 from gitcoop.store.git.refs import STALE_AFTER, Backoff, RefLocked, stderr_notice
 from gitcoop.store.git.repo import PACK_FILES_OPEN, library_versions
+from gitcoop.store.git.trees import Delta
 from gitcoop.store.git.writes import WRITE_RETRIES, Sign, enable_fsync
 from gitcoop.store.ledger.repo import Repo, init_repo, open_repo
 
@@ -29,6 +30,7 @@ __all__ = [
     "WRITE_RETRIES",
     "Backoff",
     "CommitInfo",
+    "Delta",
     "Oid",
     "RefLocked",
     "Repo",

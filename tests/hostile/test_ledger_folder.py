@@ -42,7 +42,7 @@ from tests.hostile.forge import (
     tip,
     with_config,
 )
-from tests.rawledger import TREE, _replace, commit_tree, open_raw
+from tests.rawledger import TREE, commit_tree, open_raw, replaced
 
 FOLDER = f"events/00/{LEDGER}"
 PATHS = ["fast-forward", "merge", "first-sync"]
@@ -69,7 +69,7 @@ def _pushed_raw(crew: Team, parts: list[str], leaf: tuple[int, pygit2.Oid] | Non
     """The tip with one entry set, committed by mallory and pushed as the ledger and as an
     ordinary branch (a plain fetch brings it unchecked by git)."""
     raw = open_raw(crew.mallory)
-    root = _replace(raw, raw.revparse_single(REF).tree.id, parts, leaf)
+    root = replaced(raw, raw.revparse_single(REF).tree.id, parts, leaf)
     made = commit_tree(crew.mallory, root)
     git(crew.mallory, "push", "-q", "-f", "origin", f"{made}:{REF}", f"{made}:refs/heads/feature")
     return made

@@ -11,7 +11,7 @@ from gitcoop.service.context import Context
 from gitcoop.service.fsck import Report, fsck, summary
 from gitcoop.store.ledger import codec
 from tests.conftest import coop, git
-from tests.rawledger import put, read
+from tests.rawledger import REF, commit_tree, open_raw, put, read, replaced
 
 
 def check(full: bool = False) -> Report:
@@ -39,6 +39,10 @@ def busy(ledger: Path) -> Path:
     assert coop("abandon", third, "--reason", "not needed").code == 0
     assert coop("take", first, "--as", "bob@example.com", "--force").code == 0
     return ledger
+
+
+def files_at(path: Path, under: str, commit: str) -> list[str]:
+    return git(path, "ls-tree", "-r", "--name-only", f"{commit}:{under}").split()
 
 
 def item_file(path: Path, kind: str = "td-") -> str:
@@ -102,6 +106,25 @@ def test_an_event_removed_from_history(busy: Path) -> None:
     report = check()
     assert ("history", path) in rules(report)
     assert any("deleted" in b.message for b in report.breaches if b.path == path)
+
+
+def test_events_removed_in_two_folders_by_one_commit_are_each_named(busy: Path) -> None:
+    events = files(busy, "events")
+    first = events[0]
+    other = next(e for e in events if e.split("/")[0] != first.split("/")[0])
+    raw = open_raw(busy)
+    root = raw.revparse_single(REF).tree.id
+    for gone in (first, other):  # one commit: both files dropped from one tree
+        root = replaced(raw, root, f"events/{gone}".split("/"), None)
+    commit_tree(busy, root)
+    found = {b.path for b in check().breaches if b.rule == "history"}
+    assert {f"events/{first}", f"events/{other}"} <= found
+
+
+def test_events_replaced_by_a_file_names_every_event_it_drops(busy: Path) -> None:
+    put(busy, ["events"], b"not a folder\n")
+    found = {b.path for b in check().breaches if b.rule == "history"}
+    assert {f"events/{e}" for e in files_at(busy, "events", "refs/coop/ledger~1")} <= found
 
 
 def test_an_event_changed_in_history(busy: Path) -> None:

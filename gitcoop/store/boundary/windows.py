@@ -102,15 +102,16 @@ def check(
     history: History,
     commits: list[CommitInfo],
     chain: list[CommitInfo],
-    checked: CheckedFiles,
+    checked: CheckedFiles | None,
     where: str = "",
     refused: list[tuple[Oid, Event, str]] | None = None,
     label: str = "checking the ledger's history",
 ) -> None:
     """BadLedger (naming the commit) unless every commit of `commits` (parents first)
     passes H5-H7 and every one of `chain` (their first-parent chain) holds its state
-    (H1-H3); fills `checked` with some checked item files' data, and `refused` with the
-    changes of the ledger's own the rules refused where they joined.
+    (H1-H3); fills `checked` (unless None: a check that feeds no read cache) with some
+    checked item files' data, and `refused` with the changes of the ledger's own the
+    rules refused where they joined.
 
     A history with a breach is refused for the first breach of H5-H7 a commit-at-a-time
     check would name (each commit's events read for it alone), else for the breach
@@ -131,7 +132,7 @@ def _check(
     history: History,
     commits: list[CommitInfo],
     chain: list[CommitInfo],
-    checked: CheckedFiles,
+    checked: CheckedFiles | None,
     where: str,
     refused: list[tuple[Oid, Event, str]] | None,
     label: str,
@@ -352,11 +353,13 @@ class Kept:
     again): a settled one that needs nothing as the summary the cache counts it by,
     another as its data."""
 
-    def __init__(self, checked: CheckedFiles) -> None:
+    def __init__(self, checked: CheckedFiles | None) -> None:
         self.checked = checked
         self.summaries = self.data = 0
 
     def add(self, found: dict[ItemId, tuple[str, Any]]) -> None:
+        if self.checked is None:
+            return
         for item_id, (blob, data) in found.items():
             quiet = quiet_summary(item_id, data)
             if quiet is not None and self.summaries < SUMMARIES_HELD:
