@@ -16,6 +16,7 @@ from datetime import datetime
 from re import Match
 from typing import Any
 
+from gitcoop.domain.memo import Memo
 from gitcoop.domain.patterns import pattern
 
 FIRST_YEAR = 1970
@@ -101,13 +102,11 @@ def line_problem(value: object, name: str, longest: int = LINE_MAX) -> str | Non
     found = unsafe().search(value) if has_unsafe(value) else None
     if found:
         return f"{name} must be one line without control characters (it holds {_named(found)})"
-    if len(_one_line) >= 100_000:
-        _one_line.clear()
-    _one_line.add(value)
+    _one_line.keep(value, True)
     return None
 
 
-_one_line: set[str] = set()  # texts found to hold no character a line may not
+_one_line: Memo[str, bool] = Memo()  # texts found to hold no character a line may not
 
 
 def text_problem(value: object, name: str) -> str | None:

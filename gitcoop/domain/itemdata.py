@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from gitcoop.domain.ids import ITEM_ID_RE
+from gitcoop.domain.memo import Memo
 from gitcoop.domain.timefmt import format_instant, parse_instant
 
 # a record as the YAML files and --json hold it: mappings, lists, text, numbers, null
@@ -71,14 +72,11 @@ def instant(value: Any, name: str) -> str:
     if found is None:
         moment = read_instant(value, name)  # in UTC, to the second
         written = len(value) == 20 and value[19] == "Z" and value[:19] == moment.isoformat()[:19]
-        found = value if written else format_instant(moment)
-        if len(_instants) >= 100_000:
-            _instants.clear()
-        _instants[value] = found
+        found = _instants.keep(value, value if written else format_instant(moment))
     return found
 
 
-_instants: dict[str, str] = {}  # read -> written (an item repeats its own instants often)
+_instants: Memo[str, str] = Memo()  # read -> written (an item repeats its own instants often)
 
 
 def maybe_instant(value: Any, name: str) -> str | None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+from gitcoop.domain.memo import Memo
 from gitcoop.domain.patterns import pattern
 
 _DURATION_RE = pattern(r"^\s*(\d+)\s*([smhdw]?)\s*$")
@@ -22,14 +23,11 @@ def format_instant(instant: datetime) -> str:
         return instant.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     found = _written.get(instant)
     if found is None:
-        found = instant.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-        if len(_written) >= 100_000:
-            _written.clear()
-        _written[instant] = found
+        found = _written.keep(instant, instant.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"))
     return found
 
 
-_written: dict[datetime, str] = {}
+_written: Memo[datetime, str] = Memo()
 
 
 def parse_instant(text: str) -> datetime:
@@ -42,14 +40,11 @@ def parse_instant(text: str) -> datetime:
     """
     found = _read.get(text)
     if found is None:
-        found = _parse_instant(text)
-        if len(_read) >= 100_000:
-            _read.clear()
-        _read[text] = found
+        found = _read.keep(text, _parse_instant(text))
     return found
 
 
-_read: dict[str, datetime] = {}
+_read: Memo[str, datetime] = Memo()
 
 
 def _parse_instant(text: str) -> datetime:

@@ -18,6 +18,7 @@ from typing import Any, NamedTuple
 
 from gitcoop.domain import admission
 from gitcoop.domain.ids import ItemId, fanout, is_content_id
+from gitcoop.domain.memo import Memo
 from gitcoop.domain.records import Event
 from gitcoop.errors import BadLedger
 from gitcoop.store.git.commits import CommitInfo
@@ -243,7 +244,7 @@ def event_entry(path: str, oid: str, mode: int) -> Added:
     return _made_added((path, parts[2], parts[3], oid, mode))  # (parts[2] is an item id)
 
 
-_FOLDERS: set[tuple[str, str]] = set()  # (fan-out, item folder) names found allowed
+_FOLDERS: Memo[tuple[str, str], bool] = Memo()  # (fan-out, item folder) names found allowed
 
 
 def _folder(fan: str, item: str) -> bool:
@@ -252,8 +253,7 @@ def _folder(fan: str, item: str) -> bool:
         return True
     good = FANOUT_RE.match(fan) is not None and ITEM_DIR_RE.match(item) is not None
     if good and fanout(item) == fan:
-        if len(_FOLDERS) < 100_000:
-            _FOLDERS.add((fan, item))
+        _FOLDERS.keep((fan, item), True)
         return True
     return False
 

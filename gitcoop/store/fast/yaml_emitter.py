@@ -31,6 +31,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from gitcoop.domain.memo import MEMO_HELD, Memo
+
 # what ruamel's YAML 1.2 resolver reads as a bool or null among strings that start
 # with an ASCII letter; every other such string is a string (tests/store/fast/test_yaml_emitter.py)
 LETTER_WORDS = frozenset(
@@ -43,7 +45,6 @@ _ASK_IF_ALONE = frozenset("?:-")  # indicators when followed by a space, or alon
 _KEY_START = frozenset("_") | LETTERS
 MAX_KEY = 128  # longer keys are written as complex keys (`? key`)
 MAX_TEXT = 2000  # far below the emitter's line width (65,536): never folded
-SEEN_LIMIT = 100_000  # strings whose written form is remembered; then the memory starts again
 
 Resolves = Callable[[str], bool]  # ruamel's resolver: may this string be written plain?
 
@@ -52,7 +53,7 @@ class _Declined(Exception):
     """A value `text` leaves to ruamel."""
 
 
-_written: dict[str, str] = {}
+_written: Memo[str, str] = Memo()  # strings by their written form
 
 
 def text(data: Mapping[str, Any], resolves_to_str: Resolves) -> str | None:
@@ -107,7 +108,7 @@ def _mapping(
 # a mapping's keys in the order they are written, by the order it holds them: the
 # records of one kind hold the same keys in the same order, so each is sorted and
 # checked once
-_ORDERS: dict[tuple[Any, ...], tuple[str, ...]] = {}
+_ORDERS: Memo[tuple[Any, ...], tuple[str, ...]] = Memo()
 
 
 def _in_order(data: Mapping[str, Any]) -> tuple[str, ...]:
@@ -117,9 +118,7 @@ def _in_order(data: Mapping[str, Any]) -> tuple[str, ...]:
         order = tuple(sorted(held))  # TypeError for keys that do not sort (not all strings)
         if not all(key in _KEYS or _plain_key(key) for key in order):
             raise _Declined
-        if len(_ORDERS) >= SEEN_LIMIT:
-            _ORDERS.clear()
-        _ORDERS[held] = order
+        _ORDERS.keep(held, order)
     return order
 
 
@@ -147,7 +146,7 @@ def _plain_key(key: Any) -> bool:
         and key.isidentifier()
         and key not in LETTER_WORDS
     )
-    if plain and len(_KEYS) < SEEN_LIMIT:
+    if plain and len(_KEYS) < MEMO_HELD:
         _KEYS.add(key)
     return plain
 
@@ -167,11 +166,7 @@ def _scalar(value: Any, resolves: Resolves) -> str:
 
 
 def _remember(value: str, resolves: Resolves) -> str:
-    written = _string(value, resolves)
-    if len(_written) >= SEEN_LIMIT:
-        _written.clear()
-    _written[value] = written
-    return written
+    return _written.keep(value, _string(value, resolves))
 
 
 def _string(value: str, resolves: Resolves) -> str:

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from gitcoop.domain.memo import MEMO_HELD, Memo
 from gitcoop.domain.patterns import pattern
 
 CONSTANTS: dict[str, Any] = {
@@ -55,7 +56,6 @@ _ASCII_UNUSUAL = bytes(c for c in range(128) if c != 10 and not 0x20 <= c <= 0x7
 _INDICATORS = frozenset("-?:,[]{}#&*!|>'\"%@` ")
 MAX_DEPTH = 12
 MAX_DIGITS = 4000  # of an integer: Python refuses to read more than 4,300
-SEEN_LIMIT = 25_000  # distinct lines remembered; then the memory starts again
 
 # what a line is: a key (with its depth, key and value), a `- value` entry
 # (with its indent), or none of the shapes this reader knows
@@ -65,7 +65,7 @@ _EMPTY_LIST = object()
 _EMPTY_MAP = object()
 _NOT_READ = (_BAD, 0, None, None)
 Line = tuple[int, int, Any, Any]
-_seen: dict[str, Line] = {}
+_seen: Memo[str, Line] = Memo()
 
 
 class _NotCanonical(Exception):
@@ -175,10 +175,7 @@ def _sequence(
 
 
 def _remember(line: str) -> Line:
-    if len(_seen) >= SEEN_LIMIT:
-        _seen.clear()
-    found = _seen[line] = _line(line)
-    return found
+    return _seen.keep(line, _line(line))
 
 
 def _line(line: str) -> Line:
@@ -213,9 +210,9 @@ def _line(line: str) -> Line:
 
 def _plain_key(key: str) -> bool:
     """`[A-Za-z_][A-Za-z0-9_]{0,127}`, not a word that resolves to a bool or null: a key
-    every YAML reader takes as the same string (remembered, up to SEEN_LIMIT keys)."""
+    every YAML reader takes as the same string (remembered, up to MEMO_HELD keys)."""
     plain = key.isascii() and key.isidentifier() and len(key) <= 128 and key not in CONSTANTS
-    if plain and len(_KEYS) < SEEN_LIMIT:
+    if plain and len(_KEYS) < MEMO_HELD:
         _KEYS.add(key)
     return plain
 
