@@ -16,7 +16,7 @@ from typing import Any, NamedTuple
 from gitcoop.domain.patterns import pattern
 from gitcoop.errors import BadLedger
 from gitcoop.store.git.libgit2 import pygit2
-from gitcoop.store.git.objects import Objects, Oid
+from gitcoop.store.git.objects import Objects, Oid, entry_at
 
 TreeEntries = dict[str, tuple[int, str]]  # a tree's entries: name -> (mode, object id)
 
@@ -176,10 +176,7 @@ class Trees(Objects):
     def _entry_at(self, commit: Oid | None, path: str) -> Any:
         if commit is None:
             return None
-        try:
-            return self.commit_tree(commit)[path]
-        except KeyError:
-            return None
+        return entry_at(self.commit_tree(commit), path)
 
     def _subtree_id(self, commit: Oid, name: str) -> str | None:
         try:

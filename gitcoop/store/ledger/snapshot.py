@@ -14,7 +14,7 @@ from gitcoop.domain.ids import ItemId
 from gitcoop.domain.records import Event, Item, LedgerConfig, RecordError
 from gitcoop.errors import Ambiguous, BadLedger, NotFound
 from gitcoop.store import fast
-from gitcoop.store.git.objects import Oid
+from gitcoop.store.git.objects import Oid, entry_at
 from gitcoop.store.ledger import codec
 from gitcoop.store.ledger.layout import (
     COOP_FILE,
@@ -91,10 +91,7 @@ class Snapshot:
     def _entry(self, path: str) -> Any:
         if self.tree is None:
             return None
-        try:
-            return self.tree[path]
-        except KeyError:
-            return None
+        return entry_at(self.tree, path)  # not `self.tree[path]`: see `entry_at`
 
     def _parsed(self, entry: Any, path: str) -> dict[str, Any]:
         """A file's data, from the read cache when one is given (keyed by blob id)."""
