@@ -33,7 +33,10 @@ def entry_at(tree: Any, path: str) -> Any:
     each new path lived as long as the process: ~4 million of them, ~350 MB, by the end
     of a whole fsck of a million items, and without end in a server. A tree's entries
     are sorted as git sorts them (a folder as if its name ended in "/"), so each name is
-    found by bisecting its tree by position, which takes no string."""
+    found by bisecting its tree by position, which takes no string. Only an entry of the
+    name asked is returned; in a tree sorted by bytes but not in git's order (which
+    `trees._as_git_writes` lets through only for names the layout refuses) one may be
+    missed, which reads as a missing file: a refusal, never another file's entry."""
     entry: Any = None
     for name in path.split("/"):
         if entry is not None:
