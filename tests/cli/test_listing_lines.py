@@ -13,7 +13,7 @@ from gitcoop.cli import render
 from gitcoop.cli.table import Cell, lay_out
 from gitcoop.domain.lifecycle import STATUSES
 from gitcoop.domain.timefmt import format_instant
-from gitcoop.store.fast.cache_rows import Row, Summary
+from gitcoop.store.fast.cache_rows import Held, Row, Summary
 
 NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
 VIEWER = "bob@example.com"
@@ -57,7 +57,7 @@ def rows(draw: st.DrawFn) -> Row:
             | st.integers(-(10**7), 10**7).map(lambda s: format_instant(NOW + timedelta(seconds=s)))
         ),
     )
-    return Row(summary.id, "0" * 40, label, tuple(summary), marshal.dumps(data), "{}")
+    return Row(summary.id, "0" * 40, label, tuple(summary), Held(marshal.dumps(data), "{}"))
 
 
 @settings(max_examples=300, deadline=None)

@@ -24,8 +24,8 @@ import zlib
 from typing import Any
 
 CACHE_DIR = "coop-cache"
-FORMAT = "items-v8"
-MAGIC = b"COOPCACHE8\n"
+FORMAT = "items-v9"
+MAGIC = b"COOPCACHE9\n"
 MAX_FILE_BYTES = 256 * 1024 * 1024
 
 
@@ -53,11 +53,12 @@ class ShardFiles:
             return None
         return _decode(raw, name)
 
-    def write(self, name: str, value: Any) -> None:
-        """Replace one file atomically; failing to write only costs a rebuild later."""
+    def write(self, name: str, value: Any) -> bool:
+        """Replace one file atomically; whether it was written (failing to write only costs
+        a rebuild later)."""
         payload = marshal.dumps((FORMAT, name, value))
         if len(payload) > MAX_FILE_BYTES:
-            return
+            return False
         body = MAGIC + zlib.crc32(payload).to_bytes(4, "big") + payload
         path = self.path(name)
         temp = f"{path}.{os.getpid()}.{os.urandom(4).hex()}.tmp"
@@ -71,6 +72,13 @@ class ShardFiles:
         except OSError:
             with contextlib.suppress(OSError):
                 os.unlink(temp)
+            return False
+        return True
+
+    def drop(self, name: str) -> None:
+        """Remove a file, so that what it held is made again."""
+        with contextlib.suppress(OSError):
+            os.unlink(self.path(name))
 
 
 class Unkept(ShardFiles):
@@ -82,7 +90,10 @@ class Unkept(ShardFiles):
     def read(self, name: str) -> Any:
         return None
 
-    def write(self, name: str, value: Any) -> None:
+    def write(self, name: str, value: Any) -> bool:
+        return False
+
+    def drop(self, name: str) -> None:
         return None
 
 

@@ -7,15 +7,17 @@ What the read cache keeps of one item: its row, and the rows' summaries.
 
 A `Row` is one item file as the reading verbs need it: its id and blob id,
 its shortest unique label, a `Summary` (the fields they filter, sort and
-print on, as a flat tuple), its canonical data (marshalled, loaded only when
-asked for) and its `--json` text as an element of a listing. `in_view` says
-which items the open index holds rows for (store/fast/read_cache.py).
+print on, as a flat tuple), and its texts: its canonical data (marshalled)
+and its `--json` text as an element of a listing, nine tenths of a row's
+bytes, kept in files of their own and read only when asked for
+(store/fast/cache_texts.py). `in_view` says which items the open index holds
+rows for (store/fast/read_cache.py).
 """
 
 from __future__ import annotations
 
 import marshal
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Protocol
 
 from gitcoop.domain.dependencies import SETTLED
 from gitcoop.domain.itemdata import PlainData
@@ -46,23 +48,60 @@ class Summary(NamedTuple):
     due: str | None  # the item's own due date (not its obligation's)
 
 
+class Texts(Protocol):
+    """Where a row's marshalled data (part 0) and `--json` text (part 1) are."""
+
+    def text(self, row: Row, part: int) -> Any: ...
+
+
+class Held(NamedTuple):
+    """A row's texts, made with it (a rebuilt or a settled row)."""
+
+    packed: bytes
+    json: str
+
+    def text(self, row: Row, part: int) -> Any:
+        return self[part]
+
+
 class Row(NamedTuple):
-    """One cached item file (stored as a plain tuple)."""
+    """One cached item file. Stored as its first four fields: its texts, the bulk of a
+    row, are kept apart (store/fast/read_cache.py) and read only when asked for."""
 
     item_id: str
     blob_id: str
     label: str
     brief: tuple[Any, ...]  # a Summary's fields
-    packed: bytes  # marshalled canonical data
-    json: str  # `{**data, "short_id": label}` as a listing's element
+    texts: Texts
 
     @property
     def summary(self) -> Summary:
         return Summary._make(self.brief)
 
+    @property
+    def packed(self) -> bytes:
+        """Its marshalled canonical data."""
+        packed: bytes = self.texts.text(self, DATA)
+        return packed
+
+    @property
+    def json(self) -> str:
+        """`{**data, "short_id": label}` as a listing's element."""
+        listed: str = self.texts.text(self, JSON)
+        return listed
+
     def data(self) -> PlainData:
         data: PlainData = marshal.loads(self.packed)
         return data
+
+
+DATA, JSON = 0, 1  # the parts of a row's texts
+
+
+def rows_of(stored: list[tuple[Any, ...]], texts: Texts) -> list[Row]:
+    """Stored rows (their first four fields) with where their texts are."""
+    new = tuple.__new__  # what `Row._make` does, without a Python call per row
+    return [new(Row, (*row, texts)) for row in stored]
 
 
 class Tally(NamedTuple):
@@ -142,12 +181,16 @@ def in_view(summary: Summary) -> bool:
 def make_row(
     item_id: str, blob_id: str, label: str, data: PlainData, summary: Summary | None = None
 ) -> Row:
+    brief = tuple(summary or summarise(data))
+    return Row(item_id, blob_id, label, brief, made_texts(data, label))
+
+
+def made_texts(data: PlainData, label: str) -> Held:
+    """An item's texts: its data marshalled, and its text as an element of a listing's
+    array (a listing joins the kept texts)."""
     from gitcoop.store.fast import json_rows  # only when rows are built: writers load no json
 
-    # its text as an element of the listing's array: a listing joins the kept texts
-    listed = json_rows.element({**data, "short_id": label})
-    brief = tuple(summary or summarise(data))
-    return Row(item_id, blob_id, label, brief, marshal.dumps(data), listed)
+    return Held(marshal.dumps(data), json_rows.element({**data, "short_id": label}))
 
 
 def quiet_summary(item_id: str, data: PlainData) -> Summary | None:

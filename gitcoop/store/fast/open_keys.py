@@ -38,7 +38,7 @@ from typing import Any, NamedTuple
 
 from gitcoop.domain.ids import ITEM_ID_RE, fanout
 from gitcoop.domain.lifecycle import TERMINAL, bound
-from gitcoop.store.fast.cache_rows import Row, Summary
+from gitcoop.store.fast.cache_rows import Row, Summary, Texts
 
 CHILD = "child"  # an incoming entry of a split child: it names this item as its parent
 
@@ -102,8 +102,9 @@ _OB_STATUS, _OB_DUE, _CONFLICTS, _NOTIFIED, _LINKS, _PARENT, _DUE = (
 )
 
 
-def derive(stored: tuple[Any, ...]) -> tuple[Any, ...]:
-    """The keys of one fan-out from its entry in `<x>.open` (tree id, rows, tally, nodes)."""
+def derive(stored: tuple[Any, ...], texts: Texts) -> tuple[Any, ...]:
+    """The keys of one fan-out from its entry in `<x>.open` (tree id, rows, tally, nodes)
+    and its rows' texts."""
     tree_id, rows, tally, nodes = stored
     counts: Counter[tuple[str, str]] = Counter()
     held: dict[str, list[tuple[str, str]]] = {}
@@ -111,7 +112,7 @@ def derive(stored: tuple[Any, ...]) -> tuple[Any, ...]:
     edges: list[tuple[Any, ...]] = []
     dated: list[str] = []
     for stored_row in rows:
-        row = Row._make(stored_row)
+        row = Row._make((*stored_row, texts))
         brief = row.brief
         counts[brief[_KIND], brief[_STATUS]] += 1
         if bound(brief[_STATUS], brief[_TAKEN_BY]):

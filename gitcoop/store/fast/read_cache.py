@@ -9,16 +9,19 @@ What is cached is keyed by git object ids, which name content: an entry is
 either exactly right or not used. A lookup always starts from the ref's
 current tree, so a plain `git fetch` or any other writer moving the ref is
 seen at once. For each fan-out directory (`items/<xx>`) the cache holds the
-tree id it was built from, in three kinds of file (one of each per first
+tree id it was built from, in these kinds of file (one of each per first
 character of the fan-out: 32 groups, not 1,024 files):
 
-- `<x>.open`, **the open index**: a `Row` for every item a plain reading
+- `<x>.open`, **the open index**: a `Row` (without its texts) for every item a plain reading
   verb may show (unsettled, or carrying a conflict, a takeover notice or a
   pending obligation: `in_view`), a tally of the other, settled, items by
   (kind, status, tags), and those settled items' links (the dependency graph
   needs every link). `list`, `ready`, `blocked`, `prime` and the queue view
   read only these files, so they cost what the open work costs, however long
   the history (`status`, `owed` and `show` read less: the keys, below).
+- `<x>.data` and `<x>.json`: the open rows' texts, their data and `--json`
+  text, by fan-out and id, read only when a row's are asked for
+  (store/fast/cache_texts.py): a text `list` reads none of them.
 - `<x>.settled`: (id, blob id, kind, status, tags, links, parent) of each
   settled item, read only when a fan-out changed, so that a settled file
   whose blob id is unchanged is never read again.
@@ -42,8 +45,8 @@ A large rebuild (a new clone, a deleted cache) is split between two
 processes (`split.halves`): a child builds half of the groups and writes their
 files, the parent builds the other half and reads the child's files (anything
 the child did not write, the parent builds itself). Files are written
-atomically and heal themselves (`cache_files.py`). A row takes about 2 KB (half of it the
-indented JSON text).
+atomically and heal themselves (`cache_files.py`). A row takes about 2 KB, nine tenths of it
+its texts (the indented JSON text the larger part).
 """
 
 from __future__ import annotations
@@ -59,6 +62,9 @@ from gitcoop.domain.itemdata import PlainData
 from gitcoop.store.fast import memory, reference, split
 from gitcoop.store.fast.cache_files import MAX_FILE_BYTES, ShardFiles, Unkept, cache_dir
 from gitcoop.store.fast.cache_rows import (
+    DATA,
+    JSON,
+    Held,
     Node,
     OpenView,
     Row,
@@ -66,8 +72,10 @@ from gitcoop.store.fast.cache_rows import (
     Tally,
     in_view,
     make_row,
+    rows_of,
     summarise,
 )
+from gitcoop.store.fast.cache_texts import Made, TextFiles
 from gitcoop.store.fast.open_keys import Incoming, Keys, derive, incoming_of, pack, unpack
 
 __all__ = ["MAX_FILE_BYTES", "cache_dir"]
@@ -106,6 +114,15 @@ class ItemCache:
         self.files.write(name, (blob_id, data))
         return data
 
+    def _texts(self, parse: Parse) -> TextFiles:
+        """The rows' texts files; a row whose texts are not kept is parsed, and counted."""
+
+        def counted(item_id: str, blob_id: str) -> PlainData:
+            self.parsed += 1
+            return parse(item_id, blob_id)
+
+        return TextFiles(self.files, counted)
+
     # -- the open index -------------------------------------------------------
 
     def open_view(
@@ -123,8 +140,9 @@ class ItemCache:
         rows: list[Row] = []
         settled: Counter[tuple[str, str, tuple[str, ...]]] = Counter()
         nodes: list[Node] = []
-        for _, stored in self._open_fans(fanouts, entries, quick or parse):
-            rows += map(Row._make, stored[1])
+        texts = self._texts(parse)
+        for fan, stored in self._open_fans(fanouts, entries, quick or parse, texts):
+            rows += rows_of(stored[1], texts.fan(fan, stored[0]))
             for kind, status, tags, count in stored[2]:
                 settled[kind, status, tags] += count
             nodes += map(Node._make, stored[3])
@@ -132,16 +150,19 @@ class ItemCache:
         return OpenView(rows, tally, nodes)
 
     def _open_fans(
-        self, fanouts: list[tuple[str, str]], entries: Listing, parse: Quick
+        self, fanouts: list[tuple[str, str]], entries: Listing, parse: Quick, texts: TextFiles
     ) -> list[tuple[str, Any]]:
-        """(fan, stored open entry) for every fan-out, rebuilding what changed."""
+        """(fan, stored open entry) for every fan-out, rebuilding what changed; the texts of
+        the rows rebuilt are left in `texts`."""
         groups = _groups(fanouts)
         stored = {group: _dict(self.files.read(f"{group}.open")) for group in groups}
         stale = [g for g, members in groups.items() if _changed(stored[g], members)]
         self.hits += sum(len(members) for g, members in groups.items() if g not in stale)
 
         def build(group: str) -> None:
-            stored[group] = self._open_group(group, groups[group], stored[group], entries, parse)
+            stored[group] = self._open_group(
+                group, groups[group], stored[group], entries, parse, texts
+            )
 
         def reread(group: str) -> bool:
             stored[group] = _dict(self.files.read(f"{group}.open"))
@@ -157,6 +178,7 @@ class ItemCache:
         stored: dict[str, Any],
         entries: Listing,
         parse: Quick,
+        texts: TextFiles,
     ) -> dict[str, Any]:
         known = _dict(self.files.read(f"{group}.settled"))
         kept: dict[str, Any] = {}
@@ -166,11 +188,16 @@ class ItemCache:
                 self.hits += 1
                 kept[fan] = old
                 continue
-            rows, settled = self._rebuild_open(entries(fan), old, known.get(fan), parse)
+            rows, settled, made = self._rebuild_open(
+                entries(fan), old, known.get(fan), parse, texts.fan(fan, old[0]) if old else None
+            )
             kept[fan] = (tree_id, rows, _tally(settled), _nodes(settled))
             known[fan] = (tree_id, settled)
-        self.files.write(f"{group}.open", kept)
-        self._write_keys(group, kept)
+            texts.made[fan] = (tree_id, made)
+        parts = {part: _texts_entry(texts, kept, part) for part in (DATA, JSON)}
+        if texts.write(group, parts):  # an open file never names a tree its texts lack
+            self.files.write(f"{group}.open", kept)
+        self._write_keys(group, kept, texts)
         current = {
             fan: known[fan] for fan in kept if fan in known and known[fan][0] == kept[fan][0]
         }
@@ -178,21 +205,24 @@ class ItemCache:
         return kept
 
     def _rebuild_open(
-        self, listed: list[Entry], old: Any, known: Any, parse: Quick
-    ) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
-        """One fan-out's open rows and settled entries: unchanged files reused, the rest parsed."""
+        self, listed: list[Entry], old: Any, known: Any, parse: Quick, old_texts: Any
+    ) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]], Made]:
+        """One fan-out's open rows, settled entries and the rows' texts: unchanged files
+        reused, the rest parsed."""
         rows_by = {(row[0], row[1]): row for row in old[1]} if old is not None else {}
         settled_by = {(e[0], e[1]): e for e in known[1]} if known is not None else {}
         names = shortest_labels(item_id for item_id, _ in listed)
         rows: list[tuple[Any, ...]] = []
         settled: list[tuple[Any, ...]] = []
+        made: Made = {}
         for item_id, blob_id in listed:
             stored = rows_by.get((item_id, blob_id))
             if stored is not None:
-                row = Row._make(stored)
+                row = Row._make((*stored, old_texts))
                 if row.label != names[item_id]:  # a new neighbour lengthened the label
                     row = make_row(item_id, blob_id, names[item_id], row.data(), row.summary)
-                rows.append(tuple(row))
+                rows.append(row[:4])
+                made[item_id] = Held(row.packed, row.json)
                 continue
             entry = settled_by.get((item_id, blob_id))
             if entry is None:
@@ -201,11 +231,13 @@ class ItemCache:
                 summary = read if isinstance(read, Summary) else summarise(read)
                 if in_view(summary):
                     assert not isinstance(read, Summary)  # a quiet summary is never in view
-                    rows.append(tuple(make_row(item_id, blob_id, names[item_id], read, summary)))
+                    row = make_row(item_id, blob_id, names[item_id], read, summary)
+                    rows.append(row[:4])
+                    made[item_id] = Held(row.packed, row.json)
                     continue
                 entry = _settled_entry(blob_id, summary)
             settled.append(entry)
-        return rows, settled
+        return rows, settled, made
 
     # -- the keys: tallies, the holder and due indexes, links both ways --------
 
@@ -228,22 +260,26 @@ class ItemCache:
         stale = [g for g, members in groups.items() if _changed(stored[g], members)]
         if stale:
             wanted = [fan for fan in fanouts if fan[0][:1] in stale]
-            opened = dict(self._open_fans(wanted, entries, quick or parse))
+            texts = self._texts(parse)
+            opened = dict(self._open_fans(wanted, entries, quick or parse, texts))
             for group in stale:  # a rebuilt open file wrote its keys: read them again
                 stored[group] = _dict(self.files.read(f"{group}.keys"))
                 if _changed(stored[group], groups[group]):
                     members = {fan: opened[fan] for fan, _ in groups[group]}
-                    stored[group] = self._write_keys(group, members)
+                    stored[group] = self._write_keys(group, members, texts)
         found = [Keys._make(stored[fan[:1]][fan]) for fan, _ in fanouts]
         _LAST_KEYS[:] = [seen, found]  # only the last: a long-lived process keeps no more
         return found
 
-    def _write_keys(self, group: str, opened: dict[str, Any]) -> dict[str, Any]:
+    def _write_keys(self, group: str, opened: dict[str, Any], texts: TextFiles) -> dict[str, Any]:
         old = _dict(self.files.read(f"{group}.keys"))
         kept = {}
         for fan, stored in opened.items():
             before = old.get(fan)
-            kept[fan] = before if before is not None and before[0] == stored[0] else derive(stored)
+            if before is not None and before[0] == stored[0]:
+                kept[fan] = before
+            else:
+                kept[fan] = derive(stored, texts.fan(fan, stored[0]))
         self.files.write(f"{group}.keys", kept)
         return kept
 
@@ -293,7 +329,8 @@ class ItemCache:
         quick: Quick | None = None,
     ) -> list[Row]:
         """Every item's row: the open index's and the settled shards', by fan-out and id."""
-        opened = dict(self._open_fans(fanouts, entries, quick or parse))
+        texts = self._texts(parse)
+        opened = dict(self._open_fans(fanouts, entries, quick or parse, texts))
         groups = _groups(fanouts)
         shards = {group: _dict(self.files.read(f"{group}.shard")) for group in groups}
         stale = [g for g, members in groups.items() if _changed(shards[g], members)]
@@ -311,8 +348,9 @@ class ItemCache:
         self._build(stale, groups, build, reread)
         found: list[Row] = []
         for fan, _ in fanouts:
-            found += map(Row._make, opened[fan][1])
-            found += map(Row._make, shards[fan[:1]][fan][1])
+            found += rows_of(opened[fan][1], texts.fan(fan, opened[fan][0]))
+            settled = shards[fan[:1]][fan][1]
+            found += (Row._make((*row[:4], Held(row[4], row[5]))) for row in settled)
         found.sort(key=lambda row: (fanout(row.item_id), row.item_id))
         return found
 
@@ -342,9 +380,10 @@ class ItemCache:
                     continue
                 row = reused.get((item_id, blob_id))
                 if row is None or row[2] != names[item_id]:
-                    data = Row._make(row).data() if row is not None else parse(item_id, blob_id)
+                    data = marshal.loads(row[4]) if row is not None else parse(item_id, blob_id)
                     self.parsed += row is None
-                    row = tuple(make_row(item_id, blob_id, names[item_id], data))
+                    made = make_row(item_id, blob_id, names[item_id], data)
+                    row = (*made[:4], made.packed, made.json)
                 rows.append(row)
             kept[fan] = (tree_id, rows)
         self.files.write(f"{group}.shard", kept)
@@ -388,6 +427,19 @@ class ItemCache:
                     build(group)  # not write: do it here
         if stale:
             shown.step(READING, len(stale), len(stale))
+
+
+def _texts_entry(texts: TextFiles, kept: dict[str, Any], part: int) -> dict[str, Any]:
+    """One part of a group's texts file: for each fan-out, its tree id and each open row's
+    text (a fan-out that did not change keeps what its texts file held)."""
+    entry = {}
+    for fan, (tree_id, rows, _, _) in kept.items():
+        held = texts.stored(fan, tree_id, part)
+        if held is None or any(row[0] not in held for row in rows):  # lost: made again
+            rebuilt = rows_of(rows, texts.fan(fan, tree_id))
+            held = {row.item_id: row.texts.text(row, part) for row in rebuilt}
+        entry[fan] = (tree_id, held)
+    return entry
 
 
 def _settled_entry(blob_id: str, summary: Summary) -> tuple[Any, ...]:

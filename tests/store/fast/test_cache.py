@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from gitcoop.domain import ids
-from gitcoop.store.fast.cache_rows import summarise
+from gitcoop.store.fast.cache_rows import Row, summarise
 from gitcoop.store.fast.read_cache import ItemCache, cache_dir
 from gitcoop.store.ledger.snapshot import Snapshot
 from gitcoop.store.repository import open_repo
@@ -44,6 +44,11 @@ def listed_ids(*args: str) -> list[str]:
     return [entry["id"] for entry in result.json()]
 
 
+def whole(rows: list[Row]) -> list[tuple[object, ...]]:
+    """Rows with their texts, read from wherever they are kept."""
+    return [(*row[:4], row.packed, row.json) for row in rows]
+
+
 @pytest.mark.fast_only
 def test_rows_match_the_item_files_and_a_second_read_parses_nothing(ledger: Path) -> None:
     made = add_items(6)
@@ -59,7 +64,7 @@ def test_rows_match_the_item_files_and_a_second_read_parses_nothing(ledger: Path
         assert row.summary == summarise(item.to_data())
         assert json.loads(row.json) == {**item.to_data(), "short_id": row.label}
     again = ItemCache(str(ledger / ".git"))  # a new process would start like this
-    assert snap.rows(again) == rows
+    assert whole(snap.rows(again)) == whole(rows)
     # each fan-out served unchanged twice: from the open index and from the settled shard
     assert again.parsed == 0 and again.hits == 2 * len({ids.fanout(i) for i in made})
 
@@ -142,9 +147,9 @@ def test_the_cache_stays_bounded_by_the_ledger(ledger: Path) -> None:
     assert coop("list", "--all").code == 0
     fans = {ids.fanout(i) for i in made}
     groups = {fan[0] for fan in fans}
-    kinds = ("open", "settled", "shard", "keys")
+    kinds = ("open", "data", "json", "settled", "shard", "keys")
     expected = sorted([*(f"{g}.{k}" for g in groups for k in kinds), "doc-coop.yaml.doc"])
-    assert shard_files(ledger) == expected  # four per group of fan-outs, one per parsed file
+    assert shard_files(ledger) == expected  # six per group of fan-outs, one per parsed file
     cache = ItemCache(str(ledger / ".git"))
     for group in groups:
         for kind in kinds:  # only the fan-outs the ledger has, each as it is now
@@ -184,7 +189,7 @@ def test_concurrent_processes_read_and_write_the_cache(ledger: Path) -> None:
         assert reader.returncode == 0, err.decode()
     statuses = {e["id"]: e["status"] for e in coop("list", "--all", "--json").json()}
     assert all(statuses[i] == "taken" for i in made[:4])
-    kinds = (".open", ".settled", ".shard", ".keys", ".in", ".doc")
+    kinds = (".open", ".data", ".json", ".settled", ".shard", ".keys", ".in", ".doc")
     assert all(name.endswith(kinds) for name in os.listdir(root))
 
 
@@ -223,7 +228,7 @@ def test_a_new_neighbour_relabels_a_kept_row_and_its_json(tmp_path: Path) -> Non
     assert json.loads(kept.json)["short_id"] == kept.label
     assert json.loads(added.json)["short_id"] == added.label != kept.label
     nothing: dict[str, list[tuple[str, str]]] = {}
-    assert cache.rows([("ab", "tree-2")], nothing.__getitem__, parse) == [kept, added]
+    assert whole(cache.rows([("ab", "tree-2")], nothing.__getitem__, parse)) == whole([kept, added])
 
 
 @pytest.mark.fast_only
