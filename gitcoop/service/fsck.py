@@ -36,7 +36,7 @@ from gitcoop.errors import BadLedger, CoopError, EnvironmentFailed, NoLedger
 from gitcoop.service.context import Context
 from gitcoop.store.boundary import format1, joining, windows
 from gitcoop.store.boundary.history import History, Reader
-from gitcoop.store.boundary.windows import OBJECTS_CACHED
+from gitcoop.store.boundary.windows import OBJECTS_CACHED, changed_names, top_entry
 from gitcoop.store.ledger.layout import CHECKED, EVENT_FILE_RE, EVENTS, ITEMS, REF
 from gitcoop.store.ledger.snapshot import Snapshot
 from gitcoop.store.ledger.survey import Window, survey
@@ -339,28 +339,15 @@ def _check_deltas(
 
 
 def _changed_folders(repo: Repo, first: Oid | None, commit: Oid) -> list[str]:
-    """The names under events/ whose entries differ between the two commits, sorted;
-    "" when events/ itself is not a folder on either side."""
-    listings = [_events_listing(repo, c) for c in (first, commit)]
-    if any(listing is None for listing in listings):
+    """The names under events/ whose entries differ between the two commits, in mode or
+    in id, sorted (`windows.changed_names`); "" when events/ is not a folder on either
+    side."""
+    was, now = top_entry(repo, first, EVENTS), top_entry(repo, commit, EVENTS)
+    if any(entry is not None and entry.filemode != 0o040000 for entry in (was, now)):
         return [""]
-    old, new = listings
-    assert old is not None and new is not None
-    return sorted(name for name in old.keys() | new.keys() if old.get(name) != new.get(name))
-
-
-def _events_listing(repo: Repo, commit: Oid | None) -> dict[str, tuple[int, str]] | None:
-    """events/'s entries at `commit` ({} when it has none), None when it is not a folder."""
-    if commit is None:
-        return {}
-    try:
-        entry = repo.commit_tree(commit)[EVENTS]
-    except KeyError:
-        return {}
-    if entry.filemode != 0o040000:
-        return None
-    repo.check_written(entry.id, EVENTS)  # as `changes` reads it: BadLedger unless git's
-    return {e.name: (e.filemode, str(e.id)) for e in repo.tree(entry.id, EVENTS)}
+    if now is not None:
+        repo.check_written(now.id, EVENTS)  # as `changes` reads it: BadLedger unless git's
+    return sorted(changed_names(repo, was, now, EVENTS))
 
 
 def _clocks_around(

@@ -183,6 +183,27 @@ def _junk_at_the_root(crew: Team, content: Content) -> Side:
     )
 
 
+def _as_gitlink(crew: Team, content: Content, parts: list[str], name: bytes) -> str:
+    """The side's tree with one folder's entry made a gitlink (mode 160000) of the same
+    id: the tree is unchanged, its entry is not (git's transport carries it, walking no
+    gitlink)."""
+
+    def linked(listed: list[Entry]) -> list[Entry]:
+        return [(b"160000" if n == name else mode, n, oid) for mode, n, oid in listed]
+
+    return _raw_side(crew, content, linked, parts)
+
+
+def _gitlink_fanout(crew: Team, content: Content) -> Side:
+    tree = _as_gitlink(crew, content, ["events"], crew.todo[3:5].encode())
+    return Side(tree, MALLORY, [], "an event was dropped or rewritten")
+
+
+def _gitlink_events(crew: Team, content: Content) -> Side:
+    tree = _as_gitlink(crew, content, [], b"events")
+    return Side(tree, MALLORY, [], "events: not an allowed entry at the ledger's root")
+
+
 FORGERIES: dict[str, Forgery] = {
     "by-someone-else": _by_someone_else,
     "dropped": _dropped,
@@ -192,6 +213,8 @@ FORGERIES: dict[str, Forgery] = {
     "empty-folder": _empty_folder,
     "repeated-entry": _repeated_entry,
     "junk-at-the-root": _junk_at_the_root,
+    "gitlink-fan-out": _gitlink_fanout,
+    "gitlink-events": _gitlink_events,
 }
 
 

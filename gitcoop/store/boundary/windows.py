@@ -223,17 +223,15 @@ def _fans(repo: Repo, info: CommitInfo, chain: bool) -> set[str]:
     first = info.parents[0] if info.parents else None
     found: set[str] = set()
     for top in (EVENTS, ITEMS) if chain else (EVENTS,):
-        was, now = _top(repo, first, top), _top(repo, info.oid, top)
-        if was is not None and now is not None and was.id == now.id:
-            continue  # one tree: nothing changed below it
-        if not chain and now is not None and now.filemode == 0o040000:
+        was, now = top_entry(repo, first, top), top_entry(repo, info.oid, top)
+        if not chain and now is not None and now.filemode == 0o040000 and _moved(was, now):
             repo.check_written(now.id, top)
-        old, new = _listing(repo, was, top), _listing(repo, now, top)
-        found |= {name for name in old.keys() | new.keys() if old.get(name) != new.get(name)}
+        found |= changed_names(repo, was, now, top)
     return found
 
 
-def _top(repo: Repo, commit: Oid | None, top: str) -> Any:
+def top_entry(repo: Repo, commit: Oid | None, top: str) -> Any:
+    """The entry `top` (events/, items/) of a commit's tree, or None."""
     if commit is None:
         return None
     try:
@@ -242,12 +240,26 @@ def _top(repo: Repo, commit: Oid | None, top: str) -> Any:
         return None
 
 
-def _listing(repo: Repo, tree: Any, top: str) -> dict[str, str]:
-    if tree is None:
+def changed_names(repo: Repo, was: Any, now: Any, top: str) -> set[str]:
+    """The names under `top` whose entry differs between two of its versions (entries, or
+    None): in mode or in id, as a whole commit's reading compares them (`Repo.changes`).
+    A `top` that is not a folder is listed as one entry named ""."""
+    if not _moved(was, now):
+        return set()  # one entry: nothing changed below it
+    old, new = _listing(repo, was, top), _listing(repo, now, top)
+    return {name for name in old.keys() | new.keys() if old.get(name) != new.get(name)}
+
+
+def _moved(was: Any, now: Any) -> bool:
+    return was is None or now is None or (was.filemode, was.id) != (now.filemode, now.id)
+
+
+def _listing(repo: Repo, entry: Any, top: str) -> dict[str, tuple[int, str]]:
+    if entry is None:
         return {}
-    if tree.filemode != 0o040000:
-        return {"": str(tree.id)}  # not a folder: `changed` and the survey name it
-    return {entry.name: str(entry.id) for entry in repo.tree(tree.id, top)}
+    if entry.filemode != 0o040000:
+        return {"": (entry.filemode, str(entry.id))}  # not a folder: `changed` names it
+    return {e.name: (e.filemode, str(e.id)) for e in repo.tree(entry.id, top)}
 
 
 def _window(
