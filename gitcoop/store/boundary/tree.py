@@ -1,7 +1,8 @@
 """The listings of a fetched tree, checked where they are read (H7).
 
 `changed` names the items whose file or event folder differs between two
-commits, opening only the fan-out folders whose ids differ, and checks every
+commits, opening only the fan-out folders whose entries differ (in mode or in
+id: a folder made a gitlink of its own id is a change), and checks every
 name and mode it meets against the layout, and every tree it opens against
 the order and form git writes (`Repo.check_written`): a tree out of order
 reads one way entry by entry and another by path.
@@ -21,6 +22,7 @@ from gitcoop.store.ledger.layout import (
     ITEMS,
     event_dir,
     is_event_folder,
+    is_fanout,
     is_item_file,
 )
 from gitcoop.store.ledger.snapshot import Snapshot
@@ -50,11 +52,11 @@ def changed(
         after = _listing(tree, f"{where}{top}")  # names first: the message names the entry
         _written(new, tree, f"{where}{top}")
         for fan in sorted(before.keys() | after.keys()):
-            if (fans is not None and not fans(fan)) or str(before.get(fan)) == str(after.get(fan)):
+            if (fans is not None and not fans(fan)) or before.get(fan) == after.get(fan):
                 continue
             here = f"{where}{top}/{fan}"
-            inner = _tree(new, after.get(fan), here)
-            found |= _folder(_tree(old, before.get(fan), f"{top}/{fan}"), inner, here, top)
+            inner = _tree(new, _id(after.get(fan)), here)
+            found |= _folder(_tree(old, _id(before.get(fan)), f"{top}/{fan}"), inner, here, top)
             _written(new, inner, here)
     return found
 
@@ -113,17 +115,22 @@ def _written(snapshot: Snapshot | None, tree: Any, path: str) -> None:
         snapshot.repo.check_written(tree.id, path)
 
 
-def _listing(tree: Any, path: str | None = None) -> dict[str, Any]:
-    """name -> object id of a tree's entries; with `path`, each name is checked to be a
-    fan-out's (items/ and events/ hold fan-outs only)."""
+def _listing(tree: Any, path: str | None = None) -> dict[str, tuple[int, str]]:
+    """name -> (mode, object id) of a tree's entries, so that an entry whose mode changed
+    is a changed one; with `path`, each entry is checked to be a fan-out folder (items/
+    and events/ hold fan-out folders only: a gitlink of a folder's id is not one)."""
     if tree is None:
         return {}
     listing = {}
     for entry in tree:
-        if path is not None and not FANOUT_RE.match(entry.name):
+        if path is not None and not is_fanout(entry.name, entry.filemode):
             raise _not_allowed(path, entry.name)
-        listing[entry.name] = entry.id
+        listing[entry.name] = (entry.filemode, str(entry.id))
     return listing
+
+
+def _id(entry: tuple[int, str] | None) -> str | None:
+    return entry[1] if entry is not None else None
 
 
 def _check_entry(entry: Any, path: str, top: str | None) -> None:
