@@ -65,8 +65,10 @@ class Held(NamedTuple):
 
 
 class Row(NamedTuple):
-    """One cached item file. Stored as its first four fields: its texts, the bulk of a
-    row, are kept apart (store/fast/read_cache.py) and read only when asked for."""
+    """One cached item file. In the open index it is stored as its first four fields:
+    its texts, the bulk of a row, are kept apart (store/fast/cache_texts.py) and read
+    only when asked for. Two rows read apart compare unequal (their `texts` are compared
+    as objects): compare their fields and texts instead."""
 
     item_id: str
     blob_id: str
@@ -132,9 +134,10 @@ class OpenView(NamedTuple):
 
 
 def conflicted(rows: list[Row]) -> tuple[Row, ...]:
-    """The rows whose item holds conflicts: all a merge's notices read of the open index."""
+    """The rows whose item holds conflicts: all a merge's notices read of the open index,
+    each with its own texts (kept past the read, they hold no other row's)."""
     at = _CONFLICTS
-    return tuple(row for row in rows if row.brief[at])
+    return tuple(row._replace(texts=Held(row.packed, row.json)) for row in rows if row.brief[at])
 
 
 _CONFLICTS = Summary._fields.index("conflicts")

@@ -7,16 +7,17 @@ The texts of the open index's rows, kept apart from the rows.
 A row's texts are its canonical data, marshalled (what `show`, `owed` and the queue
 build an item from), and its `--json` text (what `list --json` joins): ~2 KB of a row's
 ~2.2 KB. Most reads need neither for most rows: a text listing prints from the
-summaries, `--json` needs no data, `show` one item's. So beside each group's `<x>.open`
+summaries, `--json` needs no data. So beside each group's `<x>.open`
 the cache keeps `<x>.data` and `<x>.json`, each holding, for every fan-out, the tree id
 it was made from and each item's text by id, and a row is given a `FanTexts` that reads
 its group's file the first time one of its rows is asked for that part.
 
-A texts file is written before its `<x>.open`, and the open file is not written when
-the texts could not be: an open file never names a tree its texts files do not hold,
-but for damage or a writer racing between the reads. A row whose texts are then not
-found under its tree id is parsed from its file again (`parse`), so a read is never
-wrong, and the group's open file is dropped so that the next read rebuilds it.
+A read is right because a row's texts are looked up under its own tree id: one not
+found there (damage, a writer racing between the reads, a reader of an older tree) is
+parsed from its file again (`parse`), once for both parts. Misses are kept rare: the
+texts files are written before their `<x>.open`, which is dropped when they could not
+be; and a miss of a tree the open file still names drops it, so that the next read
+rebuilds the group.
 """
 
 from __future__ import annotations
@@ -71,10 +72,14 @@ class TextFiles:
         """A row's texts from its item file, for a row whose kept texts were not found."""
         return made_texts(self.parse(row.item_id, row.blob_id), row.label)
 
-    def lost(self, fan: str) -> None:
+    def lost(self, fan: str, tree_id: str) -> None:
         """The texts of a fan-out's open rows were not kept: its open file is dropped, so
-        the next read rebuilds the group."""
-        self.files.drop(f"{fan[:1]}.open")
+        the next read rebuilds the group, when it still names this tree (else the reader
+        is the stale one, and the files on disk agree)."""
+        opened = self.files.read(f"{fan[:1]}.open")
+        entry = opened.get(fan) if isinstance(opened, dict) else None
+        if isinstance(entry, tuple) and entry and entry[0] == tree_id:
+            self.files.drop(f"{fan[:1]}.open")
 
     def write(self, group: str, entries: dict[int, dict[str, Any]]) -> bool:
         """Both texts files of a group; whether both were written."""
@@ -88,23 +93,27 @@ class FanTexts:
     """The texts of one fan-out's rows, as stored for its tree: each part read when a
     row first asks for it."""
 
-    __slots__ = ("fan", "held", "source", "tree_id")
+    __slots__ = ("fan", "held", "made", "source", "tree_id")
 
     def __init__(self, source: TextFiles, fan: str, tree_id: str) -> None:
         self.source = source
         self.fan = fan
         self.tree_id = tree_id
         self.held: list[dict[str, Any] | None] = [None, None]
+        self.made: dict[str, Held] = {}  # rows parsed again: both parts at once
 
     def text(self, row: Row, part: int) -> Any:
         held = self.held[part]
         if held is None:
             held = self.source.stored(self.fan, self.tree_id, part)
             if held is None:
-                self.source.lost(self.fan)
+                self.source.lost(self.fan, self.tree_id)
                 held = {}
             self.held[part] = held
         text = held.get(row.item_id)
         if text is None:  # not kept for this tree: made from the item file
-            text = held[row.item_id] = self.source.make(row)[part]
+            made = self.made.get(row.item_id)
+            if made is None:
+                made = self.made[row.item_id] = self.source.make(row)
+            text = held[row.item_id] = made[part]
         return text

@@ -37,9 +37,9 @@ character of the fan-out: 32 groups, not 1,024 files):
 When a fan-out tree id differs from the one stored, rows and entries whose
 (name, blob id) is unchanged are reused and only the other files are parsed.
 A `Row` holds the blob id, the item's shortest unique label, the `Summary`
-(the fields the reading verbs filter, sort and print on), its validated
-canonical data (marshalled, loaded only when asked for) and its `--json` text
-as an element of a listing.
+(the fields the reading verbs filter, sort and print on), and where its texts
+are: its validated canonical data (marshalled) and its `--json` text as an
+element of a listing, read only when asked for (`<x>.data`, `<x>.json`).
 
 A large rebuild (a new clone, a deleted cache) is split between two
 processes (`split.halves`): a child builds half of the groups and writes their
@@ -194,9 +194,12 @@ class ItemCache:
             kept[fan] = (tree_id, rows, _tally(settled), _nodes(settled))
             known[fan] = (tree_id, settled)
             texts.made[fan] = (tree_id, made)
-        parts = {part: _texts_entry(texts, kept, part) for part in (DATA, JSON)}
+        fans = {fan: texts.fan(fan, entry[0]) for fan, entry in kept.items()}
+        parts = {part: _texts_entry(texts, kept, part, fans) for part in (DATA, JSON)}
         if texts.write(group, parts):  # an open file never names a tree its texts lack
             self.files.write(f"{group}.open", kept)
+        else:  # nor does an older one: the next read rebuilds the group
+            self.files.drop(f"{group}.open")
         self._write_keys(group, kept, texts)
         current = {
             fan: known[fan] for fan in kept if fan in known and known[fan][0] == kept[fan][0]
@@ -429,14 +432,16 @@ class ItemCache:
             shown.step(READING, len(stale), len(stale))
 
 
-def _texts_entry(texts: TextFiles, kept: dict[str, Any], part: int) -> dict[str, Any]:
+def _texts_entry(
+    texts: TextFiles, kept: dict[str, Any], part: int, fans: dict[str, Any]
+) -> dict[str, Any]:
     """One part of a group's texts file: for each fan-out, its tree id and each open row's
     text (a fan-out that did not change keeps what its texts file held)."""
     entry = {}
     for fan, (tree_id, rows, _, _) in kept.items():
         held = texts.stored(fan, tree_id, part)
         if held is None or any(row[0] not in held for row in rows):  # lost: made again
-            rebuilt = rows_of(rows, texts.fan(fan, tree_id))
+            rebuilt = rows_of(rows, fans[fan])
             held = {row.item_id: row.texts.text(row, part) for row in rebuilt}
         entry[fan] = (tree_id, held)
     return entry

@@ -189,7 +189,8 @@ class Snapshot:
         return found
 
     def rows(self, cache: ItemCache) -> list[Row]:
-        """Every item's cached `Row` (id, blob id, label, summary, data, JSON text).
+        """Every item's cached `Row` (id, blob id, label, summary, and its texts: data and
+        JSON text).
 
         Starts from this commit's tree, so the cache can only save work, never
         answer for another state of the ledger.

@@ -3,13 +3,19 @@ asked for, never taken for another tree's, and an open file never written withou
 
 from __future__ import annotations
 
+import json
+import marshal
 import shutil
+from collections import Counter
 from pathlib import Path
 
 import pytest
 
 from gitcoop.domain import ids
-from gitcoop.store.fast.read_cache import cache_dir
+from gitcoop.store.fast import cache_files
+from gitcoop.store.fast.read_cache import ItemCache, cache_dir
+from gitcoop.store.ledger.snapshot import Snapshot
+from gitcoop.store.repository import open_repo
 from tests.conftest import coop
 
 pytestmark = pytest.mark.fast_only  # what the cache keeps; nothing is kept by reference
@@ -90,3 +96,64 @@ def test_no_open_file_is_written_when_its_texts_are_not(ledger: Path) -> None:
         shutil.rmtree(root / f"{group}.json")
     assert listing("--json") == as_json
     assert (root / f"{group}.open").exists() and (root / f"{group}.json").is_file()
+
+
+def snap(ledger: Path) -> Snapshot:
+    repo = open_repo(str(ledger))
+    return Snapshot(repo, repo.tip())
+
+
+def crowded_group(made: list[str]) -> tuple[str, list[str]]:
+    """A group of fan-outs holding at least two of the items, and them."""
+    group, n = Counter(ids.fanout(i)[:1] for i in made).most_common(1)[0]
+    assert n >= 2
+    return group, [i for i in made if ids.fanout(i)[:1] == group]
+
+
+def test_a_reader_of_an_older_tree_leaves_the_current_open_file(ledger: Path) -> None:
+    made = add_items(24)
+    group, mine = crowded_group(made)
+    listing("--json")
+    view = snap(ledger).open_view(ItemCache(str(ledger / ".git")))  # rows, no texts yet
+    assert coop("take", mine[0]).code == 0
+    listing("--json")  # another reader rebuilds the group for the new tree
+    row = next(r for r in view.rows if r.item_id == mine[0])
+    assert json.loads(row.json)["status"] == "open"  # its own tree's, from its file
+    assert (cache_root(ledger) / f"{group}.open").exists()  # the stale reader drops nothing
+    fresh = ItemCache(str(ledger / ".git"))
+    snap(ledger).open_view(fresh)
+    assert fresh.parsed == 0
+
+
+def test_a_row_whose_texts_are_lost_is_parsed_once(ledger: Path) -> None:
+    made = add_items(24)
+    group, mine = crowded_group(made)
+    listing("--json")
+    for suffix in ("data", "json"):
+        (cache_root(ledger) / f"{group}.{suffix}").unlink()
+    cache = ItemCache(str(ledger / ".git"))
+    row = next(r for r in snap(ledger).open_view(cache).rows if r.item_id == mine[0])
+    assert row.data()["id"] == mine[0] and json.loads(row.json)["id"] == mine[0]
+    assert cache.parsed == 1
+
+
+def test_an_open_file_goes_when_its_texts_cannot_be_written(
+    ledger: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    made = add_items(24)
+    group, mine = crowded_group(made)
+    listing("--json")
+    cache = ItemCache(str(ledger / ".git"))
+
+    def size(name: str) -> int:
+        return len(marshal.dumps((cache_files.FORMAT, name, cache.read(name))))
+
+    limit = size(f"{group}.json") - 1  # the JSON texts no longer fit; the open file does
+    assert size(f"{group}.open") < limit
+    monkeypatch.setattr(cache_files, "MAX_FILE_BYTES", limit)
+    assert coop("take", mine[0]).code == 0
+    again = ItemCache(str(ledger / ".git"))
+    rows = snap(ledger).open_view(again).rows  # rebuilds the group for the new tree
+    assert not (cache_root(ledger) / f"{group}.open").exists()  # none naming the old tree
+    taken = next(r for r in rows if r.item_id == mine[0])
+    assert json.loads(taken.json)["status"] == "taken"
