@@ -21,6 +21,7 @@ import pytest
 from gitcoop.store.fast import REFERENCE
 from tests.conftest import Clones, coop_in, git
 from tests.hostile.forge import MALLORY, REF, Team, commit, team, tip
+from tests.hostile.policy import signed_team
 from tests.hostile.test_second_parent import PATHS, on_path, pushed
 from tests.rawledger import Entry, open_raw, rewrite
 
@@ -64,3 +65,25 @@ def test_a_fanout_folder_made_a_gitlink_on_the_chain_is_refused_by_both_checks(
     if top == "items":  # nothing dropped: the layout names the entry
         assert f"items/{crew.todo[3:5]}: not an allowed name or mode" in said[1], said
     assert said[0] == said[1]
+
+
+@pytest.mark.parametrize("local", [False, True])
+def test_a_ledger_requiring_signed_commits_refuses_the_gitlinked_fanout(
+    clones: Clones, tmp_path: Path, local: bool
+) -> None:
+    """Under `require_signed` every fetch is checked whole (`windows.streamable`): the
+    path a person's clone takes, no COOP_REFERENCE needed. mallory's commit adds no event,
+    so it needs no signature; with local work the victim would merge it and push it on."""
+    crew = signed_team(clones, tmp_path).crew
+    if local:
+        assert coop_in(crew.victim, "note", crew.todo, "local work").code == 0
+    before = tip(crew.victim)
+    made = commit(crew.mallory, _gitlinked(crew, "items"), [tip(crew.mallory)], MALLORY)
+    git(crew.mallory, "update-ref", REF, made)
+    git(crew.mallory, "push", "-q", "-f", "origin", f"{made}:{REF}")
+    for _ in range(2):  # a second sync neither takes it in nor pushes anything on
+        synced = coop_in(crew.victim, "sync")
+        assert synced.code == 4, (synced.code, synced.err)
+        assert "not an allowed name or mode" in synced.err, synced.err
+        assert tip(crew.victim) == before
+    assert git(crew.remote, "rev-parse", REF).strip() == made  # only mallory's own push
