@@ -227,8 +227,8 @@ class Trees(Objects):
             if folders != [None, None] and levels <= 0:
                 status = "deleted" if now is None else "modified"
                 found.append(Delta(status, here, now[1] if now else "", now[0] if now else 0))
-            elif folders[0] is None and now is not None:  # a file became a folder
-                self._came(now, here, found, levels, empty)
+            elif folders[0] is None and now is not None and folders[1] is not None:
+                self._came(now, here, found, levels, empty)  # a file became a folder
             elif folders != [None, None]:
                 self._compare(folders[0], folders[1], here, found, levels - 1, None, empty)
             if now is not None and _kind(now[0]) != TREE:
