@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pygit2
 import pytest
 
 from gitcoop.errors import BadLedger, NoLedger
@@ -11,7 +12,7 @@ from gitcoop.service.context import Context
 from gitcoop.service.fsck import Report, fsck, summary
 from gitcoop.store.ledger import codec
 from tests.conftest import coop, git
-from tests.rawledger import REF, commit_tree, open_raw, put, read, replaced
+from tests.rawledger import EXEC, GITLINK, LINK, REF, commit_tree, open_raw, put, read, replaced
 
 
 def check(full: bool = False) -> Report:
@@ -250,3 +251,18 @@ def test_no_ledger_and_an_unreadable_tip_are_errors_not_breaches(repo: Path) -> 
     git(repo, "update-ref", "refs/coop/ledger", blob)
     with pytest.raises(BadLedger, match="refs/coop/ledger"):
         check()
+
+
+@pytest.mark.parametrize("mode", [EXEC, LINK, GITLINK])
+def test_an_item_file_whose_mode_changed_is_surveyed_again_after_a_checked_tip(
+    busy: Path, mode: int
+) -> None:
+    """The survey after a tip checked whole reads the entries that changed since, in mode
+    as in id: a mode-only change is a layout breach as a whole survey names it."""
+    check()
+    path = item_file(busy)
+    blob = git(busy, "rev-parse", f"refs/coop/ledger:{path}").strip()
+    put(busy, path.split("/"), oid=pygit2.Oid(hex=blob), mode=mode)
+    later, whole = check(), check(full=True)
+    layout = ("layout", path)
+    assert layout in rules(later) and layout in rules(whole), (later.breaches, whole.breaches)

@@ -128,15 +128,15 @@ def _names(tree: Any) -> list[str]:
 
 
 def _differ(repo: Repo, tree: Any, oid: Any, path: str, suffix: str) -> set[str]:
-    """The item ids whose entry in `tree` differs from the one in the tree `oid` (the
-    remembered tip's, surveyed and checked then)."""
+    """The item ids whose entry in `tree` differs, in mode or in id, from the one in the
+    tree `oid` (the remembered tip's, surveyed and checked then)."""
     if tree is None:
         return set()
-    before: dict[str, str] = {}
+    before: dict[str, tuple[int, str]] = {}
     if oid is not None:
         with contextlib.suppress(BadLedger):
-            before = {entry.name: str(entry.id) for entry in repo.tree(oid, path)}
-    names = (e.name for e in tree if before.get(e.name) != str(e.id))
+            before = {e.name: (e.filemode, str(e.id)) for e in repo.tree(oid, path)}
+    names = (e.name for e in tree if before.get(e.name) != (e.filemode, str(e.id)))
     return {name.removesuffix(suffix) for name in names}
 
 
