@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import re
 from collections import defaultdict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -118,8 +119,7 @@ def _fsck(repo: Repo, tip: Oid, full: bool) -> Report:
     commits = repo.commits_since(tip, report.since)
     _check_history(report, repo, commits)
     # a tip the survey found unreadable cannot be judged: its breaches are listed already
-    fresh = {info.oid for info in commits}
-    _check_states(report, repo, tip, fresh, judge_tip=not found.problems)
+    _check_states(report, repo, tip, commits, judge_tip=not found.problems)
     if not report.breaches:
         with contextlib.suppress(OSError, EnvironmentFailed):  # read-only: remembers nothing
             repo.ensure_reflog(CHECKED)  # a move by anything but fsck is then seen
@@ -303,13 +303,17 @@ def _check_history(report: Report, repo: Repo, commits: list[CommitInfo]) -> Non
         commit, parents = info.oid, list(info.parents)
         first = parents[0] if parents else None
         floor, after = _clocks_around(report, repo, commit, parents, clocks)
-        for fan in _changed_folders(repo, first, commit):
-            deltas = (  # "": events/ is not a folder on one side, and compared whole
-                repo.changes_in(first, commit, EVENTS, fan)
-                if fan
-                else repo.changes(first, commit, EVENTS)
-            )
-            _check_deltas(report, repo, info, deltas, floor, after)
+        try:
+            for fan in _changed_folders(repo, first, commit):
+                deltas = (  # "": events/ is not a folder on one side, and compared whole
+                    repo.changes_in(first, commit, EVENTS, fan)
+                    if fan
+                    else repo.changes(first, commit, EVENTS)
+                )
+                _check_deltas(report, repo, info, deltas, floor, after)
+        except BadLedger as breach:  # a listing git could not have written: named here
+            path, what = _located(breach.message)
+            report.add(path, "history", f"in commit {commit[:12]}: {what}")
     shown.step("checking the ledger's history", len(commits), len(commits))
 
 
@@ -378,23 +382,44 @@ def _check_new_clocks(
 
 
 def _check_states(
-    report: Report, repo: Repo, tip: Oid, fresh: set[Oid], judge_tip: bool = True
+    report: Report, repo: Repo, tip: Oid, commits: list[CommitInfo], judge_tip: bool = True
 ) -> None:
-    """Each commit on the first-parent chain not checked as a state before (`fresh`, and
-    those the tip checked whole last held only aside, `_unchecked_chain`) holds
-    exactly its first parent's state plus the events it adds (H1-H3); the format-1 part
-    of the history, when checked from the root, is checked at its last commit as format 1
-    was. Each commit's events are read for it alone: a window of one commit's."""
+    """Each commit on the first-parent chain not checked as a state before (of `commits`,
+    and those the tip checked whole last held only aside, `_unchecked_chain`) holds
+    exactly its first parent's state plus the events it adds (H1-H3); every other commit
+    of `commits`, which only a merge's second parent reaches, passes what a fetch checks
+    of such a commit on its own (H5-H7). The format-1 part of the history, when checked
+    from the root, is checked at its last commit as format 1 was. Each commit's events
+    are read for it alone: a window of one commit's."""
+    fresh = {info.oid for info in commits}
     chain = _unchecked_chain(repo, tip, fresh, report.since)
-    if judge_tip and chain and _in_windows(report, repo, chain):
+    on_chain = set(chain)
+    # parents first: the chain's commits held aside below the fresh ones, then the fresh
+    ordered = [
+        *(
+            CommitInfo(c, tuple(repo.commit_parents(c)), repo.commit_author(c) or "")
+            for c in chain
+            if c not in fresh
+        ),
+        *commits,
+    ]
+    if judge_tip and chain and _in_windows(report, repo, ordered, on_chain):
         return
     history = History(repo, Reader(repo))
     shown = progress.reporter()
-    for done, commit in enumerate(chain):
-        shown.step("checking each commit's state", done, len(chain))
+    for done, info in enumerate(ordered):
+        shown.step("checking each commit's state", done, len(ordered))
+        commit = info.oid
         if commit == tip and not judge_tip:
             continue
         reader = history.reader = Reader(repo)
+        if commit not in on_chain:  # a commit aside: checked on its own, as a fetch does
+            try:
+                history.check(info)
+            except BadLedger as breach:
+                path, what = _located(breach.message)
+                report.add(path, "history", f"in commit {commit[:12]} (aside): {what}")
+            continue
         try:
             after = Snapshot(repo, commit)
             if after.config.format < 2:
@@ -408,9 +433,7 @@ def _check_states(
             joined = joining.join(repo, reader, parents[0] if parents else None, commit)
             joining.holds_state(joined, after)
         except BadLedger as breach:  # "PATH: what is wrong", named here by its commit too
-            path, _, what = breach.message.partition(": ")
-            if not what or " " in path:
-                path, what = REF, breach.message
+            path, what = _located(breach.message)
             report.add(path, "state", f"in commit {commit[:12]}: {what}")
             continue
         for event in joined.events:
@@ -425,7 +448,20 @@ def _check_states(
                     f"commit {commit[:12]}: the ledger change {event.id} by {event.actor} "
                     f"was refused where it joined: {why}"
                 )
-    shown.step("checking each commit's state", len(chain), len(chain))
+    shown.step("checking each commit's state", len(ordered), len(ordered))
+
+
+def _located(message: str) -> tuple[str, str]:
+    """A breach's path and what is wrong there; a leading "commit X: " is dropped (the
+    report names the commit itself), and a message naming no path is the ledger's."""
+    message = _NAMED.sub("", message)
+    path, _, what = message.partition(": ")
+    if not what or " " in path:
+        return REF, message
+    return path, what
+
+
+_NAMED = re.compile(r"^commit [0-9a-f]{7,40}: ")
 
 
 def _unchecked_chain(repo: Repo, tip: Oid, fresh: set[Oid], since: Oid | None) -> list[Oid]:
@@ -446,20 +482,19 @@ def _unchecked_chain(repo: Repo, tip: Oid, fresh: set[Oid], since: Oid | None) -
     return chain
 
 
-def _in_windows(report: Report, repo: Repo, chain: list[Oid]) -> bool:
-    """Whether the chain holds its states, checked a fan-out folder at a time as a fetch
-    is (`boundary/windows.py`), its refused changes of the ledger's own noted; False when
-    it cannot be (format 1, signed writes required) or holds a breach, which the check
+def _in_windows(report: Report, repo: Repo, commits: list[CommitInfo], on_chain: set[Oid]) -> bool:
+    """Whether the commits pass, checked a fan-out folder at a time as a fetch is
+    (`boundary/windows.py`): those of the chain hold their states, the others pass on
+    their own; the chain's refused changes of the ledger's own are noted. False when it
+    cannot be (format 1, signed writes required) or holds a breach, which the check
     commit by commit then lists, each one."""
-    infos = [
-        CommitInfo(c, tuple(repo.commit_parents(c)), repo.commit_author(c) or "") for c in chain
-    ]
+    chain = [info for info in commits if info.oid in on_chain]
     history = History(repo, Reader(repo))
     refused: list[tuple[Oid, Event, str]] = []
     try:
-        if not windows.streamable(repo, history, infos):
+        if not windows.streamable(repo, history, chain):
             return False
-        windows.check(repo, history, infos, infos, None, refused=refused)  # keeps no file
+        windows.check(repo, history, commits, chain, None, refused=refused)  # keeps no file
     except BadLedger:
         return False
     for commit, event, why in refused:
