@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import contextlib
 import itertools
-import re
 from collections import defaultdict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -38,7 +37,7 @@ from gitcoop.service.context import Context
 from gitcoop.store.boundary import format1, joining, windows
 from gitcoop.store.boundary.history import History, Reader
 from gitcoop.store.boundary.windows import OBJECTS_CACHED, changed_names, top_entry
-from gitcoop.store.ledger.layout import CHECKED, EVENT_FILE_RE, EVENTS, ITEMS, REF
+from gitcoop.store.ledger.layout import CHECKED, EVENT_FILE_RE, EVENTS, ITEMS, MODE_TREE, REF
 from gitcoop.store.ledger.snapshot import Snapshot
 from gitcoop.store.ledger.survey import Window, survey
 from gitcoop.store.repository import CommitInfo, Delta, Oid, Repo
@@ -304,17 +303,27 @@ def _check_history(report: Report, repo: Repo, commits: list[CommitInfo]) -> Non
         first = parents[0] if parents else None
         floor, after = _clocks_around(report, repo, commit, parents, clocks)
         try:
-            for fan in _changed_folders(repo, first, commit):
+            folders = _changed_folders(repo, first, commit)
+        except BadLedger as breach:  # a listing git could not have written: named here
+            _history_breach(report, breach, commit)
+            continue
+        for fan in folders:  # one folder's breach hides none of another's
+            try:
                 deltas = (  # "": events/ is not a folder on one side, and compared whole
                     repo.changes_in(first, commit, EVENTS, fan)
                     if fan
                     else repo.changes(first, commit, EVENTS)
                 )
-                _check_deltas(report, repo, info, deltas, floor, after)
-        except BadLedger as breach:  # a listing git could not have written: named here
-            path, what = _located(breach.message)
-            report.add(path, "history", f"in commit {commit[:12]}: {what}")
+            except BadLedger as breach:
+                _history_breach(report, breach, commit)
+                continue
+            _check_deltas(report, repo, info, deltas, floor, after)
     shown.step("checking the ledger's history", len(commits), len(commits))
+
+
+def _history_breach(report: Report, breach: BadLedger, commit: Oid) -> None:
+    path, what = _located(breach.message, commit)
+    report.add(path, "history", f"in commit {commit[:12]}: {what}")
 
 
 def _check_deltas(
@@ -344,10 +353,10 @@ def _check_deltas(
 
 def _changed_folders(repo: Repo, first: Oid | None, commit: Oid) -> list[str]:
     """The names under events/ whose entries differ between the two commits, in mode or
-    in id, sorted (`windows.changed_names`); "" when events/ is not a folder on either
-    side."""
+    in id, sorted (`windows.changed_names`); [""] when events/ is not a folder on one
+    side or the other."""
     was, now = top_entry(repo, first, EVENTS), top_entry(repo, commit, EVENTS)
-    if any(entry is not None and entry.filemode != 0o040000 for entry in (was, now)):
+    if any(entry is not None and entry.filemode != MODE_TREE for entry in (was, now)):
         return [""]
     if now is not None:
         repo.check_written(now.id, EVENTS)  # as `changes` reads it: BadLedger unless git's
@@ -387,81 +396,97 @@ def _check_states(
     """Each commit on the first-parent chain not checked as a state before (of `commits`,
     and those the tip checked whole last held only aside, `_unchecked_chain`) holds
     exactly its first parent's state plus the events it adds (H1-H3); every other commit
-    of `commits`, which only a merge's second parent reaches, passes what a fetch checks
-    of such a commit on its own (H5-H7). The format-1 part of the history, when checked
+    of `commits`, which only a merge's second parent reaches, passes on its own what a
+    fetch checks of such a commit (H5-H7). The format-1 part of the history, when checked
     from the root, is checked at its last commit as format 1 was. Each commit's events
     are read for it alone: a window of one commit's."""
     fresh = {info.oid for info in commits}
     chain = _unchecked_chain(repo, tip, fresh, report.since)
+    everything = _parents_first(repo, chain, fresh, commits)
     on_chain = set(chain)
-    # parents first: the chain's commits held aside below the fresh ones, then the fresh
-    ordered = [
-        *(
-            CommitInfo(c, tuple(repo.commit_parents(c)), repo.commit_author(c) or "")
-            for c in chain
-            if c not in fresh
-        ),
-        *commits,
-    ]
-    if judge_tip and chain and _in_windows(report, repo, ordered, on_chain):
+    if judge_tip and chain and _in_windows(report, repo, everything, on_chain):
         return
+    following = dict(itertools.pairwise(chain))  # each chain commit's next
     history = History(repo, Reader(repo))
     shown = progress.reporter()
-    for done, info in enumerate(ordered):
-        shown.step("checking each commit's state", done, len(ordered))
-        commit = info.oid
-        if commit == tip and not judge_tip:
+    for done, info in enumerate(everything):
+        shown.step("checking each commit's state", done, len(everything))
+        if info.oid == tip and not judge_tip:
             continue
-        reader = history.reader = Reader(repo)
-        if commit not in on_chain:  # a commit aside: checked on its own, as a fetch does
-            try:
-                history.check(info)
-            except BadLedger as breach:
-                path, what = _located(breach.message)
-                report.add(path, "history", f"in commit {commit[:12]} (aside): {what}")
-            continue
-        try:
-            after = Snapshot(repo, commit)
-            if after.config.format < 2:
-                if report.since is None and (commit == tip or _format(repo, chain, done + 1) >= 2):
-                    format1.check_tip(reader, None, commit, {})
-                continue
-            parents = repo.commit_parents(commit)
-            # what every fetch checks of a commit (H5-H7): content ids among the rest
-            author = repo.commit_author(commit) or ""
-            history.check(CommitInfo(commit, tuple(parents), author))
-            joined = joining.join(repo, reader, parents[0] if parents else None, commit)
-            joining.holds_state(joined, after)
-        except BadLedger as breach:  # "PATH: what is wrong", named here by its commit too
-            path, what = _located(breach.message)
-            report.add(path, "state", f"in commit {commit[:12]}: {what}")
-            continue
-        for event in joined.events:
-            why = joined.unsigned.get(event.id)
-            if why is not None:
-                report.notes.append(
-                    f"commit {commit[:12]}: event {event.id} by {event.actor} was {why}"
-                )
-        for event, why in joined.state.refused:  # a change of roles, settings or keys
-            if event.id not in joined.unsigned:
-                report.notes.append(
-                    f"commit {commit[:12]}: the ledger change {event.id} by {event.actor} "
-                    f"was refused where it joined: {why}"
-                )
-    shown.step("checking each commit's state", len(ordered), len(ordered))
+        history.reader = Reader(repo)
+        if info.oid in on_chain:
+            _check_state(report, repo, history, info, following.get(info.oid))
+        else:
+            _check_aside(report, history, info)
+    shown.step("checking each commit's state", len(everything), len(everything))
 
 
-def _located(message: str) -> tuple[str, str]:
-    """A breach's path and what is wrong there; a leading "commit X: " is dropped (the
-    report names the commit itself), and a message naming no path is the ledger's."""
-    message = _NAMED.sub("", message)
+def _parents_first(
+    repo: Repo, chain: list[Oid], fresh: set[Oid], commits: list[CommitInfo]
+) -> list[CommitInfo]:
+    """The commits to check, parents first: the chain's commits the tip checked whole last
+    held aside (below the fresh ones), then the fresh (`commits`, parents first)."""
+    held = [
+        CommitInfo(c, tuple(repo.commit_parents(c)), repo.commit_author(c) or "")
+        for c in chain
+        if c not in fresh
+    ]
+    return [*held, *commits]
+
+
+def _check_aside(report: Report, history: History, info: CommitInfo) -> None:
+    """A commit only a merge's second parent reaches: what a fetch checks of it on its
+    own (H5-H7), its breach named "(aside)"."""
+    try:
+        history.check(info)
+    except BadLedger as breach:
+        path, what = _located(breach.message, info.oid)
+        report.add(path, "history", f"in commit {info.oid[:12]} (aside): {what}")
+
+
+def _check_state(
+    report: Report, repo: Repo, history: History, info: CommitInfo, following: Oid | None
+) -> None:
+    """A commit of the chain holds its first parent's state plus the events it adds; its
+    events and the ledger changes refused where they joined are noted. A format-1 commit
+    is checked as format 1 was, at the last format-1 commit of a check from the root
+    (`following`: the chain's next commit, None at its end)."""
+    commit, reader = info.oid, history.reader
+    try:
+        after = Snapshot(repo, commit)
+        if after.config.format < 2:
+            if report.since is None and _format_of(repo, following) >= 2:
+                format1.check_tip(reader, None, commit, {})
+            return
+        history.check(info)  # what every fetch checks of a commit (H5-H7): content ids too
+        joined = joining.join(repo, reader, info.parents[0] if info.parents else None, commit)
+        joining.holds_state(joined, after)
+    except BadLedger as breach:  # "PATH: what is wrong", named here by its commit too
+        path, what = _located(breach.message, commit)
+        report.add(path, "state", f"in commit {commit[:12]}: {what}")
+        return
+    for event in joined.events:
+        why = joined.unsigned.get(event.id)
+        if why is not None:
+            report.notes.append(
+                f"commit {commit[:12]}: event {event.id} by {event.actor} was {why}"
+            )
+    for event, why in joined.state.refused:  # a change of roles, settings or keys
+        if event.id not in joined.unsigned:
+            report.notes.append(
+                f"commit {commit[:12]}: the ledger change {event.id} by {event.actor} "
+                f"was refused where it joined: {why}"
+            )
+
+
+def _located(message: str, commit: Oid) -> tuple[str, str]:
+    """A breach's path and what is wrong there; a leading "commit X: " naming `commit` is
+    dropped (the report names it itself), and a message naming no path is the ledger's."""
+    message = message.removeprefix(f"commit {commit[:12]}: ")
     path, _, what = message.partition(": ")
     if not what or " " in path:
         return REF, message
     return path, what
-
-
-_NAMED = re.compile(r"^commit [0-9a-f]{7,40}: ")
 
 
 def _unchecked_chain(repo: Repo, tip: Oid, fresh: set[Oid], since: Oid | None) -> list[Oid]:
@@ -505,12 +530,12 @@ def _in_windows(report: Report, repo: Repo, commits: list[CommitInfo], on_chain:
     return True
 
 
-def _format(repo: Repo, chain: list[Oid], at: int) -> int:
-    """The format of the commit at `chain[at]` (2 past its end: none comes after)."""
-    if at >= len(chain):
+def _format_of(repo: Repo, commit: Oid | None) -> int:
+    """The format of `commit` (2 for None: nothing comes after)."""
+    if commit is None:
         return 2
     try:
-        return Snapshot(repo, chain[at]).config.format
+        return Snapshot(repo, commit).config.format
     except BadLedger:
         return 2
 

@@ -38,5 +38,5 @@ def test_fsck_finds_what_a_merges_second_parent_carries(
     checked = coop_in(crew.mallory, "fsck", *args, env=env)
     said = checked.out + checked.err
     assert checked.code == 1, (checked.code, said)
-    assert f"in commit {side[:12]}" in said, said
+    assert f"[history] in commit {side[:12]} (aside): " in said, said  # the side's own check
     assert "Traceback" not in said

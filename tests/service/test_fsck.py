@@ -253,16 +253,19 @@ def test_no_ledger_and_an_unreadable_tip_are_errors_not_breaches(repo: Path) -> 
         check()
 
 
-@pytest.mark.parametrize("mode", [EXEC, LINK, GITLINK])
-def test_an_item_file_whose_mode_changed_is_surveyed_again_after_a_checked_tip(
-    busy: Path, mode: int
+@pytest.mark.parametrize("mode", [EXEC, LINK, GITLINK, "event folder"])
+def test_an_entry_whose_mode_changed_is_surveyed_again_after_a_checked_tip(
+    busy: Path, mode: int | str
 ) -> None:
     """The survey after a tip checked whole reads the entries that changed since, in mode
-    as in id: a mode-only change is a layout breach as a whole survey names it."""
+    as in id: a mode-only change (an item file's, or an event folder made a gitlink) is a
+    layout breach as a whole survey names it."""
     check()
     path = item_file(busy)
+    if mode == "event folder":
+        path, mode = "events/" + path.removeprefix("items/").removesuffix(".yaml"), GITLINK
     blob = git(busy, "rev-parse", f"refs/coop/ledger:{path}").strip()
-    put(busy, path.split("/"), oid=pygit2.Oid(hex=blob), mode=mode)
+    put(busy, path.split("/"), oid=pygit2.Oid(hex=blob), mode=int(mode))
     later, whole = check(), check(full=True)
     layout = ("layout", path)
     assert layout in rules(later) and layout in rules(whole), (later.breaches, whole.breaches)

@@ -19,10 +19,12 @@ from hypothesis import strategies as st
 from gitcoop.store.git.objects import Oid
 from gitcoop.store.ledger.repo import open_repo
 from tests.conftest import make_repo
-from tests.rawledger import BLOB, EXEC, LINK, TREE, open_raw, write_tree
+from tests.rawledger import BLOB, EXEC, GITLINK, LINK, TREE, open_raw, write_tree
 
 names = st.sampled_from(["a", "b", "c.yaml", "00", "td-x", "é"])
-leaf = st.tuples(st.sampled_from([BLOB, BLOB, EXEC, LINK]), st.sampled_from([b"1", b"2", b"3"]))
+leaf = st.tuples(
+    st.sampled_from([BLOB, BLOB, EXEC, LINK, GITLINK]), st.sampled_from([b"1", b"2", b"3"])
+)
 
 
 def folders(depth: int) -> st.SearchStrategy[dict[str, Any]]:

@@ -14,6 +14,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -256,3 +257,27 @@ def test_a_team_moving_over_takes_the_old_releases_format_1_commits(clones: Clon
     assert synced.code == 0, (synced.code, synced.err)
     assert "format: 2" in git(bare, "cat-file", "-p", f"{REF}:coop.yaml")
     assert coop_in(erin, "fsck", "--full").code == 0
+
+
+def test_fsck_folds_a_format_1_history_once_at_its_last_commit(
+    clones: Clones, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The format-1 part of a history is checked as format 1 was, at its last commit only
+    (a fold of the whole ledger each time), whatever commits aside its merges hold: the
+    bundle's history merges two commits of alice's aside."""
+    from gitcoop.store.boundary import format1
+
+    remote_from_bundle(clones)
+    carol = clones.clone("carol")
+    assert coop_in(carol, "sync").code == 0
+    folded: list[str] = []
+    real = format1.check_tip
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        folded.append(args[2])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(format1, "check_tip", counted)
+    checked = coop_in(carol, "fsck", "--full")
+    assert checked.code == 0, checked.out + checked.err
+    assert folded == [git(carol, "rev-parse", REF).strip()]
