@@ -44,7 +44,7 @@ from gitcoop.store.fast import reference
 from gitcoop.store.fast.cache_rows import quiet_summary
 from gitcoop.store.git.commits import CommitInfo
 from gitcoop.store.git.objects import Oid
-from gitcoop.store.ledger.layout import EVENTS, ITEMS
+from gitcoop.store.ledger.layout import EVENTS, ITEMS, MODE_TREE
 from gitcoop.store.ledger.repo import Repo
 from gitcoop.store.ledger.snapshot import CheckedFiles, Snapshot
 
@@ -224,7 +224,7 @@ def _fans(repo: Repo, info: CommitInfo, chain: bool) -> set[str]:
     found: set[str] = set()
     for top in (EVENTS, ITEMS) if chain else (EVENTS,):
         was, now = top_entry(repo, first, top), top_entry(repo, info.oid, top)
-        if not chain and now is not None and now.filemode == 0o040000 and _moved(was, now):
+        if not chain and now is not None and now.filemode == MODE_TREE and _differs(was, now):
             repo.check_written(now.id, top)
         found |= changed_names(repo, was, now, top)
     return found
@@ -244,20 +244,21 @@ def changed_names(repo: Repo, was: Any, now: Any, top: str) -> set[str]:
     """The names under `top` whose entry differs between two of its versions (entries, or
     None): in mode or in id, as a whole commit's reading compares them (`Repo.changes`).
     A `top` that is not a folder is listed as one entry named ""."""
-    if not _moved(was, now):
+    if not _differs(was, now):
         return set()  # one entry: nothing changed below it
     old, new = _listing(repo, was, top), _listing(repo, now, top)
     return {name for name in old.keys() | new.keys() if old.get(name) != new.get(name)}
 
 
-def _moved(was: Any, now: Any) -> bool:
+def _differs(was: Any, now: Any) -> bool:
+    """Whether two versions of one entry (or None) differ, in mode or in id."""
     return was is None or now is None or (was.filemode, was.id) != (now.filemode, now.id)
 
 
 def _listing(repo: Repo, entry: Any, top: str) -> dict[str, tuple[int, str]]:
     if entry is None:
         return {}
-    if entry.filemode != 0o040000:
+    if entry.filemode != MODE_TREE:
         return {"": (entry.filemode, str(entry.id))}  # not a folder: `changed` names it
     return {e.name: (e.filemode, str(e.id)) for e in repo.tree(entry.id, top)}
 

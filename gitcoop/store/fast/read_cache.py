@@ -75,7 +75,7 @@ from gitcoop.store.fast.cache_rows import (
     rows_of,
     summarise,
 )
-from gitcoop.store.fast.cache_texts import Made, TextFiles
+from gitcoop.store.fast.cache_texts import FanTexts, Made, TextFiles
 from gitcoop.store.fast.open_keys import Incoming, Keys, derive, incoming_of, pack, unpack
 
 __all__ = ["MAX_FILE_BYTES", "cache_dir"]
@@ -193,9 +193,9 @@ class ItemCache:
             )
             kept[fan] = (tree_id, rows, _tally(settled), _nodes(settled))
             known[fan] = (tree_id, settled)
-            texts.made[fan] = (tree_id, made)
+            texts.rebuilt[fan] = (tree_id, made)
         fans = {fan: texts.fan(fan, entry[0]) for fan, entry in kept.items()}
-        parts = {part: _texts_entry(texts, kept, part, fans) for part in (DATA, JSON)}
+        parts = {part: _texts_file(texts, kept, part, fans) for part in (DATA, JSON)}
         if texts.write(group, parts):  # an open file never names a tree its texts lack
             self.files.write(f"{group}.open", kept)
         else:  # nor does an older one: the next read rebuilds the group
@@ -208,7 +208,7 @@ class ItemCache:
         return kept
 
     def _rebuild_open(
-        self, listed: list[Entry], old: Any, known: Any, parse: Quick, old_texts: Any
+        self, listed: list[Entry], old: Any, known: Any, parse: Quick, old_texts: FanTexts | None
     ) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]], Made]:
         """One fan-out's open rows, settled entries and the rows' texts: unchanged files
         reused, the rest parsed."""
@@ -432,14 +432,14 @@ class ItemCache:
             shown.step(READING, len(stale), len(stale))
 
 
-def _texts_entry(
-    texts: TextFiles, kept: dict[str, Any], part: int, fans: dict[str, Any]
+def _texts_file(
+    texts: TextFiles, kept: dict[str, Any], part: int, fans: dict[str, FanTexts]
 ) -> dict[str, Any]:
     """One part of a group's texts file: for each fan-out, its tree id and each open row's
     text (a fan-out that did not change keeps what its texts file held)."""
     entry = {}
     for fan, (tree_id, rows, _, _) in kept.items():
-        held = texts.stored(fan, tree_id, part)
+        held = texts.kept(fan, tree_id, part)
         if held is None or any(row[0] not in held for row in rows):  # lost: made again
             rebuilt = rows_of(rows, fans[fan])
             held = {row.item_id: row.texts.text(row, part) for row in rebuilt}
