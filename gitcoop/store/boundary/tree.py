@@ -16,6 +16,7 @@ from typing import Any
 from gitcoop.domain.bounds import printable
 from gitcoop.domain.ids import ItemId, fanout
 from gitcoop.errors import BadLedger
+from gitcoop.store.git.objects import listing, version
 from gitcoop.store.ledger.layout import (
     EVENTS,
     FANOUT_RE,
@@ -92,13 +93,13 @@ def _folder(was: Any, tree: Any, path: str, top: str) -> set[ItemId]:
     of the commit (`tree`). Only an entry that is not the parent's, name, id and mode, has
     its name and mode checked: the parent's were where its state was judged (H3), and a
     folder holds ~1,000 entries at a million items, of which a commit changes one or two."""
-    before = {entry.name: (entry.id, entry.filemode) for entry in was} if was is not None else {}
+    before = listing(was) if was is not None else {}
     found = set()
     for entry in tree if tree is not None else ():
-        name, kept = entry.name, before.pop(entry.name, None)
-        if kept != (entry.id, entry.filemode):
+        name, kept, now = entry.name, before.pop(entry.name, None), version(entry)
+        if kept != now:
             _check_entry(entry, path, top)
-            if kept is None or kept[0] != entry.id:
+            if kept is None or kept[1] != now[1]:  # its mode alone changed: checked above
                 found.add(name)
     found.update(before)  # what the commit removed
     return {ItemId(name[:-5] if top == ITEMS else name) for name in found}
@@ -121,12 +122,12 @@ def _listing(tree: Any, path: str | None = None) -> dict[str, tuple[int, str]]:
     and events/ hold fan-out folders only: a gitlink of a folder's id is not one)."""
     if tree is None:
         return {}
-    listing = {}
-    for entry in tree:
-        if path is not None and not is_fanout(entry.name, entry.filemode):
-            raise _not_allowed(path, entry.name)
-        listing[entry.name] = (entry.filemode, str(entry.id))
-    return listing
+    found = listing(tree)
+    if path is not None:
+        for name, (mode, _) in found.items():
+            if not is_fanout(name, mode):
+                raise _not_allowed(path, name)
+    return found
 
 
 def _id(entry: tuple[int, str] | None) -> str | None:

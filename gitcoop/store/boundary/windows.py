@@ -43,7 +43,7 @@ from gitcoop.store.boundary.tree import tops_written
 from gitcoop.store.fast import reference
 from gitcoop.store.fast.cache_rows import quiet_summary
 from gitcoop.store.git.commits import CommitInfo
-from gitcoop.store.git.objects import Oid
+from gitcoop.store.git.objects import Oid, listing, version
 from gitcoop.store.ledger.layout import EVENTS, ITEMS, MODE_TREE
 from gitcoop.store.ledger.repo import Repo
 from gitcoop.store.ledger.snapshot import CheckedFiles, Snapshot
@@ -252,15 +252,15 @@ def changed_names(repo: Repo, was: Any, now: Any, top: str) -> set[str]:
 
 def _differs(was: Any, now: Any) -> bool:
     """Whether two versions of one entry (or None) differ, in mode or in id."""
-    return was is None or now is None or (was.filemode, was.id) != (now.filemode, now.id)
+    return was is None or now is None or version(was) != version(now)
 
 
 def _listing(repo: Repo, entry: Any, top: str) -> dict[str, tuple[int, str]]:
     if entry is None:
         return {}
     if entry.filemode != MODE_TREE:
-        return {"": (entry.filemode, str(entry.id))}  # not a folder: `changed` names it
-    return {e.name: (e.filemode, str(e.id)) for e in repo.tree(entry.id, top)}
+        return {"": version(entry)}  # not a folder: `changed` names it
+    return listing(repo.tree(entry.id, top))
 
 
 def _window(

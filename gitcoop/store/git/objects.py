@@ -25,6 +25,18 @@ TREE_CACHE_LIMIT = 1024 * 1024
 OBJECT_CACHE_DEFAULT = 256 * 1024 * 1024  # libgit2's
 
 
+def version(entry: Any) -> tuple[int, str]:
+    """What makes an entry of a tree this entry and no other: its mode and object id. Two
+    versions of a path differ when either does (a folder made a gitlink of its own id is
+    a change), as git's diff compares them."""
+    return entry.filemode, str(entry.id)
+
+
+def listing(tree: Any) -> dict[str, tuple[int, str]]:
+    """Each entry's `version` by name."""
+    return {entry.name: version(entry) for entry in tree}
+
+
 def entry_at(tree: Any, path: str) -> Any:
     """`tree[path]`, or None when the tree holds nothing there, found by position.
 

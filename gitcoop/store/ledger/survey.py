@@ -20,7 +20,7 @@ from gitcoop.domain.ids import ItemId, fanout
 from gitcoop.domain.record_type import record_type
 from gitcoop.domain.records import Event, Item, LedgerConfig, RecordError
 from gitcoop.errors import BadLedger
-from gitcoop.store.git.objects import Oid
+from gitcoop.store.git.objects import Oid, listing, version
 from gitcoop.store.ledger import codec
 from gitcoop.store.ledger.layout import (
     COOP_FILE,
@@ -135,8 +135,8 @@ def _differ(repo: Repo, tree: Any, oid: Any, path: str, suffix: str) -> set[str]
     before: dict[str, tuple[int, str]] = {}
     if oid is not None:
         with contextlib.suppress(BadLedger):
-            before = {e.name: (e.filemode, str(e.id)) for e in repo.tree(oid, path)}
-    names = (e.name for e in tree if before.get(e.name) != (e.filemode, str(e.id)))
+            before = listing(repo.tree(oid, path))
+    names = (e.name for e in tree if before.get(e.name) != version(e))
     return {name.removesuffix(suffix) for name in names}
 
 
