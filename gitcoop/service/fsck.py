@@ -305,7 +305,7 @@ def _check_history(report: Report, repo: Repo, commits: list[CommitInfo]) -> Non
         try:
             folders = _changed_folders(repo, first, commit)
         except BadLedger as breach:  # a listing git could not have written: named here
-            _history_breach(report, breach, commit)
+            _breach(report, "history", breach, commit)
             continue
         for fan in folders:  # one folder's breach hides none of another's
             try:
@@ -315,15 +315,21 @@ def _check_history(report: Report, repo: Repo, commits: list[CommitInfo]) -> Non
                     else repo.changes(first, commit, EVENTS)
                 )
             except BadLedger as breach:
-                _history_breach(report, breach, commit)
+                _breach(report, "history", breach, commit)
                 continue
             _check_deltas(report, repo, info, deltas, floor, after)
     shown.step("checking the ledger's history", len(commits), len(commits))
 
 
-def _history_breach(report: Report, breach: BadLedger, commit: Oid) -> None:
-    path, what = _located(breach.message, commit)
-    report.add(path, "history", f"in commit {commit[:12]}: {what}")
+def _breach(report: Report, rule: str, breach: BadLedger, commit: Oid, aside: bool = False) -> None:
+    """A refusal met checking `commit`, reported at its path and naming the commit ("PATH:
+    what is wrong"; a leading "commit X: " naming this commit is dropped, and a message
+    naming no path is the ledger's)."""
+    message = breach.message.removeprefix(f"commit {commit[:12]}: ")
+    path, _, what = message.partition(": ")
+    if not what or " " in path:
+        path, what = REF, message
+    report.add(path, rule, f"in commit {commit[:12]}{' (aside)' if aside else ''}: {what}")
 
 
 def _check_deltas(
@@ -440,8 +446,7 @@ def _check_aside(report: Report, history: History, info: CommitInfo) -> None:
     try:
         history.check(info)
     except BadLedger as breach:
-        path, what = _located(breach.message, info.oid)
-        report.add(path, "history", f"in commit {info.oid[:12]} (aside): {what}")
+        _breach(report, "history", breach, info.oid, aside=True)
 
 
 def _check_state(
@@ -461,9 +466,8 @@ def _check_state(
         history.check(info)  # what every fetch checks of a commit (H5-H7): content ids too
         joined = joining.join(repo, reader, info.parents[0] if info.parents else None, commit)
         joining.holds_state(joined, after)
-    except BadLedger as breach:  # "PATH: what is wrong", named here by its commit too
-        path, what = _located(breach.message, commit)
-        report.add(path, "state", f"in commit {commit[:12]}: {what}")
+    except BadLedger as breach:
+        _breach(report, "state", breach, commit)
         return
     for event in joined.events:
         why = joined.unsigned.get(event.id)
@@ -477,16 +481,6 @@ def _check_state(
                 f"commit {commit[:12]}: the ledger change {event.id} by {event.actor} "
                 f"was refused where it joined: {why}"
             )
-
-
-def _located(message: str, commit: Oid) -> tuple[str, str]:
-    """A breach's path and what is wrong there; a leading "commit X: " naming `commit` is
-    dropped (the report names it itself), and a message naming no path is the ledger's."""
-    message = message.removeprefix(f"commit {commit[:12]}: ")
-    path, _, what = message.partition(": ")
-    if not what or " " in path:
-        return REF, message
-    return path, what
 
 
 def _unchecked_chain(repo: Repo, tip: Oid, fresh: set[Oid], since: Oid | None) -> list[Oid]:
