@@ -31,7 +31,7 @@ def owed_json(entry: Owed, now: datetime) -> dict[str, Any]:
     data.update(
         marks=list(entry.marks),
         owed_for_seconds=int((now - entry.obligation.since).total_seconds()),
-        conflicts=len(entry.item.conflicts),
+        conflicts=entry.item.conflicts,
     )
     return data
 
@@ -137,7 +137,7 @@ def _marks(entry: Owed) -> list[str]:
         when = entry.item.taken_at or ob.since
         marks.append(f"taken in the future, at {format_instant(when)}: check that clone's clock")
     if entry.item.conflicts:
-        conflicts = count(len(entry.item.conflicts), "conflict")
+        conflicts = count(entry.item.conflicts, "conflict")
         marks.append(f"{conflicts} on this item: git coop show {entry.label}")
     return marks
 

@@ -194,6 +194,8 @@ _OBLIGATION = Fields(
 
 def obligation(data: Any) -> PlainData:
     """An obligation's fields (DESIGN.md §5), or RecordError."""
+    if not _is_mapping(data):
+        raise RecordError("obligation must be a mapping or null")
     if data.get("status") not in ("pending", "resolved"):
         raise RecordError("obligation.status must be pending or resolved")
     sessions = data.get("sessions") or []
@@ -393,6 +395,27 @@ def checked(data: Mapping[str, Any]) -> PlainData:
             del found[name]
     _written(found["obligation"])
     _written(found["previous_obligation"])
+    return found
+
+
+_HEADING = Fields(
+    (("id", text), ("title", text), ("version", _count_or_zero), ("taken_at", maybe_instant)),
+    "",
+    whole=("version",),
+)
+
+
+def heading(data: Mapping[str, Any]) -> PlainData:
+    """The few fields a list of what items owe shows of each (`owed`), and how many
+    conflicts it holds, as `fields` gives them (or RecordError): `fields` checks every
+    field of an item, ~25 us; these take ~3."""
+    found = _HEADING.of(data)
+    if not ITEM_ID_RE.match(found["id"]):
+        raise RecordError(f"id is not an item id: {found['id']!r}")
+    conflicts = data.get("conflicts") or []
+    if not isinstance(conflicts, list):
+        raise RecordError("evidence, conflicts, takeovers and links must be lists")
+    found["conflicts"] = len(conflicts)
     return found
 
 

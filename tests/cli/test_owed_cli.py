@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
+from gitcoop.service import owed
 from tests.conftest import coop
 from tests.service.queue_fixtures import CONFIRM, install
 
@@ -92,3 +95,32 @@ def test_a_pick_through_the_queue_is_owed_in_two_hours(ledger: Path) -> None:
     label = picked.json()["short_id"]
     assert owed_ids(env=at("11:59")) == []
     assert owed_ids(env=at("12:00")) == [label]
+
+
+def test_past_many_items_the_open_index_shows_what_the_files_show(
+    ledger: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With `owed.MANY` items or more to show, `owed` reads their rows of the open index
+    instead of their files: the same lines and the same JSON either way, with every mark
+    and hint an obligation can carry (a blocked report, an escalation, a park, a take in
+    the future, a note)."""
+    many = owed.MANY
+    made = [take(f"work {n}", BOB if n % 2 else DAVE) for n in range(many + 1)]
+    steps = [
+        ("report", made[0], "blocked", "--reason", "waits on CI", "--as", DAVE),
+        ("review", made[1], "escalate", "--reason", "stuck", "--after", "1h"),
+        ("review", made[2], "park", "--reason", "later"),
+        ("note", made[3], "half of it", "--as", BOB),
+    ]
+    for step in steps:
+        assert coop(*step, env=at("11:00")).code == 0
+    take("from a clock ahead", BOB, "10:00", day=30)
+    later = at("13:00")
+    reads = [("owed", "--all"), ("owed", "--all", "--json"), ("owed", "--json"), ("status",)]
+    shown = [coop(*args, env=later) for args in reads]
+    monkeypatch.setattr(owed, "MANY", 10**9)  # every item read from its file
+    assert [coop(*args, env=later) for args in reads] == shown
+    lines = shown[0].out
+    for hint in ("blocked: waits on CI", "escalated to owners", "parked", "taken in the future"):
+        assert hint in lines, lines
+    assert len(shown[1].json()) == many + 2

@@ -249,3 +249,23 @@ def test_a_quiet_summary_is_the_summary_of_a_settled_item_needing_nothing(item: 
     settled = replace(item, status="done", conflicts=(), takeovers=(), obligation=None)
     assert quiet_summary(item.id, settled.to_data()) == summarise(settled.to_data())
     assert quiet_summary(item.id, replace(settled, status="open").to_data()) is None
+
+
+@settings(max_examples=40, deadline=None)
+@given(items)
+def test_a_heading_reads_as_the_whole_item_does(item: Item) -> None:
+    """`heading` checks the few fields `owed` shows by the same rules as `fields`: what
+    `fields` reads, `heading` reads the same; what `heading` refuses, `fields` refuses."""
+    for data in [item.to_data(), *variants(item.to_data())]:
+        try:
+            whole: dict[str, Any] | None = itemdata.fields(data)
+        except RecordError:
+            whole = None
+        try:
+            found = itemdata.heading(data)
+        except RecordError:
+            assert whole is None, data
+            continue
+        if whole is not None:
+            expected = {name: whole[name] for name in ("id", "title", "version", "taken_at")}
+            assert found == {**expected, "conflicts": len(whole["conflicts"])}, data
