@@ -133,3 +133,18 @@ def test_a_commit_on_another_branch_is_found_and_a_detached_one_is_not(ledger: P
     commit(ledger, f"Loose\n\nCoop-Done: {loose}\n", env=at(AFTER))
     git(ledger, "checkout", "-q", "main")
     assert [f["subject"] for f in found()] == ["Side"]
+
+
+def test_a_commit_naming_an_encoding_python_lacks_is_read_as_utf8(ledger: Path) -> None:
+    """A commit's `encoding` header is the writer's word, and git takes any: a code
+    commit fetched from a teammate naming one Python does not know is read as UTF-8 (its
+    bytes), not a traceback, and its trailers are found as any commit's."""
+    todo = add("todo", "t")
+    env = {**at(AFTER, "carol@example.com"), "GIT_CONFIG_PARAMETERS": ""}
+    env["GIT_CONFIG_COUNT"], env["GIT_CONFIG_KEY_0"] = "1", "i18n.commitEncoding"
+    env["GIT_CONFIG_VALUE_0"] = "no-such-codec"
+    commit(ledger, f"Fix t, café\n\nCoop-Done: {todo}\n", env=env)
+    assert "encoding no-such-codec" in git(ledger, "cat-file", "commit", "HEAD")
+    shown = found()
+    assert [(f["commit"], f["author"]) for f in shown] == [(head(ledger), "carol@example.com")]
+    assert shown[0]["trailers"] == [{"key": "Coop-Done", "ref": todo}]

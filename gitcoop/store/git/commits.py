@@ -3,6 +3,7 @@ what one tip has that another lacks."""
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
@@ -36,10 +37,10 @@ class Commits(Objects):
         """(sha, when, author's email, subject, rest of the message, is a merge) of a
         commit: what the board's activity view shows of each ledger commit."""
         obj = self._commit(commit)
-        offset = timezone(timedelta(minutes=obj.author.offset))
-        at = datetime.fromtimestamp(obj.author.time, UTC).astimezone(offset)
-        message = obj.message or ""
-        subject, _, body = message.partition("\n")
+        at = when(obj.author)
+        with contextlib.suppress(OverflowError, ValueError):  # past year 9999 there: UTC
+            at = at.astimezone(timezone(timedelta(minutes=obj.author.offset)))
+        subject, _, body = message(obj).partition("\n")
         merge = len(obj.parent_ids) > 1
         return str(obj.id), at, _email(obj), subject, body.strip(), merge
 
@@ -118,6 +119,34 @@ class Commits(Objects):
 
 
 def _email(commit: Any) -> str:
-    """The author's email as written (undecodable bytes stay visible as escapes)."""
-    raw: bytes = commit.author.raw_email
+    return email(commit.author)
+
+
+# A commit's texts are read as UTF-8, whatever its `encoding` header names: the header is
+# its writer's word, git takes any (pygit2 then raises LookupError on a name Python does
+# not know), and gitcoop writes UTF-8. Bytes that are not UTF-8 stay visible as escapes.
+
+
+def message(commit: Any) -> str:
+    """A commit's message as written."""
+    raw: bytes = commit.raw_message
     return raw.decode("utf-8", errors="backslashreplace")
+
+
+def email(signature: Any) -> str:
+    """An author's or committer's email as written."""
+    raw: bytes = signature.raw_email
+    return raw.decode("utf-8", errors="backslashreplace")
+
+
+_EARLIEST = datetime.min.replace(tzinfo=UTC)
+_LATEST = datetime.max.replace(microsecond=0, tzinfo=UTC)
+
+
+def when(signature: Any) -> datetime:
+    """An author's or committer's time, in UTC. git takes times Python's datetime cannot
+    hold (past year 9999): such a time is the nearest it can."""
+    try:
+        return datetime.fromtimestamp(signature.time, UTC)
+    except (OverflowError, OSError, ValueError):
+        return _LATEST if signature.time > 0 else _EARLIEST

@@ -13,6 +13,7 @@ from typing import Any
 
 from gitcoop.domain.record_type import record_type
 from gitcoop.errors import NoLedger
+from gitcoop.store.git.commits import email, message, when
 from gitcoop.store.git.libgit2 import pygit2
 from gitcoop.store.git.repo import Repo
 
@@ -40,12 +41,11 @@ def read_commit(repo: Repo, rev: str = "HEAD") -> CommitInfo:
 
 
 def _info(commit: Any) -> CommitInfo:
-    at = datetime.fromtimestamp(commit.committer.time, UTC)
+    at = when(commit.committer)
     parents = commit.parent_ids
     first = str(parents[0]) if parents else None
-    return CommitInfo(
-        str(commit.id), commit.message, commit.author.email, commit.committer.email, at, first
-    )
+    texts = message(commit), email(commit.author), email(commit.committer)
+    return CommitInfo(str(commit.id), *texts, at, first)
 
 
 def on_a_branch(repo: Repo, sha: str) -> bool:
