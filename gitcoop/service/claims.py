@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import contextlib
 import random
-import sys
 import time
 from collections.abc import Callable
 from datetime import datetime
@@ -58,15 +57,11 @@ from gitcoop.store.git import lock
 from gitcoop.store.ledger import merge, transport
 from gitcoop.store.ledger.layout import remote_ref
 from gitcoop.store.ledger.transport import TransportFailed
-from gitcoop.store.repository import Oid, Repo
+from gitcoop.store.repository import Oid, Repo, stderr_notice
 
 CLAIM_ATTEMPTS = 10
 RECENT_VIEW = 1.0  # seconds: a remote tip taken in this recently is leased on unfetched
 PUBLISH_ATTEMPTS = 3
-
-
-def _notice(message: str) -> None:
-    print(f"gitcoop: {message}", file=sys.stderr)
 
 
 @record_type
@@ -79,7 +74,7 @@ class Tries:
     sleep: Callable[[float], None] = time.sleep
     jitter: Callable[[float, float], float] = random.uniform
     clock: Callable[[], float] = time.monotonic
-    notice: Callable[[str], None] = _notice
+    notice: Callable[[str], None] = stderr_notice
 
     def pause(self, attempt: int, round_trip: float = 0.0) -> None:
         """Nothing before the first attempt; then a random share of a doubling bound.

@@ -16,6 +16,7 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from gitcoop.domain.bounds import printable
 from gitcoop.domain.record_type import record_type
 from gitcoop.errors import BadLedger, ChangedUnderWrite
 from gitcoop.store.git import environment
@@ -26,7 +27,10 @@ STALE_AFTER = 5.0  # seconds; git holds a ref lock for milliseconds
 
 
 def stderr_notice(message: str) -> None:
-    print(f"gitcoop: {message}", file=sys.stderr)
+    """A one-line notice on stderr, for writes run outside the CLI's own output (a claim's
+    merge, a stale lock removed); escaped as everything shown is (H8: it may quote a
+    fetched identity)."""
+    print(f"gitcoop: {printable(message)}", file=sys.stderr)
 
 
 class RefLocked(ChangedUnderWrite):
