@@ -5,9 +5,19 @@ actor in 0.15 s of CPU, not 2.4, and the commits named in 0.64 s, not 2.7 (docs/
 Finding the few items that mention a string, without parsing every item file.
 
 A hook must stay fast on a ledger of 10,000 items: reading raw blobs and
-parsing only those that contain the string costs a fraction of loading them
-all. The writer's YAML never wraps or escapes plain ASCII values (its width
-is unbounded), so an sha or an e-mail address appears in the bytes verbatim.
+parsing only those that may hold the string costs a fraction of loading them
+all. Which files may hold it is decided on what the boundary guarantees, the
+data, not the bytes: a fetched file may spell a value otherwise than gitcoop's
+writer does (`joining` compares an item file with its state as data). YAML
+makes a value's text differ from its bytes in three ways only: a backslash
+escape (in double quotes), `''` for `'` (in single quotes), and a line break
+folded into a space. So a file with neither of the first two holds each run
+of non-space characters of each value as it is (`_may_hold`).
+
+The commits the events name are found the same way: a file whose bytes hold no
+backslash and no run of hex digits as long as a sha holds none in its values,
+and a file that holds one is parsed (its bytes may hold it in a comment, which
+names nothing).
 """
 
 from __future__ import annotations
@@ -31,29 +41,39 @@ from gitcoop.store.ledger.snapshot import Snapshot
 
 
 def items_containing(snapshot: Snapshot, needle: str) -> Iterator[Item]:
-    """Items whose file contains `needle`; the caller checks the field it meant.
+    """Items whose file may hold `needle` in a value; the caller checks the field it meant.
     Under `COOP_REFERENCE=1`, every item: the caller's check alone decides."""
-    raw = needle.encode("utf-8")
+    parts = [part.encode("utf-8") for part in needle.split()]
+    quoted = "'" in needle
     every = reference()
     for fan, tree in snapshot.fanouts(ITEMS):
         for entry in tree:
             path = f"{ITEMS}/{fan}/{entry.name}"
             if not is_item_file(entry.name, entry.filemode):
                 raise BadLedger(f"{path}: not an allowed item file")
-            if every or raw in snapshot.repo.blob_bytes(entry.id, path, snapshot.cap):
+            if every or _may_hold(
+                snapshot.repo.blob_bytes(entry.id, path, snapshot.cap), parts, quoted
+            ):
                 item = snapshot.item(ItemId(entry.name[:-5]))
                 if item is not None:
                     yield item
+
+
+def _may_hold(data: bytes, parts: list[bytes], quoted: bool) -> bool:
+    """Whether a YAML file's values may hold a text whose runs of non-space characters are
+    `parts` (`quoted`: the text holds a `'`). Without a backslash, and without `''` when
+    the text holds a `'`, every run of non-space characters of a value is in the bytes."""
+    return b"\\" in data or (quoted and b"''" in data) or all(part in data for part in parts)
 
 
 _SHA = pattern(rb"(?<![0-9a-f])[0-9a-f]{40}(?:[0-9a-f]{24})?(?![0-9a-f])")
 
 
 def commits_named(snapshot: Snapshot) -> set[str]:
-    """Every full commit sha any event of the ledger names (read raw, parsed never; under
-    `COOP_REFERENCE=1`, parsed, and the shas taken from its values)."""
+    """Every full commit sha any key or value of any event of the ledger holds (under
+    `COOP_REFERENCE=1`, every event file parsed)."""
     found: set[str] = set()
-    parsed = reference()
+    every = reference()
     for fan, tree in snapshot.fanouts(EVENTS):
         for folder in tree:
             if not is_event_folder(folder.name, folder.filemode):
@@ -62,10 +82,16 @@ def commits_named(snapshot: Snapshot) -> set[str]:
             for entry in snapshot.repo.tree(folder.id, where):
                 path = f"{where}/{entry.name}"
                 data = snapshot.repo.blob_bytes(entry.id, path, snapshot.cap)
-                if parsed:
-                    data = b"\n".join(_values(codec.load(data, path, snapshot.cap)))
-                found.update(match.decode() for match in _SHA.findall(data))
+                if every or _may_name_commits(data):
+                    values = b"\n".join(_values(codec.load(data, path, snapshot.cap)))
+                    found.update(match.decode() for match in _SHA.findall(values))
     return found
+
+
+def _may_name_commits(data: bytes) -> bool:
+    """Whether a YAML file's values may hold a sha: without a backslash, a run of hex
+    digits in a value is in the bytes as it is."""
+    return b"\\" in data or _SHA.search(data) is not None
 
 
 def _values(value: Any) -> Iterator[bytes]:

@@ -12,6 +12,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
 from gitcoop.domain.records import Item
 from gitcoop.service.context import Context, read_ledger
@@ -85,3 +87,73 @@ def test_by_reference_the_same_items_and_commits(
     assert [held_by(path, a) for a in ACTORS] + [done_with(path, s) for s in shas] == quick
     assert blob_search.commits_named(read_ledger(Context(path=str(path)))) == named
     assert set(shas) <= named
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    value=st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), min_size=1),
+    cut=st.tuples(st.integers(0, 40), st.integers(1, 40)),
+    style=st.sampled_from([None, "'", '"', "|", ">"]),
+    width=st.sampled_from([8, 20, 4096]),
+)
+def test_a_file_holding_a_text_in_any_spelling_may_hold_it(
+    value: str, cut: tuple[int, int], style: str | None, width: int
+) -> None:
+    """Whatever style and width YAML spells a value in (quoted, folded, escaped), a file
+    whose value holds a text is one `_may_hold` keeps: the raw search misses nothing."""
+    import io
+
+    from ruamel.yaml import YAML
+    from ruamel.yaml.error import YAMLError
+
+    start = min(cut[0], len(value) - 1)
+    needle = value[start : start + cut[1]]
+    assume(needle.strip())
+    writer = YAML()
+    writer.width, writer.default_style, writer.allow_unicode = width, style, True
+    out = io.StringIO()
+    try:
+        writer.dump({"title": value}, out)
+        read = YAML(typ="safe").load(out.getvalue().encode("utf-8"))
+    except YAMLError:  # some controls ruamel will not write in a style, or read back
+        read = None
+    data = out.getvalue().encode("utf-8")
+    assume(read == {"title": value})  # a spelling that holds the value
+    parts = [part.encode("utf-8") for part in needle.split()]
+    assert blob_search._may_hold(data, parts, "'" in needle), (needle, data)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    around=st.tuples(st.text(max_size=12), st.text(max_size=12)),
+    sha=st.text("0123456789abcdef", min_size=40, max_size=40),
+    style=st.sampled_from([None, "'", '"', "|", ">", "escaped"]),
+    width=st.sampled_from([8, 20, 4096]),
+)
+def test_a_file_naming_a_commit_in_any_spelling_is_parsed(
+    around: tuple[str, str], sha: str, style: str | None, width: int
+) -> None:
+    """A file whose values name a sha holds, in any spelling, a backslash or a run of hex
+    digits a sha's length in its bytes: `commits_named` parses it, and misses nothing."""
+    import io
+
+    from ruamel.yaml import YAML
+    from ruamel.yaml.error import YAMLError
+
+    value = around[0] + sha + around[1]
+    writer = YAML()
+    writer.width, writer.allow_unicode = width, True
+    writer.default_style = None if style == "escaped" else style
+    out = io.StringIO()
+    if style == "escaped":  # as no writer spells it, but YAML reads it: every character escaped
+        escaped = "".join(f"\\U{ord(c):08x}" for c in value)
+        out.write(f'note: "{escaped}"\n')
+    try:
+        if style != "escaped":
+            writer.dump({"note": value}, out)
+        read = YAML(typ="safe").load(out.getvalue().encode("utf-8"))
+    except YAMLError:  # some controls ruamel will not write in a style, or read back
+        read = None
+    data = out.getvalue().encode("utf-8")
+    assume(read == {"note": value} and blob_search._SHA.search(value.encode("utf-8")))
+    assert blob_search._may_name_commits(data), data
