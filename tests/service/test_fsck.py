@@ -269,3 +269,17 @@ def test_an_entry_whose_mode_changed_is_surveyed_again_after_a_checked_tip(
     later, whole = check(), check(full=True)
     layout = ("layout", path)
     assert layout in rules(later) and layout in rules(whole), (later.breaches, whole.breaches)
+
+
+def test_an_item_file_with_no_events_is_a_state_breach_named_once(busy: Path) -> None:
+    """From format 2 an item file is its state (H3), not the fold of its folder: a copy of
+    an item under an id with no events is the state breach of the commit that wrote it,
+    named once, by the rule it breaks."""
+    path = item_file(busy)
+    data = codec.load(read(busy, path), path)
+    twin = data["id"][:-1] + ("x" if data["id"][-1] != "x" else "y")
+    data["id"] = twin
+    put(busy, ["items", path.split("/")[1], f"{twin}.yaml"], codec.dump(data))
+    for full in (False, True):
+        named = [(b.rule, b.path) for b in check(full).breaches if twin in b.path]
+        assert named == [("state", f"items/{path.split('/')[1]}/{twin}.yaml")], named
