@@ -56,8 +56,9 @@ from gitcoop.store.boundary import remembered
 from gitcoop.store.git import lock
 from gitcoop.store.ledger import merge, transport
 from gitcoop.store.ledger.layout import remote_ref
+from gitcoop.store.ledger.notice import stderr_notice
 from gitcoop.store.ledger.transport import TransportFailed
-from gitcoop.store.repository import Oid, Repo, stderr_notice
+from gitcoop.store.repository import Oid, Repo
 
 CLAIM_ATTEMPTS = 10
 RECENT_VIEW = 1.0  # seconds: a remote tip taken in this recently is leased on unfetched

@@ -18,7 +18,7 @@ from __future__ import annotations
 from gitcoop.store.git.commits import CommitInfo
 from gitcoop.store.git.config import config_key, config_parameters
 from gitcoop.store.git.objects import Oid
-from gitcoop.store.git.refs import STALE_AFTER, Backoff, RefLocked, stderr_notice
+from gitcoop.store.git.refs import STALE_AFTER, Backoff, RefLocked
 from gitcoop.store.git.repo import PACK_FILES_OPEN, library_versions
 from gitcoop.store.git.trees import Delta
 from gitcoop.store.git.writes import WRITE_RETRIES, Sign, enable_fsync
@@ -41,5 +41,4 @@ __all__ = [
     "init_repo",
     "library_versions",
     "open_repo",
-    "stderr_notice",
 ]

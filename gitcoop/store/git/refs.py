@@ -11,12 +11,10 @@ from __future__ import annotations
 
 import contextlib
 import os
-import sys
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from gitcoop.domain.bounds import printable
 from gitcoop.domain.record_type import record_type
 from gitcoop.errors import BadLedger, ChangedUnderWrite
 from gitcoop.store.git import environment
@@ -24,13 +22,6 @@ from gitcoop.store.git.libgit2 import pygit2
 from gitcoop.store.git.objects import Oid
 
 STALE_AFTER = 5.0  # seconds; git holds a ref lock for milliseconds
-
-
-def stderr_notice(message: str) -> None:
-    """A one-line notice on stderr, for writes run outside the CLI's own output (a claim's
-    merge, a stale lock removed); escaped as everything shown is (H8: it may quote a
-    fetched identity)."""
-    print(f"gitcoop: {printable(message)}", file=sys.stderr)
 
 
 class RefLocked(ChangedUnderWrite):
@@ -188,8 +179,8 @@ class Refs:
     def clear_stale_ref_lock(
         self,
         now: float,
+        notice: Callable[[str], None],
         stale_after: float = STALE_AFTER,
-        notice: Callable[[str], None] | None = None,
     ) -> bool:
         """Remove the ref's `.lock` a dead writer left (older than `stale_after` seconds),
         with a one-line notice; True when it was stale. Call only under gitcoop's lock:
@@ -198,7 +189,7 @@ class Refs:
         if age is None or age < stale_after:
             return False
         if self.remove_ref_lock():
-            (notice or stderr_notice)(
+            notice(
                 f"removed a stale {self.ref_lock_path()} ({age:.0f}s old, left by an "
                 "interrupted writer)"
             )

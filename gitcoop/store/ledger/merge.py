@@ -37,6 +37,7 @@ from gitcoop.store.git.objects import Oid
 from gitcoop.store.git.writes import Sign, enable_fsync
 from gitcoop.store.ledger import codec, upkeep
 from gitcoop.store.ledger.layout import COOP_FILE, MODE_BLOB, MODE_TREE, event_dir, item_path
+from gitcoop.store.ledger.notice import stderr_notice
 from gitcoop.store.ledger.repo import Repo
 from gitcoop.store.ledger.snapshot import CheckedFiles, Snapshot
 
@@ -107,7 +108,9 @@ def _merge_locked(
     ours_first: bool,
 ) -> Merged:
     with writer_lock(repo.common_dir):
-        repo.clear_stale_ref_lock(time.time())  # a writer killed mid-swap left git's lock
+        repo.clear_stale_ref_lock(
+            time.time(), notice=stderr_notice
+        )  # a writer killed mid-swap left git's lock
         try:
             for _ in range(MAX_ATTEMPTS):
                 ours = repo.tip()

@@ -29,7 +29,7 @@ from gitcoop.domain.records import Event, Item, LedgerConfig
 from gitcoop.errors import ChangedUnderWrite
 from gitcoop.store.git.lock import DEFAULT_TIMEOUT, writer_lock
 from gitcoop.store.git.objects import Oid
-from gitcoop.store.git.refs import STALE_AFTER, RefLocked, stderr_notice
+from gitcoop.store.git.refs import STALE_AFTER, RefLocked
 from gitcoop.store.git.writes import Sign, enable_fsync
 from gitcoop.store.ledger import codec, upkeep
 from gitcoop.store.ledger.layout import (
@@ -41,6 +41,7 @@ from gitcoop.store.ledger.layout import (
     event_name,
     item_path,
 )
+from gitcoop.store.ledger.notice import stderr_notice
 from gitcoop.store.ledger.repo import Repo
 from gitcoop.store.ledger.snapshot import Snapshot
 
@@ -198,7 +199,7 @@ def _swap(repo: Repo, tip: Oid | None, commit: Oid, message: str, policy: Policy
 
 def clear_stale_ref_lock(repo: Repo, policy: Policy) -> bool:
     """Remove the ref's `.lock` left by a dead writer; call only under gitcoop's lock."""
-    return repo.clear_stale_ref_lock(policy.clock(), policy.stale_after, policy.notice)
+    return repo.clear_stale_ref_lock(policy.clock(), policy.notice, policy.stale_after)
 
 
 def commit_change(repo: Repo, base: Snapshot, change: Change) -> Oid:
