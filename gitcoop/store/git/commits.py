@@ -118,24 +118,32 @@ class Commits(Objects):
         yield from walker
 
 
-def _email(commit: Any) -> str:
-    return email(commit.author)
-
-
-# A commit's texts are read as UTF-8, whatever its `encoding` header names: the header is
-# its writer's word, git takes any (pygit2 then raises LookupError on a name Python does
-# not know), and gitcoop writes UTF-8. Bytes that are not UTF-8 stay visible as escapes.
+# A commit's texts are read as git shows them: in the encoding its header names when
+# Python knows it as a text encoding, else as UTF-8 (the header is its writer's word, git
+# takes any name, and pygit2 raises LookupError on one Python does not know). Bytes that
+# do not decode stay visible as escapes.
 
 
 def message(commit: Any) -> str:
     """A commit's message as written."""
-    raw: bytes = commit.raw_message
-    return raw.decode("utf-8", errors="backslashreplace")
+    return _text(commit.raw_message, commit.message_encoding)
 
 
-def email(signature: Any) -> str:
-    """An author's or committer's email as written."""
-    raw: bytes = signature.raw_email
+def email(signature: Any, encoding: str | None) -> str:
+    """An author's or committer's email as written, in its commit's `encoding`."""
+    return _text(signature.raw_email, encoding)
+
+
+def _email(commit: Any) -> str:
+    return email(commit.author, commit.message_encoding)
+
+
+def _text(raw: bytes, encoding: str | None) -> str:
+    if encoding:
+        try:
+            return raw.decode(encoding, errors="backslashreplace")
+        except LookupError:  # a name Python does not know, or not a text encoding
+            pass
     return raw.decode("utf-8", errors="backslashreplace")
 
 
@@ -144,9 +152,14 @@ _LATEST = datetime.max.replace(microsecond=0, tzinfo=UTC)
 
 
 def when(signature: Any) -> datetime:
-    """An author's or committer's time, in UTC. git takes times Python's datetime cannot
-    hold (past year 9999): such a time is the nearest it can."""
+    """An author's or committer's time (`instant`)."""
+    return instant(signature.time)
+
+
+def instant(seconds: int) -> datetime:
+    """A commit's time, in UTC. git takes times Python's datetime cannot hold (past year
+    9999): such a time is the nearest it can."""
     try:
-        return datetime.fromtimestamp(signature.time, UTC)
+        return datetime.fromtimestamp(seconds, UTC)
     except (OverflowError, OSError, ValueError):
-        return _LATEST if signature.time > 0 else _EARLIEST
+        return _LATEST if seconds > 0 else _EARLIEST

@@ -8,12 +8,12 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Iterator
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from gitcoop.domain.record_type import record_type
 from gitcoop.errors import NoLedger
-from gitcoop.store.git.commits import email, message, when
+from gitcoop.store.git.commits import email, instant, message, when
 from gitcoop.store.git.libgit2 import pygit2
 from gitcoop.store.git.repo import Repo
 
@@ -44,7 +44,8 @@ def _info(commit: Any) -> CommitInfo:
     at = when(commit.committer)
     parents = commit.parent_ids
     first = str(parents[0]) if parents else None
-    texts = message(commit), email(commit.author), email(commit.committer)
+    encoding = commit.message_encoding
+    texts = message(commit), email(commit.author, encoding), email(commit.committer, encoding)
     return CommitInfo(str(commit.id), *texts, at, first)
 
 
@@ -191,8 +192,7 @@ def read_commit_by_git(rev: str = "HEAD") -> CommitInfo | None:
     if parts is None or len(parts) != 5 or not parts[3].isdigit():
         return None
     sha, author, committer, at, message = parts
-    when = datetime.fromtimestamp(int(at), UTC)
-    return CommitInfo(sha, message.removesuffix("\n"), author, committer, when)
+    return CommitInfo(sha, message.removesuffix("\n"), author, committer, instant(int(at)))
 
 
 def merged_commits_by_git(limit: int, since: str) -> tuple[list[CommitInfo], bool]:
