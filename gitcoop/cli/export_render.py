@@ -4,6 +4,9 @@ CSV cells that a spreadsheet would run as a formula (=, +, -, @ first) are
 written with a leading `'`: an item's title is a stranger's text, and
 opening an export must not run it. For the same reason Markdown escapes
 what would be markup in ledger text, and holds event arguments in code spans.
+Every format shows the characters that draw nothing escaped, as every output
+does (docs/hardening.md, H8): JSON as `\\u` escapes, which read back as the same
+text, CSV and Markdown as `printable` shows them.
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ import json
 import re
 from typing import Any
 
-from gitcoop.domain.bounds import json_text
+from gitcoop.domain.bounds import json_escaped, json_text, printable
 from gitcoop.domain.records import PlainData
 from gitcoop.service.exporting import Exported, item_data
 
@@ -40,8 +43,10 @@ def rendered(exported: list[Exported], form: str, with_events: bool) -> str:
 
 
 def _line(value: Any) -> str:
-    """JSON on one line (JSON lines, a CSV cell), keys sorted like every --json."""
-    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    """JSON on one line (JSON lines, a CSV cell), keys sorted and spelt like every --json."""
+    return json_escaped(
+        json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    )
 
 
 def _cell(value: Any) -> str:
@@ -49,7 +54,7 @@ def _cell(value: Any) -> str:
         return ""
     if isinstance(value, list):
         value = " ".join(str(v) for v in value)
-    text = str(value)
+    text = printable(str(value), lines=True)
     return "'" + text if text.startswith(_FORMULA) else text
 
 
@@ -104,7 +109,7 @@ def _event_line(data: PlainData) -> str:
 
 def _inline(text: str) -> str:
     """One line of Markdown: line breaks become spaces."""
-    return " ".join(str(text).split())
+    return printable(" ".join(str(text).split()))
 
 
 _MARKUP = frozenset("\\`*_[]<>#!|~&")  # what starts or ends Markdown's inline structure
@@ -129,4 +134,5 @@ def _code(text: str) -> str:
 
 def _quoted(text: str) -> str:
     """A body as a block quote, so its headings cannot break the export's structure."""
-    return "\n".join("> " + line if line else ">" for line in text.splitlines())
+    lines = printable(text, lines=True).splitlines()
+    return "\n".join("> " + line if line else ">" for line in lines)

@@ -128,3 +128,22 @@ def test_markdown_escapes_a_title_so_it_cannot_forge_structure(ledger: Path) -> 
     shown = "".join(c.content for c in heading.children)  # the text a reader sees
     assert shown.endswith(": " + forged), shown
     assert "- tags: a_b\n" not in text and "- tags: a\\_b\n" in text
+
+
+HIDDEN = "".join(chr(0xE0000 + ord(c)) for c in "IGNORE") + "\u200b"
+
+
+@pytest.mark.parametrize("form", ["json", "jsonl", "csv", "markdown"])
+@pytest.mark.parametrize("events", [False, True])
+def test_every_format_escapes_what_draws_nothing(ledger: Path, form: str, events: bool) -> None:
+    """A fetched body or note may hold characters that draw nothing (tag characters, a
+    zero-width space): an instruction hidden from a person and read by an agent. Every
+    format shows them escaped, as every output does (H8); JSON's escapes read back as the
+    same text."""
+    todo = coop("add", "todo", "plain title", "--body", f"see {HIDDEN} here").out.strip()
+    assert coop("note", todo, f"noted {HIDDEN}").code == 0
+    out = coop("export", "--format", form, *(["--events"] if events else []))
+    assert out.code == 0, out.err
+    assert not set(HIDDEN) & set(out.out), ascii(out.out)
+    if form == "jsonl":
+        assert json.loads(out.out.splitlines()[0])["body"] == f"see {HIDDEN} here"
