@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from gitcoop.service import owed
-from tests.conftest import coop
+from tests.cli.test_plain_words import lost_take
+from tests.conftest import Clones, coop, coop_in
 from tests.service.queue_fixtures import CONFIRM, install
 
 BOB, DAVE = "bob@example.com", "dave@example.com"
@@ -124,3 +125,22 @@ def test_past_many_items_the_open_index_shows_what_the_files_show(
     for hint in ("blocked: waits on CI", "escalated to owners", "parked", "taken in the future"):
         assert hint in lines, lines
     assert len(shown[1].json()) == many + 2
+
+
+def test_a_conflict_on_an_owed_item_shows_alike_from_the_open_index(
+    clones: Clones, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The one value `owed` counts on the open index's path, an item's conflicts, shows as
+    reading the item's file does: a take that lost on a merge, among `owed.MANY` others."""
+    second, todo = lost_take(clones, owners=("bob@example.com",))
+    for n in range(owed.MANY):
+        work = coop_in(second, "add", "todo", f"work {n}").out.strip()
+        assert coop_in(second, "take", work, "--session", "s1").code == 0
+    later = {"COOP_NOW": "2026-12-30T10:00:00Z"}
+    reads = [("owed",), ("owed", "--json")]
+    shown = [coop_in(second, *args, env=later) for args in reads]
+    monkeypatch.setattr(owed, "MANY", 10**9)  # every item read from its file
+    assert [coop_in(second, *args, env=later) for args in reads] == shown
+    [entry] = [e for e in shown[1].json() if e["short_id"] == todo and "holder" in e]
+    assert entry["conflicts"] == 1
+    assert "1 conflict on this item" in shown[0].out

@@ -1,12 +1,11 @@
-"""A claim's merge notices reach stderr unescaped (`service/claims._notice` prints raw).
+"""A claim's merge notices are escaped as everything shown is (H8).
 
-`sync` tells what a merge refused through `cli/terminal` (escaped by `printable`), but a
-claim through the remote (`take`) merges the remote's tip itself and prints
-`reconcile.notices` with a bare `print(..., file=sys.stderr)`. A notice quotes the losing
-actor's identity, and a fetched identity may hold characters that draw nothing
-(admission refuses controls only; only a writer is refused hidden ones): tag characters
-spelling a hidden instruction to an agent reading stderr, or zero-width spaces. H8 says
-every text shown is escaped, those characters included.
+`sync` tells what a merge refused through `cli/terminal`; a claim through the remote
+(`take`) merges the remote's tip itself and tells it on stderr (`store/ledger/notice.py`).
+A notice quotes the losing actor's identity, and a fetched identity may hold characters
+that draw nothing (admission refuses controls only; only a writer is refused hidden
+ones): tag characters spelling an instruction hidden from a person and read by an agent,
+or zero-width spaces. They were printed as they were.
 """
 
 from __future__ import annotations
@@ -21,7 +20,7 @@ HIDDEN = "".join(chr(0xE0000 + ord(c)) for c in "IGNORE")
 SNEAKY = f"mallory{HIDDEN}\u200b@example.com"
 
 
-def test_a_claims_merge_notice_prints_a_peers_hidden_characters(
+def test_a_claims_merge_notice_shows_a_peers_hidden_characters_escaped(
     clones: Clones, tmp_path: Path
 ) -> None:
     crew = team(clones, tmp_path)

@@ -1,14 +1,12 @@
-"""A peer re-encodes item files (same data, other YAML bytes); the fast path's raw search misses.
+"""A peer spells item and event files otherwise (the same data); the hooks' search agrees.
 
-`store/fast/blob_search.py` finds the items naming a string by searching the item
-files' raw bytes ("the writer's YAML never wraps or escapes plain ASCII values"). But
-the boundary accepts any item file whose *data* is the state (`joining.as_state`:
-"any other file ... is read, checked, and compared with the state as data"), and a
-commit may rewrite an item file it adds no event to, as long as the data is the same
-(`holds_items`: "it stays as it was, though it may be written otherwise"). So a peer can
-push the same items spelt with YAML escapes, and every fast-path caller of
-`items_containing` (post-rewrite's sha moves, prepare-commit-msg's suggestion) then
-disagrees with the reference path (COOP_REFERENCE=1).
+`store/fast/blob_search.py` finds the items naming a string, and the commits the events
+name, by searching raw bytes. The boundary promises data, not bytes: it accepts an item
+file whose data is its state (`joining.as_state`), and an event file with a comment (an
+event's id is its content's). It took gitcoop's writer's spelling for granted, so a
+done item's sha spelt as escapes stayed on the vanished commit after post-rewrite, and a
+sha in an honest note's comment hid an unrecorded commit from backfill, where the
+reference path (COOP_REFERENCE=1) answered right.
 """
 
 from __future__ import annotations
@@ -46,7 +44,7 @@ def _escaped(sha: str) -> bytes:
     return ('"' + "".join(f"\\x{ord(c):02x}" for c in sha) + '"').encode()
 
 
-def test_an_item_file_spelt_with_escapes_hides_its_commit_from_post_rewrite(
+def test_an_item_file_spelt_with_escapes_still_moves_to_the_rewritten_commit(
     clones: Clones, tmp_path: Path
 ) -> None:
     crew = team(clones, tmp_path)
@@ -86,7 +84,7 @@ def test_an_item_file_spelt_with_escapes_hides_its_commit_from_post_rewrite(
     assert coop_in(bob, "show", todo, "--json").json()["commit_sha"] == new
 
 
-def test_a_sha_in_a_yaml_comment_hides_an_unrecorded_commit_from_backfill(
+def test_a_sha_in_a_yaml_comment_does_not_hide_an_unrecorded_commit_from_backfill(
     clones: Clones, tmp_path: Path
 ) -> None:
     """`blob_search.commits_named` takes any 40 hex digits in an event file's bytes, a YAML

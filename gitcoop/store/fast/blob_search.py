@@ -95,7 +95,7 @@ def _may_name_commits(data: bytes) -> bool:
 
 
 def _values(value: Any) -> Iterator[bytes]:
-    """Every key and scalar of parsed data, as text."""
+    """Every key and text value of parsed data (a number, a flag or null names no commit)."""
     if isinstance(value, dict):
         for key, inner in value.items():
             yield str(key).encode("utf-8")
@@ -103,5 +103,5 @@ def _values(value: Any) -> Iterator[bytes]:
     elif isinstance(value, list):
         for inner in value:
             yield from _values(inner)
-    else:
-        yield str(value).encode("utf-8")
+    elif isinstance(value, str):
+        yield value.encode("utf-8")

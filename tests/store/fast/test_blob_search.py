@@ -19,6 +19,7 @@ from gitcoop.domain.records import Item
 from gitcoop.service.context import Context, read_ledger
 from gitcoop.store import fast
 from gitcoop.store.fast import blob_search
+from gitcoop.store.ledger import codec
 from tests.conftest import coop_in, git
 
 ACTORS = ("alice@example.com", "bob@example.com", "o'brien@example.com", "zoë@example.com")
@@ -157,3 +158,11 @@ def test_a_file_naming_a_commit_in_any_spelling_is_parsed(
     data = out.getvalue().encode("utf-8")
     assume(read == {"note": value} and blob_search._SHA.search(value.encode("utf-8")))
     assert blob_search._may_name_commits(data), data
+
+
+def test_a_number_names_no_commit() -> None:
+    """A sha is text: an int whose digits run a sha's length (or whose written form runs
+    longer, as with leading zeros) names no commit either way."""
+    for data in (b"note: 01234567890123456789012345678901234567890\n", b"n: -0" + b"1" * 40):
+        values = b"\n".join(blob_search._values(codec.load(data, "events/x.yaml")))
+        assert blob_search._SHA.findall(values) == []  # as its bytes, unparsed, say
