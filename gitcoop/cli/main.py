@@ -12,6 +12,7 @@ from typing import Any
 
 from gitcoop.cli import compact
 from gitcoop.cli.terminal import warn
+from gitcoop.domain.bounds import printable
 from gitcoop.errors import BadLedger, CoopError, FetchedLedgerRefused, UsageError
 from gitcoop.service import process
 
@@ -307,14 +308,16 @@ def wants_json(args: list[str]) -> bool:
 
 def _tell(args: list[str], error: dict[str, Any], said: str | None = None) -> int:
     """The one place a failure is said: `{"error": ...}` on stdout when the answer is JSON,
-    and its sentence (`said`, else `gitcoop: MESSAGE`) on stderr; input echoed back in
-    either is cut short (`wording.bounded`). Returns the exit code."""
+    and its sentence (`said`, else `gitcoop: MESSAGE`) on stderr. A failure is said on one
+    line, every character of it shown (`printable`: a line break a fetched text brought in
+    is escaped, and cannot start a line of its own); input echoed back is cut short
+    (`wording.bounded`). Returns the exit code."""
     from gitcoop.cli.wording import bounded
 
-    error = {**error, "message": bounded(str(error["message"]))}
+    error = {**error, "message": bounded(printable(str(error["message"])))}
     if wants_json(args):
         _emit_error(error)
-    warn(bounded(said if said is not None else f"gitcoop: {error['message']}"))
+    warn(bounded(printable(said) if said is not None else f"gitcoop: {error['message']}"))
     return int(error["exit"])
 
 
