@@ -32,6 +32,7 @@ from starlette.responses import (
 from starlette.routing import Route
 
 from gitcoop.domain import obligations, readiness
+from gitcoop.domain.bounds import printable
 from gitcoop.domain.timefmt import format_instant
 from gitcoop.errors import CoopError
 from gitcoop.service import board as boards
@@ -76,15 +77,25 @@ def ago(now: datetime, then: datetime | None) -> str:
     return f"in {text}" if future else f"{text} ago"
 
 
+def _shown(value: Any) -> Any:
+    """Every value a page shows, as every output shows it: the characters that draw
+    nothing and the controls escaped (`printable`, docs/hardening.md H8), then HTML's
+    own (autoescape). Markup the board made itself is shown as it is."""
+    if isinstance(value, str) and not isinstance(value, Markup):
+        return printable(value, lines=True)
+    return value
+
+
 def _environment() -> Environment:
     env = Environment(
         loader=PackageLoader("gitcoop.web", "templates"),
         autoescape=True,
         trim_blocks=True,
         lstrip_blocks=True,
+        finalize=_shown,
     )
     env.filters["instant"] = lambda at: format_instant(at) if at is not None else ""
-    env.filters["markdown"] = lambda text: Markup(markdown(text or ""))
+    env.filters["markdown"] = lambda text: Markup(markdown(printable(text or "", lines=True)))
     env.filters["short"] = lambda sha: (sha or "")[:12]
     env.globals["due_words"] = readiness.due_words  # `list`'s words for an item's own due date
     return env
@@ -224,10 +235,11 @@ def build(settings: Settings) -> Any:
             )
         except CoopError as error:
             if wants_json:
-                return JSONResponse({"ok": False, "message": error.message, "code": error.code})
+                message, code = printable(error.message), error.code
+                return JSONResponse({"ok": False, "message": message, "code": code})
             return refused(request, error)
         if wants_json:
-            return JSONResponse({"ok": True, "message": said.message, "item": said.item})
+            return JSONResponse({"ok": True, "message": printable(said.message), "item": said.item})
         back = fields.get("back") or "/"
         if not back.startswith("/") or back.startswith("//"):
             back = "/"
