@@ -189,17 +189,45 @@ class Graph:
         return None if back is None else [waiter, *back]
 
     def cycles(self) -> list[list[str]]:
-        """One cycle through each group of items that wait on each other, smallest id first."""
+        """One cycle through each group of items that wait on each other, smallest id first:
+        the shortest way back to it, from the first of its steps that has one that short.
+        One search back from it over the group's reversed waits finds each step's
+        distance, so a group costs its size, not its size for each of its steps."""
+        groups = _strong_groups(self.waits)
+        member = {item: n for n, group in enumerate(groups) for item in group}
+        inside: list[dict[str, list[str]]] = [{} for _ in groups]
+        back: list[dict[str, list[str]]] = [{} for _ in groups]
+        for waiter, others in self.waits.items():
+            n = member.get(waiter)
+            if n is None:
+                continue
+            for other in others:
+                if member.get(other) == n:
+                    inside[n].setdefault(waiter, []).append(other)
+                    back[n].setdefault(other, []).append(waiter)
         found = []
-        for group in _strong_groups(self.waits):
+        for group, ahead, behind in zip(groups, inside, back, strict=True):
             start = min(group)
-            inside = {
-                k: [v for v in vs if v in group] for k, vs in self.waits.items() if k in group
-            }
-            steps = sorted(set(inside.get(start, ())))
-            chains = [c for c in (_path(inside, s, start) for s in steps) if c is not None]
-            found.append([start, *min(chains, key=len)])
+            far = _distances(behind, start)  # how many waits from each item back to start
+            steps = [s for s in sorted(set(ahead.get(start, ()))) if s in far]
+            nearest = min(steps, key=lambda s: far[s])  # the first of the shortest
+            chain = _path(ahead, nearest, start)
+            assert chain is not None  # `far` says there is one
+            found.append([start, *chain])
         return sorted(found)
+
+
+def _distances(waits: Mapping[str, list[str]], start: str) -> dict[str, int]:
+    """How many steps of `waits` each item reachable from `start` is from it."""
+    far = {start: 0}
+    queue = deque([start])
+    while queue:
+        here = queue.popleft()
+        for step in waits.get(here, ()):
+            if step not in far:
+                far[step] = far[here] + 1
+                queue.append(step)
+    return far
 
 
 def _path(waits: Mapping[str, list[str]], start: str, goal: str) -> list[str] | None:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from gitcoop.domain import dependencies, readiness
 from gitcoop.domain.dependencies import PARENT_OF, WAITING, Graph, Node
-from gitcoop.domain.ids import ItemId, fanout
+from gitcoop.domain.ids import ItemId, fanout, shortest_labels
 from gitcoop.domain.record_type import record_type
 from gitcoop.domain.records import Item
 from gitcoop.domain.timefmt import format_instant
@@ -265,7 +265,8 @@ class _Near:
         self.snapshot = snapshot
         self.cache = snapshot.cache or ItemCache(snapshot.repo.common_dir)
         self.summaries: dict[str, Summary | None] = {}
-        self.into: dict[str, list[Incoming]] = {}
+        self.into: dict[str, dict[str, list[Incoming]]] = {}  # by fan-out, by item
+        self.labels: dict[str, dict[str, str] | None] = {}  # by fan-out, once asked twice
 
     def summary(self, item_id: str) -> Summary | None:
         if item_id not in self.summaries:
@@ -283,16 +284,31 @@ class _Near:
         return s is not None and in_view(s)
 
     def incoming(self, item_id: str) -> list[Incoming]:
-        if item_id not in self.into:
-            self.into[item_id] = self.snapshot.incoming(self.cache, item_id)
-        return self.into[item_id]
+        """The links into an item: its fan-out's index is read once, for all its items."""
+        fan = fanout(item_id)
+        if fan not in self.into:
+            self.into[fan] = self.snapshot.incoming(self.cache, fan)
+        return self.into[fan].get(item_id, [])
 
     def other(self, item_id: str) -> Other:
         """An item on the other end of a link, as shown, from its own file."""
         item = self.snapshot.item(ItemId(item_id)) if self.snapshot.has_item(item_id) else None
         if item is None:
             return Other(item_id, item_id, "", "missing")
-        return Other(item_id, self.snapshot.label(item.id), item.title, item.status)
+        return Other(item_id, self.label(item.id), item.title, item.status)
+
+    def label(self, item_id: ItemId) -> str:
+        """An item's label: the first of a fan-out from one pass over its ids, every other
+        from the labels of them all, made once (an item with thousands of links into one
+        fan-out labels each in one lookup, not one pass each)."""
+        fan = fanout(item_id)
+        if fan not in self.labels:
+            self.labels[fan] = None
+            return self.snapshot.label(item_id)
+        labels = self.labels[fan]
+        if labels is None:
+            labels = self.labels[fan] = shortest_labels(self.snapshot.item_ids(fan))
+        return labels[item_id]
 
     def reached(self, start: str) -> Graph:
         from gitcoop.store.fast.open_keys import CHILD

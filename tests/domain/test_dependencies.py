@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gitcoop.domain import dependencies, readiness, rulebook
 from gitcoop.domain.dependencies import BLOCKED_BY, PARENT_OF, Graph, Node, node
@@ -194,3 +196,34 @@ def test_a_follows_link_is_held_by_the_new_item_and_waits_on_nothing() -> None:
     assert g.blockers(A) == []
     reopened = graph(Node(A, "todo", "open", ((dependencies.FOLLOWS, B),)), Node(B, "todo", "open"))
     assert reopened.blockers(A) == []  # carrying work on is not waiting on it
+
+
+def _cycles_step_by_step(g: Graph) -> list[list[str]]:
+    """`cycles` as it was first written: a search back to the group's smallest id from each
+    of its steps, the shortest kept (one search a step: the square of a long cycle)."""
+    found = []
+    for group in dependencies._strong_groups(g.waits):
+        start = min(group)
+        inside = {k: [v for v in vs if v in group] for k, vs in g.waits.items() if k in group}
+        steps = sorted(set(inside.get(start, ())))
+        chains = [c for c in (dependencies._path(inside, s, start) for s in steps) if c]
+        found.append([start, *min(chains, key=len)])
+    return sorted(found)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 11), st.integers(0, 11), st.booleans()), max_size=40))
+def test_cycles_are_the_shortest_back_to_each_groups_smallest_id(
+    edges: list[tuple[int, int, bool]],
+) -> None:
+    """One search per group, not one per step of its smallest item: the same cycles."""
+    ids = [f"td-{n:012d}" for n in range(12)]
+    links: dict[str, list[tuple[str, str]]] = {i: [] for i in ids}
+    parents: dict[str, str] = {}
+    for a, b, as_child in edges:
+        if as_child and ids[b] not in parents and a != b:
+            parents[ids[b]] = ids[a]
+        else:
+            links[ids[a]].append((BLOCKED_BY, ids[b]))
+    g = Graph(Node(i, "todo", "open", tuple(links[i]), parents.get(i)) for i in ids)
+    assert g.cycles() == _cycles_step_by_step(g)

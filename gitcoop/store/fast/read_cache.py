@@ -288,16 +288,15 @@ class ItemCache:
 
     def incoming(
         self,
-        item_id: str,
+        fan: str,
         fanouts: list[tuple[str, str]],
         entries: Listing,
         parse: Parse,
         quick: Quick | None = None,
-    ) -> list[Incoming]:
-        """The links into `item_id` (its children's too) from every item, in view or not,
-        from its group's `<x>.in`; what changed since is taken out and put back from the
-        keys of the fan-outs whose tree changed."""
-        fan = fanout(item_id)
+    ) -> dict[str, list[Incoming]]:
+        """The links into each item of fan-out `fan` (its children's too) from every item,
+        in view or not, by the item they lead to, from its group's `<x>.in`; what changed
+        since is taken out and put back from the keys of the fan-outs whose tree changed."""
         group = fan[:1]
         stored = _dict(self.files.read(f"{group}.in"))
         sources = _dict(stored.get("sources"))
@@ -320,7 +319,10 @@ class ItemCache:
                 kept += incoming_of(source, found[source], group)
             parts = pack(kept)
             self.files.write(f"{group}.in", {"sources": now, "to": parts})
-        return [entry for entry in unpack(parts, fan) if entry.target == item_id]
+        into: dict[str, list[Incoming]] = {}
+        for entry in unpack(parts, fan):
+            into.setdefault(entry.target, []).append(entry)
+        return into
 
     # -- every item -----------------------------------------------------------
 

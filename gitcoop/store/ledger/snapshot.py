@@ -228,12 +228,11 @@ class Snapshot:
         fanouts = list(self._fanout_ids())
         return cache.keys(fanouts, self._item_entries, self._item_data, self._item_quick)
 
-    def incoming(self, cache: ItemCache, item_id: str) -> list[Incoming]:
-        """The links into one item from every other, from its own group's index."""
+    def incoming(self, cache: ItemCache, fan: str) -> dict[str, list[Incoming]]:
+        """The links into each item of one fan-out from every other, by the item they lead
+        to, from its own group's index."""
         fanouts = list(self._fanout_ids())
-        return cache.incoming(
-            item_id, fanouts, self._item_entries, self._item_data, self._item_quick
-        )
+        return cache.incoming(fan, fanouts, self._item_entries, self._item_data, self._item_quick)
 
     def has_item(self, item_id: str) -> bool:
         """Whether the ledger holds an item file for this id (its tree entry; nothing read)."""
