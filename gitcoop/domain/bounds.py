@@ -25,6 +25,7 @@ MAX_CLOCK = 10**12 - 1  # event file names hold 12 digits of clock
 LINE_MAX = 1000  # characters in a one-line field
 TEXT_MAX = 64 * 1024  # characters in a free-text field (a body, a note)
 MAX_INT = 2**53  # what every JSON reader holds exactly
+MAX_EVENTS = 100_000  # events one ledger commit adds (H7): a peer's, or a clone's own write
 
 # Besides C0 controls and DEL: C1 controls, the line and paragraph separators,
 # the bidirectional marks, embeddings, overrides and isolates, and lone

@@ -96,6 +96,10 @@ def _problems(record: Imported) -> Iterator[str]:
     checks: list[Callable[[], str | None]] = [
         lambda: aliases_problem(list(record.aliases)),
         lambda: fields.title_problem(record.title),
+        # what the writer refuses of any title (`admission`): checked here, so that one
+        # record is skipped, not the whole import refused
+        lambda: bounds.line_problem(record.title, "a title", len(record.title)),
+        lambda: bounds.hidden_problem(record.title, "a title"),
         lambda: None if record.body is None else fields.body_problem(record.body),
         lambda: fields.tags_problem(list(record.tags)),
         lambda: None if record.priority is None else fields.priority_problem(record.priority),

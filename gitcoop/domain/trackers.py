@@ -41,6 +41,8 @@ def json_records(text: str) -> list[Numbered]:
                 found.append((f"line {number}", json.loads(line)))
             except ValueError as bad:
                 found.append((f"line {number}", Unmappable(f"not JSON ({bad})")))
+            except RecursionError:  # nested deeper than the parser goes: no record is so
+                found.append((f"line {number}", Unmappable(_TOO_DEEP)))
     return found
 
 
@@ -56,10 +58,15 @@ def _array(text: str) -> list[Numbered]:
             value, end = decoder.raw_decode(text, at)
         except ValueError as bad:
             raise Unmappable(f"line {text.count(chr(10), 0, at) + 1}: not JSON ({bad})") from None
+        except RecursionError:
+            raise Unmappable(f"line {text.count(chr(10), 0, at) + 1}: {_TOO_DEEP}") from None
         found.append((f"record {len(found) + 1}", value))
         at = _skip(text, end)
         if at < len(text) and text[at] == ",":
             at += 1
+
+
+_TOO_DEEP = "not JSON a tracker writes (nested deeper than Python's parser goes)"
 
 
 def _skip(text: str, at: int) -> int:
@@ -89,7 +96,10 @@ def instant(value: Any, name: str) -> datetime | None:
             at = datetime.fromisoformat(value)
     except ValueError:
         raise Unmappable(f"{name} is not a time: {value[:40]!r}") from None
-    at = at.replace(tzinfo=UTC) if at.tzinfo is None else at.astimezone(UTC)
+    try:
+        at = at.replace(tzinfo=UTC) if at.tzinfo is None else at.astimezone(UTC)
+    except OverflowError:  # 9999-12-31T23:59:59-01:00: past what a date holds in UTC
+        raise Unmappable(f"{name} is not a time: {value[:40]!r}") from None
     found = bounds.instant_problem(at.replace(microsecond=0), name)
     if found:
         raise Unmappable(found)

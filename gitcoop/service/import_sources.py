@@ -84,7 +84,14 @@ def _backlog(source: str) -> list[ExportRecord]:
     else:
         folders = [root / "tasks", root / "completed"] if (root / "tasks").is_dir() else [root]
         files = sorted(f for d in folders if d.is_dir() for f in d.glob("*.md") if f.is_file())
-    return [(str(f), _task(f), None) for f in files]
+    inside = root.resolve()
+    return [
+        (str(f), _task(f) if f.resolve().is_relative_to(inside) else _OUTSIDE, None) for f in files
+    ]
+
+
+# a task file that links out of the folder given: what it names is not the import's to read
+_OUTSIDE = Unmappable("a link to a file outside the folder given: not read")
 
 
 def _task(path: Path) -> Imported | Unmappable:

@@ -52,6 +52,11 @@ def read_findings(path: str) -> list[Any]:
             data = json.load(handle)
     except OSError as exc:
         raise UsageError(f"cannot read {path}: {exc.strerror}") from None
+    except RecursionError:
+        raise UsageError(
+            f"{path} is nested deeper than a list of findings is — expected a list of "
+            "findings (git coop scan --schema prints their format)"
+        ) from None
     except (ValueError, UnicodeDecodeError) as exc:
         raise UsageError(
             f"{path} is not valid JSON ({exc}) — expected a list of findings "

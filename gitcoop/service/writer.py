@@ -25,7 +25,7 @@ from dataclasses import field, replace
 from enum import Enum
 from typing import TYPE_CHECKING, Any
 
-from gitcoop.domain import admission, dependencies, ids, remarks, rulebook
+from gitcoop.domain import admission, bounds, dependencies, ids, remarks, rulebook
 from gitcoop.domain.ids import EventId, ItemId
 from gitcoop.domain.queue import settled
 from gitcoop.domain.record_type import record_type
@@ -156,6 +156,11 @@ def write(
         for intent in asked:
             run.take(intent)
         run.settle_parents()
+        if len(run.events) > bounds.MAX_EVENTS:  # a clone never writes what its peers refuse (H7)
+            raise Refused(
+                f"this write adds {len(run.events):,} events; one ledger commit adds at most "
+                f"{bounds.MAX_EVENTS:,}, as every clone's sync accepts — ask for less at once"
+            )
         return run.change(create)
 
     if route is None:

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any, NamedTuple
 
-from gitcoop.domain import admission
+from gitcoop.domain import admission, bounds
 from gitcoop.domain.ids import ItemId, fanout, is_content_id
 from gitcoop.domain.memo import Memo
 from gitcoop.domain.records import Event
@@ -29,7 +29,7 @@ from gitcoop.store.ledger.snapshot import Snapshot
 
 MAX_PARENTS = 2  # gitcoop writes no more: a merge joins the remote's tip and the local one
 # events one fetched commit may add: an `import` of a whole tracker writes a few thousand
-MAX_EVENTS = 100_000
+MAX_EVENTS = bounds.MAX_EVENTS
 
 
 class Reader:
