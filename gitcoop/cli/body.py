@@ -14,6 +14,7 @@ import subprocess
 import sys
 import tempfile
 
+from gitcoop.domain.fields import BODY_MAX
 from gitcoop.errors import UsageError
 
 TEMPLATE_NOTE = "# Lines starting with '#' are dropped; an empty body clears it.\n"
@@ -25,11 +26,12 @@ def from_options(text: str | None, path: str | None) -> str | None:
         raise UsageError("give --body or --body-file, not both")
     if path is None:
         return text
+    most = BODY_MAX + 1  # read no more than makes it too long: the check then refuses it
     try:
         if path == "-":
-            return sys.stdin.read()
+            return sys.stdin.read(most)
         with open(path, encoding="utf-8") as handle:
-            return handle.read()
+            return handle.read(most)
     except (OSError, UnicodeDecodeError) as exc:
         raise UsageError(f"--body-file {path}: cannot read it ({exc})") from None
 

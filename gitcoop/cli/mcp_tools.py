@@ -234,6 +234,8 @@ def _problem(schema: Mapping[str, Any], value: Any) -> str | None:
             if problem:
                 return f"entries {problem.removeprefix('must be ')}"
         return None
+    if isinstance(value, str) and "\0" in value:  # no argument, path or variable holds one
+        return "must not hold a NUL character"
     if "enum" in schema and value not in schema["enum"]:
         return f"must be one of {', '.join(schema['enum'])}, not {value!r}"
     if "minimum" in schema and value < schema["minimum"]:
@@ -244,7 +246,9 @@ def _problem(schema: Mapping[str, Any], value: Any) -> str | None:
 
 
 def _inside(what: str, path: str, worktree: str | None) -> str:
-    """`path` resolved (symlinks followed), when it lies inside the worktree."""
+    """`path` resolved (symlinks followed), when it is a regular file of the worktree's
+    own: not in a `.git` folder (the repository's config may hold a remote's credentials),
+    and not a fifo or a device, whose read would hold the server."""
     rule = f"{what} must name a file inside the repository's worktree"
     if path == "-":
         raise UsageError(f"{rule}, not '-' (over MCP stdin is the protocol)")
@@ -254,6 +258,10 @@ def _inside(what: str, path: str, worktree: str | None) -> str:
     found = os.path.realpath(path)
     if os.path.commonpath([top, found]) != top:
         raise UsageError(f"{rule} ({top}); {path!r} is outside it")
+    if ".git" in os.path.relpath(found, top).split(os.sep):
+        raise UsageError(f"{rule}, not in its .git folder; {path!r} is in one")
+    if not os.path.isfile(found):
+        raise UsageError(f"{rule}; {path!r} is not a regular file")
     return found
 
 
