@@ -103,7 +103,7 @@ def _record_merged(ctx: Context, repo: Repo, since: str) -> list[str]:
     lines: list[str] = []
     newest = merged[-1].sha if merged else None
     for commit in merged:
-        entry = commit_entry(ctx, repo, commit, actor, backfill=commit.sha != newest)
+        entry = commit_entry(ctx, repo, commit, actor, commit.sha != newest, merged=True)
         if entry is not None:
             lines += _record_or_journal(ctx, repo, entry)
     if more:
@@ -144,21 +144,34 @@ def acting(ctx: Context, repo: Repo) -> str | None:
 
 
 def commit_entry(
-    ctx: Context, repo: Repo, commit: CommitInfo, actor: str | None, backfill: bool = False
+    ctx: Context,
+    repo: Repo,
+    commit: CommitInfo,
+    actor: str | None,
+    backfill: bool = False,
+    merged: bool = False,
 ) -> Entry | None:
     """What a commit's Coop trailers ask, as a journal entry; None when it has none."""
-    return trailers_entry(ctx, commit, actor, worktree.comment_char(repo) or "#", backfill)
+    comment = worktree.comment_char(repo) or "#"
+    return trailers_entry(ctx, commit, actor, comment, backfill, merged)
 
 
 def trailers_entry(
-    ctx: Context, commit: CommitInfo, actor: str | None, comment: str, backfill: bool = False
+    ctx: Context,
+    commit: CommitInfo,
+    actor: str | None,
+    comment: str,
+    backfill: bool = False,
+    merged: bool = False,
 ) -> Entry | None:
-    """`commit_entry`, with git's comment prefix given."""
+    """`commit_entry`, with git's comment prefix given. `merged`: a merge brought the
+    commit in, so its committer is whoever made it, not who merges; `backfill` (without
+    `merged`): someone asked for it to be recorded, naming its author."""
     found = trailers.coop_trailers(commit.message, comment)
     if not found:
         return None
     summary = trailers.subject(commit.message)
-    foreign = not backfill and not own_commit(commit, actor)
+    foreign = (merged or not backfill) and not own_commit(commit, actor, merged)
     requests = [_request(t.verb, t.ref, commit, summary, backfill, foreign) for t in found]
     entry = _entry(ctx, "trailers", actor, commit=commit.sha, requests=requests)
     if foreign:  # recorded only once someone confirms it (service/recording.py)
@@ -166,14 +179,18 @@ def trailers_entry(
     return entry
 
 
-def own_commit(commit: CommitInfo, actor: str | None) -> bool:
+def own_commit(commit: CommitInfo, actor: str | None, merged: bool = False) -> bool:
     """Whether whoever commits wrote the commit: its author commits it, or acts.
 
     A cherry-pick, a rebase or `git am` of a teammate's work keeps the teammate
     as author and makes you the committer; your own amend or rebase keeps you
-    as both, and an agent committing with COOP_ACTOR is its git identity's.
+    as both, and an agent committing with COOP_ACTOR is its git identity's. A
+    commit a merge brought in was committed by whoever made it: it is yours only
+    when you (the one acting) wrote it.
     """
     author = commit.author_email.casefold()
+    if merged:
+        return author == (actor or "").casefold()
     return author in (commit.committer_email.casefold(), (actor or "").casefold())
 
 
@@ -297,7 +314,7 @@ def _journal_merged_unopened(ctx: Context, refused: UnsupportedRepository, since
     lines: list[str] = []
     newest = merged[-1].sha if merged else None
     for commit in merged:
-        entry = trailers_entry(ctx, commit, actor, comment, backfill=commit.sha != newest)
+        entry = trailers_entry(ctx, commit, actor, comment, commit.sha != newest, merged=True)
         lines += [line for line in _journal_unopened(refused, entry) if line not in lines]
     if more:
         lines.append(_more_than(since))

@@ -14,8 +14,10 @@ from pathlib import Path
 
 import pytest
 
+from gitcoop.store.ledger import journal
 from tests.conftest import coop, git
 from tests.service.hook_helpers import add, head, item, ledger_tip, with_gitcoop_on_path
+from tests.service.test_hooks_commit import teammates_commit
 
 
 @pytest.fixture
@@ -305,3 +307,19 @@ def test_a_merge_commit_records_its_merged_in_commits_once(hooked: Path) -> None
     assert ledger_tip(hooked) == tip  # written once, by the branch's own commit
     assert committed.stderr == ""
     assert item(todo)["commit_sha"] == recorded
+
+
+def test_a_merged_teammates_trailer_waits_for_you_as_a_picked_one_does(hooked: Path) -> None:
+    """A teammate's trailer a merge brings in closes nothing in your name until you
+    confirm it, as a picked one (docs/hooks.md): the merge's committer is the teammate."""
+    todo = add("todo", "mine, held")
+    assert coop("take", todo).code == 0
+    git(hooked, "checkout", "-q", "-b", "bobs")
+    teammates_commit(hooked, f"Bob's fix\n\nCoop-Done: {todo}\n", "bob.txt")
+    git(hooked, "checkout", "-q", "main")
+    subprocess.run(["git", "merge", "-q", "--ff-only", "bobs"], cwd=hooked, check=True)
+    # docs/hooks.md: "a teammate's trailer can no longer close, in your name, work you hold"
+    shown = item(todo)
+    assert shown["status"] == "taken", (shown["status"], shown["closed_by"])
+    [entry] = journal.entries(str(hooked / ".git"))
+    assert entry["state"] == "unconfirmed"
