@@ -227,6 +227,27 @@ def test_the_editor_suggests_the_one_held_item_commented(hooked: Path) -> None:
     assert item(todo)["status"] == "taken"
 
 
+@pytest.mark.parametrize(
+    ("string", "char", "suggested"),
+    [("//", None, False), ("//", ";", False), (";", ";", True), ("#", None, True)],
+)
+def test_no_suggestion_when_which_comment_prefix_git_takes_is_unknown(
+    hooked: Path, string: str, char: str | None, suggested: bool
+) -> None:
+    """`core.commentString` (git 2.45) and `core.commentChar` name one setting, and gits
+    read them differently (before 2.45 only the second; later the last in the config):
+    when they disagree the suggestion is left out, or its lines might stay live in the
+    message; when they agree it is made with their prefix."""
+    git(hooked, "config", "core.commentString", string)
+    if char is not None:
+        git(hooked, "config", "core.commentChar", char)
+    todo = add("todo", "held")
+    coop("take", todo)
+    shown = edit_commit(hooked)
+    assert ("Coop-Done" in shown) is suggested, shown
+    assert "gitcoop" not in git(hooked, "log", "-1", "--format=%B")
+
+
 def test_no_suggestion_with_two_held_items_or_for_dash_m(hooked: Path) -> None:
     todo = add("todo", "held")
     coop("take", todo)

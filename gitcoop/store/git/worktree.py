@@ -132,9 +132,19 @@ def merged_commits(
 
 
 def comment_char(repo: Repo) -> str | None:
-    """git's comment prefix for commit messages; None when git picks it (`auto`)."""
-    value = repo.config_value("core.commentString") or repo.config_value("core.commentChar")
-    return _comment_of(value)
+    """git's comment prefix for commit messages; None when git picks it (`auto`), or when
+    which one git takes is not known here."""
+    return _comment(repo.config_value("core.commentString"), repo.config_value("core.commentChar"))
+
+
+def _comment(string: str | None, char: str | None) -> str | None:
+    """`core.commentString` (git 2.45 and later) and `core.commentChar` name one setting:
+    git before 2.45 reads only the second, later ones the last of the two in the config.
+    When they say different things, which one the git that commits takes is unknown, and
+    so is the prefix (None): a line meant as a comment might stay in the message."""
+    if string is not None and _comment_of(string) != _comment_of(char):
+        return None
+    return _comment_of(char if string is None else string)
 
 
 def _comment_of(value: str | None) -> str | None:
@@ -175,7 +185,7 @@ def config_by_git(key: str) -> str | None:
 
 def comment_char_by_git() -> str | None:
     """`comment_char`, asking git."""
-    return _comment_of(config_by_git("core.commentString") or config_by_git("core.commentChar"))
+    return _comment(config_by_git("core.commentString"), config_by_git("core.commentChar"))
 
 
 def common_dir_by_git() -> str | None:
