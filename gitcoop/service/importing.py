@@ -14,11 +14,11 @@ nothing the second time. docs/import.md has the tables.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from gitcoop.domain import aliases, bounds, dependencies, ids, imported
+from gitcoop.domain import aliases, dependencies, ids, imported
 from gitcoop.domain.dependencies import Graph
 from gitcoop.domain.edits import IMPORTED
 from gitcoop.domain.ids import ItemId
@@ -93,50 +93,22 @@ def import_records(
     importer = ctx.who(ctx.repo())
     plans: list[_Plan] = []
 
-    def plan_of(part: list[tuple[str, Imported]]) -> Callable[[Snapshot], list[Intent]]:
-        def plan(snapshot: Snapshot) -> list[Intent]:
-            made = _Plan(tracker, importer, people, minted)
-            plans[:] = [made]
-            _fill(made, snapshot, records, part)
-            return made.intents + made.links
+    def plan(snapshot: Snapshot) -> list[Intent]:
+        made = _Plan(tracker, importer, people, minted)
+        plans[:] = [made]
+        _fill(made, snapshot, records)
+        return made.intents + made.links
 
-        return plan
-
-    outcomes: list[Outcome] = []
-    wrote = False
     if dry_run or not records:
         snapshot = read_ledger(ctx)
-        plan_of(records)(snapshot)
-        outcomes = plans[0].outcomes if plans else []
-    else:
-        for part in _parts(records):  # a commit each, within what every clone accepts
-            written = write(ctx, plan_of(part))
-            snapshot, wrote = written.snapshot, wrote or written.wrote
-            outcomes += plans[0].outcomes
+        plan(snapshot)
+        wrote = False
+    else:  # one commit: more events than one holds are refused whole (`writer.write`)
+        written = write(ctx, plan)
+        snapshot, wrote = written.snapshot, written.wrote
+    outcomes = plans[0].outcomes if plans else []
     labels = _labels(snapshot, outcomes)
     return ImportReport(tracker, dry_run, wrote, outcomes, skipped, labels)
-
-
-def _parts(records: list[tuple[str, Imported]]) -> Iterator[list[tuple[str, Imported]]]:
-    """The records in runs whose events fit one ledger commit (`bounds.MAX_EVENTS`, H7): a
-    record asks for at most an add or edit, its notes and its assignment's, its state's
-    two events, a last edit, and a link for each dependency. Most exports are one run;
-    an import that stops between two commits is taken up again by running it again, as
-    every import is (an item is found by its tracker's alias)."""
-    part: list[tuple[str, Imported]] = []
-    events = 0
-    for entry in records:
-        most = _MOST_BESIDES + len(entry[1].notes) + len(entry[1].depends)
-        if part and events + most > bounds.MAX_EVENTS:
-            yield part
-            part, events = [], 0
-        part.append(entry)
-        events += most
-    if part:
-        yield part
-
-
-_MOST_BESIDES = 8  # an add or edit, an assignment's note and take, a state's two, a last edit
 
 
 def _labels(snapshot: Snapshot, outcomes: list[Outcome]) -> dict[ItemId, str]:
@@ -166,19 +138,11 @@ def _checked(found: list[ExportRecord]) -> tuple[list[tuple[str, Imported]], lis
     return records, skipped
 
 
-def _fill(
-    made: _Plan,
-    snapshot: Snapshot,
-    records: list[tuple[str, Imported]],
-    part: list[tuple[str, Imported]],
-) -> None:
-    """The intents of the records of `part`, each linking to any record of the export (a
-    record of a later part has its id already: it is minted for the whole export)."""
+def _fill(made: _Plan, snapshot: Snapshot, records: list[tuple[str, Imported]]) -> None:
     present = _aliased(snapshot)
     named = dict(present)
     for _, record in records:
         named.setdefault(aliases.key(record.origin), made.minted[record.origin])
-    records = part
     matched: list[tuple[str, Imported, ItemId, Item | None]] = []
     carriers: dict[str, set[ItemId]] = {}
     for carrier in snapshot.items():

@@ -159,7 +159,8 @@ def write(
         if len(run.events) > bounds.MAX_EVENTS:  # a clone never writes what its peers refuse (H7)
             raise Refused(
                 f"this write adds {len(run.events):,} events; one ledger commit adds at most "
-                f"{bounds.MAX_EVENTS:,}, as every clone's sync accepts — ask for less at once"
+                f"{bounds.MAX_EVENTS:,} (what every clone's sync accepts), and nothing was "
+                "written — ask for less at once (an import: split its export into parts)"
             )
         return run.change(create)
 
