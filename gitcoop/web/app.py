@@ -80,10 +80,16 @@ def ago(now: datetime, then: datetime | None) -> str:
 def _shown(value: Any) -> Any:
     """Every value a page shows, as every output shows it: the characters that draw
     nothing and the controls escaped (`printable`, docs/hardening.md H8), then HTML's
-    own (autoescape). Markup the board made itself is shown as it is."""
+    own (autoescape). Tabs and line breaks stay as they are: a body is text of lines, and
+    the edit form sends back what it shows. Markup the board made itself is left alone."""
     if isinstance(value, str) and not isinstance(value, Markup):
-        return printable(value, lines=True)
+        return _text(value)
     return value
+
+
+def _text(value: str) -> str:
+    """`value` with what `printable` escapes escaped, but its tabs and line breaks."""
+    return "\t".join(printable(part, lines=True) for part in value.split("\t"))
 
 
 def _environment() -> Environment:
@@ -95,7 +101,7 @@ def _environment() -> Environment:
         finalize=_shown,
     )
     env.filters["instant"] = lambda at: format_instant(at) if at is not None else ""
-    env.filters["markdown"] = lambda text: Markup(markdown(printable(text or "", lines=True)))
+    env.filters["markdown"] = lambda text: Markup(markdown(_text(text or "")))
     env.filters["short"] = lambda sha: (sha or "")[:12]
     env.globals["due_words"] = readiness.due_words  # `list`'s words for an item's own due date
     return env
@@ -235,11 +241,11 @@ def build(settings: Settings) -> Any:
             )
         except CoopError as error:
             if wants_json:
-                message, code = printable(error.message), error.code
+                message, code = _text(error.message), error.code
                 return JSONResponse({"ok": False, "message": message, "code": code})
             return refused(request, error)
         if wants_json:
-            return JSONResponse({"ok": True, "message": printable(said.message), "item": said.item})
+            return JSONResponse({"ok": True, "message": _text(said.message), "item": said.item})
         back = fields.get("back") or "/"
         if not back.startswith("/") or back.startswith("//"):
             back = "/"

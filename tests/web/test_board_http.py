@@ -544,3 +544,34 @@ def test_serve_outside_a_ledger_says_what_to_do(repo: Path) -> None:
     result = coop("serve", "--port", "0")
     assert result.code != 0
     assert result.err == "gitcoop: no ledger in this repository yet — run: git coop init\n"
+
+
+def test_an_edit_on_the_board_keeps_a_bodys_tabs_and_lines(
+    client: TestClient, settings: Settings
+) -> None:
+    """The edit form sends back the body it shows: a page escapes what draws nothing, not
+    a body's tabs and line breaks, or any edit (a tag added) rewrote them as `\\x09`."""
+    import html
+
+    todo = added("todo", "tabbed", "--body", "def f():\n\treturn 1")
+    page = client.get(f"/item/{todo}").text
+    found = re.search(r'<textarea name="body"[^>]*>(.*?)</textarea>', page, re.S)
+    assert found is not None
+    body = html.unescape(found.group(1)).strip("\n")
+    assert body == "def f():\n\treturn 1", body
+    version = shown(todo)["version"]
+    edited = act(
+        client, settings, "edit", item=todo, version=version, title="tabbed", tags="x", body=body
+    )
+    assert edited["ok"], edited
+    assert shown(todo)["body"] == "def f():\n\treturn 1"
+
+
+def test_an_answer_keeps_the_line_between_it_and_its_note(
+    client: TestClient, settings: Settings
+) -> None:
+    todo = added("todo", "u")
+    assert coop("take", todo).code == 0
+    assert coop("done", todo, "--summary", "s1").code == 0
+    said = act(client, settings, "done", item=todo, summary="s2", version=shown(todo)["version"])
+    assert "\\x0a" not in said["message"] and "\n" in said["message"], said
