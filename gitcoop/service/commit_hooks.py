@@ -31,7 +31,7 @@ from gitcoop.store.git.worktree import CommitInfo
 from gitcoop.store.ledger import journal
 from gitcoop.store.ledger.journal import Incoming
 from gitcoop.store.ledger.snapshot import Snapshot
-from gitcoop.store.repository import Repo
+from gitcoop.store.repository import Oid, Repo
 
 MERGED_AT_MOST = 200  # commits a merge brought that post-merge reads; beyond, backfill
 HOOK_LOCK_TIMEOUT = 0.3  # seconds a hook waits for the ledger lock before journaling
@@ -102,13 +102,20 @@ def _record_merged(ctx: Context, repo: Repo, since: str) -> list[str]:
     merged, more = worktree.merged_commits(repo, MERGED_AT_MOST, since)
     lines: list[str] = []
     newest = merged[-1].sha if merged else None
-    for commit in merged:
-        entry = commit_entry(ctx, repo, commit, actor, commit.sha != newest, merged=True)
+    made = newest if newest is not None and _a_merge(repo, newest) else None
+    for commit in merged:  # the merge commit is the one merging's; the rest came in
+        older = commit.sha != newest
+        entry = commit_entry(ctx, repo, commit, actor, older, merged=commit.sha != made)
         if entry is not None:
             lines += _record_or_journal(ctx, repo, entry)
     if more:
         lines.append(_more_than(since))
     return lines
+
+
+def _a_merge(repo: Repo, sha: str) -> bool:
+    """Whether the commit is a merge (made by whoever merged, not brought in by it)."""
+    return len(repo.commit_parents(Oid(sha))) > 1
 
 
 def _more_than(since: str) -> str:
@@ -244,7 +251,8 @@ def from_incoming(ctx: Context, incoming: Incoming) -> Entry | None:
     except NoLedger:
         line = f"the hook noted commit {fields.get('commit')!r}, which is not in this repository"
         return {"kind": "unreadable", "line": line, "at": base["at"]}
-    entry = commit_entry(ctx, repo, commit, base["actor"])
+    merged = fields.get("hook") == "post-merge" and not _a_merge(repo, commit.sha)
+    entry = commit_entry(ctx, repo, commit, base["actor"], merged=merged)
     return None if entry is None else {**entry, **base}
 
 
@@ -313,8 +321,10 @@ def _journal_merged_unopened(ctx: Context, refused: UnsupportedRepository, since
     merged, more = worktree.merged_commits_by_git(MERGED_AT_MOST, since)
     lines: list[str] = []
     newest = merged[-1].sha if merged else None
-    for commit in merged:
-        entry = trailers_entry(ctx, commit, actor, comment, commit.sha != newest, merged=True)
+    made = newest if worktree.git_says("rev-parse", "-q", "--verify", "HEAD^2") else None
+    for commit in merged:  # the merge commit is the one merging's; the rest came in
+        older = commit.sha != newest
+        entry = trailers_entry(ctx, commit, actor, comment, older, merged=commit.sha != made)
         lines += [line for line in _journal_unopened(refused, entry) if line not in lines]
     if more:
         lines.append(_more_than(since))

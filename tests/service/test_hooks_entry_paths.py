@@ -16,7 +16,15 @@ import pytest
 
 from gitcoop.store.ledger import journal
 from tests.conftest import coop, git
-from tests.service.hook_helpers import add, head, item, ledger_tip, with_gitcoop_on_path
+from tests.service.hook_helpers import (
+    GIT,
+    add,
+    bare_env,
+    head,
+    item,
+    ledger_tip,
+    with_gitcoop_on_path,
+)
 from tests.service.test_hooks_commit import teammates_commit
 
 
@@ -323,3 +331,49 @@ def test_a_merged_teammates_trailer_waits_for_you_as_a_picked_one_does(hooked: P
     assert shown["status"] == "taken", (shown["status"], shown["closed_by"])
     [entry] = journal.entries(str(hooked / ".git"))
     assert entry["state"] == "unconfirmed"
+
+
+def test_an_agents_own_merge_commit_closes_its_own_take(hooked: Path) -> None:
+    """An agent (COOP_ACTOR, its git identity alice's) ends a merge with a trailer in -m:
+    the merge commit is the one merging's, judged as a `git commit` is, and closes its
+    take at once; only the commits a merge brings in are judged by their author."""
+    agent = "agent-1@example.com"
+    todo = add("todo", "the agent's")
+    assert coop("take", todo, env={"COOP_ACTOR": agent}).code == 0
+    git(hooked, "checkout", "-q", "-b", "side")
+    unhooked(hooked, "side\n", "side.txt")
+    git(hooked, "checkout", "-q", "main")
+    unhooked(hooked, "main\n", "main.txt")
+    subprocess.run(
+        [GIT, "merge", "-q", "--no-ff", "side", "-m", f"Merge side\n\nCoop-Done: {todo}\n"],
+        cwd=hooked,
+        check=True,
+        env=bare_env(COOP_ACTOR=agent),
+        capture_output=True,
+    )
+    shown = item(todo)
+    assert (shown["status"], shown["closed_by"]) == ("done", agent)
+
+
+def test_a_fast_forward_noted_by_the_post_merge_shim_waits_too(ledger: Path) -> None:
+    """post-merge's shell shim (gitcoop could not start) notes HEAD; the next command reads
+    the note (`from_incoming`) and judges a commit the merge brought in by its author."""
+    (ledger / "start.txt").write_text("start\n")
+    git(ledger, "add", "start.txt")
+    git(ledger, "-c", "core.hooksPath=/dev/null", "commit", "-q", "-m", "Start")
+    git(ledger, "branch", "-M", "main")
+    todo = add("todo", "mine, held")
+    assert coop("take", todo).code == 0
+    git(ledger, "checkout", "-q", "-b", "bobs")
+    sha = teammates_commit(ledger, f"Bob's fix\n\nCoop-Done: {todo}\n", "bob.txt")
+    git(ledger, "checkout", "-q", "main")
+    git(ledger, "merge", "-q", "--ff-only", "bobs")
+    assert head(ledger) == sha
+    # what gitcoop/hookscripts/post-merge writes when no gitcoop starts
+    (ledger / ".git" / f"coop-journal-incoming.4242.{sha}").write_text(
+        f"gitcoop-unrun 1\nhook post-merge\ncommit {sha}\nactor alice@example.com\n"
+        f"session \nat \nnote gitcoop could not start\nend\n"
+    )
+    coop("list", "--all")
+    shown = item(todo)
+    assert shown["status"] == "taken", (shown["status"], shown["closed_by"])
