@@ -46,6 +46,7 @@ from pydantic import ValidationError
 
 from gitcoop import __version__
 from gitcoop.cli import compact, mcp_tools
+from gitcoop.cli.mcp_tools import Room
 from gitcoop.domain.bounds import json_escaped
 from gitcoop.errors import CoopError, UsageError
 from gitcoop.service import process
@@ -84,11 +85,13 @@ def call(tools: Mapping[str, mcp_tools.Tool], name: str, arguments: Any) -> type
     return run(argv, env)
 
 
-def _worktree() -> str | None:
-    """The repository's worktree, the only place a tool's file arguments may be read."""
+def _worktree() -> Room:
+    """The repository's worktree, the only place a tool's file arguments may be read, and
+    its git folders, where none may be."""
     from gitcoop.cli.options import make_context
 
-    return make_context().repo().workdir()
+    repo = make_context().repo()
+    return Room(repo.workdir(), (repo.git_dir, repo.common_dir))
 
 
 def run(argv: list[str], env: Mapping[str, str] = {}) -> types.CallToolResult:

@@ -29,7 +29,7 @@ import os
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import click
 
@@ -97,10 +97,10 @@ class Tool:
         return schema
 
     def command_line(
-        self, arguments: Mapping[str, Any], worktree: str | None = None
+        self, arguments: Mapping[str, Any], room: Room | None = None
     ) -> tuple[list[str], dict[str, str]]:
         """`(argv, environment)` for these arguments, or UsageError naming what is wrong
-        (a file argument outside `worktree` among them)."""
+        (a file argument outside the worktree of `room` among them)."""
         given = dict(arguments)
         unknown = sorted(set(given) - {p.name for p in self.params})
         if unknown:
@@ -117,7 +117,7 @@ class Tool:
                 continue
             value = _checked(self.name, param, given[param.name])
             if param.file:
-                value = _inside(f"{self.name}: {param.name!r}", value, worktree)
+                value = _inside(f"{self.name}: {param.name!r}", value, room)
             if param.name == "action":
                 words.append(value)
             elif param.env is not None:
@@ -245,21 +245,31 @@ def _problem(schema: Mapping[str, Any], value: Any) -> str | None:
     return None
 
 
-def _inside(what: str, path: str, worktree: str | None) -> str:
+class Room(NamedTuple):
+    """Where a tool's file arguments may be read: the worktree, but its git folders."""
+
+    worktree: str | None
+    git_dirs: tuple[str, ...] = ()  # the repository's own, and the common one
+
+
+def _inside(what: str, path: str, room: Room | None) -> str:
     """`path` resolved (symlinks followed), when it is a regular file of the worktree's
-    own: not in a `.git` folder (the repository's config may hold a remote's credentials),
-    and not a fifo or a device, whose read would hold the server."""
+    own: not in the repository's git folder, nor in any folder named `.git` (the config may
+    hold a remote's credentials), and not a fifo or a device, whose read would hold the
+    server."""
     rule = f"{what} must name a file inside the repository's worktree"
     if path == "-":
         raise UsageError(f"{rule}, not '-' (over MCP stdin is the protocol)")
-    if worktree is None:
+    if room is None or room.worktree is None:
         raise UsageError(f"{rule}, and this repository has none")
-    top = os.path.realpath(worktree)
+    top = os.path.realpath(room.worktree)
     found = os.path.realpath(path)
     if os.path.commonpath([top, found]) != top:
         raise UsageError(f"{rule} ({top}); {path!r} is outside it")
-    if ".git" in os.path.relpath(found, top).split(os.sep):
-        raise UsageError(f"{rule}, not in its .git folder; {path!r} is in one")
+    hidden = [os.path.realpath(folder) for folder in room.git_dirs]
+    named = ".git" in [part.casefold() for part in os.path.relpath(found, top).split(os.sep)]
+    if named or any(os.path.commonpath([folder, found]) == folder for folder in hidden):
+        raise UsageError(f"{rule}, not in its git folder; {path!r} is in it")
     if not os.path.isfile(found):
         raise UsageError(f"{rule}; {path!r} is not a regular file")
     return found

@@ -8,6 +8,7 @@ accepts exactly what it describes.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from importlib import resources
@@ -46,8 +47,13 @@ class Finding:
         return None if first.line is None else (first.path, first.line)
 
 
+FINDINGS_MAX = 64 * 1024 * 1024  # bytes: what an import reads at most, too
+
+
 def read_findings(path: str) -> list[Any]:
     try:
+        if os.path.getsize(path) > FINDINGS_MAX:
+            raise UsageError(f"{path} is over {FINDINGS_MAX // 2**20} MiB: no list of findings is")
         with open(path, encoding="utf-8") as handle:
             data = json.load(handle)
     except OSError as exc:

@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
 from mcp import ClientSession
 from mcp.client.stdio import stdio_client
 
@@ -96,3 +97,22 @@ def test_a_huge_body_file_is_refused_before_it_is_read(ledger: Path) -> None:
         timeout=120,
     )
     assert done.returncode == 2, (done.returncode, done.stderr)  # is 70: MemoryError
+
+
+def test_a_git_folder_is_no_file_a_tool_may_read_whatever_its_name(tmp_path: Path) -> None:
+    """The repository's own git folder is refused by where it is, not by its name: a
+    `--separate-git-dir` inside the worktree, and `.GIT` on a file system that ignores
+    case."""
+    from gitcoop.cli.mcp_tools import Room, _inside
+    from gitcoop.errors import UsageError
+
+    top = tmp_path / "work"
+    git(tmp_path, "init", "-q", "--separate-git-dir", str(top / "meta"), str(top))
+    (top / "notes.md").write_text("fine\n")
+    room = Room(str(top), (str(top / "meta"),))
+    assert _inside("add", str(top / "notes.md"), room) == os.path.realpath(top / "notes.md")
+    for name in ("meta/config", ".GIT/config"):
+        (top / name).parent.mkdir(exist_ok=True)
+        (top / name).touch()
+        with pytest.raises(UsageError, match="not in its git folder"):
+            _inside("add", str(top / name), room)
