@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from hypothesis import assume, given, settings
+from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
 from gitcoop.domain.records import Item
@@ -97,6 +97,7 @@ def test_by_reference_the_same_items_and_commits(
     style=st.sampled_from([None, "'", '"', "|", ">"]),
     width=st.sampled_from([8, 20, 4096]),
 )
+@example(value="0\x070", cut=(0, 1), style=">", width=8)  # ruamel's emitter raises on it
 def test_a_file_holding_a_text_in_any_spelling_may_hold_it(
     value: str, cut: tuple[int, int], style: str | None, width: int
 ) -> None:
@@ -116,7 +117,7 @@ def test_a_file_holding_a_text_in_any_spelling_may_hold_it(
     try:
         writer.dump({"title": value}, out)
         read = YAML(typ="safe").load(out.getvalue().encode("utf-8"))
-    except YAMLError:  # some controls ruamel will not write in a style, or read back
+    except (YAMLError, IndexError):  # texts ruamel will not write in a style, or read back
         read = None
     data = out.getvalue().encode("utf-8")
     assume(read == {"title": value})  # a spelling that holds the value
@@ -153,7 +154,7 @@ def test_a_file_naming_a_commit_in_any_spelling_is_parsed(
         if style != "escaped":
             writer.dump({"note": value}, out)
         read = YAML(typ="safe").load(out.getvalue().encode("utf-8"))
-    except YAMLError:  # some controls ruamel will not write in a style, or read back
+    except (YAMLError, IndexError):  # texts ruamel will not write in a style, or read back
         read = None
     data = out.getvalue().encode("utf-8")
     assume(read == {"note": value} and blob_search._SHA.search(value.encode("utf-8")))
