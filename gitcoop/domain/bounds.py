@@ -148,13 +148,16 @@ def _escaped(found: Match[str]) -> str:
     return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
 
 
-def printable(text: str, lines: bool = False) -> str:
+def printable(text: str, lines: bool = False, tabs: bool = False) -> str:
     """`text` with every unsafe or hidden character escaped (`shown_escaped`); with `lines`,
-    line breaks are kept. The one escaping function (`cli/terminal.py` says why): here,
-    below every layer, so a message the store builds from a fetched name is escaped by it
-    too."""
+    line breaks are kept, and with `tabs`, tabs (a free text's own, as a body's: the board's
+    edit form sends back what it shows). The one escaping function (`cli/terminal.py` says
+    why): here, below every layer, so a message the store builds from a fetched name is
+    escaped by it too."""
     if text.isascii() and text.isprintable():  # no control, no DEL: nothing to escape
         return text
+    if tabs and "\t" in text:
+        return "\t".join(printable(part, lines) for part in text.split("\t"))
     escaped = _SHOWN_ESCAPED
     if lines and "\n" in text:
         return "\n".join(escaped.sub(_escaped, part) for part in text.split("\n"))

@@ -88,8 +88,8 @@ def _shown(value: Any) -> Any:
 
 
 def _text(value: str) -> str:
-    """`value` with what `printable` escapes escaped, but its tabs and line breaks."""
-    return "\t".join(printable(part, lines=True) for part in value.split("\t"))
+    """A text as the board shows it: escaped, its tabs and line breaks kept."""
+    return printable(value, lines=True, tabs=True)
 
 
 def _environment() -> Environment:

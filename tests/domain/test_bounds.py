@@ -71,3 +71,11 @@ def test_a_hidden_character_is_named_where_it_stands(char: str) -> None:
     problem = bounds.hidden_problem(f"Fix{char} it", "a title")
     assert problem is not None and f"U+{ord(char):04X} at character 4" in problem
     assert bounds.hidden_problem("naïve 日本 ✓ 👍", "a title") is None
+
+
+@given(st.text(alphabet=st.sampled_from(["a", "\t", "\n", "\r", "\x1b", "\u200b", "\U000e0041"])))
+def test_a_free_text_keeps_its_tabs_and_line_breaks_and_escapes_the_rest(text: str) -> None:
+    shown = bounds.printable(text, lines=True, tabs=True)
+    assert shown.split("\t") == [bounds.printable(p, lines=True) for p in text.split("\t")]
+    assert shown.count("\n") == text.count("\n") and shown.count("\t") == text.count("\t")
+    assert not {"\r", "\x1b", "\u200b", "\U000e0041"} & set(shown)
