@@ -35,9 +35,15 @@ def perform(make: MakeContext, verb: str, form: Mapping[str, str]) -> Said:
     handler = HANDLERS.get(verb)
     if handler is None:
         raise UsageError(f"the board has no action {verb!r} — reload the board")
-    return handler(
-        make, {k: v.strip() if k not in ("text", "body") else v for k, v in form.items()}
-    )
+    return handler(make, {k: _typed(k, v) for k, v in form.items()})
+
+
+def _typed(field: str, value: str) -> str:
+    """A form's value as typed: a free text keeps its spaces, and its line breaks, which a
+    browser sends as CRLF (HTML's form submission), are the ledger's line breaks."""
+    if field in ("text", "body"):
+        return value.replace("\r\n", "\n")
+    return value.strip()
 
 
 def _version(form: Mapping[str, str]) -> int | None:
