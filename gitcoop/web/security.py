@@ -37,7 +37,7 @@ CSP = (
 HEADERS = [
     (b"content-security-policy", CSP.encode()),
     (b"x-content-type-options", b"nosniff"),
-    (b"referrer-policy", b"no-referrer"),
+    (b"referrer-policy", b"same-origin"),  # a form's Origin is sent, never to others
     (b"x-frame-options", b"DENY"),
     (b"cache-control", b"no-store"),
 ]

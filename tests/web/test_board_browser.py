@@ -279,3 +279,23 @@ def test_an_edit_in_the_browser_keeps_a_body_of_lines(
         edit.locator("button").click()
         expect(page.locator("#toast")).to_contain_text("edited")
         assert cli(repo, "show", item)["body"] == "one\ntwo\n\tthree"
+
+
+def test_a_form_posts_without_the_script(
+    playwright_api: Any, served: tuple[Path, str, subprocess.Popen[str]]
+) -> None:
+    """With JavaScript off a form posts as plain HTML: the browser's Origin is the board's
+    (a referrer policy of no-referrer would make it `null`, which is refused), the write
+    is made and the page comes back."""
+    repo, url, _ = served
+    expect = playwright_api.expect
+    base = url.split("/?")[0]
+    item = cli(repo, "add", "todo", "Taken without a script")["id"]
+    with chromium(playwright_api) as browser:
+        page = browser.new_context(java_script_enabled=False).new_page()
+        page.set_default_timeout(WAIT_MS)
+        page.goto(url)
+        page.locator(f'.card[data-id="{item}"] form[action="/act/take"] button').click()
+        expect(page.locator(f'[data-column="progress"] .card[data-id="{item}"]')).to_be_visible()
+        assert page.url == base + "/"
+    assert cli(repo, "show", item)["status"] == "taken"

@@ -121,7 +121,7 @@ def test_every_answer_carries_the_policy_and_no_cors(client: TestClient) -> None
         assert answer.status_code == 200, path
         policy = answer.headers["content-security-policy"]
         assert "script-src 'self'" in policy and "unsafe-inline" not in policy
-        assert answer.headers["referrer-policy"] == "no-referrer"
+        assert answer.headers["referrer-policy"] == "same-origin"
         assert not any(h.lower().startswith("access-control") for h in answer.headers)
 
 
