@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 from gitcoop.domain.memo import Memo
 from gitcoop.domain.patterns import pattern
 
-_DURATION_RE = pattern(r"^\s*(\d+)\s*([smhdw]?)\s*$")
+_DURATION_RE = pattern(r"^\s*([0-9]+)\s*([smhdw]?)\s*$")  # ASCII digits only
 _LONGEST = 100 * 366 * 86400
 _UNIT_SECONDS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
 

@@ -20,7 +20,9 @@ MODE_TREE = 0o040000
 FANOUT_RE = pattern(r"^[0-9a-hjkmnp-tv-z]{2}\Z")
 ITEM_FILE_RE = pattern(r"^(td|rq|it)-[0-9a-hjkmnp-tv-z]{12}\.yaml\Z")
 ITEM_DIR_RE = pattern(r"^(td|rq|it|cf)-[0-9a-hjkmnp-tv-z]{12}\Z")
-EVENT_FILE_RE = pattern(r"^(\d{12})-(ev-(?:[0-9a-hjkmnp-tv-z]{12}|[0-9a-hjkmnp-tv-z]{26}))\.yaml\Z")
+EVENT_FILE_RE = pattern(
+    r"^([0-9]{12})-(ev-(?:[0-9a-hjkmnp-tv-z]{12}|[0-9a-hjkmnp-tv-z]{26}))\.yaml\Z"
+)
 
 
 def remote_ref(remote: str) -> str:
