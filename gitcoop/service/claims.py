@@ -57,7 +57,7 @@ from gitcoop.store.git import lock
 from gitcoop.store.ledger import merge, transport
 from gitcoop.store.ledger.layout import remote_ref
 from gitcoop.store.ledger.notice import stderr_notice
-from gitcoop.store.ledger.transport import TransportFailed
+from gitcoop.store.ledger.transport import TimedOut, TransportFailed
 from gitcoop.store.repository import Oid, Repo
 
 CLAIM_ATTEMPTS = 10
@@ -157,7 +157,7 @@ def _claim(share: Sharing, prepare: Callable[[], Oid | None], land: Callable[[],
 
 
 def _attempts(share: Sharing, prepare: Callable[[], Oid | None], land: Callable[[], bool]) -> int:
-    tries, doubt, detail, took = share.tries, None, "", 0.0
+    tries, doubt, detail, took, hung = share.tries, None, "", 0.0, False
     view = _recent_view(share)
     for attempt in range(tries.attempts):
         tries.pause(attempt, took)
@@ -167,12 +167,17 @@ def _attempts(share: Sharing, prepare: Callable[[], Oid | None], land: Callable[
             try:
                 theirs = transport.fetch(share.repo, share.remote)
             except TransportFailed as failed:
-                if (doubt is not None or failed.passing) and attempt + 1 < tries.attempts:
+                again = (doubt is not None or failed.passing) and not isinstance(failed, TimedOut)
+                if again and attempt + 1 < tries.attempts:
                     continue  # it went away mid-push, or reset the connection: ask it again
                 raise _unreachable(share.remote, failed.message, doubt) from None
             if doubt is not None and theirs is not None and share.repo.is_ancestor(doubt, theirs):
                 _landed(share, doubt, land, theirs, last)  # the cut-off push did land
                 return attempt + 1
+            if hung:  # a push that took past the timeout, and did not land: not pushed again
+                raise _unreachable(share.remote, "a push got no answer in time, and it did "
+                                   f"not land ({transport.remote_timeout(share.repo):g}s, git "
+                                   f"config {transport.REMOTE_TIMEOUT_KEY})", None)  # fmt: skip
             doubt = None
             _merge(share, theirs, last)
             commit = prepare()
@@ -191,6 +196,7 @@ def _attempts(share: Sharing, prepare: Callable[[], Oid | None], land: Callable[
             pushed = transport.push_leased(share.repo, share.remote, commit, theirs)
         except TransportFailed as failed:
             doubt, detail = commit, failed.message
+            hung = hung or isinstance(failed, TimedOut)
             continue
         if pushed.accepted:
             _remember(share.repo, share.remote, theirs, commit)
@@ -224,7 +230,7 @@ def publish(share: Sharing) -> bool:
     """Push the local ledger after a write; False (and a notice) when it stays local."""
     repo, tries = share.repo, share.tries
     seen = repo.tip(remote_ref(share.remote))
-    detail = ""
+    detail, unknown = "", False
     for attempt in range(PUBLISH_ATTEMPTS):
         tries.pause(attempt)
         tip = repo.tip()
@@ -241,14 +247,16 @@ def publish(share: Sharing) -> bool:
             break
         except CoopError as failed:  # the write is recorded here whatever stops its sharing
             detail = failed.message
+            unknown = isinstance(failed, TimedOut) and failed.pushing
             break
         if pushed.accepted:
             _remember(repo, share.remote, seen, tip)
             remembered.remember(repo, share.remote, tip)
             return True
         detail = pushed.detail
+    where = f"{share.remote} may or may not have it" if unknown else f"not yet on {share.remote}"
     tries.notice(
-        f"recorded here, not yet on {share.remote} ({detail}); the next write or "
+        f"recorded here, {where} ({detail}); the next write or "
         f"git coop sync {share.remote} pushes it"
     )
     return False

@@ -17,26 +17,37 @@ import os
 import secrets
 import signal
 import subprocess
+import tempfile
+import threading
 from collections.abc import Callable
 from pathlib import Path
+from typing import IO
 
 from gitcoop.domain import progress
 from gitcoop.domain.patterns import pattern
 from gitcoop.domain.record_type import record_type
 from gitcoop.domain.timefmt import parse_duration
-from gitcoop.errors import FetchedLedgerRefused, RemoteRefused, RemoteUnreachable, UsageError
+from gitcoop.errors import (
+    CoopError,
+    FetchedLedgerRefused,
+    RemoteRefused,
+    RemoteUnreachable,
+    UsageError,
+)
 from gitcoop.store.git import environment
 from gitcoop.store.git.objects import Oid
 from gitcoop.store.ledger.layout import REF, remote_ref
 from gitcoop.store.ledger.repo import Repo
 
-ASK_TIMEOUT = 20  # seconds `init` waits to hear whether a remote has a ledger
 REMOTE_TIMEOUT_KEY = "coop.remoteTimeout"
 DEFAULT_REMOTE_TIMEOUT = 60.0  # seconds a fetch or a push may take before it is given up
 LONGEST_REMOTE_TIMEOUT = 86_400.0  # a day; the wait itself takes no more than ~24 days
 REMOTE_NAME_RE = pattern(r"^[A-Za-z0-9_][A-Za-z0-9._/-]*\Z")
 MISSING_REF = "couldn't find remote ref"
 SCRATCH = "refs/coop/fetching/"  # each fetch's own ref: SCRATCH + PID-RANDOM
+HOST_TEXT_KEPT = 64 * 1024  # bytes of git's stderr kept (a host's lines come through it)
+OUTPUT_KEPT = 64 * 1024 * 1024  # bytes of git's stdout kept from a talk with a remote
+NEARLY_FULL = 16 * 1024 * 1024  # bytes free under which this clone's disk is taken as full
 
 
 class TransportFailed(RemoteUnreachable):
@@ -48,6 +59,16 @@ class TransportFailed(RemoteUnreachable):
 
 class ConnectionReset(TransportFailed):
     passing = True
+
+
+class TimedOut(TransportFailed):
+    """The remote did not answer within coop.remoteTimeout: it is not asked again by the
+    same command, but for the one fetch that learns whether a push it cut off landed.
+    `pushing`: a push was cut off, so whether the remote took it is not known."""
+
+    def __init__(self, message: str, pushing: bool) -> None:
+        super().__init__(message)
+        self.pushing = pushing
 
 
 PASSING = ("connection reset", "early eof", "unexpected disconnect")
@@ -85,16 +106,33 @@ def check_remote(repo: Repo, remote: str) -> None:
         raise UsageError(f"{remote!r} is not a remote name — give one from: git remote")
     if repo.config_value(f"remote.{remote}.url") is None:
         raise UsageError(f"no remote named {remote!r} — add it first: git remote add {remote} URL")
+    nested = [
+        other
+        for other in repo.remote_names()
+        if other != remote and (other.startswith(remote + "/") or remote.startswith(other + "/"))
+    ]
+    if nested:
+        raise UsageError(
+            f"remotes {remote!r} and {nested[0]!r} nest, and gitcoop keeps refs named after "
+            f"each (refs/coop/taken/REMOTE), which would collide — rename one: "
+            f"git remote rename {nested[0]} NEW-NAME"
+        )
+    if repo.config_value(f"remote.{remote}.mirror") not in (None, "false", "no", "off", "0"):
+        raise UsageError(
+            f"remote {remote!r} is a mirror (remote.{remote}.mirror), whose pushes take no "
+            "refspec and whose fetches overwrite every ref — share the ledger through "
+            "another remote: git remote add NAME URL"
+        )
 
 
 def remote_ledger(repo: Repo, remote: str) -> Oid | None:
     """The tip of the remote's ledger, asked without fetching; None when it has none.
 
     Never prompts (a credential prompt would hang `init`) and gives up after
-    ASK_TIMEOUT seconds; TransportFailed when the remote cannot be asked.
+    coop.remoteTimeout; TransportFailed when the remote cannot be asked.
     """
     with progress.reporter().waiting(f"asking {remote} for its ledger"):
-        done = _git(repo, "ls-remote", "--refs", remote, REF, quiet=True)
+        done = _git(repo, "ls-remote", "--refs", remote, REF, quiet=True, remote=remote)
     if done.returncode != 0:
         raise TransportFailed(f"could not ask {remote}: {_first(done.stderr)}")
     for line in done.stdout.splitlines():
@@ -186,7 +224,7 @@ def _fetch_into(
                 "the local ledger is unchanged"
             )
         doing = f"fetching the ledger from {remote}"
-        raise environment.said(_first(done.stderr), doing) or _failed(doing, done.stderr)
+        raise _said_here(repo, done.stderr, doing) or _failed(doing, done.stderr)
     theirs = repo.tip(scratch)
     if theirs is not None and (kind := repo.kind_of(theirs)) != "commit":  # H7
         raise FetchedLedgerRefused(
@@ -200,10 +238,10 @@ def push(repo: Repo, remote: str, tip: Oid) -> Pushed:
     """Offer `tip` as the remote's ledger; the remote takes it only as a fast-forward."""
     with progress.reporter().waiting(f"pushing the ledger to {remote}"):
         done = _git(repo, "push", "--porcelain", remote, f"{tip}:{REF}", remote=remote)
-    return _pushed(done, remote)
+    return _pushed(repo, done, remote)
 
 
-def _pushed(done: subprocess.CompletedProcess[str], remote: str) -> Pushed:
+def _pushed(repo: Repo, done: subprocess.CompletedProcess[str], remote: str) -> Pushed:
     """Accepted, rejected by a race (retrying may help), RemoteRefused (the host's own
     rule: retrying won't), or TransportFailed (the outcome may be unknown)."""
     status = _porcelain_status(done.stdout)
@@ -222,9 +260,32 @@ def _pushed(done: subprocess.CompletedProcess[str], remote: str) -> Pushed:
         # a race: not a fast-forward, a stale lease, or the ref moved under the host's lock
         return Pushed(False, reason or _first(done.stderr))
     doing = f"pushing the ledger to {remote}"
-    raise environment.said(_first(done.stderr), doing, wrote_nothing=False) or _failed(
-        doing, done.stderr
-    )
+    raise _said_here(repo, done.stderr, doing, wrote_nothing=False) or _failed(doing, done.stderr)
+
+
+def _said_here(repo: Repo, stderr: str, doing: str, wrote_nothing: bool = True) -> CoopError | None:
+    """The machine's refusal git's words tell of (exit 9), when this machine bears them out.
+
+    git's stderr carries the host's words as well as its own (an ssh remote's, raw), so
+    "No space left on device" there may be the host's disk, or a host's lie: it is this
+    clone's only if writing into its object store fails now, or its disk is nearly full.
+    """
+    if environment.said(_first(stderr), doing, wrote_nothing) is None:
+        return None
+    objects = os.path.join(repo.common_dir, "objects")
+    try:
+        room = os.statvfs(objects)
+        if room.f_bavail * room.f_frsize < NEARLY_FULL:
+            return environment.said(_first(stderr), doing, wrote_nothing)
+        handle, path = tempfile.mkstemp(dir=objects, prefix="tmp_coop_probe_")
+        try:
+            os.write(handle, bytes(4096))
+        finally:
+            os.close(handle)
+            os.unlink(path)
+    except OSError as refused:
+        return environment.failure(refused, doing, wrote_nothing)
+    return None
 
 
 def push_leased(repo: Repo, remote: str, tip: Oid, merged: Oid | None) -> Pushed:
@@ -238,7 +299,7 @@ def push_leased(repo: Repo, remote: str, tip: Oid, merged: Oid | None) -> Pushed
     lease = f"--force-with-lease={REF}:{merged or ''}"
     with progress.reporter().waiting(f"pushing the ledger to {remote}"):
         done = _git(repo, "push", "--porcelain", lease, remote, f"{tip}:{REF}", remote=remote)
-    return _pushed(done, remote)
+    return _pushed(repo, done, remote)
 
 
 def _git(
@@ -248,39 +309,77 @@ def _git(
     meanwhile: Callable[[], None] | None = None,
     remote: str | None = None,
 ) -> subprocess.CompletedProcess[str]:
-    """Run git; `quiet`: never prompt for anything, and give up after ASK_TIMEOUT;
-    `meanwhile` runs once git has started, before its output is read; `remote`: a talk
-    with that remote, given up on after coop.remoteTimeout (TransportFailed, exit 7)."""
+    """Run git where git itself would run (the worktree's top, so a remote's relative URL
+    means what it means to git); `quiet`: never prompt for anything; `meanwhile` runs once
+    git has started, before its output is read; `remote`: a talk with that remote, given
+    up on after coop.remoteTimeout (TimedOut, exit 7).
+
+    What git says is read as bytes, kept up to a bound (a host writes through git's
+    stderr, as much as it likes) and decoded whatever its bytes are."""
+    if remote is not None and not REMOTE_NAME_RE.match(remote):
+        raise UsageError(f"{remote!r} is not a remote name — give one from: git remote")
     env = {**os.environ, "GIT_TERMINAL_PROMPT": "0"} if quiet else None  # ssh setup stays theirs
     limit = remote_timeout(repo) if remote is not None else None
     slow = _low_speed(repo, limit) if limit is not None else []
     command = ["git", "--git-dir", repo.git_dir, *slow, *args]
+    kept: dict[str, bytes] = {}
     try:
         with subprocess.Popen(
             command,
+            cwd=repo.workdir() or repo.git_dir,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
-            text=True,
             env=env,
             stdin=subprocess.DEVNULL if quiet else None,
         ) as running:
+            readers = [
+                _reader(running.stdout, OUTPUT_KEPT if remote else None, kept, "out"),
+                _reader(running.stderr, HOST_TEXT_KEPT, kept, "err"),
+            ]
             try:
                 if meanwhile is not None:
                     meanwhile()
-                out, err = running.communicate(timeout=ASK_TIMEOUT if quiet else limit)
+                running.wait(timeout=limit)
             except BaseException:
                 _stop(running.pid)  # a timeout, an interrupt, `meanwhile` failing: git stops
                 running.kill()  # too, and what it started (ssh, a remote helper)
                 raise
+            finally:
+                for reader in readers:
+                    reader.join(timeout=5)  # a grandchild holding the pipe is not waited on
     except subprocess.TimeoutExpired:
-        if remote is not None and limit is not None and not quiet:
-            raise TransportFailed(
-                f"{remote} did not answer within {limit:g}s (git config {REMOTE_TIMEOUT_KEY})"
-            ) from None
-        raise TransportFailed(f"git {args[0]} took more than {ASK_TIMEOUT}s") from None
+        assert remote is not None and limit is not None
+        pushing = args[0] == "push"
+        unknown = "; whether it took the push is not known" if pushing else ""
+        raise TimedOut(
+            f"{remote} did not answer within {limit:g}s (git config {REMOTE_TIMEOUT_KEY}){unknown}",
+            pushing,
+        ) from None
     except OSError as exc:
         raise TransportFailed(f"cannot run git: {exc}") from None
+    out, err = (kept.get(key, b"").decode("utf-8", "replace") for key in ("out", "err"))
     return subprocess.CompletedProcess(command, running.returncode, out, err)
+
+
+def _reader(
+    stream: IO[bytes] | None, keep: int | None, kept: dict[str, bytes], key: str
+) -> threading.Thread:
+    """A thread reading `stream` to its end, keeping its first `keep` bytes (None: all)."""
+
+    def read() -> None:
+        if stream is None:
+            return
+        chunks, size = [], 0
+        with contextlib.suppress(OSError, ValueError):
+            while chunk := stream.read1(65536):  # type: ignore[attr-defined]
+                if keep is None or size < keep:
+                    chunks.append(chunk if keep is None else chunk[: keep - size])
+                    size += len(chunks[-1])
+        kept[key] = b"".join(chunks)
+
+    thread = threading.Thread(target=read, daemon=True)
+    thread.start()
+    return thread
 
 
 def _stop(pid: int) -> None:

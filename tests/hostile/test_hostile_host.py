@@ -1,0 +1,155 @@
+"""A host that talks back: what it writes is a stranger's text, bounded in size and time,
+never taken for this machine's own words (docs/hardening.md, H7 and H8; docs/sync.md,
+"Transport").
+
+Real clones of a bare remote; the host's behaviour is a hook of the bare repository or a
+fake `ssh` (core.sshCommand) that serves, prints or hangs.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.conftest import Clones, coop_in, git
+from tests.store.ledger.test_transport import claiming
+
+
+def hook(clones: Clones, name: str, script: str) -> None:
+    path = clones.root / "remote.git" / "hooks" / name
+    path.write_text("#!/bin/sh\n" + script)
+    path.chmod(0o755)
+
+
+def ssh(clones: Clones, path: Path, script: str) -> Path:
+    """origin over a fake ssh running `script` (with $last the remote's command, and a
+    count of connections in the returned file)."""
+    counter = clones.root / "ssh-count"
+    fake = clones.root / "fake-ssh"
+    fake.write_text(
+        "#!/bin/sh\n"
+        f'count=$(cat "{counter}" 2>/dev/null || echo 0); echo $((count + 1)) > "{counter}"\n'
+        f"echo $$ >> {clones.root / 'ssh-pids'}\n"
+        "for last; do :; done\n" + script
+    )
+    fake.chmod(0o755)
+    git(path, "config", "core.sshCommand", str(fake))
+    git(path, "config", "ssh.variant", "ssh")
+    git(path, "remote", "set-url", "origin", f"ssh://git@127.0.0.1{clones.root}/remote.git")
+    return counter
+
+
+def test_a_host_writing_bytes_that_are_not_utf8_is_told_not_a_bug(clones: Clones) -> None:
+    """Its bytes are shown escaped, with the exit of what happened: a refusal (11) for
+    sync, and a write recorded here that says it stayed here (0), printing its item."""
+    (alice,), _ = claiming(clones, "alice")
+    hook(clones, "pre-receive", "printf 'no \\377 way\\n' >&2; exit 1\n")
+    added = coop_in(alice, "add", "todo", "four", "--json")
+    assert added.code == 0, (added.code, added.err)
+    assert added.json()["title"] == "four" and "not yet on origin" in added.err
+    synced = coop_in(alice, "sync")
+    assert synced.code == 11, (synced.code, synced.err)
+    assert "no \ufffd way" in synced.err, synced.err  # the byte, replaced where it stood
+
+
+def test_a_host_that_floods_its_lines_is_read_in_bounded_memory(clones: Clones) -> None:
+    """100 MB of `remote:` lines: the refusal is told (exit 11) and the process's peak
+    memory stays that of an ordinary sync; only the start of what the host said is kept."""
+    (alice,), _ = claiming(clones, "alice")
+    hook(clones, "pre-receive", "yes 'remote junk' | head -c 100000000 >&2; exit 1\n")
+    assert coop_in(alice, "add", "todo", "flooded").code == 0  # stays here: the host refuses
+    measure = (
+        "import resource, subprocess, sys\n"
+        "done = subprocess.run([sys.executable, '-c', "
+        "'from gitcoop.cli.main import run; run()', 'sync'], capture_output=True, text=True)\n"
+        "print(done.returncode, len(done.stderr), "
+        "resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", measure], cwd=alice, capture_output=True, text=True, check=True
+    )
+    code, said, peak_kb = map(int, done.stdout.split())
+    assert code == 11
+    assert said < 10_000  # the message is a line, not the flood
+    assert peak_kb < 120_000, f"peak {peak_kb} KB while the host wrote 100 MB"
+
+
+def test_a_host_saying_the_disk_is_full_is_not_this_machines_disk(clones: Clones) -> None:
+    """The host's words are not this machine's: a failure is exit 9 only when this clone's
+    own disk or permissions say so; otherwise the remote failed (exit 7)."""
+    (alice,), _ = claiming(clones, "alice")
+    ssh(clones, alice, "echo 'fatal: No space left on device' >&2; exit 128\n")
+    synced = coop_in(alice, "sync", "--json")
+    assert synced.code == 7, (synced.code, synced.err)
+    assert "No space left on device" in synced.err and "disk is full" not in synced.err
+
+
+def test_a_claim_does_not_ask_a_remote_that_timed_out_again_and_again(clones: Clones) -> None:
+    """A push that timed out is asked about once (did it land?); a fetch that times out
+    then ends the claim: exit 7 saying so, not ten more waits of coop.remoteTimeout."""
+    (alice,), todo = claiming(clones, "alice")
+    counter = ssh(
+        clones,
+        alice,
+        'served="' + str(clones.root) + '/served"\n'
+        'case "$last" in\n'
+        "  *receive-pack*) exec sleep 8 ;;\n"
+        '  *) if [ -e "$served" ]; then exec sleep 8; fi; touch "$served"; exec sh -c "$last" ;;\n'
+        "esac\n",
+    )
+    git(alice, "config", "coop.remoteTimeout", "1s")
+    took = coop_in(alice, "take", todo)
+    assert took.code == 7, (took.code, took.err)
+    assert "nothing was recorded" in took.err, took.err
+    assert int(counter.read_text()) <= 3, counter.read_text()
+    assert coop_in(alice, "show", todo, "--json").json()["taken_by"] is None
+    for pid in (clones.root / "ssh-pids").read_text().split():  # none left hanging
+        stat = Path(f"/proc/{pid}/stat")
+        assert not stat.exists() or stat.read_text().split()[2] in "ZX", f"ssh {pid} lives on"
+
+
+def test_a_push_that_timed_out_does_not_say_it_was_not_made(clones: Clones) -> None:
+    """The host took the push and then hung (a post-receive hook): the command cannot
+    know whether it landed, and says that, not that the remote lacks it."""
+    (alice,), _ = claiming(clones, "alice")
+    hook(clones, "post-receive", "sleep 8\n")
+    git(alice, "config", "coop.remoteTimeout", "1s")
+    added = coop_in(alice, "add", "todo", "maybe there")
+    assert added.code == 0, added.err
+    assert "not yet on origin" not in added.err and "not known" in added.err, added.err
+    tip = git(alice, "rev-parse", "refs/coop/ledger")
+    assert git(clones.root / "remote.git", "rev-parse", "refs/coop/ledger") == tip
+
+
+def test_init_asks_a_remote_within_coop_remote_timeout(clones: Clones) -> None:
+    alice = clones.clone("alice")
+    git(alice, "commit", "-q", "--allow-empty", "-m", "code")
+    ssh(clones, alice, "exec sleep 8\n")
+    git(alice, "config", "coop.remoteTimeout", "1s")
+    done = coop_in(alice, "init")
+    assert done.code != 0 and "within 1s" in done.err, (done.code, done.err)
+
+
+def test_init_never_hands_a_configured_name_to_git_as_an_option(clones: Clones) -> None:
+    alice = clones.clone("alice")
+    planted = clones.root / "PLANTED"
+    git(alice, "config", f"remote.--upload-pack=touch {planted};.url", str(clones.root))
+    done = coop_in(alice, "init")
+    assert not planted.exists()
+    assert done.code != 0 and "not a remote name" in done.err, (done.code, done.err)
+
+
+def test_remote_names_that_nest_are_refused_by_name(clones: Clones) -> None:
+    """Remotes `x` and `x/ledger` would share refs (refs/coop/taken/x is a file where
+    refs/coop/taken/x/ledger needs a folder), so one of them would lose its memory of the
+    remote's history (H4) without a word: neither is used until one is renamed."""
+    (alice,), _ = claiming(clones, "alice")
+    for name in ("x", "x/ledger"):
+        git(alice, "remote", "add", name, clones.url)
+    for name in ("x", "x/ledger"):
+        synced = coop_in(alice, "sync", name, "--json")
+        assert synced.code == 2, (name, synced.code, synced.err)
+        assert "git remote rename" in synced.err
+        assert synced.json()["error"]["code"] == "usage"
+    assert coop_in(alice, "sync").code == 0  # origin nests with nothing
