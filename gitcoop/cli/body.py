@@ -14,7 +14,7 @@ import subprocess
 import sys
 import tempfile
 
-from gitcoop.domain.fields import BODY_MAX
+from gitcoop.domain.fields import BODY_MAX, typed_lines
 from gitcoop.errors import UsageError
 
 TEMPLATE_NOTE = "# Lines starting with '#' are dropped; an empty body clears it.\n"
@@ -25,12 +25,12 @@ def from_options(text: str | None, path: str | None) -> str | None:
     if text is not None and path is not None:
         raise UsageError("give --body or --body-file, not both")
     if path is None:
-        return text
+        return None if text is None else typed_lines(text)
     most = BODY_MAX + 1  # read no more than makes it too long: the check then refuses it
     try:
         if path == "-":
-            return sys.stdin.read(most)
-        with open(path, encoding="utf-8") as handle:
+            return typed_lines(sys.stdin.read(most))
+        with open(path, encoding="utf-8") as handle:  # universal newlines: CRLF is read as LF
             return handle.read(most)
     except (OSError, UnicodeDecodeError) as exc:
         raise UsageError(f"--body-file {path}: cannot read it ({exc})") from None

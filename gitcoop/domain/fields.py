@@ -42,9 +42,22 @@ def body_problem(body: Any) -> str | None:
         return "a body is text"
     if len(body) > BODY_MAX:
         return f"a body is at most {BODY_MAX // 1024} KiB of text"
-    if any((ord(c) < 32 and c not in "\n\t") or ord(c) == 127 for c in body):
-        return "a body holds lines of text: no escape codes or other control characters"
+    found = next(
+        (at for at, c in enumerate(body) if (ord(c) < 32 and c not in "\n\t") or ord(c) == 127),
+        None,
+    )
+    if found is not None:
+        return (
+            "a body holds lines of text: no escape codes or other control characters "
+            f"(it holds U+{ord(body[found]):04X} at character {found + 1})"
+        )
     return None
+
+
+def typed_lines(text: str) -> str:
+    """Text as a person typed it: a line break sent as CRLF (a browser's form, a file or a
+    pipe from Windows) is the ledger's line break; a lone CR stays, and is refused."""
+    return text.replace("\r\n", "\n")
 
 
 def tag_problem(tag: Any) -> str | None:

@@ -42,7 +42,7 @@ def _typed(field: str, value: str) -> str:
     """A form's value as typed: a free text keeps its spaces, and its line breaks, which a
     browser sends as CRLF (HTML's form submission), are the ledger's line breaks."""
     if field in ("text", "body"):
-        return value.replace("\r\n", "\n")
+        return shapes.typed_lines(value)
     return value.strip()
 
 

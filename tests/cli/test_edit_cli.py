@@ -5,6 +5,8 @@ from __future__ import annotations
 import io
 import os
 import stat
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -71,6 +73,30 @@ def test_the_body_comes_from_a_file_or_stdin_and_show_prints_it(
     assert shown.rstrip().endswith("from stdin")
     assert coop("edit", item, "--body", "").code == 0  # an empty body clears it
     assert show(item)["body"] is None
+
+
+def test_a_body_sent_with_crlf_line_breaks_is_kept_in_lines(ledger: Path) -> None:
+    """CRLF is a line break wherever a body comes from (a file, a pipe, an argument, MCP,
+    the board); a lone CR is refused, naming it and where it stands."""
+    item = coop("add", "todo", "From Windows").out.strip()
+    piped = subprocess.run(
+        ["git", "coop", "edit", item, "--body-file", "-"],
+        cwd=ledger,
+        input=b"a\r\nb\r\n",
+        capture_output=True,
+        env={
+            **os.environ,
+            "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
+        },
+        check=False,
+    )
+    assert piped.returncode == 0, piped.stderr
+    assert show(item)["body"] == "a\nb\n"
+    assert coop("edit", item, "--body", "c\r\nd").code == 0
+    assert show(item)["body"] == "c\nd"
+    lone = coop("edit", item, "--body", "e\rf")
+    assert lone.code == 2 and "U+000D at character 2" in lone.err, lone.err
+    assert show(item)["body"] == "c\nd"
 
 
 def test_the_editor_is_the_one_git_would_start(ledger: Path, tmp_path: Path) -> None:
