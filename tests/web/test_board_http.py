@@ -575,3 +575,12 @@ def test_an_answer_keeps_the_line_between_it_and_its_note(
     assert coop("done", todo, "--summary", "s1").code == 0
     said = act(client, settings, "done", item=todo, summary="s2", version=shown(todo)["version"])
     assert "\\x0a" not in said["message"] and "\n" in said["message"], said
+
+
+def test_the_history_shows_an_argument_whose_value_is_zero(client: TestClient) -> None:
+    """`edit -p 0` says priority=0 on the item page, as `git coop log` does."""
+    todo = added("todo", "Urgent after all", "-p", "3")
+    assert coop("edit", todo, "-p", "0").code == 0
+    page = client.get(f"/item/{todo}").text
+    assert '<span class="arg">priority=0</span>' in page
+    assert '<span class="arg">previous_priority=3</span>' in page
