@@ -584,3 +584,18 @@ def test_the_history_shows_an_argument_whose_value_is_zero(client: TestClient) -
     page = client.get(f"/item/{todo}").text
     assert '<span class="arg">priority=0</span>' in page
     assert '<span class="arg">previous_priority=3</span>' in page
+
+
+def test_the_owed_page_shows_what_is_due_apart_from_what_is_not_yet(
+    client: TestClient,
+) -> None:
+    """What needs a review now is what `git coop owed` lists; what is owed later is apart,
+    under its own heading, as `owed --all` adds it."""
+    todo = added("todo", "Taken moments ago")
+    assert coop("take", todo, "--session", "s1").code == 0
+    assert "nothing owed is due" in coop("owed").out
+    page = client.get("/owed").text
+    assert "nothing owed is due" in page
+    later = page.index("<h2>Not yet due</h2>")
+    assert page.index("Taken moments ago") > later
+    assert 'name="decision"' in page[later:]  # decided from here as well
