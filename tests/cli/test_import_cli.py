@@ -119,7 +119,7 @@ def test_a_bad_record_is_named_by_its_line_and_skipped_whole(ledger: Path, tmp_p
     assert [r["aliases"][0] for r in report["records"]] == ["bd-a1b2", "bd-c3d4"]
     for alias in ("bd-x1", "bd-x2", "bd-x3", "bd-x4"):
         missing = coop("show", alias)
-        assert missing.code == 1 and "no item was imported" in missing.err
+        assert missing.code == 1 and f"no item matches {alias!r}" in missing.err
     text = coop("import", "beads", str(export), "--dry-run", env=NOW)
     assert "skipped line 2 (bd-x1): a title is one line" in text.out
     assert "\x1b" not in text.out
@@ -583,3 +583,11 @@ def test_a_due_date_past_the_ledger_s_years_skips_the_record(ledger: Path, tmp_p
     export.write_text(json.dumps([{**task, "due": "95001231T000000Z"}, near]))
     report = _json("import", "taskwarrior", str(export))
     assert len(report["records"]) == 1 and "due" in str(report["skipped"][0])
+
+
+def test_a_name_that_matches_nothing_is_not_said_to_be_an_import(ledger: Path) -> None:
+    """`zz-nope` has the shape of a name an import keeps (gh#42, TW-12); matching nothing,
+    it is told as matching nothing, not as an import that never happened."""
+    shown = coop("show", "zz-nope")
+    assert shown.code != 0
+    assert "no item matches 'zz-nope'" in shown.err and "was imported" not in shown.err

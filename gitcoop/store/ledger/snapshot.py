@@ -394,7 +394,10 @@ class Snapshot:
             if any(aliases.key(a) == wanted for a in row.data().get("aliases") or ())
         )
         if not matches:
-            raise NotFound(f"no item was imported as {alias!r} — see git coop list")
+            raise NotFound(
+                f"no item matches {alias!r}, as an id or as a name an import kept — "
+                "see git coop list"
+            )
         if len(matches) > 1:
             shown = ", ".join(self.label(m) for m in matches[:10])
             raise Ambiguous(f"{alias!r} names {len(matches)} items: {shown} — give an id")
