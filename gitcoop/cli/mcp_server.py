@@ -51,6 +51,7 @@ from gitcoop.domain.bounds import json_escaped
 from gitcoop.errors import CoopError, UsageError
 from gitcoop.service import process
 
+DRAIN_WAIT = 600.0  # seconds the server waits, stdin closed, to answer what it started
 _ONE_AT_A_TIME = threading.Lock()
 
 INSTRUCTIONS = """\
@@ -214,10 +215,55 @@ async def _serve_stdio(server: Server[Any]) -> None:
 
 async def _serve(server: Server[Any], read_stream: Any, write_stream: Any) -> None:
     sink, messages = create_context_streams[SessionMessage | Exception](0)
+    answers = _Answers(write_stream)
     async with anyio.create_task_group() as group:
-        group.start_soon(_answer_unreadable, read_stream, sink, write_stream)
-        await server.run(messages, write_stream, server.create_initialization_options())
+        group.start_soon(_answer_unreadable, read_stream, sink, answers)
+        await server.run(messages, answers, server.create_initialization_options())
         group.cancel_scope.cancel()
+
+
+class _Answers:
+    """The write stream, counting the requests not yet answered: at the end of stdin the
+    server finishes and answers what it started (a write made is a write told) before
+    it leaves, waiting at most DRAIN_WAIT seconds for it."""
+
+    def __init__(self, stream: Any) -> None:
+        self.stream = stream
+        self.owed: set[Any] = set()
+        self.none_owed = anyio.Event()
+        self.none_owed.set()
+
+    def asked(self, message: Any) -> None:
+        if isinstance(message, types.JSONRPCRequest):
+            self.owed.add(message.id)
+            self.none_owed = anyio.Event()
+        elif isinstance(message, types.JSONRPCNotification) and message.method.endswith(
+            "/cancelled"
+        ):  # a cancelled request may go unanswered
+            self._answered((message.params or {}).get("requestId"))
+
+    def _answered(self, ident: Any) -> None:
+        self.owed.discard(ident)
+        if not self.owed:
+            self.none_owed.set()
+
+    async def drained(self) -> None:
+        with anyio.move_on_after(DRAIN_WAIT):
+            await self.none_owed.wait()
+
+    async def send(self, item: SessionMessage) -> None:
+        await self.stream.send(item)
+        if isinstance(item.message, (types.JSONRPCResponse, types.JSONRPCError)):
+            self._answered(item.message.id)
+
+    async def aclose(self) -> None:
+        await self.stream.aclose()
+
+    async def __aenter__(self) -> _Answers:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
 
 
 class _Spelt(io.TextIOWrapper):
@@ -246,14 +292,17 @@ def _wire() -> Iterator[_Spelt]:
             spelt.close()
 
 
-async def _answer_unreadable(read_stream: Any, sink: Any, write_stream: Any) -> None:
-    """Pass messages on; answer a line that is no JSON-RPC message (the SDK drops it)."""
+async def _answer_unreadable(read_stream: Any, sink: Any, answers: _Answers) -> None:
+    """Pass messages on; answer a line that is no JSON-RPC message (the SDK drops it); at
+    the end of stdin, end the SDK's stream only once what was asked is answered."""
     async with sink:
         async for item in read_stream:
             if isinstance(item, Exception):
-                await write_stream.send(SessionMessage(rejection(item)))
+                await answers.stream.send(SessionMessage(rejection(item)))
             else:
+                answers.asked(item.message)
                 await sink.send(item)
+        await answers.drained()
 
 
 def rejection(problem: Exception) -> types.JSONRPCError:

@@ -410,3 +410,35 @@ def test_every_option_of_every_command_is_an_argument_of_its_tool() -> None:
         positional = [p for p in inner[0].params if isinstance(p, click.Argument)]
         taken = [p for p in tools[name].params if p.option is None and p.env is None]
         assert len(taken) == len(positional) + (1 if len(inner) > 1 else 0), name
+
+
+def test_a_call_sent_just_before_stdin_closes_is_answered(tmp_path: Path) -> None:
+    """An agent that writes its calls and closes stdin still gets every answer: the
+    server finishes what it started, and answers it, before it leaves."""
+    path = make_repo(tmp_path / "repo")
+    params = server(path)
+    init = [params.command, *params.args[:-1], "init"]
+    assert subprocess.run(init, cwd=path, env=params.env, check=False).returncode == 0
+    messages = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "t", "version": "1"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+         "params": {"name": "add", "arguments": {"kind": "todo", "title": "added at EOF"}}},
+        {"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+         "params": {"name": "list", "arguments": {}}},
+    ]  # fmt: skip
+    done = subprocess.run(
+        [params.command, *params.args],
+        cwd=path,
+        env=params.env,
+        input="".join(json.dumps(m) + "\n" for m in messages),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    replies = {r.get("id"): r for r in map(json.loads, done.stdout.splitlines())}
+    assert sorted(i for i in replies if i is not None) == [1, 2, 3], done.stdout + done.stderr
+    assert "added at EOF" in json.dumps(replies[2]["result"])
