@@ -13,7 +13,9 @@ from gitcoop.domain import bounds
 from gitcoop.domain.ids import session_problem
 from gitcoop.domain.timefmt import parse_instant
 from gitcoop.errors import UsageError
-from gitcoop.service.context import Context
+from gitcoop.service.context import Context, Search
+
+TRUE_WORDS = ("1", "true", "yes", "on")  # as git reads a boolean environment variable
 
 
 def make_context(
@@ -38,6 +40,11 @@ def make_context(
         "offline": offline,
         # `git -c key=value coop ...`: git passes its -c values on in this variable
         "git_parameters": env.get("GIT_CONFIG_PARAMETERS", ""),
+        "search": Search(
+            exact=bool(env.get("GIT_DIR")),
+            ceiling=env.get("GIT_CEILING_DIRECTORIES", ""),
+            across_fs=env.get("GIT_DISCOVERY_ACROSS_FILESYSTEM", "").lower() in TRUE_WORDS,
+        ),
     }
     if env.get("COOP_NOW"):
         fields["now"] = _now(env["COOP_NOW"])

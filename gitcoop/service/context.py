@@ -15,6 +15,7 @@ from gitcoop.domain.record_type import record_type
 from gitcoop.errors import NoLedger, UsageError
 from gitcoop.store.ledger.snapshot import Snapshot
 from gitcoop.store.repository import Repo, open_repo
+from gitcoop.store.repository import Search as Search  # for the CLI, which says how
 
 
 def _now() -> datetime:
@@ -38,9 +39,10 @@ class Context:
     expect_version: int | None = None
     offline: bool = False  # --offline: a claim is decided here, not by the coop.claims remote
     git_parameters: str = ""  # GIT_CONFIG_PARAMETERS: what `git -c key=value` set
+    search: Search = Search()  # how git would find the repository (GIT_DIR, a ceiling)
 
     def repo(self) -> Repo:
-        return open_repo(self.path, self.git_parameters)
+        return open_repo(self.path, self.git_parameters, self.search)
 
     def who(self, repo: Repo) -> str:
         """The one answer to who is acting: --as, COOP_ACTOR, else git's user.email, in

@@ -19,7 +19,7 @@ from gitcoop.store.git.commits import CommitInfo
 from gitcoop.store.git.config import config_key, config_parameters
 from gitcoop.store.git.objects import Oid
 from gitcoop.store.git.refs import STALE_AFTER, Backoff, RefLocked
-from gitcoop.store.git.repo import PACK_FILES_OPEN, library_versions
+from gitcoop.store.git.repo import PACK_FILES_OPEN, Search, library_versions
 from gitcoop.store.git.trees import Delta
 from gitcoop.store.git.writes import WRITE_RETRIES, Sign, enable_fsync
 from gitcoop.store.ledger.repo import Repo, init_repo, open_repo
@@ -34,6 +34,7 @@ __all__ = [
     "Oid",
     "RefLocked",
     "Repo",
+    "Search",
     "Sign",
     "config_key",
     "config_parameters",

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from gitcoop.errors import NoLedger, UnsupportedRepository
@@ -85,8 +86,20 @@ def library_versions() -> dict[str, str]:
 R = TypeVar("R", bound=Repo)
 
 
-def opened(kind: type[R], path: str, git_parameters: str = "") -> R:
-    """The repository at or above `path` (plain, bare or a linked worktree), as a `kind`.
+@dataclass(frozen=True)
+class Search:
+    """How git finds a repository, from its environment (read by the CLI alone): `exact`
+    when GIT_DIR named it (never a repository above); else upwards, stopping at the
+    GIT_CEILING_DIRECTORIES `ceiling` and, unless `across_fs`, at a file system's edge."""
+
+    exact: bool = False
+    ceiling: str = ""
+    across_fs: bool = False
+
+
+def opened(kind: type[R], path: str, git_parameters: str = "", search: Search | None = None) -> R:
+    """The repository at or above `path` (plain, bare or a linked worktree), as a `kind`,
+    found as `search` says.
 
     `git_parameters` is GIT_CONFIG_PARAMETERS as git exports it for `git -c
     key=value coop ...`; libgit2 does not read it, so its values are kept here.
@@ -99,9 +112,7 @@ def opened(kind: type[R], path: str, git_parameters: str = "") -> R:
     pygit2.settings.mwindow_mapped_limit = min(
         pygit2.settings.mwindow_mapped_limit, PACK_MAPPED_MOST
     )
-    found = pygit2.discover_repository(path)
-    if found is None:
-        raise NoLedger(f"not a git repository (or any parent up to /): {os.path.abspath(path)}")
+    found = _found(path, search or Search())
     try:
         raw = pygit2.Repository(found)
     except pygit2.GitError as exc:
@@ -109,6 +120,23 @@ def opened(kind: type[R], path: str, git_parameters: str = "") -> R:
         raise NoLedger(f"cannot open the git repository at {found}: {exc}") from None
     refuse_object_format(_config_format(raw.config))  # a libgit2 built to open SHA-256
     return kind(raw, overrides=config_parameters(git_parameters))
+
+
+def _found(path: str, search: Search) -> str:
+    """The git directory of `path` as git finds it."""
+    try:
+        if search.exact:
+            flag = pygit2.enums.RepositoryOpenFlag.NO_SEARCH
+            found: str | None = pygit2.Repository(path, flag).path
+        elif search.ceiling:
+            found = pygit2.discover_repository(path, search.across_fs, search.ceiling)
+        else:
+            found = pygit2.discover_repository(path, search.across_fs)
+    except pygit2.GitError as exc:  # a `.git` file that is no gitfile, a GIT_DIR that is none
+        raise NoLedger(f"not a git repository: {os.path.abspath(path)} ({exc})") from None
+    if found is None:
+        raise NoLedger(f"not a git repository (or any parent up to /): {os.path.abspath(path)}")
+    return found
 
 
 def initialised(kind: type[R], path: str, email: str) -> R:

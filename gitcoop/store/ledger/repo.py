@@ -135,10 +135,10 @@ class Repo(git.Repo):
                 os.unlink(os.path.join(loose, oid[:2], oid[2:]))
 
 
-def open_repo(path: str, git_parameters: str = "") -> Repo:
+def open_repo(path: str, git_parameters: str = "", search: git.Search | None = None) -> Repo:
     """The repository at or above `path` (store/git/repo.py's `opened`), held until a
     one-command process leaves (store/fast/memory.py)."""
-    repo = git.opened(Repo, path, git_parameters)
+    repo = git.opened(Repo, path, git_parameters, search)
     memory.keep(repo)  # its caches are freed by the process's end, not one by one
     return repo
 
