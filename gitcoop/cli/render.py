@@ -14,6 +14,7 @@ from gitcoop.cli.wording import count
 from gitcoop.domain import obligations, readiness
 from gitcoop.domain.bounds import json_text
 from gitcoop.domain.lifecycle import HELD, TERMINAL, bound, held
+from gitcoop.domain.record_type import record_type
 from gitcoop.domain.timefmt import human_age, human_instant
 
 if TYPE_CHECKING:  # annotations only: `take` and `done` need not load the queries
@@ -341,12 +342,27 @@ def item_details(
     rows += _attention_rows(item)
     rows += _link_rows(links) if links is not None else []
     for note in notes or ():
-        rows.append(("note", f"{human_instant(note.at)} {note.actor}: {note.text}"))
+        rows.append(("note", _Lines(f"{human_instant(note.at)} {note.actor}: {note.text}")))
     width = max(len(k) for k, _ in rows)
-    lines: list[str] = [join(paint(f"{k:<{width}}", "heading"), "  ", _value(v)) for k, v in rows]
+    lines: list[str] = []
+    for key, value in rows:
+        heading = paint(f"{key:<{width}}", "heading")
+        if isinstance(value, _Lines):  # a note of several lines: each under the first
+            first, *more = value.text.split("\n")
+            lines.append(join(heading, "  ", Styled(printable(first, tabs=True))))
+            lines += [" " * (width + 2) + printable(line, tabs=True) for line in more]
+        else:
+            lines.append(join(heading, "  ", _value(value)))
     if item.body:
-        lines += ["", *(printable(line) for line in item.body.splitlines())]
+        lines += ["", *(printable(line, tabs=True) for line in item.body.splitlines())]
     return Styled("\n".join(lines))
+
+
+@record_type
+class _Lines:
+    """A free text shown as its lines, tabs kept (a note: lines and tabs allowed)."""
+
+    text: str
 
 
 def _field_rows(shown: Shown, now: datetime) -> list[tuple[str, Any]]:

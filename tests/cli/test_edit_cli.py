@@ -213,3 +213,18 @@ def test_on_a_terminal_edit_with_nothing_else_opens_the_editor(
         os.close(main)
     assert done.returncode == 0, done.stderr
     assert show(item)["body"] == "typed in the editor"
+
+
+def test_show_keeps_a_bodys_tabs_and_a_notes_lines(ledger: Path) -> None:
+    """Tabs and line breaks are text a body and a note may hold: `show` prints them as
+    the board does, each further line of a note under its first; a hidden character is
+    still escaped."""
+    item = coop("add", "todo", "Laid out", "--body", "a\tb\nc").out.strip()
+    assert coop("note", item, "first\n\tsecond\u200b").code == 0
+    shown = coop("show", item).out.splitlines()
+    assert "a\tb" in shown and "c" in shown
+    first = next(n for n, line in enumerate(shown) if line.endswith("first"))
+    assert shown[first].startswith("note")
+    assert "\\u200b" in shown[first + 1]  # the hidden character, escaped
+    assert shown[first + 1].startswith(" ") and "\tsecond" in shown[first + 1]
+    assert "\\x09" not in "\n".join(shown) and "\\x0a" not in "\n".join(shown)
