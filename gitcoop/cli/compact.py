@@ -36,6 +36,7 @@ if TYPE_CHECKING:
 # Commands whose JSON is an item object or an array of them.
 FIELDED: tuple[str, ...] = ("list", "show", "ready", "queue", "add", "edit", "take", "release")
 FIELDED += ("done", "close", "abandon", "note", "report", "review", "ack", "resolve", "finish")
+FIELDED += ("pick", "dep add", "dep remove")
 FIELDS_HELP = "Only these fields of each item (e.g. id,title,status); errors are always whole."
 COMPACT_HELP = "JSON on one line, ASCII only (implies --json)."
 _MORE = r"^gitcoop: (\d+) more not listed"

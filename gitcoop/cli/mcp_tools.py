@@ -160,7 +160,7 @@ def tool(name: str, command: click.Command) -> Tool:
     if name not in READS and not any(p.name == "session" for p in params):
         session = {"type": "string", "description": SESSION_HELP}
         params = (*params, Param("session", session, None, env="COOP_SESSION"))
-    if name in compact.FIELDED:
+    if name in compact.FIELDED or any(f"{name} {action}" in compact.FIELDED for action in actions):
         params = (*params, Param("fields", compact.fields_schema(), "--fields"))
     return Tool(name, description, params, actions)
 

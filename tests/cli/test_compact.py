@@ -106,3 +106,20 @@ def test_fields_given_no_names_is_a_usage_error_saying_what_to_give(ledger: Path
         assert "--fields needs names: --fields id,title,status" in refused.err, argv
     missing = coop("show", item, "--fields")
     assert missing.code == 2 and "--fields" in missing.err and "requires" in missing.err
+
+
+def test_every_write_that_prints_its_item_takes_fields(ledger: Path) -> None:
+    """As docs/agents.md says: `pick` and `dep` print an item, and keep only its named
+    fields (pick's own keys, such as `picked`, are kept only when named)."""
+    from tests.service.queue_fixtures import CONFIRM, install
+
+    first, second, _ = three(ledger)
+    linked = coop("dep", "add", first, "blocks", second, "--fields", "id")
+    assert linked.code == 0 and linked.json() == {"id": second}, (linked.out, linked.err)
+    code = install(ledger)
+    assert coop("add", "item", "Fix the toast", "--evidence", "src/app.py:3").code == 0
+    code.plan(toast=CONFIRM)
+    assert coop("verify").code == 0
+    picked = coop("pick", "--fields", "id,status", "--session", "s1")
+    assert picked.code == 0, picked.err
+    assert set(picked.json()) == {"id", "status"} and picked.json()["status"] == "in_progress"

@@ -442,3 +442,12 @@ def test_a_call_sent_just_before_stdin_closes_is_answered(tmp_path: Path) -> Non
     replies = {r.get("id"): r for r in map(json.loads, done.stdout.splitlines())}
     assert sorted(i for i in replies if i is not None) == [1, 2, 3], done.stdout + done.stderr
     assert "added at EOF" in json.dumps(replies[2]["result"])
+
+
+def test_every_tool_that_prints_an_item_takes_fields() -> None:
+    from gitcoop.cli.mcp_server import catalogue
+
+    tools = catalogue()
+    for name in ("pick", "dep", "take", "show", "list"):
+        assert "fields" in tools[name].input_schema()["properties"], name
+    assert "fields" not in tools["log"].input_schema()["properties"]
