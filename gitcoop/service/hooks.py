@@ -196,6 +196,8 @@ def _state(repo: Repo, where: setups.Place, name: str) -> HookState:
     content = _read_or_empty(path)
     if setups.is_shim(content) and not os.path.islink(path):
         return _shim_state(name, path, legacy)
+    if not os.access(path, os.X_OK):  # git skips it (the usual way to switch a hook off)
+        return HookState(name, path, "foreign", legacy, advice=_skipped_advice(path, name))
     if setups.calls_us(content, name):
         if not setups.line_runs(content, name):
             advice = setups.stops_advice(path, name)
@@ -241,6 +243,14 @@ def _shim_state(name: str, path: str, legacy: bool) -> HookState:
     else:
         state = "current"
     return HookState(name, path, state, legacy, runner.python or None, runner.entry or None)
+
+
+def _skipped_advice(path: str, name: str) -> str:
+    return (
+        f"{path} is not executable, so git does not run it (switched off?) and commits do "
+        f"not reach gitcoop: make it executable (chmod +x) with this line in it: "
+        f"{setups.call_line(name)}, or move it aside and run git coop hooks install"
+    )
 
 
 def _foreign_advice(where: setups.Place, path: str, content: bytes, name: str) -> str:
@@ -294,7 +304,8 @@ def _install_one(
         action = "unchanged" if state.state == "current" else "advised"
         return HookChange(name, path, action, state.advice)
     content = _read(path)
-    if not _appendable(path, content) or setups.stops_early(content):
+    skipped = not os.access(path, os.X_OK)  # switched off: neither added to nor switched on
+    if skipped or not _appendable(path, content) or setups.stops_early(content):
         return HookChange(name, path, "advised", state.advice)
     _append_line(path, content, name)
     return HookChange(name, path, "chained")

@@ -299,3 +299,21 @@ def test_uninstall_restores_a_hook_without_a_final_newline_byte_for_byte(
     assert states()["post-commit"]["state"] == "current"
     assert coop("hooks", "uninstall").code == 0
     assert foreign.read_bytes() == mine
+
+
+def test_a_hook_git_does_not_run_is_never_called_working(repo: Path) -> None:
+    """A hook without its executable bit is one git skips (the usual way to switch one
+    off): install adds nothing to it nor switches it on, and status says why commits
+    do not reach gitcoop, and what to do."""
+    foreign = repo / ".git/hooks/post-commit"
+    foreign.write_bytes(b"#!/bin/sh\necho mine\n")
+    foreign.chmod(0o644)
+    assert coop("hooks", "install").code == 0
+    assert foreign.read_bytes() == b"#!/bin/sh\necho mine\n"
+    assert not os.access(foreign, os.X_OK)
+    state = states()["post-commit"]
+    assert state["state"] == "foreign" and "not executable" in str(state["advice"])
+    foreign.write_bytes(b"#!/bin/sh\necho mine\n" + call("post-commit") + b"\n")
+    assert states()["post-commit"]["state"] == "foreign"  # the line is there, git skips it
+    foreign.chmod(0o755)
+    assert states()["post-commit"]["state"] == "current"
