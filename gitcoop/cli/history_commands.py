@@ -52,8 +52,14 @@ def hide_after_setup(ctx: Context) -> tuple[list[dict[str, Any]], list[str]]:
     changes = history_view.hide(ctx)
     lines = []
     if any(c.action == "set" for c in changes):
+        ours = all(c.action != "skipped" for c in changes if c.key == "alias.log-all")
+        log_all = (
+            "git log-all is git log --all without them"
+            if ours
+            else "git log-all is already an alias of yours, left as it is"
+        )
         lines.append(
-            "gitcoop: ledger commits are kept out of git log decorations, and git log-all is "
-            f"git log --all without them (gitk/tig: --exclude=refs/coop/* --all; undo: {UNDO})"
+            f"gitcoop: ledger commits are kept out of git log decorations, and {log_all} "
+            f"(git log/gitk/tig: --exclude=refs/coop/* --all; undo: {UNDO})"
         )
     return [asdict(c) for c in changes], lines
