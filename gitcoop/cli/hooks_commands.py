@@ -241,15 +241,21 @@ def backfill(
     ctx = make_context(actor, session)
     found = service.find(ctx, since)
     if not apply:
-        _print_found(found, as_json)
+        _print_found(found, as_json, since)
         return
-    _print_backfilled(service.apply(ctx, found), as_json)
+    _print_backfilled(service.apply(ctx, found), as_json, since)
 
 
-NOTHING_TO_BACKFILL = (
-    "every Coop trailer on local branches since a day before the ledger began is recorded; "
-    "nothing to backfill (older commits: git coop hooks backfill --since REV)"
-)
+def nothing_to_backfill(since: str | None) -> str:
+    """What a backfill that found nothing looked at."""
+    if since is not None:
+        return printable(
+            f"every Coop trailer on local branches since {since} is recorded; nothing to backfill"
+        )
+    return (
+        "every Coop trailer on local branches since a day before the ledger began is recorded; "
+        "nothing to backfill (older commits: git coop hooks backfill --since REV)"
+    )
 
 
 def _found_json(found: Unrecorded) -> dict[str, Any]:
@@ -272,12 +278,12 @@ def _found_line(found: Unrecorded) -> str:
     )
 
 
-def _print_found(found: list[Unrecorded], as_json: bool) -> None:
+def _print_found(found: list[Unrecorded], as_json: bool, since: str | None) -> None:
     if as_json:
         render.emit_json([_found_json(f) for f in found])
         return
     if not found:
-        say(NOTHING_TO_BACKFILL)
+        say(nothing_to_backfill(since))
         return
     say(f"{len(found)} commit(s) carry Coop trailers the ledger never recorded:")
     for one in found:
@@ -285,7 +291,7 @@ def _print_found(found: list[Unrecorded], as_json: bool) -> None:
     say("record them (as you, naming each commit): git coop hooks backfill --apply")
 
 
-def _print_backfilled(done: list[Backfilled], as_json: bool) -> None:
+def _print_backfilled(done: list[Backfilled], as_json: bool, since: str | None) -> None:
     if as_json:
         render.emit_json(
             [
@@ -295,7 +301,7 @@ def _print_backfilled(done: list[Backfilled], as_json: bool) -> None:
         )
         return
     if not done:
-        say(NOTHING_TO_BACKFILL)
+        say(nothing_to_backfill(since))
     for one in done:
         say(_found_line(one.found))
         for outcome in one.outcomes:

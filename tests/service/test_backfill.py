@@ -80,6 +80,8 @@ def test_backfill_finds_and_records_commits_made_without_hooks(ledger: Path) -> 
     assert item(request)["commit_sha"] == closing
     assert found() == []
     assert "nothing to backfill" in coop("hooks", "backfill").out
+    since = coop("hooks", "backfill", "--since", "HEAD~1").out
+    assert "since HEAD~1 is recorded" in since and "ledger began" not in since
 
 
 def test_with_hooks_nothing_is_left_and_without_them_only_those_commits(
