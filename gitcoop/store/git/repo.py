@@ -119,7 +119,35 @@ def opened(kind: type[R], path: str, git_parameters: str = "", search: Search | 
         refuse_object_format(object_format(found))
         raise NoLedger(f"cannot open the git repository at {found}: {exc}") from None
     refuse_object_format(_config_format(raw.config))  # a libgit2 built to open SHA-256
-    return kind(raw, overrides=config_parameters(git_parameters))
+    repo = kind(raw, overrides=config_parameters(git_parameters))
+    share_as_git_does(repo.config_value(SHARED_KEY))
+    return repo
+
+
+SHARED_KEY = "core.sharedRepository"
+
+
+def shared_umask(value: str | None, umask: int) -> int:
+    """The umask under which files are made as git makes them in a repository shared as
+    core.sharedRepository says: `group` (or true) group-writable, `all` (world, everybody)
+    readable by all besides, `0xxx` that mode; anything else, the user's own `umask`."""
+    word = (value or "").strip().lower()
+    if word in ("group", "true", "1", "yes", "on"):
+        return umask & ~0o070
+    if word in ("all", "world", "everybody", "2"):
+        return umask & ~0o075
+    if len(word) > 1 and word.startswith("0") and all(c in "01234567" for c in word):
+        return 0o777 & ~(int(word, 8) | (int(word, 8) & 0o444) >> 2)  # r gives x to folders
+    return umask
+
+
+def share_as_git_does(value: str | None) -> None:
+    """Make this process's files (refs, reflogs, packs, locks, caches) with the modes git
+    gives a shared repository's: its group can go on writing the ledger."""
+    if value is None:
+        return
+    current = os.umask(0o022)
+    os.umask(shared_umask(value, current))
 
 
 def _found(path: str, search: Search) -> str:

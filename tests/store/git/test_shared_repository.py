@@ -1,0 +1,71 @@
+"""A repository shared with a group (`git init --shared`, core.sharedRepository): the files
+gitcoop makes there are the group's to write, as git's own are."""
+
+from __future__ import annotations
+
+import os
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from gitcoop.store.git.repo import shared_umask
+from tests.conftest import git
+
+
+@pytest.mark.parametrize(
+    ("value", "umask", "wanted"),
+    [
+        ("group", 0o022, 0o002),
+        ("true", 0o077, 0o007),
+        ("all", 0o077, 0o002),
+        ("world", 0o022, 0o002),
+        ("0660", 0o022, 0o007),  # folders 0770: x where r, as git gives them
+        ("0640", 0o002, 0o027),
+        ("umask", 0o027, 0o027),
+        ("false", 0o077, 0o077),
+        ("nonsense", 0o022, 0o022),
+    ],
+)
+def test_the_umask_for_each_way_of_sharing(value: str, umask: int, wanted: int) -> None:
+    assert oct(shared_umask(value, umask)) == oct(wanted)
+
+
+def coop_with_umask(repo: Path, umask: int, *args: str) -> None:
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    done = subprocess.run(
+        ["git", "coop", *args],
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+        preexec_fn=lambda: os.umask(umask),  # the child's own umask
+    )
+    assert done.returncode == 0, done.stderr
+
+
+def test_a_group_shared_repository_keeps_the_ledger_writable_by_its_group(
+    tmp_path: Path,
+) -> None:
+    repo = tmp_path / "shared"
+    git(tmp_path, "init", "-q", "--shared=group", str(repo))
+    git(repo, "config", "user.email", "alice@example.com")
+    coop_with_umask(repo, 0o077, "init")
+    coop_with_umask(repo, 0o077, "add", "todo", "for the whole group")
+    made = [
+        path
+        for top in ("refs/coop", "logs/refs/coop", "objects")
+        for path in (repo / ".git" / top).rglob("*")
+    ]
+    assert any(p.name == "ledger" for p in made)
+    for path in made:
+        mode = stat.S_IMODE(path.stat().st_mode)
+        if path.is_dir():
+            assert mode & 0o070 == 0o070, (path, oct(mode))
+        elif mode & 0o200:  # a file its maker may write, the group may too
+            assert mode & 0o060 == 0o060, (path, oct(mode))
+        else:  # an object or a pack: read-only, and readable by the group
+            assert mode & 0o040, (path, oct(mode))
