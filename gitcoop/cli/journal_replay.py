@@ -27,13 +27,22 @@ def replay_journal(args: list[str]) -> None:
         ctx = make_context()
         if not journal_waiting(ctx.repo().common_dir):
             return
+    except CoopError:
+        return  # no repository, a bad option: the command itself says so
+    try:
         from gitcoop.cli.wording import plain
         from gitcoop.service import replay
 
         report = replay.replay(ctx, everything=False)
         lines = replay.report_lines(report, quiet=True)
         waiting = replay.waiting_line(report)
-    except CoopError:
+    except CoopError as error:  # a read-only repository, a full disk: it waits, and says so
+        warn(
+            printable(
+                f"gitcoop: what the hooks journaled waits, not recorded now ({error.message}) "
+                "— git coop hook replay says what waits"
+            )
+        )
         return
     except Exception as error:  # the journal never fails the command it runs before
         kind = type(error).__name__

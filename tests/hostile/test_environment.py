@@ -97,6 +97,32 @@ def test_a_read_only_git_dir_exits_9_and_keeps_the_ledger(ledger_repo: Path) -> 
     assert coop_in(ledger_repo, "add", "todo", "second").code == 0  # writable again: work goes on
 
 
+def test_a_read_only_git_dir_still_says_what_the_hooks_journaled(ledger_repo: Path) -> None:
+    """The journal cannot be recorded in a read-only repository: a read runs on, and says
+    that something waits and why (every command says once what waits, docs/hooks.md)."""
+    from gitcoop.store.ledger import journal
+
+    needs_mounts()
+    todo = coop_in(ledger_repo, "add", "todo", "closed in a commit").out.strip()
+    entry = {
+        "kind": "trailers",
+        "actor": "alice@example.com",
+        "session": None,
+        "at": "2026-11-29T10:00:00Z",
+        "commit": "1" * 40,
+        "requests": [{"verb": "done", "ref": todo, "args": {"commit": "1" * 40}}],
+    }
+    journal.append(str(ledger_repo / ".git"), entry)
+    done = namespace(
+        f"cd {ledger_repo}; mount --bind .git .git; mount -o remount,ro,bind .git\n"
+        'set +e; git coop list; echo "list=$?"'
+    )
+    assert "list=0" in done.stdout and "closed in a commit" in done.stdout, done.stderr
+    assert "journal" in done.stderr and "read-only" in done.stderr, done.stderr
+    assert "git coop hook replay" in done.stderr
+    assert journal.has_entries(str(ledger_repo / ".git"))
+
+
 def test_a_full_disk_exits_9_and_the_next_write_lands(ledger_repo: Path) -> None:
     needs_mounts()
     done = namespace(
