@@ -85,8 +85,11 @@ def _transition(verb: str, past: str, args: dict[str, Any]) -> Callable[..., Sai
             raise UsageError(f"{verb} needs a --reason: say why the work " + _WHY[verb])
         if verb == "note" and not form.get("text", "").strip():
             raise UsageError("a note needs some text")
+        elsewhere = bool(form.get("commit_elsewhere"))
+        if elsewhere and not form.get("commit"):
+            raise UsageError("--commit-elsewhere goes with --commit SHA")
         ctx = make(_version(form))
-        return _said(ledger.act(ctx, _item(form), verb, given), past)
+        return _said(ledger.act(ctx, _item(form), verb, given, elsewhere), past)
 
     return run
 

@@ -599,3 +599,23 @@ def test_the_owed_page_shows_what_is_due_apart_from_what_is_not_yet(
     later = page.index("<h2>Not yet due</h2>")
     assert page.index("Taken moments ago") > later
     assert 'name="decision"' in page[later:]  # decided from here as well
+
+
+def test_a_commit_of_another_repository_is_recorded_from_the_board_as_the_cli_does(
+    client: TestClient, settings: Settings
+) -> None:
+    """The done form has the CLI's --commit-elsewhere, which its refusal names."""
+    todo = added("todo", "fixed upstream")
+    sha = "ab" * 20
+    refused = act(client, settings, "done", item=todo, version=shown(todo)["version"], commit=sha)
+    assert not refused["ok"] and "--commit-elsewhere" in refused["message"]
+    page = client.get(f"/item/{todo}").text
+    assert 'name="commit_elsewhere"' in page
+    done = act(
+        client, settings, "done", item=todo, version=shown(todo)["version"], commit=sha,
+        commit_elsewhere="1",
+    )  # fmt: skip
+    assert done["ok"], done
+    assert shown(todo)["commit_sha"] == sha
+    alone = act(client, settings, "close", item=added("request", "r"), commit_elsewhere="1")
+    assert not alone["ok"] and "goes with --commit" in alone["message"]
