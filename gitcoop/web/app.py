@@ -103,6 +103,7 @@ def _environment() -> Environment:
     env.filters["instant"] = lambda at: format_instant(at) if at is not None else ""
     env.filters["markdown"] = lambda text: Markup(markdown(_text(text or "")))
     env.filters["short"] = lambda sha: (sha or "")[:12]
+    env.filters["obligation"] = obligations.worded  # a kind in words, as `show` says it
     env.globals["due_words"] = readiness.due_words  # `list`'s words for an item's own due date
     return env
 

@@ -619,3 +619,14 @@ def test_a_commit_of_another_repository_is_recorded_from_the_board_as_the_cli_do
     assert shown(todo)["commit_sha"] == sha
     alone = act(client, settings, "close", item=added("request", "r"), commit_elsewhere="1")
     assert not alone["ok"] and "goes with --commit" in alone["message"]
+
+
+def test_what_an_item_owes_is_worded_as_show_words_it(client: TestClient) -> None:
+    todo = added("todo", "taken without a session")
+    assert coop("take", todo).code == 0
+    assert coop("done", todo).code == 0
+    owes = next(line for line in coop("show", todo).out.splitlines() if line.startswith("owes"))
+    page = client.get(f"/item/{todo}").text
+    said = owes.split(None, 1)[1].split(",")[0]  # "review owed (taken without a session)"
+    assert escaped(said) in page, said
+    assert "legacy_binding" not in page
