@@ -322,7 +322,7 @@ def _git(
     limit = remote_timeout(repo) if remote is not None else None
     slow = _low_speed(repo, limit) if limit is not None else []
     command = ["git", "--git-dir", repo.git_dir, *slow, *args]
-    kept: dict[str, bytes] = {}
+    kept: dict[str, list[bytes]] = {}
     try:
         with subprocess.Popen(
             command,
@@ -357,25 +357,27 @@ def _git(
         ) from None
     except OSError as exc:
         raise TransportFailed(f"cannot run git: {exc}") from None
-    out, err = (kept.get(key, b"").decode("utf-8", "replace") for key in ("out", "err"))
+    out, err = (b"".join(kept.get(key, [])).decode("utf-8", "replace") for key in ("out", "err"))
     return subprocess.CompletedProcess(command, running.returncode, out, err)
 
 
 def _reader(
-    stream: IO[bytes] | None, keep: int | None, kept: dict[str, bytes], key: str
+    stream: IO[bytes] | None, keep: int | None, kept: dict[str, list[bytes]], key: str
 ) -> threading.Thread:
-    """A thread reading `stream` to its end, keeping its first `keep` bytes (None: all)."""
+    """A thread reading `stream` to its end into kept[key], keeping its first `keep` bytes
+    (None: all). What it read is there at once: a process git started that holds the pipe
+    after git left (an ssh master) costs the wait for it, never what git said."""
+    chunks: list[bytes] = kept.setdefault(key, [])
 
     def read() -> None:
         if stream is None:
             return
-        chunks, size = [], 0
+        size = 0
         with contextlib.suppress(OSError, ValueError):
             while chunk := stream.read1(65536):  # type: ignore[attr-defined]
                 if keep is None or size < keep:
                     chunks.append(chunk if keep is None else chunk[: keep - size])
                     size += len(chunks[-1])
-        kept[key] = b"".join(chunks)
 
     thread = threading.Thread(target=read, daemon=True)
     thread.start()
