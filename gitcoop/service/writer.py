@@ -135,6 +135,8 @@ def write(
     local, for the next command or sync to push.
     """
     repo = ctx.repo()
+    if not create and repo.tip() is None:  # refused before the lock: no lock file is left
+        require_ledger(Snapshot(repo, None))
     who = actor or ctx.who(repo)
     fsync = fsync_wanted(repo)
     signs = signing_wanted(repo)

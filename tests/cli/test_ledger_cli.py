@@ -254,6 +254,9 @@ def test_no_ledger_yet_exits_four_with_a_hint(repo: Path) -> None:
     assert result.code == 4
     assert "run: git coop init" in result.err
     assert coop("take", "td-1234").code == 4
+    added = coop("add", "todo", "before init")
+    assert added.code == 4 and "run: git coop init" in added.err
+    assert sorted(p.name for p in (repo / ".git").iterdir() if "coop" in p.name) == []
 
 
 def test_no_identity_is_a_usage_error(repo: Path) -> None:
