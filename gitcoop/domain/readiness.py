@@ -18,7 +18,7 @@ from gitcoop.domain.dependencies import Graph, node
 from gitcoop.domain.lifecycle import TERMINAL
 from gitcoop.domain.record_type import record_type
 from gitcoop.domain.records import Item
-from gitcoop.domain.timefmt import format_instant, human_age
+from gitcoop.domain.timefmt import format_instant, human_span
 
 
 @record_type
@@ -110,5 +110,5 @@ def due_words(due: datetime, status: str, now: datetime) -> tuple[str, bool] | N
     if status in TERMINAL:
         return None
     if due <= now:
-        return f"overdue {human_age(now - due)}", True
-    return f"due in {human_age(due - now)}", False
+        return f"overdue {human_span(now - due)}", True
+    return f"due in {human_span(due - now)}", False

@@ -100,5 +100,19 @@ def human_age(delta: timedelta) -> str:
     return f"{seconds // 86400}d"
 
 
+def human_span(delta: timedelta) -> str:
+    """How long until (or since) a due date: the coarsest unit, and the next one down while
+    the first is under 10 of it, so a due date two days off less a minute reads 1d 23h,
+    not 1d: 3d, 1d 23h, 5h 30m, 45m."""
+    seconds = int(delta.total_seconds())
+    for unit, below, below_name in ((86400, 3600, "h"), (3600, 60, "m")):
+        if seconds >= unit:
+            whole, rest = divmod(seconds, unit)
+            more = rest // below
+            head = human_age(timedelta(seconds=whole * unit))
+            return f"{head} {more}{below_name}" if whole < 10 and more else head
+    return human_age(delta)
+
+
 def human_instant(instant: datetime) -> str:
     return instant.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")

@@ -114,7 +114,7 @@ def test_list_marks_due_and_overdue_work_and_filters_and_sorts_on_it(ledger: Pat
     done_late = add("todo", "done late", "--due", "2026-11-01")
     assert coop("done", done_late).code == 0
     lines = coop("list").out.splitlines()
-    assert any("late" in line and "[overdue 8d]" in line for line in lines), lines
+    assert any("late" in line and "[overdue 8d 10h]" in line for line in lines), lines
     assert any("soon" in line and "[due in 2d]" in line for line in lines), lines
     assert not any("[due" in line or "[overdue" in line for line in lines if "no date" in line)
     assert listed("--overdue") == [late]  # settled work is never overdue

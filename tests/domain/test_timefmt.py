@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -52,3 +53,21 @@ def test_an_instant_with_one_character_changed_reads_as_the_general_way_reads_it
 @given(near)
 def test_a_near_miss_reads_or_is_refused_as_the_general_way_does(text: str) -> None:
     assert short(text) == either(text)
+
+
+@pytest.mark.parametrize(
+    ("seconds", "said"),
+    [
+        (2 * 86400, "2d"),
+        (2 * 86400 - 60, "1d 23h"),
+        (86400 + 59 * 60, "1d"),  # under the next unit down: the first alone
+        (9 * 86400 + 5 * 3600, "9d 5h"),
+        (10 * 86400 + 5 * 3600, "10d"),
+        (5 * 3600 + 30 * 60, "5h 30m"),
+        (45 * 60, "45m"),
+        (30, "30s"),
+    ],
+)
+def test_a_span_to_a_due_date_is_never_a_day_short(seconds: int, said: str) -> None:
+    """`add --due 2d` then `list` a moment later says 1d 23h, not 1d."""
+    assert timefmt.human_span(timedelta(seconds=seconds)) == said

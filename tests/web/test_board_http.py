@@ -203,14 +203,14 @@ def test_an_items_own_due_date_is_on_its_card_and_page(
     assert coop("done", closed).code == 0
     monkeypatch.setenv("COOP_NOW", "2026-12-26T12:00:00Z")  # a day and a half after
     listed = coop("list").out
-    assert "[overdue 1d]" in listed and "[due in 36d]" in listed  # the words are list's
+    assert "[overdue 1d 12h]" in listed and "[due in 36d]" in listed  # the words are list's
     page = client.get("/").text
-    assert re.search(r'class="deadline overdue"[^>]*>overdue 1d<', card_of(page, late))
+    assert re.search(r'class="deadline overdue"[^>]*>overdue 1d 12h<', card_of(page, late))
     assert re.search(r'class="deadline"[^>]*>due in 36d<', card_of(page, later))
     assert "deadline" not in card_of(page, undated)
     assert "settled before" not in page
     item = client.get(f"/item/{late}").text
-    assert re.search(r'class="deadline overdue">2026-12-24T23:59:59Z \(overdue 1d\)', item)
+    assert re.search(r'class="deadline overdue">2026-12-24T23:59:59Z \(overdue 1d 12h\)', item)
     assert "deadline overdue" not in client.get(f"/item/{closed}").text  # never overdue
     only = client.get("/?overdue=1").text
     assert "pay the invoice" in only and "renew the domain" not in only
