@@ -204,7 +204,10 @@ def build() -> Server[Any]:
 
 def serve() -> None:
     process.keep_nothing()  # a long-lived process: each call frees what it read
-    anyio.run(_serve_stdio, build())
+    try:
+        anyio.run(_serve_stdio, build())
+    except* (BrokenPipeError, anyio.BrokenResourceError, anyio.ClosedResourceError):
+        pass  # the client closed the wire while a call ran: its answer has nowhere to go
 
 
 async def _serve_stdio(server: Server[Any]) -> None:

@@ -451,3 +451,44 @@ def test_every_tool_that_prints_an_item_takes_fields() -> None:
     for name in ("pick", "dep", "take", "show", "list"):
         assert "fields" in tools[name].input_schema()["properties"], name
     assert "fields" not in tools["log"].input_schema()["properties"]
+
+
+def test_a_client_that_leaves_mid_call_ends_the_server_quietly(tmp_path: Path) -> None:
+    """stdin and stdout closed while a call runs: the call's answer has nowhere to go, and
+    the server ends as the client left it, exit 0, no 'bug'."""
+    path = make_repo(tmp_path / "repo")
+    params = server(path)
+    init = [params.command, *params.args[:-1], "init"]
+    assert subprocess.run(init, cwd=path, env=params.env, check=False).returncode == 0
+    remote = tmp_path / "remote.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(remote)], check=True)
+    hook = remote / "hooks" / "pre-receive"
+    hook.write_text("#!/bin/sh\nsleep 3\n")
+    hook.chmod(0o755)
+    subprocess.run(["git", "remote", "add", "origin", str(remote)], cwd=path, check=True)
+    messages = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "t", "version": "1"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+         "params": {"name": "sync", "arguments": {}}},
+    ]  # fmt: skip
+    running = subprocess.Popen(
+        [params.command, *params.args],
+        cwd=path,
+        env=params.env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert running.stdin is not None and running.stdout is not None
+    running.stdin.write("".join(json.dumps(m) + "\n" for m in messages).encode())
+    running.stdin.flush()
+    running.stdout.readline()  # the answer to initialize: the server is serving
+    running.stdin.close()
+    running.stdout.close()  # the client is gone before the sync's answer
+    assert running.stderr is not None
+    err = running.stderr.read()
+    assert running.wait(timeout=120) == 0, err.decode()
+    assert b"bug" not in err and b"Traceback" not in err
