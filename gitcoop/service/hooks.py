@@ -293,7 +293,7 @@ def _install_one(
         state = _state(repo, where, name)
     if state.state == "missing" or (state.via == "shim" and state.state != "foreign"):
         wanted = rendered(name, runner)
-        if state.state != "missing" and _read(path) == wanted:
+        if state.state != "missing" and _read(path) == wanted and os.access(path, os.X_OK):
             return HookChange(name, path, "unchanged")
         _write_executable(path, wanted)
         return HookChange(name, path, "installed" if state.state == "missing" else "updated")

@@ -317,3 +317,13 @@ def test_a_hook_git_does_not_run_is_never_called_working(repo: Path) -> None:
     assert states()["post-commit"]["state"] == "foreign"  # the line is there, git skips it
     foreign.chmod(0o755)
     assert states()["post-commit"]["state"] == "current"
+
+
+def test_install_makes_its_own_hook_executable_again(repo: Path) -> None:
+    assert coop("hooks", "install").code == 0
+    ours = repo / ".git/hooks/post-commit"
+    ours.chmod(0o644)
+    assert states()["post-commit"]["state"] == "outdated"
+    again = coop("hooks", "install")
+    assert again.code == 0 and "post-commit" in again.out
+    assert os.access(ours, os.X_OK) and states()["post-commit"]["state"] == "current"
