@@ -30,8 +30,8 @@ def from_options(text: str | None, path: str | None) -> str | None:
     try:
         if path == "-":
             return typed_lines(sys.stdin.read(most))
-        with open(path, encoding="utf-8") as handle:  # universal newlines: CRLF is read as LF
-            return handle.read(most)
+        with open(path, encoding="utf-8", newline="") as handle:  # its bytes, as stdin's
+            return typed_lines(handle.read(most))
     except (OSError, UnicodeDecodeError) as exc:
         raise UsageError(f"--body-file {path}: cannot read it ({exc})") from None
 

@@ -22,6 +22,7 @@ from gitcoop.cli.ledger_commands import (
 from gitcoop.cli.options import AsOpt, ExpectOpt, JsonOpt, make_context
 from gitcoop.cli.terminal import say
 from gitcoop.domain import obligations
+from gitcoop.domain.fields import typed_lines
 from gitcoop.domain.timefmt import parse_duration
 from gitcoop.errors import UsageError
 from gitcoop.service import ledger
@@ -43,6 +44,7 @@ def note(
     """Record worker evidence; the holder's note pulls its review forward."""
     if not text.strip():
         raise UsageError("a note needs some text")
+    text = typed_lines(text)  # CRLF is a line break, as in a body (domain/fields.py)
     shown = ledger.act(make_context(actor, None, expect), item, "note", {"text": text})
     print_written(shown, as_json, "noted")
 

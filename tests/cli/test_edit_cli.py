@@ -96,7 +96,12 @@ def test_a_body_sent_with_crlf_line_breaks_is_kept_in_lines(ledger: Path) -> Non
     assert show(item)["body"] == "c\nd"
     lone = coop("edit", item, "--body", "e\rf")
     assert lone.code == 2 and "U+000D at character 2" in lone.err, lone.err
+    named = ledger / "lone-cr.txt"
+    named.write_bytes(b"g\rh")  # a named file reads as a pipe does: a lone CR is no line break
+    assert coop("edit", item, "--body-file", str(named)).code == 2
     assert show(item)["body"] == "c\nd"
+    assert coop("note", item, "one\r\ntwo").code == 0  # a note's CRLF too
+    assert show(item)["notes"][-1]["text"] == "one\ntwo"
 
 
 def test_the_editor_is_the_one_git_would_start(ledger: Path, tmp_path: Path) -> None:
