@@ -45,6 +45,7 @@ from gitcoop.domain.record_type import record_type
 from gitcoop.errors import (
     ChangedUnderWrite,
     CoopError,
+    EnvironmentFailed,
     RemoteRewritten,
     RemoteUnreachable,
     UsageError,
@@ -167,12 +168,14 @@ def _attempts(share: Sharing, prepare: Callable[[], Oid | None], land: Callable[
             try:
                 theirs = transport.fetch(share.repo, share.remote)
             except TransportFailed as failed:
-                again = (doubt is not None or failed.passing) and not isinstance(failed, TimedOut)
+                hung = hung or isinstance(failed, TimedOut)  # then asked once, and no more
+                again = (doubt is not None or failed.passing) and not hung
                 if again and attempt + 1 < tries.attempts:
                     continue  # it went away mid-push, or reset the connection: ask it again
                 raise _unreachable(share.remote, failed.message, doubt) from None
             if doubt is not None and theirs is not None and share.repo.is_ancestor(doubt, theirs):
                 _landed(share, doubt, land, theirs, last)  # the cut-off push did land
+                remembered.remember(share.repo, share.remote, theirs)  # confirmed: kept (H4)
                 return attempt + 1
             if hung:  # a push that took past the timeout, and did not land: not pushed again
                 raise _unreachable(share.remote, "a push got no answer in time, and it did "
@@ -311,7 +314,8 @@ def _remember(repo: Repo, remote: str, seen: Oid | None, tip: Oid) -> None:
     Only bookkeeping (the next fetch corrects it): a swap lost to a concurrent
     fetch, or a busy ref, is left alone.
     """
-    with contextlib.suppress(ChangedUnderWrite):  # RefLocked, or the ref could not move
+    # RefLocked, the ref moved, or a repository that cannot be written now
+    with contextlib.suppress(ChangedUnderWrite, EnvironmentFailed), repo.shared_modes():
         repo.swap(seen, tip, f"pushed to {remote}", ref=remote_ref(remote))
 
 

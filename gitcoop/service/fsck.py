@@ -120,7 +120,8 @@ def _fsck(repo: Repo, tip: Oid, full: bool) -> Report:
     # a tip the survey found unreadable cannot be judged: its breaches are listed already
     _check_states(report, repo, tip, commits, judge_tip=not found.problems)
     if not report.breaches:
-        with contextlib.suppress(OSError, EnvironmentFailed):  # read-only: remembers nothing
+        # read-only: remembers nothing
+        with contextlib.suppress(OSError, EnvironmentFailed), repo.shared_modes():
             repo.ensure_reflog(CHECKED)  # a move by anything but fsck is then seen
             repo.note_ref(CHECKED, tip, CHECKED_WHOLE)
     return report

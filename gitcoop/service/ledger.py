@@ -31,7 +31,8 @@ def init(ctx: Context) -> tuple[bool, LedgerConfig]:
     """Create the ledger with the acting person as its first owner; idempotent."""
     repo = ctx.repo()
     actor = ctx.who(repo)
-    repo.ensure_reflog()
+    with repo.shared_modes():
+        repo.ensure_reflog()
     written = write(ctx, [Intent(LEDGER_ID, "roles", owner_args(actor))], create=True)
     return written.wrote, written.config
 
@@ -56,6 +57,11 @@ def refuse_if_shared(ctx: Context) -> None:
     for remote in repo.remote_names():
         try:
             tip = transport.remote_ledger(repo, remote)
+        except UsageError as error:  # a setting or a name to fix, not a remote to wait for
+            raise UsageError(
+                f"{error.message} — gitcoop asks every remote whether it has a ledger before "
+                "it starts one; fix that, or start a separate ledger anyway: git coop init --new"
+            ) from None
         except CoopError as error:
             raise Refused(
                 f"could not ask {remote} whether it has a ledger ({error.message}) — a ledger "

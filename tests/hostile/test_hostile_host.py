@@ -153,3 +153,110 @@ def test_remote_names_that_nest_are_refused_by_name(clones: Clones) -> None:
         assert "git remote rename" in synced.err
         assert synced.json()["error"]["code"] == "usage"
     assert coop_in(alice, "sync").code == 0  # origin nests with nothing
+
+
+def test_a_process_the_host_leaves_holding_git_s_stderr_is_not_waited_for(
+    clones: Clones,
+) -> None:
+    """An ssh whose child keeps git's stderr open after git is done: the command ends
+    once git has (the child is still running then), with git's answer."""
+    (alice,), todo = claiming(clones, "alice")
+    sleeper = clones.root / "sleeper-pid"
+    ssh(clones, alice, f'sleep 30 & echo $! > "{sleeper}"\nexec sh -c "$last"\n')
+    try:
+        took = coop_in(alice, "take", todo)
+        assert took.code == 0, (took.code, took.err)
+        left = sleeper.read_text().split()
+        assert all(Path(f"/proc/{pid}").exists() for pid in left), "the command waited for it"
+    finally:
+        for pid in sleeper.read_text().split():
+            subprocess.run(["kill", pid], check=False)
+
+
+def test_git_s_own_words_after_a_flood_of_the_host_s_are_kept(clones: Clones) -> None:
+    """70,000 bytes of a host's banner before git says the remote has no ledger: that
+    verdict, at the end, is still read, and the ledger is pushed there."""
+    (alice,), _ = claiming(clones, "alice")
+    empty = clones.root / "empty.git"
+    git(clones.root, "init", "-q", "--bare", str(empty))
+    git(alice, "remote", "add", "chatty", f"ssh://git@127.0.0.1{empty}")
+    ssh(clones, alice, "head -c 70000 /dev/zero | tr '\\\\0' = >&2\nexec sh -c \"$last\"\n")
+    git(alice, "remote", "set-url", "chatty", f"ssh://git@127.0.0.1{empty}")
+    git(alice, "remote", "set-url", "origin", clones.url)
+    synced = coop_in(alice, "sync", "chatty")
+    assert synced.code == 0, (synced.code, synced.err[-300:])
+    ours = git(alice, "rev-parse", "refs/coop/ledger")
+    assert git(empty, "rev-parse", "refs/coop/ledger") == ours
+
+
+def test_a_claim_found_landed_after_a_cut_off_push_is_remembered(clones: Clones) -> None:
+    """The host took the claim's push and then hung; the fetch that finds it landed makes
+    it confirmed here, remembered as the remote's tip (H4), so a later rewrite is seen."""
+    (alice,), todo = claiming(clones, "alice")
+    hook(clones, "post-receive", "sleep 8\n")
+    git(alice, "config", "coop.remoteTimeout", "1s")
+    took = coop_in(alice, "take", todo)
+    assert took.code == 0, (took.code, took.err)
+    remote_tip = git(clones.root / "remote.git", "rev-parse", "refs/coop/ledger")
+    assert git(alice, "rev-parse", "refs/coop/taken/origin") == remote_tip
+
+
+def test_a_fetch_reset_after_a_push_that_timed_out_is_not_asked_again(
+    clones: Clones,
+) -> None:
+    (alice,), todo = claiming(clones, "alice")
+    counter = ssh(
+        clones,
+        alice,
+        'served="' + str(clones.root) + '/served"\n'
+        'case "$last" in\n'
+        "  *receive-pack*) exec sleep 8 ;;\n"
+        '  *) if [ -e "$served" ]; then echo "Connection reset by peer" >&2; exit 255; fi\n'
+        '     touch "$served"; exec sh -c "$last" ;;\n'
+        "esac\n",
+    )
+    git(alice, "config", "coop.remoteTimeout", "1s")
+    took = coop_in(alice, "take", todo)
+    assert took.code == 7, (took.code, took.err)
+    assert int(counter.read_text()) <= 3, counter.read_text()
+
+
+def test_remote_names_that_make_no_valid_ref_are_refused(clones: Clones) -> None:
+    (alice,), _ = claiming(clones, "alice")
+    for name in ("a//b", "a/.b", "a.lock/b", "a/b."):
+        git(alice, "config", f"remote.{name}.url", clones.url)
+        synced = coop_in(alice, "sync", name)
+        assert synced.code == 2 and "not a remote name" in synced.err, (name, synced.err)
+    assert not (alice / ".git" / "refs" / "coop" / "taken" / "a.lock").exists()
+
+
+def test_a_fetch_refspec_that_overwrites_the_ledger_is_refused(clones: Clones) -> None:
+    """`git remote add --mirror=fetch` sets no mirror key, only +refs/*:refs/*, which makes
+    a plain git fetch overwrite refs/coop/ledger: refused by name. A mirror key git reads
+    as false is no mirror."""
+    (alice,), _ = claiming(clones, "alice")
+    git(alice, "remote", "add", "--mirror=fetch", "copy", clones.url)
+    done = coop_in(alice, "remote", "setup", "copy")
+    assert done.code == 2 and "overwrite refs/coop/ledger" in done.err, done.err
+    for false in ("FALSE", "Off", ""):
+        git(alice, "config", "remote.origin.mirror", false)
+        assert coop_in(alice, "sync").code == 0, false
+
+
+def test_a_remote_whose_url_ends_like_the_ledger_ref_is_pushed_to(clones: Clones) -> None:
+    (alice,), _ = claiming(clones, "alice")
+    odd = clones.root / "x" / "refs" / "coop" / "ledger"
+    git(clones.root, "init", "-q", "--bare", str(odd))
+    git(alice, "remote", "add", "odd", str(odd))
+    pushed = coop_in(alice, "push", "odd")
+    assert pushed.code == 0, (pushed.code, pushed.err)
+
+
+def test_init_says_a_setting_to_fix_is_a_usage_error_not_a_remote_to_wait_for(
+    clones: Clones,
+) -> None:
+    alice = clones.clone("alice")
+    git(alice, "config", "coop.remoteTimeout", "soon")
+    done = coop_in(alice, "init")
+    assert done.code == 2 and "coop.remoteTimeout" in done.err, (done.code, done.err)
+    assert "once origin answers" not in done.err

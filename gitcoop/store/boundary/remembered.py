@@ -22,7 +22,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterator
 
-from gitcoop.errors import ChangedUnderWrite, RemoteRewritten
+from gitcoop.errors import ChangedUnderWrite, EnvironmentFailed, RemoteRewritten
 from gitcoop.store.git.objects import Oid
 from gitcoop.store.ledger.layout import taken_ref
 from gitcoop.store.ledger.repo import Repo
@@ -41,7 +41,9 @@ def remember(repo: Repo, remote: str, tip: Oid) -> None:
     old = remembered(repo, remote)
     if old == tip or (old is not None and not keeps(repo, tip, old)):
         return
-    with contextlib.suppress(ChangedUnderWrite):
+    # a repository that cannot be written now (read-only, full) remembers at its next fetch;
+    # what was pushed or taken in is not undone for it, nor said not to have happened
+    with contextlib.suppress(ChangedUnderWrite, EnvironmentFailed), repo.shared_modes():
         repo.swap(old, tip, f"took in {remote}", ref=taken_ref(remote))
 
 

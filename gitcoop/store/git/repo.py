@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -56,6 +57,23 @@ class Repo(Refs, Commits, Trees, Writes, Config):
         libgit2 reopens what a later read needs."""
         with contextlib.suppress(Exception):
             self.raw.free()
+
+    @contextlib.contextmanager
+    def shared_modes(self) -> Iterator[None]:
+        """While the ledger is written: files made with the modes git gives a shared
+        repository's (core.sharedRepository), so its group can go on writing it. The
+        process's umask, put back after; nothing else (a child process, a file written
+        outside the repository) ever runs under it."""
+        value = self.config_value(SHARED_KEY)
+        if value is None:
+            yield
+            return
+        own = os.umask(0o022)
+        os.umask(shared_umask(value, own))
+        try:
+            yield
+        finally:
+            os.umask(own)
 
     def workdir(self) -> str | None:
         """The working tree's top folder, or None in a bare repository."""
@@ -119,9 +137,7 @@ def opened(kind: type[R], path: str, git_parameters: str = "", search: Search | 
         refuse_object_format(object_format(found))
         raise NoLedger(f"cannot open the git repository at {found}: {exc}") from None
     refuse_object_format(_config_format(raw.config))  # a libgit2 built to open SHA-256
-    repo = kind(raw, overrides=config_parameters(git_parameters))
-    share_as_git_does(repo.config_value(SHARED_KEY))
-    return repo
+    return kind(raw, overrides=config_parameters(git_parameters))
 
 
 SHARED_KEY = "core.sharedRepository"
@@ -129,25 +145,27 @@ SHARED_KEY = "core.sharedRepository"
 
 def shared_umask(value: str | None, umask: int) -> int:
     """The umask under which files are made as git makes them in a repository shared as
-    core.sharedRepository says: `group` (or true) group-writable, `all` (world, everybody)
-    readable by all besides, `0xxx` that mode; anything else, the user's own `umask`."""
+    core.sharedRepository says, read as git reads it: `group` (true, 1) adds group read
+    and write, `all` (world, everybody, 2) read for all besides, an octal mode (0660,
+    640) is that mode; false, umask or 0 (or what git would refuse) keep `umask`."""
     word = (value or "").strip().lower()
-    if word in ("group", "true", "1", "yes", "on"):
+    if word in ("true", "yes", "on", "group"):
+        number = 1
+    elif word in ("all", "world", "everybody"):
+        number = 2
+    else:
+        try:
+            number = int(word, 8)
+        except ValueError:
+            return umask
+    if number == 1:
         return umask & ~0o070
-    if word in ("all", "world", "everybody", "2"):
+    if number == 2:
         return umask & ~0o075
-    if len(word) > 1 and word.startswith("0") and all(c in "01234567" for c in word):
-        return 0o777 & ~(int(word, 8) | (int(word, 8) & 0o444) >> 2)  # r gives x to folders
-    return umask
-
-
-def share_as_git_does(value: str | None) -> None:
-    """Make this process's files (refs, reflogs, packs, locks, caches) with the modes git
-    gives a shared repository's: its group can go on writing the ledger."""
-    if value is None:
-        return
-    current = os.umask(0o022)
-    os.umask(shared_umask(value, current))
+    if number < 0o10 or not number & 0o600:  # 0: the umask; a mode its owner cannot use: git
+        return umask  # refuses it
+    mode = number & 0o666
+    return 0o777 & ~(mode | (mode & 0o444) >> 2)  # a folder gets x where it has r
 
 
 def _found(path: str, search: Search) -> str:

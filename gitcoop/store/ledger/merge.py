@@ -107,7 +107,7 @@ def _merge_locked(
     sign: Sign | None,
     ours_first: bool,
 ) -> Merged:
-    with writer_lock(repo.common_dir):
+    with repo.shared_modes(), writer_lock(repo.common_dir):
         repo.clear_stale_ref_lock(
             time.time(), notice=stderr_notice
         )  # a writer killed mid-swap left git's lock

@@ -117,7 +117,7 @@ def write(
 
 
 def _write_locked(repo: Repo, decide: Decide, policy: Policy) -> Outcome:
-    with writer_lock(repo.common_dir, policy.lock_timeout):
+    with repo.shared_modes(), writer_lock(repo.common_dir, policy.lock_timeout):
         repo.ensure_reflog()  # a ledger that came by fetch or clone has none yet
         clear_stale_ref_lock(repo, policy)
         try:
@@ -155,7 +155,7 @@ def prepare(repo: Repo, decide: Decide, policy: Policy | None = None) -> Prepare
     """
     policy = policy or Policy.for_repo(repo)
     enable_fsync(policy.fsync)
-    with writer_lock(repo.common_dir, policy.lock_timeout):
+    with repo.shared_modes(), writer_lock(repo.common_dir, policy.lock_timeout):
         snapshot = Snapshot(repo, repo.tip())
         change = decide(snapshot)
         if change is None:
@@ -168,7 +168,7 @@ def land(repo: Repo, prepared: Prepared, policy: Policy | None = None) -> bool:
     assert prepared.commit is not None and prepared.change is not None
     policy = policy or Policy.for_repo(repo)
     enable_fsync(policy.fsync)
-    with writer_lock(repo.common_dir, policy.lock_timeout):
+    with repo.shared_modes(), writer_lock(repo.common_dir, policy.lock_timeout):
         repo.ensure_reflog()
         clear_stale_ref_lock(repo, policy)
         tip = prepared.snapshot.commit

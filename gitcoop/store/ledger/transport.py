@@ -15,13 +15,13 @@ import contextlib
 import glob
 import os
 import secrets
+import selectors
 import signal
 import subprocess
 import tempfile
-import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import IO
 
 from gitcoop.domain import progress
 from gitcoop.domain.patterns import pattern
@@ -45,7 +45,9 @@ LONGEST_REMOTE_TIMEOUT = 86_400.0  # a day; the wait itself takes no more than ~
 REMOTE_NAME_RE = pattern(r"^[A-Za-z0-9_][A-Za-z0-9._/-]*\Z")
 MISSING_REF = "couldn't find remote ref"
 SCRATCH = "refs/coop/fetching/"  # each fetch's own ref: SCRATCH + PID-RANDOM
-HOST_TEXT_KEPT = 64 * 1024  # bytes of git's stderr kept (a host's lines come through it)
+HOST_TEXT_KEPT = 64 * 1024  # bytes of git's stderr kept, first and last halves (a host's
+# lines come through it)
+LINGER = 1.0  # seconds a pipe is read once git has left (what it started may hold one)
 OUTPUT_KEPT = 64 * 1024 * 1024  # bytes of git's stdout kept from a talk with a remote
 NEARLY_FULL = 16 * 1024 * 1024  # bytes free under which this clone's disk is taken as full
 
@@ -100,9 +102,19 @@ def exact_refspec(remote: str) -> str:
     return f"+{REF}:{remote_ref(remote)}"
 
 
+def is_remote_name(name: str) -> bool:
+    """A name that is no option nor URL, and makes valid refs as a part of one
+    (refs/coop/taken/NAME): git's rules for each part of a ref's name."""
+    parts = name.split("/")
+    return bool(REMOTE_NAME_RE.match(name)) and all(
+        part and not part.startswith(".") and not part.endswith((".", ".lock")) and ".." not in part
+        for part in parts
+    )
+
+
 def check_remote(repo: Repo, remote: str) -> None:
     """A configured remote name, never an option or a raw URL."""
-    if not REMOTE_NAME_RE.match(remote) or ".." in remote or remote.endswith((".", "/", ".lock")):
+    if not is_remote_name(remote):
         raise UsageError(f"{remote!r} is not a remote name — give one from: git remote")
     if repo.config_value(f"remote.{remote}.url") is None:
         raise UsageError(f"no remote named {remote!r} — add it first: git remote add {remote} URL")
@@ -117,11 +129,20 @@ def check_remote(repo: Repo, remote: str) -> None:
             f"each (refs/coop/taken/REMOTE), which would collide — rename one: "
             f"git remote rename {nested[0]} NEW-NAME"
         )
-    if repo.config_value(f"remote.{remote}.mirror") not in (None, "false", "no", "off", "0"):
+    mirror = (repo.config_value(f"remote.{remote}.mirror") or "false").strip().lower()
+    if mirror not in ("false", "no", "off", "0", ""):
         raise UsageError(
             f"remote {remote!r} is a mirror (remote.{remote}.mirror), whose pushes take no "
-            "refspec and whose fetches overwrite every ref — share the ledger through "
-            "another remote: git remote add NAME URL"
+            "refspec — share the ledger through another remote: git remote add NAME URL"
+        )
+    overwrites = [
+        spec for spec in repo.config_values(f"remote.{remote}.fetch") if _lands_on_ref(spec)
+    ]
+    if overwrites:
+        raise UsageError(
+            f"remote {remote!r} fetches {overwrites[0]!r}, so a plain git fetch {remote} would "
+            f"overwrite {REF} with its copy and lose what this clone wrote — share the ledger "
+            "through another remote (git remote add NAME URL), or narrow that refspec"
         )
 
 
@@ -156,7 +177,8 @@ def fetch(repo: Repo, remote: str, meanwhile: Callable[[], None] | None = None) 
         if theirs is not None and _lacks_objects(repo, remote, theirs):
             theirs = _fetch_into(repo, remote, scratch, None, "--refetch")
         if theirs is not None:
-            repo.note_ref(remote_ref(remote), theirs, f"fetched from {remote}")
+            with repo.shared_modes():
+                repo.note_ref(remote_ref(remote), theirs, f"fetched from {remote}")
     finally:
         repo.delete_ref(scratch)
     return theirs
@@ -314,40 +336,37 @@ def _git(
     git has started, before its output is read; `remote`: a talk with that remote, given
     up on after coop.remoteTimeout (TimedOut, exit 7).
 
-    What git says is read as bytes, kept up to a bound (a host writes through git's
-    stderr, as much as it likes) and decoded whatever its bytes are."""
-    if remote is not None and not REMOTE_NAME_RE.match(remote):
+    What git says is read as bytes (`_Heard`), kept within bounds (a host writes through
+    git's stderr, as much as it likes) and decoded whatever its bytes are."""
+    if remote is not None and not is_remote_name(remote):
         raise UsageError(f"{remote!r} is not a remote name — give one from: git remote")
     env = {**os.environ, "GIT_TERMINAL_PROMPT": "0"} if quiet else None  # ssh setup stays theirs
     limit = remote_timeout(repo) if remote is not None else None
     slow = _low_speed(repo, limit) if limit is not None else []
     command = ["git", "--git-dir", repo.git_dir, *slow, *args]
-    kept: dict[str, list[bytes]] = {}
     try:
-        with subprocess.Popen(
+        running = subprocess.Popen(
             command,
             cwd=repo.workdir() or repo.git_dir,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             env=env,
             stdin=subprocess.DEVNULL if quiet else None,
-        ) as running:
-            readers = [
-                _reader(running.stdout, OUTPUT_KEPT if remote else None, kept, "out"),
-                _reader(running.stderr, HOST_TEXT_KEPT, kept, "err"),
-            ]
-            try:
-                if meanwhile is not None:
-                    meanwhile()
-                running.wait(timeout=limit)
-            except BaseException:
-                _stop(running.pid)  # a timeout, an interrupt, `meanwhile` failing: git stops
-                running.kill()  # too, and what it started (ssh, a remote helper)
-                raise
-            finally:
-                for reader in readers:
-                    reader.join(timeout=5)  # a grandchild holding the pipe is not waited on
-    except subprocess.TimeoutExpired:
+        )
+    except OSError as exc:
+        raise TransportFailed(f"cannot run git: {exc}") from None
+    heard = _Heard(running, OUTPUT_KEPT if remote else None)
+    try:
+        if meanwhile is not None:
+            meanwhile()
+        heard.until_done(None if limit is None else time.monotonic() + limit)
+    except BaseException as stopped:
+        _stop(running.pid)  # a timeout, an interrupt, `meanwhile` failing: git stops
+        running.kill()  # too, and what it started (ssh, a remote helper)
+        running.wait()
+        heard.close()
+        if not isinstance(stopped, subprocess.TimeoutExpired):
+            raise
         assert remote is not None and limit is not None
         pushing = args[0] == "push"
         unknown = "; whether it took the push is not known" if pushing else ""
@@ -355,33 +374,92 @@ def _git(
             f"{remote} did not answer within {limit:g}s (git config {REMOTE_TIMEOUT_KEY}){unknown}",
             pushing,
         ) from None
-    except OSError as exc:
-        raise TransportFailed(f"cannot run git: {exc}") from None
-    out, err = (b"".join(kept.get(key, [])).decode("utf-8", "replace") for key in ("out", "err"))
-    return subprocess.CompletedProcess(command, running.returncode, out, err)
+    heard.close()
+    return subprocess.CompletedProcess(command, running.returncode, heard.out(), heard.err())
 
 
-def _reader(
-    stream: IO[bytes] | None, keep: int | None, kept: dict[str, list[bytes]], key: str
-) -> threading.Thread:
-    """A thread reading `stream` to its end into kept[key], keeping its first `keep` bytes
-    (None: all). What it read is there at once: a process git started that holds the pipe
-    after git left (an ssh master) costs the wait for it, never what git said."""
-    chunks: list[bytes] = kept.setdefault(key, [])
+class _Heard:
+    """What a git process writes to its stdout and stderr, read in this thread as it comes.
 
-    def read() -> None:
-        if stream is None:
+    Of stderr (where a host's lines arrive, as many as it likes) the first and the last
+    HOST_TEXT_KEPT // 2 bytes are kept, so git's own verdict at the end is never lost to
+    what a host said first; of stdout, the first `out_kept` bytes (None: all). Once git
+    has left, a process it started that still holds a pipe (an ssh master, a host's
+    grandchild) is waited for LINGER seconds at most, never for the pipe to close."""
+
+    def __init__(self, running: subprocess.Popen[bytes], out_kept: int | None) -> None:
+        self.running = running
+        self.out_kept = out_kept
+        self.chunks: dict[str, list[bytes]] = {"out": [], "err": []}
+        self.sizes = {"out": 0, "err": 0}
+        self.tail = bytearray()  # stderr past its first half of the bound
+        self.dropped = 0
+        self.selector = selectors.DefaultSelector()
+        for stream, key in ((running.stdout, "out"), (running.stderr, "err")):
+            assert stream is not None
+            os.set_blocking(stream.fileno(), False)
+            self.selector.register(stream.fileno(), selectors.EVENT_READ, key)
+
+    def until_done(self, deadline: float | None) -> None:
+        """Read until git has left and its pipes closed (or lingered); TimeoutExpired past
+        the deadline."""
+        left_at: float | None = None
+        while self.selector.get_map():
+            now = time.monotonic()
+            if deadline is not None and now >= deadline:
+                raise subprocess.TimeoutExpired(self.running.args, 0)
+            if left_at is None and self.running.poll() is not None:
+                left_at = now
+            if left_at is not None and now - left_at >= LINGER:
+                break
+            wait = 0.05 if left_at is None else LINGER - (now - left_at)
+            if deadline is not None:
+                wait = min(wait, deadline - now)
+            for event, _ in self.selector.select(max(wait, 0.0)):
+                self._read(event.fd, event.data)
+        remaining = None if deadline is None else max(deadline - time.monotonic(), 0.0)
+        self.running.wait(timeout=remaining)
+
+    def _read(self, fd: int, key: str) -> None:
+        try:
+            chunk = os.read(fd, 65536)
+        except BlockingIOError:
             return
-        size = 0
-        with contextlib.suppress(OSError, ValueError):
-            while chunk := stream.read1(65536):  # type: ignore[attr-defined]
-                if keep is None or size < keep:
-                    chunks.append(chunk if keep is None else chunk[: keep - size])
-                    size += len(chunks[-1])
+        except OSError:
+            chunk = b""
+        if not chunk:
+            self.selector.unregister(fd)
+            return
+        if key == "out":
+            if self.out_kept is None or self.sizes["out"] < self.out_kept:
+                room = None if self.out_kept is None else self.out_kept - self.sizes["out"]
+                self.chunks["out"].append(chunk[:room])
+                self.sizes["out"] += len(self.chunks["out"][-1])
+            return
+        half = HOST_TEXT_KEPT // 2
+        if self.sizes["err"] < half:
+            head = chunk[: half - self.sizes["err"]]
+            self.chunks["err"].append(head)
+            self.sizes["err"] += len(head)
+            chunk = chunk[len(head) :]
+        self.tail += chunk
+        if len(self.tail) > half:
+            self.dropped += len(self.tail) - half
+            del self.tail[: len(self.tail) - half]
 
-    thread = threading.Thread(target=read, daemon=True)
-    thread.start()
-    return thread
+    def close(self) -> None:
+        self.selector.close()
+        for stream in (self.running.stdout, self.running.stderr):
+            if stream is not None:
+                with contextlib.suppress(OSError):
+                    stream.close()
+
+    def out(self) -> str:
+        return b"".join(self.chunks["out"]).decode("utf-8", "replace")
+
+    def err(self) -> str:
+        cut = f"\n[{self.dropped} bytes left out]\n".encode() if self.dropped else b""
+        return (b"".join(self.chunks["err"]) + cut + bytes(self.tail)).decode("utf-8", "replace")
 
 
 def _stop(pid: int) -> None:
@@ -434,11 +512,29 @@ def _fsck_refusal(stderr: str) -> str | None:
     return found[0].removeprefix("error: ") if found else "fsck error"
 
 
-def _porcelain_status(stdout: str) -> str | None:
+def _lands_on_ref(refspec: str) -> bool:
+    """Whether a fetch refspec writes the ledger's own ref (`+refs/*:refs/*`, a mirror's)."""
+    _, _, destination = refspec.lstrip("+").partition(":")
+    if "*" not in destination:
+        return destination == REF
+    before, _, after = destination.partition("*")
+    return len(REF) >= len(before) + len(after) and REF.startswith(before) and REF.endswith(after)
+
+
+def _porcelain_line(stdout: str) -> tuple[str, str] | None:
+    """The flag and the summary of `push --porcelain`'s line for REF: `F\tFROM:TO\tSUMMARY`
+    (the summary may hold tabs of the host's; the `To URL` line is no ref's line)."""
     for line in stdout.splitlines():
-        if line.endswith(REF) or f":{REF}\t" in line:
-            return line[:1]
+        flag, _, rest = line.partition("\t")
+        refs, _, summary = rest.partition("\t")
+        if len(flag) == 1 and refs.endswith(f":{REF}"):
+            return flag, summary
     return None
+
+
+def _porcelain_status(stdout: str) -> str | None:
+    found = _porcelain_line(stdout)
+    return found[0] if found else None
 
 
 def _host_said(stderr: str) -> list[str]:
@@ -457,10 +553,8 @@ def _moved(reason: str, stderr: str) -> bool:
 
 
 def _porcelain_reason(stdout: str) -> str:
-    for line in stdout.splitlines():
-        if f":{REF}\t" in line:
-            return line.split("\t")[-1]
-    return ""
+    found = _porcelain_line(stdout)
+    return found[1] if found else ""
 
 
 def _first(stderr: str) -> str:

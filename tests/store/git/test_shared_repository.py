@@ -24,6 +24,10 @@ from tests.conftest import git
         ("world", 0o022, 0o002),
         ("0660", 0o022, 0o007),  # folders 0770: x where r, as git gives them
         ("0640", 0o002, 0o027),
+        ("0002", 0o022, 0o002),  # git's old spelling of everybody
+        ("01", 0o077, 0o007),  # and of group
+        ("640", 0o022, 0o027),  # a mode without its leading 0
+        ("0066", 0o022, 0o022),  # a mode its owner cannot use: git refuses it
         ("umask", 0o027, 0o027),
         ("false", 0o077, 0o077),
         ("nonsense", 0o022, 0o022),
@@ -69,3 +73,17 @@ def test_a_group_shared_repository_keeps_the_ledger_writable_by_its_group(
             assert mode & 0o060 == 0o060, (path, oct(mode))
         else:  # an object or a pack: read-only, and readable by the group
             assert mode & 0o040, (path, oct(mode))
+
+
+def test_the_shared_modes_never_reach_a_file_outside_the_repository(tmp_path: Path) -> None:
+    """A repository shared as 0666: what gitcoop writes elsewhere (an export of the
+    signing keys) is made with the user's own umask, not world-writable."""
+    repo = tmp_path / "shared"
+    git(tmp_path, "init", "-q", "--shared=0666", str(repo))
+    git(repo, "config", "user.email", "alice@example.com")
+    coop_with_umask(repo, 0o022, "init")
+    out = tmp_path / "allowed_signers"
+    coop_with_umask(repo, 0o022, "keys", "export", "-o", str(out))
+    assert stat.S_IMODE(out.stat().st_mode) == 0o644
+    ledger = repo / ".git" / "refs" / "coop" / "ledger"
+    assert stat.S_IMODE(ledger.stat().st_mode) == 0o666  # inside, the repository's modes
