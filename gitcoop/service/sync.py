@@ -188,8 +188,8 @@ def _put_back(
         )
         report.merged, report.tip = merged.kind, merged.after
         report.unsigned += [e for e in merged.unsigned if e not in report.unsigned]
-    else:
-        report.tip = ours
+    else:  # the remote holds an older tip of ours, or nothing: ours goes back as it is
+        report.merged, report.tip = ("none" if theirs is None else "ahead"), ours
 
 
 def _fetch_and_merge(

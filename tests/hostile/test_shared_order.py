@@ -159,6 +159,9 @@ def test_a_claim_on_a_rewound_tip_is_refused_with_exit_10(clones: Clones) -> Non
     assert refused.code == 10, (refused.code, refused.err)
     assert tip(a) == here, "a claim on a rewound tip was recorded"
     assert coop_in(a, "show", second, "--json").json()["status"] == "open"
+    put_back = coop_in(a, "sync")  # the remote holds an older tip of ours: put back, pushed
+    assert put_back.code == 0 and "rewritten" in put_back.err, put_back.err
+    assert "has no ledger yet" not in put_back.out and "ahead" in put_back.out, put_back.out
 
 
 # -- e: a stale claim through a rewound remote ----------------------------------------------
