@@ -6,6 +6,7 @@ import atexit
 import contextlib
 import gc
 import os
+import signal
 import sys
 import traceback
 from typing import Any
@@ -356,6 +357,12 @@ def _surrogate(arg: str) -> bool:
     return any("\ud800" <= char <= "\udfff" for char in arg)
 
 
+def _stopped(number: int, _frame: object) -> None:
+    """SIGTERM or SIGHUP: leave as the shell reports it (128 + the signal), through the
+    `finally` blocks and exit functions, so no git or ssh is left running."""
+    raise SystemExit(128 + number)
+
+
 def run() -> None:
     """The `git-coop` script: run one command, then leave without Python's teardown.
 
@@ -369,6 +376,8 @@ def run() -> None:
     (`COMMAND_GC_THRESHOLD`), and what it read is held until it leaves instead of
     being freed as the command returns (`memory.keep`).
     """
+    for number in (signal.SIGTERM, signal.SIGHUP):  # stopped as by Ctrl-C: what it started
+        signal.signal(number, _stopped)  # stops too (store/ledger/transport.py), exit 128+N
     by_reference = process.reference()  # Python's collector and teardown, as they are
     if not by_reference:
         gc.set_threshold(COMMAND_GC_THRESHOLD, *gc.get_threshold()[1:])

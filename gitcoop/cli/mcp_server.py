@@ -188,8 +188,10 @@ def build() -> Server[Any]:
         ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
         arguments = {} if params.arguments is None else params.arguments
+        # abandoned when the server leaves (DRAIN_WAIT after stdin closed): the process
+        # ends, and the gits the call started are stopped with it (transport.RUNNING)
         result: types.CallToolResult = await anyio.to_thread.run_sync(
-            call, tools, params.name, arguments
+            call, tools, params.name, arguments, abandon_on_cancel=True
         )
         return result
 

@@ -260,3 +260,50 @@ def test_init_says_a_setting_to_fix_is_a_usage_error_not_a_remote_to_wait_for(
     done = coop_in(alice, "init")
     assert done.code == 2 and "coop.remoteTimeout" in done.err, (done.code, done.err)
     assert "once origin answers" not in done.err
+
+
+def test_a_finished_git_is_never_turned_into_a_timeout_by_a_pipe_held_after_it() -> None:
+    """A child still holding stderr when the deadline passes during the linger: the
+    process had finished, so its output and exit stand."""
+    import time
+
+    from gitcoop.store.ledger.transport import LINGER, _Heard
+
+    running = subprocess.Popen(
+        ["sh", "-c", "sleep 5 >&2 </dev/null & echo done"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    heard = _Heard(running, None)
+    try:
+        heard.until_done(time.monotonic() + LINGER * 0.9)  # passes during the linger
+    finally:
+        heard.close()
+    assert running.returncode == 0 and heard.out() == "done\n"
+
+
+def test_sigterm_stops_the_git_and_ssh_a_sync_started(clones: Clones) -> None:
+    """A sync stopped by SIGTERM (how an MCP client or a supervisor stops it) leaves as
+    Ctrl-C does: exit 143, and the git and ssh it started are gone."""
+    import os
+    import signal
+
+    (alice,), _ = claiming(clones, "alice")
+    fifo = clones.root / "started"
+    os.mkfifo(fifo)
+    ssh(clones, alice, f'echo $$ > "{fifo}"\nexec sleep 60\n')
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    running = subprocess.Popen(
+        [sys.executable, "-c", "from gitcoop.cli.main import run; run()", "sync"],
+        cwd=alice,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    ssh_pid = int(fifo.read_text().split()[0])  # blocks until the fake ssh runs
+    running.send_signal(signal.SIGTERM)
+    _, err = running.communicate(timeout=60)
+    assert running.returncode == 143, err
+    assert b"Traceback" not in err and b"bug" not in err
+    stat = Path(f"/proc/{ssh_pid}/stat")
+    assert not stat.exists() or stat.read_text().split()[2] in "ZX", "the ssh lives on"

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -68,12 +69,18 @@ class Repo(Refs, Commits, Trees, Writes, Config):
         if value is None:
             yield
             return
-        own = os.umask(0o022)
-        os.umask(shared_umask(value, own))
+        with _SHARING.lock:  # threads of one process (the board's) share it: the first sets
+            if not _SHARING.depth:  # it, the last puts the user's back
+                _SHARING.own = os.umask(0o022)
+                os.umask(shared_umask(value, _SHARING.own))
+            _SHARING.depth += 1
         try:
             yield
         finally:
-            os.umask(own)
+            with _SHARING.lock:
+                _SHARING.depth -= 1
+                if not _SHARING.depth:
+                    os.umask(_SHARING.own)
 
     def workdir(self) -> str | None:
         """The working tree's top folder, or None in a bare repository."""
@@ -141,6 +148,18 @@ def opened(kind: type[R], path: str, git_parameters: str = "", search: Search | 
 
 
 SHARED_KEY = "core.sharedRepository"
+
+
+class _Sharing:
+    """The process's umask while any of its threads writes a shared repository's ledger."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.depth = 0
+        self.own = 0o022  # the user's umask, put back when the last writer is done
+
+
+_SHARING = _Sharing()
 
 
 def shared_umask(value: str | None, umask: int) -> int:

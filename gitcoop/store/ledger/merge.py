@@ -93,7 +93,8 @@ def merge(
     if result.after != result.before and result.after is not None:
         after = Snapshot(repo, result.after)
         rows = conflicted(after.open_view(ItemCache(repo.common_dir), result.known).rows)
-        upkeep.after_write(repo)
+        with repo.shared_modes():
+            upkeep.after_write(repo)
         return replace(result, conflicted=rows)
     return result
 

@@ -112,7 +112,8 @@ def write(
     enable_fsync(policy.fsync)
     outcome = _write_locked(repo, decide, policy)
     if outcome.change is not None:
-        upkeep.after_write(repo)  # outside the lock: a gc that is not detached is waited for
+        with repo.shared_modes():  # outside the lock: a gc that is not detached is waited for
+            upkeep.after_write(repo)
     return outcome
 
 
@@ -174,7 +175,8 @@ def land(repo: Repo, prepared: Prepared, policy: Policy | None = None) -> bool:
         tip = prepared.snapshot.commit
         landed = _swap(repo, tip, prepared.commit, prepared.change.message, policy)
     if landed:
-        upkeep.after_write(repo)
+        with repo.shared_modes():
+            upkeep.after_write(repo)
     return landed
 
 

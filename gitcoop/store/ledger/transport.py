@@ -11,6 +11,7 @@ still exactly that commit, and only a descendant of that commit is offered.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import glob
 import os
@@ -355,6 +356,7 @@ def _git(
         )
     except OSError as exc:
         raise TransportFailed(f"cannot run git: {exc}") from None
+    RUNNING.add(running.pid)
     heard = _Heard(running, OUTPUT_KEPT if remote else None)
     try:
         if meanwhile is not None:
@@ -365,6 +367,7 @@ def _git(
         running.kill()  # too, and what it started (ssh, a remote helper)
         running.wait()
         heard.close()
+        RUNNING.discard(running.pid)
         if not isinstance(stopped, subprocess.TimeoutExpired):
             raise
         assert remote is not None and limit is not None
@@ -375,7 +378,21 @@ def _git(
             pushing,
         ) from None
     heard.close()
+    RUNNING.discard(running.pid)
     return subprocess.CompletedProcess(command, running.returncode, heard.out(), heard.err())
+
+
+RUNNING: set[int] = set()  # the gits this process runs now, in any thread
+
+
+@atexit.register
+def _stop_running() -> None:
+    """A process leaving (SIGTERM, an MCP server ending with a call still out) stops the
+    gits it started and what they started, which would otherwise run on unbounded."""
+    for pid in list(RUNNING):
+        _stop(pid)
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
 
 
 class _Heard:
@@ -402,23 +419,26 @@ class _Heard:
 
     def until_done(self, deadline: float | None) -> None:
         """Read until git has left and its pipes closed (or lingered); TimeoutExpired past
-        the deadline."""
+        the deadline while git runs. Once git has left, its answer stands: the linger for
+        a pipe a process it started holds never turns a finished talk into a timeout."""
         left_at: float | None = None
         while self.selector.get_map():
             now = time.monotonic()
-            if deadline is not None and now >= deadline:
-                raise subprocess.TimeoutExpired(self.running.args, 0)
             if left_at is None and self.running.poll() is not None:
                 left_at = now
+            if left_at is None and deadline is not None and now >= deadline:
+                raise subprocess.TimeoutExpired(self.running.args, 0)
             if left_at is not None and now - left_at >= LINGER:
                 break
-            wait = 0.05 if left_at is None else LINGER - (now - left_at)
-            if deadline is not None:
-                wait = min(wait, deadline - now)
+            if left_at is not None:
+                wait = LINGER - (now - left_at)
+            else:
+                wait = 0.05 if deadline is None else min(0.05, deadline - now)
             for event, _ in self.selector.select(max(wait, 0.0)):
                 self._read(event.fd, event.data)
-        remaining = None if deadline is None else max(deadline - time.monotonic(), 0.0)
-        self.running.wait(timeout=remaining)
+        if left_at is None:
+            remaining = None if deadline is None else max(deadline - time.monotonic(), 0.0)
+            self.running.wait(timeout=remaining)
 
     def _read(self, fd: int, key: str) -> None:
         try:

@@ -87,3 +87,51 @@ def test_the_shared_modes_never_reach_a_file_outside_the_repository(tmp_path: Pa
     assert stat.S_IMODE(out.stat().st_mode) == 0o644
     ledger = repo / ".git" / "refs" / "coop" / "ledger"
     assert stat.S_IMODE(ledger.stat().st_mode) == 0o666  # inside, the repository's modes
+
+
+def test_threads_writing_at_once_put_the_users_umask_back(tmp_path: Path) -> None:
+    """The board writes from several threads: the umask is the shared one while any of
+    them writes, and the user's again once all are done."""
+    import threading
+
+    from gitcoop.store.repository import open_repo
+
+    repo_path = tmp_path / "shared"
+    git(tmp_path, "init", "-q", "--shared=group", str(repo_path))
+    repo = open_repo(str(repo_path))
+    own = os.umask(0o027)
+    try:
+        inside = threading.Barrier(2)
+        seen: list[int] = []
+
+        def write() -> None:
+            with repo.shared_modes():
+                inside.wait(timeout=30)  # both inside at once
+                current = os.umask(0)
+                os.umask(current)
+                seen.append(current)
+                inside.wait(timeout=30)  # neither leaves before the other has looked
+
+        threads = [threading.Thread(target=write) for _ in range(2)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=60)
+        assert seen == [0o007, 0o007]
+        after = os.umask(0o027)
+        assert after == 0o027
+    finally:
+        os.umask(own)
+
+
+def test_upkeeps_own_files_are_the_groups_too(tmp_path: Path) -> None:
+    repo = tmp_path / "shared"
+    git(tmp_path, "init", "-q", "--shared=group", str(repo))
+    git(repo, "config", "user.email", "alice@example.com")
+    coop_with_umask(repo, 0o022, "init")
+    for n in range(3):
+        coop_with_umask(repo, 0o022, "add", "todo", f"work {n}")
+    made = [p for p in (repo / ".git").iterdir() if p.name.startswith("coop") and p.is_file()]
+    assert made, list((repo / ".git").iterdir())
+    for path in made:
+        assert stat.S_IMODE(path.stat().st_mode) & 0o060 == 0o060, (path, oct(path.stat().st_mode))
