@@ -358,8 +358,9 @@ def _surrogate(arg: str) -> bool:
 
 
 def _stopped(number: int, _frame: object) -> None:
-    """SIGTERM or SIGHUP: leave as the shell reports it (128 + the signal), through the
-    `finally` blocks and exit functions, so no git or ssh is left running."""
+    """SIGTERM: leave as the shell reports it (143), through the `finally` blocks and exit
+    functions, so no git or ssh is left running. (A SIGTERM its parent had ignored stays
+    ignored; SIGHUP is left as it is, so `nohup` keeps working.)"""
     raise SystemExit(128 + number)
 
 
@@ -376,8 +377,8 @@ def run() -> None:
     (`COMMAND_GC_THRESHOLD`), and what it read is held until it leaves instead of
     being freed as the command returns (`memory.keep`).
     """
-    for number in (signal.SIGTERM, signal.SIGHUP):  # stopped as by Ctrl-C: what it started
-        signal.signal(number, _stopped)  # stops too (store/ledger/transport.py), exit 128+N
+    if signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:  # stopped as by Ctrl-C: what it
+        signal.signal(signal.SIGTERM, _stopped)  # started stops too (store/ledger/transport.py)
     by_reference = process.reference()  # Python's collector and teardown, as they are
     if not by_reference:
         gc.set_threshold(COMMAND_GC_THRESHOLD, *gc.get_threshold()[1:])

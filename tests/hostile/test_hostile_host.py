@@ -307,3 +307,24 @@ def test_sigterm_stops_the_git_and_ssh_a_sync_started(clones: Clones) -> None:
     assert b"Traceback" not in err and b"bug" not in err
     stat = Path(f"/proc/{ssh_pid}/stat")
     assert not stat.exists() or stat.read_text().split()[2] in "ZX", "the ssh lives on"
+
+
+def test_every_name_git_takes_for_a_remote_and_a_ref_can_carry_is_taken(
+    clones: Clones,
+) -> None:
+    (alice,), _ = claiming(clones, "alice")
+    for name in ("a./b", "foo+bar", "user@host", "caf\u00e9", "team.repo", "gh/user"):
+        git(alice, "config", f"remote.{name}.url", clones.url)
+        synced = coop_in(alice, "sync", name)
+        assert synced.code == 0, (name, synced.code, synced.err)
+
+
+def test_a_negative_refspec_that_leaves_the_ledger_out_is_no_overwrite(clones: Clones) -> None:
+    (alice,), _ = claiming(clones, "alice")
+    git(alice, "config", "--add", "remote.origin.fetch", "+refs/coop/*:refs/coop/*")
+    refused = coop_in(alice, "sync")
+    assert refused.code == 2 and "overwrite" in refused.err, refused.err
+    git(alice, "config", "--add", "remote.origin.fetch", "^refs/coop/ledger")
+    assert coop_in(alice, "sync").code == 0
+    git(alice, "config", "remote.origin.mirror", "00")  # false, as git reads it
+    assert coop_in(alice, "sync").code == 0

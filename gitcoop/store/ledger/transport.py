@@ -25,7 +25,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 from gitcoop.domain import progress
-from gitcoop.domain.patterns import pattern
 from gitcoop.domain.record_type import record_type
 from gitcoop.domain.timefmt import parse_duration
 from gitcoop.errors import (
@@ -43,7 +42,7 @@ from gitcoop.store.ledger.repo import Repo
 REMOTE_TIMEOUT_KEY = "coop.remoteTimeout"
 DEFAULT_REMOTE_TIMEOUT = 60.0  # seconds a fetch or a push may take before it is given up
 LONGEST_REMOTE_TIMEOUT = 86_400.0  # a day; the wait itself takes no more than ~24 days
-REMOTE_NAME_RE = pattern(r"^[A-Za-z0-9_][A-Za-z0-9._/-]*\Z")
+NOT_IN_A_REF = frozenset(" ~^:?*[\\\x7f") | {chr(c) for c in range(32)}  # git check-ref-format
 MISSING_REF = "couldn't find remote ref"
 SCRATCH = "refs/coop/fetching/"  # each fetch's own ref: SCRATCH + PID-RANDOM
 HOST_TEXT_KEPT = 64 * 1024  # bytes of git's stderr kept, first and last halves (a host's
@@ -104,12 +103,21 @@ def exact_refspec(remote: str) -> str:
 
 
 def is_remote_name(name: str) -> bool:
-    """A name that is no option nor URL, and makes valid refs as a part of one
-    (refs/coop/taken/NAME): git's rules for each part of a ref's name."""
-    parts = name.split("/")
-    return bool(REMOTE_NAME_RE.match(name)) and all(
-        part and not part.startswith(".") and not part.endswith((".", ".lock")) and ".." not in part
-        for part in parts
+    """A name that is no option nor URL (no `-` first, no `:`), and makes valid refs as a
+    part of one (refs/coop/taken/NAME): git's rules for a ref's name (check-ref-format),
+    so every name git takes for a remote and a ref can carry is taken here too."""
+    return (
+        bool(name)
+        and not name.startswith("-")
+        and not name.endswith((".", "/"))
+        and name != "@"
+        and "@{" not in name
+        and ".." not in name
+        and not NOT_IN_A_REF.intersection(name)
+        and all(
+            part and not part.startswith(".") and not part.endswith(".lock")
+            for part in name.split("/")
+        )
     )
 
 
@@ -130,18 +138,15 @@ def check_remote(repo: Repo, remote: str) -> None:
             f"each (refs/coop/taken/REMOTE), which would collide — rename one: "
             f"git remote rename {nested[0]} NEW-NAME"
         )
-    mirror = (repo.config_value(f"remote.{remote}.mirror") or "false").strip().lower()
-    if mirror not in ("false", "no", "off", "0", ""):
+    if _git_true(repo.config_value(f"remote.{remote}.mirror")):
         raise UsageError(
             f"remote {remote!r} is a mirror (remote.{remote}.mirror), whose pushes take no "
             "refspec — share the ledger through another remote: git remote add NAME URL"
         )
-    overwrites = [
-        spec for spec in repo.config_values(f"remote.{remote}.fetch") if _lands_on_ref(spec)
-    ]
-    if overwrites:
+    overwrites = _lands_on(repo.config_values(f"remote.{remote}.fetch"))
+    if overwrites is not None:
         raise UsageError(
-            f"remote {remote!r} fetches {overwrites[0]!r}, so a plain git fetch {remote} would "
+            f"remote {remote!r} fetches {overwrites!r}, so a plain git fetch {remote} would "
             f"overwrite {REF} with its copy and lose what this clone wrote — share the ledger "
             "through another remote (git remote add NAME URL), or narrow that refspec"
         )
@@ -356,18 +361,17 @@ def _git(
         )
     except OSError as exc:
         raise TransportFailed(f"cannot run git: {exc}") from None
-    RUNNING.add(running.pid)
+    RUNNING.add(running)
     heard = _Heard(running, OUTPUT_KEPT if remote else None)
     try:
         if meanwhile is not None:
             meanwhile()
         heard.until_done(None if limit is None else time.monotonic() + limit)
     except BaseException as stopped:
-        _stop(running.pid)  # a timeout, an interrupt, `meanwhile` failing: git stops
-        running.kill()  # too, and what it started (ssh, a remote helper)
-        running.wait()
+        _stop_one(running)  # a timeout, an interrupt, `meanwhile` failing: git stops too,
+        running.wait()  # and what it started (ssh, a remote helper)
         heard.close()
-        RUNNING.discard(running.pid)
+        RUNNING.discard(running)
         if not isinstance(stopped, subprocess.TimeoutExpired):
             raise
         assert remote is not None and limit is not None
@@ -378,21 +382,28 @@ def _git(
             pushing,
         ) from None
     heard.close()
-    RUNNING.discard(running.pid)
+    RUNNING.discard(running)
     return subprocess.CompletedProcess(command, running.returncode, heard.out(), heard.err())
 
 
-RUNNING: set[int] = set()  # the gits this process runs now, in any thread
+RUNNING: set[subprocess.Popen[bytes]] = set()  # the gits this process runs, in any thread
 
 
 @atexit.register
 def _stop_running() -> None:
     """A process leaving (SIGTERM, an MCP server ending with a call still out) stops the
     gits it started and what they started, which would otherwise run on unbounded."""
-    for pid in list(RUNNING):
-        _stop(pid)
+    for running in list(RUNNING):
+        _stop_one(running)
+
+
+def _stop_one(running: subprocess.Popen[bytes]) -> None:
+    """Stop a git and what it started, while it is ours: a git not yet reaped keeps its
+    pid (a zombie at worst), so no other process is ever signalled in its place."""
+    if running.poll() is None:
+        _stop(running.pid)
         with contextlib.suppress(OSError):
-            os.kill(pid, signal.SIGKILL)
+            running.kill()
 
 
 class _Heard:
@@ -532,13 +543,47 @@ def _fsck_refusal(stderr: str) -> str | None:
     return found[0].removeprefix("error: ") if found else "fsck error"
 
 
-def _lands_on_ref(refspec: str) -> bool:
-    """Whether a fetch refspec writes the ledger's own ref (`+refs/*:refs/*`, a mirror's)."""
-    _, _, destination = refspec.lstrip("+").partition(":")
-    if "*" not in destination:
-        return destination == REF
-    before, _, after = destination.partition("*")
-    return len(REF) >= len(before) + len(after) and REF.startswith(before) and REF.endswith(after)
+def _git_true(value: str | None) -> bool:
+    """A boolean as git reads one (`git config --bool`): yes/true/on or a number not 0;
+    an unset key is false."""
+    if value is None:
+        return False
+    word = value.strip().lower()
+    if word in ("true", "yes", "on"):
+        return True
+    if word in ("false", "no", "off", ""):
+        return False
+    try:
+        return int(word, 10) != 0
+    except ValueError:
+        return True  # git refuses it as a boolean; the safer reading: a mirror
+
+
+def _lands_on(refspecs: list[str]) -> str | None:
+    """The fetch refspec that writes the ledger's own ref (`+refs/*:refs/*`, a mirror's),
+    unless a negative refspec (`^refs/coop/ledger`) leaves out its source."""
+    negatives = [spec[1:] for spec in refspecs if spec.startswith("^")]
+    for spec in refspecs:
+        if spec.startswith("^"):
+            continue
+        source, _, destination = spec.lstrip("+").partition(":")
+        matched = _glob(destination, REF)
+        if matched is None:
+            continue
+        named = source.replace("*", matched, 1)
+        if not any(_glob(negative, named) is not None for negative in negatives):
+            return spec
+    return None
+
+
+def _glob(pattern_text: str, name: str) -> str | None:
+    """What a refspec's one `*` stands for in `name` ("" with no `*`), or None: no match."""
+    if "*" not in pattern_text:
+        return "" if pattern_text == name else None
+    before, _, after = pattern_text.partition("*")
+    if len(name) < len(before) + len(after) or not name.startswith(before):
+        return None
+    return name[len(before) : len(name) - len(after)] if name.endswith(after) else None
 
 
 def _porcelain_line(stdout: str) -> tuple[str, str] | None:
