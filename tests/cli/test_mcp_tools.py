@@ -412,6 +412,21 @@ def test_every_option_of_every_command_is_an_argument_of_its_tool() -> None:
         assert len(taken) == len(positional) + (1 if len(inner) > 1 else 0), name
 
 
+def opening(*calls: tuple[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    """The JSON-RPC lines of a session: initialize (id 1), initialized, then each tool
+    call (ids 2, 3, ...)."""
+    client = {"name": "t", "version": "1"}
+    start = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": client}
+    lines: list[dict[str, Any]] = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": start},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+    ]
+    for n, (name, arguments) in enumerate(calls, start=2):
+        call = {"name": name, "arguments": arguments}
+        lines.append({"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": call})
+    return lines
+
+
 def test_a_call_sent_just_before_stdin_closes_is_answered(tmp_path: Path) -> None:
     """An agent that writes its calls and closes stdin still gets every answer: the
     server finishes what it started, and answers it, before it leaves."""
@@ -419,16 +434,7 @@ def test_a_call_sent_just_before_stdin_closes_is_answered(tmp_path: Path) -> Non
     params = server(path)
     init = [params.command, *params.args[:-1], "init"]
     assert subprocess.run(init, cwd=path, env=params.env, check=False).returncode == 0
-    messages = [
-        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-06-18", "capabilities": {},
-            "clientInfo": {"name": "t", "version": "1"}}},
-        {"jsonrpc": "2.0", "method": "notifications/initialized"},
-        {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
-         "params": {"name": "add", "arguments": {"kind": "todo", "title": "added at EOF"}}},
-        {"jsonrpc": "2.0", "id": 3, "method": "tools/call",
-         "params": {"name": "list", "arguments": {}}},
-    ]  # fmt: skip
+    messages = opening(("add", {"kind": "todo", "title": "added at EOF"}), ("list", {}))
     done = subprocess.run(
         [params.command, *params.args],
         cwd=path,
@@ -466,14 +472,7 @@ def test_a_client_that_leaves_mid_call_ends_the_server_quietly(tmp_path: Path) -
     hook.write_text("#!/bin/sh\nsleep 3\n")
     hook.chmod(0o755)
     subprocess.run(["git", "remote", "add", "origin", str(remote)], cwd=path, check=True)
-    messages = [
-        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-06-18", "capabilities": {},
-            "clientInfo": {"name": "t", "version": "1"}}},
-        {"jsonrpc": "2.0", "method": "notifications/initialized"},
-        {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
-         "params": {"name": "sync", "arguments": {}}},
-    ]  # fmt: skip
+    messages = opening(("sync", {}))
     running = subprocess.Popen(
         [params.command, *params.args],
         cwd=path,

@@ -40,6 +40,21 @@ def ssh(clones: Clones, path: Path, script: str) -> Path:
     return counter
 
 
+def pushes_hang(clones: Clones, path: Path, later_fetches: str) -> Path:
+    """origin over an ssh that serves the first fetch, hangs every push, and answers every
+    later fetch with `later_fetches` (a shell line); the count of connections."""
+    served = clones.root / "served"
+    return ssh(
+        clones,
+        path,
+        'case "$last" in\n'
+        "  *receive-pack*) exec sleep 8 ;;\n"
+        f'  *) if [ -e "{served}" ]; then {later_fetches}; fi\n'
+        f'     touch "{served}"; exec sh -c "$last" ;;\n'
+        "esac\n",
+    )
+
+
 def test_a_host_writing_bytes_that_are_not_utf8_is_told_not_a_bug(clones: Clones) -> None:
     """Its bytes are shown escaped, with the exit of what happened: a refusal (11) for
     sync, and a write recorded here that says it stayed here (0), printing its item."""
@@ -89,15 +104,7 @@ def test_a_claim_does_not_ask_a_remote_that_timed_out_again_and_again(clones: Cl
     """A push that timed out is asked about once (did it land?); a fetch that times out
     then ends the claim: exit 7 saying so, not ten more waits of coop.remoteTimeout."""
     (alice,), todo = claiming(clones, "alice")
-    counter = ssh(
-        clones,
-        alice,
-        'served="' + str(clones.root) + '/served"\n'
-        'case "$last" in\n'
-        "  *receive-pack*) exec sleep 8 ;;\n"
-        '  *) if [ -e "$served" ]; then exec sleep 8; fi; touch "$served"; exec sh -c "$last" ;;\n'
-        "esac\n",
-    )
+    counter = pushes_hang(clones, alice, "exec sleep 8")
     git(alice, "config", "coop.remoteTimeout", "1s")
     took = coop_in(alice, "take", todo)
     assert took.code == 7, (took.code, took.err)
@@ -205,16 +212,7 @@ def test_a_fetch_reset_after_a_push_that_timed_out_is_not_asked_again(
     clones: Clones,
 ) -> None:
     (alice,), todo = claiming(clones, "alice")
-    counter = ssh(
-        clones,
-        alice,
-        'served="' + str(clones.root) + '/served"\n'
-        'case "$last" in\n'
-        "  *receive-pack*) exec sleep 8 ;;\n"
-        '  *) if [ -e "$served" ]; then echo "Connection reset by peer" >&2; exit 255; fi\n'
-        '     touch "$served"; exec sh -c "$last" ;;\n'
-        "esac\n",
-    )
+    counter = pushes_hang(clones, alice, 'echo "Connection reset by peer" >&2; exit 255')
     git(alice, "config", "coop.remoteTimeout", "1s")
     took = coop_in(alice, "take", todo)
     assert took.code == 7, (took.code, took.err)
