@@ -13,9 +13,7 @@ from gitcoop.domain import bounds
 from gitcoop.domain.ids import session_problem
 from gitcoop.domain.timefmt import parse_instant
 from gitcoop.errors import UsageError
-from gitcoop.service.context import Context, Search
-
-TRUE_WORDS = ("1", "true", "yes", "on")  # as git reads a boolean environment variable
+from gitcoop.service.context import TRUE_WORDS, Context, Search
 
 
 def make_context(

@@ -75,7 +75,7 @@ def hidden_problem(value: str, name: str) -> str | None:
     if found is None:
         return None
     return (
-        f"{name} must not hold invisible characters (it holds {_named(found)}); "
+        f"{name} must not hold invisible characters (it holds {named_at(found)}); "
         "type it again without them"
     )
 
@@ -102,7 +102,7 @@ def line_problem(value: object, name: str, longest: int = LINE_MAX) -> str | Non
         return None
     found = unsafe().search(value) if has_unsafe(value) else None
     if found:
-        return f"{name} must be one line without control characters (it holds {_named(found)})"
+        return f"{name} must be one line without control characters (it holds {named_at(found)})"
     _one_line.keep(value, True)
     return None
 
@@ -118,11 +118,12 @@ def text_problem(value: object, name: str) -> str | None:
         return f"{name} is {len(value)} characters long; at most {TEXT_MAX} are allowed"
     found = unsafe(in_text=True).search(value) if has_unsafe(value, in_text=True) else None
     if found:
-        return f"{name} must not hold control characters (it holds {_named(found)})"
+        return f"{name} must not hold control characters (it holds {named_at(found)})"
     return None
 
 
-def _named(found: re.Match[str]) -> str:
+def named_at(found: re.Match[str]) -> str:
+    """The character a search found, and where: `U+000D at character 2`."""
     code = ord(found.group())
     return f"U+{code:04X} at character {found.start() + 1}"
 

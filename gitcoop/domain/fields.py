@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from datetime import date, datetime, timedelta
 from typing import Any
 
-from gitcoop.domain.bounds import FIRST_YEAR, LAST_YEAR
+from gitcoop.domain.bounds import FIRST_YEAR, LAST_YEAR, named_at
 from gitcoop.domain.patterns import pattern
 from gitcoop.domain.records import PRIORITIES
 from gitcoop.domain.timefmt import format_instant, parse_duration, parse_instant
@@ -37,19 +37,19 @@ def title_problem(title: Any) -> str | None:
     return None
 
 
+_BODY_CONTROL = pattern(r"[\x00-\x08\x0b-\x1f\x7f]")  # a body's lines: all but tab and LF
+
+
 def body_problem(body: Any) -> str | None:
     if not isinstance(body, str):
         return "a body is text"
     if len(body) > BODY_MAX:
         return f"a body is at most {BODY_MAX // 1024} KiB of text"
-    found = next(
-        (at for at, c in enumerate(body) if (ord(c) < 32 and c not in "\n\t") or ord(c) == 127),
-        None,
-    )
-    if found is not None:
+    found = _BODY_CONTROL.search(body)
+    if found:
         return (
             "a body holds lines of text: no escape codes or other control characters "
-            f"(it holds U+{ord(body[found]):04X} at character {found + 1})"
+            f"(it holds {named_at(found)})"
         )
     return None
 

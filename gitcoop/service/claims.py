@@ -178,9 +178,10 @@ def _attempts(share: Sharing, prepare: Callable[[], Oid | None], land: Callable[
                 remembered.remember(share.repo, share.remote, theirs)  # confirmed: kept (H4)
                 return attempt + 1
             if hung:  # a push that took past the timeout, and did not land: not pushed again
-                raise _unreachable(share.remote, "a push got no answer in time, and it did "
-                                   f"not land ({transport.remote_timeout(share.repo):g}s, git "
-                                   f"config {transport.REMOTE_TIMEOUT_KEY})", None)  # fmt: skip
+                bound = f"{transport.remote_timeout(share.repo):g}s"
+                setting = f"git config {transport.REMOTE_TIMEOUT_KEY}"
+                why = f"a push got no answer in time, and it did not land ({bound}, {setting})"
+                raise _unreachable(share.remote, why, None)
             doubt = None
             _merge(share, theirs, last)
             commit = prepare()

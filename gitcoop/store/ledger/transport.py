@@ -298,13 +298,14 @@ def _said_here(repo: Repo, stderr: str, doing: str, wrote_nothing: bool = True) 
     "No space left on device" there may be the host's disk, or a host's lie: it is this
     clone's only if writing into its object store fails now, or its disk is nearly full.
     """
-    if environment.said(_first(stderr), doing, wrote_nothing) is None:
+    said = environment.said(_first(stderr), doing, wrote_nothing)
+    if said is None:
         return None
     objects = os.path.join(repo.common_dir, "objects")
     try:
         room = os.statvfs(objects)
         if room.f_bavail * room.f_frsize < NEARLY_FULL:
-            return environment.said(_first(stderr), doing, wrote_nothing)
+            return said
         handle, path = tempfile.mkstemp(dir=objects, prefix="tmp_coop_probe_")
         try:
             os.write(handle, bytes(4096))
@@ -370,8 +371,6 @@ def _git(
     except BaseException as stopped:
         _stop_one(running)  # a timeout, an interrupt, `meanwhile` failing: git stops too,
         running.wait()  # and what it started (ssh, a remote helper)
-        heard.close()
-        RUNNING.discard(running)
         if not isinstance(stopped, subprocess.TimeoutExpired):
             raise
         assert remote is not None and limit is not None
@@ -381,8 +380,9 @@ def _git(
             f"{remote} did not answer within {limit:g}s (git config {REMOTE_TIMEOUT_KEY}){unknown}",
             pushing,
         ) from None
-    heard.close()
-    RUNNING.discard(running)
+    finally:
+        heard.close()
+        RUNNING.discard(running)
     return subprocess.CompletedProcess(command, running.returncode, heard.out(), heard.err())
 
 
