@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 import functools
 from collections.abc import Callable, Iterable
 from typing import NewType
@@ -178,8 +179,11 @@ def matching(item_ids: Iterable[ItemId], text: str) -> list[ItemId]:
     starts with the rest. `text` is split once, not once an id (resolving a prefix reads
     a fan-out of ~1,000 ids at a million items)."""
     kind, rest = normalise_prefix(text)
-    head = "" if kind is None else kind + "-"
-    return sorted(i for i in item_ids if i.startswith(head) and random_part(i).startswith(rest))
+    if kind is not None:  # its kind, then the rest: one prefix of the whole id
+        whole = f"{kind}-{rest}"
+        return sorted(i for i in item_ids if i.startswith(whole))
+    # the random part starts after the first "-" (`random_part`), or at 0 without one
+    return sorted(i for i in item_ids if i.startswith(rest, i.find("-") + 1))
 
 
 def shortest_labels(item_ids: Iterable[str]) -> dict[str, str]:
@@ -216,11 +220,14 @@ def _common_length(a: str, b: str) -> int:
 
 def shortest_unique(item_id: ItemId, others: Iterable[str]) -> str:
     """The shortest prefix (at least MIN_SHORT random chars) no other id shares: its label in
-    `shortest_labels` of them all, from the longest prefix it shares with any other, in one
-    pass (a write labels one item of a fan-out of ~1,000 ids at a million items)."""
+    `shortest_labels` of them all, from the longest prefix it shares with any other (a
+    write labels one item of a fan-out of ~1,000 ids at a million items)."""
     mine = random_part(item_id)
+    # of sorted strings, the longest prefix shared with `mine` is shared with one beside
+    # the place `mine` sorts at
+    parts = sorted([other[other.find("-") + 1 :] for other in others if other != item_id])
+    at = bisect.bisect_left(parts, mine)
     shared = max(
-        (_common_length(mine, random_part(other)) for other in others if other != item_id),
-        default=0,
+        (_common_length(mine, parts[i]) for i in (at - 1, at) if 0 <= i < len(parts)), default=0
     )
     return _label(item_id, mine, shared)

@@ -18,7 +18,8 @@ MODE_BLOB = 0o100644
 MODE_TREE = 0o040000
 
 FANOUT_RE = pattern(r"^[0-9a-hjkmnp-tv-z]{2}\Z")
-ITEM_FILE_RE = pattern(r"^(td|rq|it)-[0-9a-hjkmnp-tv-z]{12}\.yaml\Z")
+ITEM_FILE = r"((?:td|rq|it)-[0-9a-hjkmnp-tv-z]{12})\.yaml"  # the id, then its suffix
+ITEM_FILE_RE = pattern(rf"^{ITEM_FILE}\Z")
 ITEM_DIR_RE = pattern(r"^(td|rq|it|cf)-[0-9a-hjkmnp-tv-z]{12}\Z")
 EVENT_FILE_RE = pattern(
     r"^([0-9]{12})-(ev-(?:[0-9a-hjkmnp-tv-z]{12}|[0-9a-hjkmnp-tv-z]{26}))\.yaml\Z"

@@ -7,7 +7,7 @@ used, and every blob is size-checked before it is read.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from gitcoop.domain import aliases, ids, itemdata
 from gitcoop.domain.ids import ItemId
@@ -49,6 +49,22 @@ READ_TOGETHER = 1024  # event files read, then parsed, then made records, as one
 # ~1,000 ids at a million items
 _FAN_IDS: dict[str, list[ItemId]] = {}
 FAN_IDS_KEPT = 8
+
+
+def _item_ids(tree: Any, fan: str) -> list[ItemId]:
+    """The ids of the item files in fan-out folder `fan`; BadLedger for any other entry."""
+    if not fast.reference():
+        from gitcoop.store.fast.fan_ids import item_ids
+
+        found = item_ids(tree.read_raw())
+        if found is not None:
+            return cast("list[ItemId]", found)
+    listed: list[ItemId] = []
+    for entry in tree:
+        if not is_item_file(entry.name, entry.filemode):
+            raise BadLedger(f"{ITEMS}/{fan}/{entry.name}: not an allowed item file")
+        listed.append(ItemId(entry.name[:-5]))
+    return listed
 
 
 class Snapshot:
@@ -178,10 +194,7 @@ class Snapshot:
         else:
             groups = list(self.fanouts(ITEMS))
         for name, tree in groups:
-            for entry in tree:
-                if not is_item_file(entry.name, entry.filemode):
-                    raise BadLedger(f"{ITEMS}/{name}/{entry.name}: not an allowed item file")
-                found.append(ItemId(entry.name[:-5]))
+            found.extend(_item_ids(tree, name))
         if fanout is not None and groups:
             if len(_FAN_IDS) >= FAN_IDS_KEPT:
                 _FAN_IDS.clear()
@@ -250,6 +263,12 @@ class Snapshot:
 
     def _item_entries(self, fan: str) -> list[Entry]:
         tree = self.subtree(f"{ITEMS}/{fan}")
+        if tree is not None and not fast.reference():
+            from gitcoop.store.fast.fan_ids import item_files
+
+            files = item_files(tree.read_raw())
+            if files is not None:
+                return files
         found: list[Entry] = []
         for entry in tree if tree is not None else ():
             if not is_item_file(entry.name, entry.filemode):
