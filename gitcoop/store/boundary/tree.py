@@ -16,7 +16,7 @@ from typing import Any
 from gitcoop.domain.bounds import printable
 from gitcoop.domain.ids import ItemId, fanout
 from gitcoop.errors import BadLedger
-from gitcoop.store.git.objects import listing, version
+from gitcoop.store.fast.tree_bytes import listing
 from gitcoop.store.ledger.layout import (
     EVENTS,
     FANOUT_RE,
@@ -95,10 +95,10 @@ def _folder(was: Any, tree: Any, path: str, top: str) -> set[ItemId]:
     folder holds ~1,000 entries at a million items, of which a commit changes one or two."""
     before = listing(was) if was is not None else {}
     found = set()
-    for entry in tree if tree is not None else ():
-        name, kept, now = entry.name, before.pop(entry.name, None), version(entry)
+    for name, now in (listing(tree) if tree is not None else {}).items():
+        kept = before.pop(name, None)
         if kept != now:
-            _check_entry(entry, path, top)
+            _check_entry(name, now[0], path, top)
             if kept is None or kept[1] != now[1]:  # its mode alone changed: checked above
                 found.add(name)
     found.update(before)  # what the commit removed
@@ -134,13 +134,9 @@ def _id(entry: tuple[int, str] | None) -> str | None:
     return entry[1] if entry is not None else None
 
 
-def _check_entry(entry: Any, path: str, top: str | None) -> None:
-    name = entry.name
+def _check_entry(name: str, mode: int, path: str, top: str | None) -> None:
     fan = path.rsplit("/", 1)[-1]
-    if top == ITEMS:
-        good = is_item_file(name, entry.filemode)
-    else:
-        good = is_event_folder(name, entry.filemode)
+    good = is_item_file(name, mode) if top == ITEMS else is_event_folder(name, mode)
     if not good or not FANOUT_RE.match(fan) or fanout(name) != fan:
         raise _not_allowed(path, name)
 

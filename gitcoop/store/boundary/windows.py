@@ -42,8 +42,9 @@ from gitcoop.store.boundary.joining import Holding, holds_items, ledger_before
 from gitcoop.store.boundary.tree import tops_written
 from gitcoop.store.fast import reference
 from gitcoop.store.fast.cache_rows import quiet_summary
+from gitcoop.store.fast.tree_bytes import listing
 from gitcoop.store.git.commits import CommitInfo
-from gitcoop.store.git.objects import Oid, listing, version
+from gitcoop.store.git.objects import Oid, version
 from gitcoop.store.ledger.layout import EVENTS, ITEMS, MODE_TREE
 from gitcoop.store.ledger.repo import Repo
 from gitcoop.store.ledger.snapshot import CheckedFiles, Snapshot

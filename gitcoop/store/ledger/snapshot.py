@@ -54,7 +54,7 @@ FAN_IDS_KEPT = 8
 def _item_ids(tree: Any, fan: str) -> list[ItemId]:
     """The ids of the item files in fan-out folder `fan`; BadLedger for any other entry."""
     if not fast.reference():
-        from gitcoop.store.fast.fan_ids import item_ids
+        from gitcoop.store.fast.tree_bytes import item_ids
 
         found = item_ids(tree.read_raw())
         if found is not None:
@@ -264,7 +264,7 @@ class Snapshot:
     def _item_entries(self, fan: str) -> list[Entry]:
         tree = self.subtree(f"{ITEMS}/{fan}")
         if tree is not None and not fast.reference():
-            from gitcoop.store.fast.fan_ids import item_files
+            from gitcoop.store.fast.tree_bytes import item_files
 
             files = item_files(tree.read_raw())
             if files is not None:

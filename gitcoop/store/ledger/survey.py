@@ -20,7 +20,8 @@ from gitcoop.domain.ids import ItemId, fanout
 from gitcoop.domain.record_type import record_type
 from gitcoop.domain.records import Event, Item, LedgerConfig, RecordError
 from gitcoop.errors import BadLedger
-from gitcoop.store.git.objects import Oid, listing, version
+from gitcoop.store.fast.tree_bytes import listing
+from gitcoop.store.git.objects import Oid
 from gitcoop.store.ledger import codec
 from gitcoop.store.ledger.layout import (
     COOP_FILE,
@@ -136,7 +137,7 @@ def _differ(repo: Repo, tree: Any, oid: Any, path: str, suffix: str) -> set[str]
     if oid is not None:
         with contextlib.suppress(BadLedger):
             before = listing(repo.tree(oid, path))
-    names = (e.name for e in tree if before.get(e.name) != version(e))
+    names = (name for name, now in listing(tree).items() if before.get(name) != now)
     return {name.removesuffix(suffix) for name in names}
 
 

@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 
 from gitcoop import errors
 from gitcoop.store import fast
-from gitcoop.store.fast import fan_ids
+from gitcoop.store.fast import tree_bytes
+from gitcoop.store.git import objects
 from gitcoop.store.ledger.layout import is_item_file
 from gitcoop.store.ledger.snapshot import Snapshot
 from gitcoop.store.repository import open_repo
@@ -68,13 +69,13 @@ def test_the_bytes_of_a_fan_out_say_what_its_entries_say(
     blobs = {n: raw.create_blob(n) for n in named}  # ids with every byte, NUL and "1" too
     content = b"".join(b"%s %s\0%s" % (named[n], n, blobs[n].raw) for n in sorted(named))
     tree = raw[raw.odb.write(pygit2.enums.ObjectType.TREE, content)]
-    files = fan_ids.item_files(tree.read_raw())
+    files = tree_bytes.item_files(tree.read_raw())
     slow = entry_by_entry(tree)
     if files is not None:  # read from the bytes: exactly what the entries say
         assert files == slow
-        assert fan_ids.item_ids(tree.read_raw()) == [item for item, _ in files]
+        assert tree_bytes.item_ids(tree.read_raw()) == [item for item, _ in files]
     else:  # not plainly a fan-out of item files: left to the entries
-        assert fan_ids.item_ids(tree.read_raw()) is None
+        assert tree_bytes.item_ids(tree.read_raw()) is None
         assert slow is None or any(m != b"100644" for m in named.values())
 
 
@@ -82,11 +83,11 @@ def test_a_plain_fan_out_is_read_from_its_bytes(raw: pygit2.Repository) -> None:
     blob = raw.create_blob(b"x")
     names = [b"rq-3k0000000001.yaml", b"td-3k0000000000.yaml", b"td-3kzzzzzzzzzz.yaml"]
     content = b"".join(b"100644 %s\0%s" % (n, blob.raw) for n in names)
-    assert fan_ids.item_ids(content) == [n[:-5].decode() for n in names]
-    assert fan_ids.item_files(content) == [(n[:-5].decode(), str(blob)) for n in names]
-    assert fan_ids.item_ids(b"") == []
-    assert fan_ids.item_ids(content[:-1]) is None  # cut short
-    assert fan_ids.item_ids(content.replace(b"100644", b"100755", 1)) is None
+    assert tree_bytes.item_ids(content) == [n[:-5].decode() for n in names]
+    assert tree_bytes.item_files(content) == [(n[:-5].decode(), str(blob)) for n in names]
+    assert tree_bytes.item_ids(b"") == []
+    assert tree_bytes.item_ids(content[:-1]) is None  # cut short
+    assert tree_bytes.item_ids(content.replace(b"100644", b"100755", 1)) is None
 
 
 def test_a_snapshot_refuses_a_fan_out_holding_another_file_both_ways(
@@ -119,3 +120,28 @@ def test_a_snapshot_refuses_a_fan_out_holding_another_file_both_ways(
         with pytest.raises(errors.BadLedger, match="not an allowed item file"):
             ledger(stray + good).item_ids("3k")
     fast.forget()
+
+
+ANY_NAME = st.one_of(
+    st.text(alphabet="ab-._0/é", min_size=1, max_size=4),
+    st.binary(min_size=1, max_size=3).filter(lambda b: b"\0" not in b),
+)
+ANY_MODE = st.sampled_from(
+    [b"40000", b"040000", b"100644", b"100755", b"100664", b"120000", b"160000", b"644"]
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(ANY_NAME, ANY_MODE), max_size=8), st.booleans())
+def test_a_listing_from_the_bytes_is_pygit2_s(
+    raw: pygit2.Repository, entries: list[tuple[str | bytes, bytes]], in_order: bool
+) -> None:
+    """Names twice, out of order, not UTF-8, with a slash; modes git spells otherwise:
+    the same listing either way."""
+    blob = raw.create_blob(b"x")
+    named = [(n.encode() if isinstance(n, str) else n, m) for n, m in entries]
+    if in_order:
+        named.sort()
+    content = b"".join(b"%s %s\0%s" % (m, n, blob.raw) for n, m in named)
+    tree = raw[raw.odb.write(pygit2.enums.ObjectType.TREE, content)]
+    assert tree_bytes.listing(tree) == objects.listing(tree)
