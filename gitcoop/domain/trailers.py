@@ -110,11 +110,31 @@ def coop_trailers(message: str, comment_char: str = "#") -> list[CoopTrailer]:
         if verb is None:
             continue
         canonical = "-".join(part.capitalize() for part in trailer.key.lower().split("-"))
-        for ref in _SPLIT.split(trailer.value):
-            if ref and (verb, ref.lower()) not in seen:
+        for ref in refs_in(trailer.value):
+            if (verb, ref.lower()) not in seen:
                 seen.add((verb, ref.lower()))
                 result.append(CoopTrailer(canonical, verb, ref))
     return result
+
+
+def refs_in(value: str) -> list[str]:
+    """The ids or prefixes a trailer's value names, separated by commas or blanks."""
+    return [ref for ref in _SPLIT.split(value) if ref]
+
+
+def stray_coop_lines(message: str, comment_char: str = "#") -> list[tuple[str, str]]:
+    """(verb, line) of each line outside the trailer block that reads as a Coop trailer:
+    git reads no trailer there (a `-m` of its own, followed by another paragraph), so
+    nothing is recorded from it, and whoever wrote it is told."""
+    lines = _lines(message, comment_char)
+    outside = lines[: len(lines) - len(_trailer_block(lines, comment_char))]
+    found = []
+    for line in outside:
+        match = None if line.startswith(comment_char) else _KEY.match(line.strip())
+        verb = COOP_KEYS.get(match.group(1).lower()) if match else None
+        if verb is not None:
+            found.append((verb, line.strip()))
+    return found
 
 
 def subject(message: str) -> str:

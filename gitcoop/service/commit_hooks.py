@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from gitcoop.domain import trailers
+from gitcoop.domain.bounds import printable
 from gitcoop.domain.lifecycle import HELD
 from gitcoop.domain.record_type import record_type
 from gitcoop.domain.records import Item
@@ -67,7 +68,24 @@ def post_commit(ctx: Context) -> list[str]:
                 entry["rewriting"] = True  # the commit it replaces stops being the record
             lines = _record_or_journal(ctx, repo, entry)
     unseen.note_branch(repo, made.first_parent)  # the next command need not look again
-    return lines
+    return lines + stray_lines(made, worktree.comment_char(repo) or "#")
+
+
+def stray_lines(commit: CommitInfo, comment: str) -> list[str]:
+    """A line for each Coop trailer written outside the message's trailer block."""
+    said = []
+    for verb, line in trailers.stray_coop_lines(commit.message, comment):
+        refs = trailers.refs_in(line.partition(":")[2])
+        record = ""
+        if verb in ("done", "close") and len(refs) == 1:
+            record = f", or record it: git coop {verb} {refs[0]} --commit {commit.sha[:12]}"
+        said.append(
+            printable(
+                f"gitcoop: {line} is not in the message's trailer block (its last paragraph), "
+                f"so nothing was recorded from it — move it there with git commit --amend{record}"
+            )
+        )
+    return said
 
 
 def post_applypatch(ctx: Context) -> list[str]:

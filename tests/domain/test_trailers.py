@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from gitcoop.domain.trailers import CoopTrailer, Trailer, coop_trailers, parse_trailers, subject
+from gitcoop.domain.trailers import (
+    CoopTrailer,
+    Trailer,
+    coop_trailers,
+    parse_trailers,
+    stray_coop_lines,
+    subject,
+)
 
 
 def refs(message: str) -> list[tuple[str, str]]:
@@ -120,3 +127,17 @@ def test_a_dash_divider_is_not_special_in_a_commit_message() -> None:
 )
 def test_subject_is_the_first_paragraph_on_one_line(message: str, expected: str) -> None:
     assert subject(message) == expected
+
+
+def test_coop_lines_outside_the_trailer_block_are_found_and_those_in_it_are_not() -> None:
+    message = (
+        "Retry\n\ncoop-done: td-a\n\n  Coop-Refs: td-b, td-c\nwords\n# Coop-Close: td-d\n\n"
+        "Coop-Close: td-e\nSigned-off-by: A <a@example.com>\n"
+    )
+    assert stray_coop_lines(message) == [
+        ("done", "coop-done: td-a"),
+        ("note", "Coop-Refs: td-b, td-c"),
+    ]
+    assert [t.ref for t in coop_trailers(message)] == ["td-e"]
+    assert stray_coop_lines("Coop-Done: td-a\n") == [("done", "Coop-Done: td-a")]  # a subject
+    assert stray_coop_lines("Fix\n\nCoop-Done: td-a\n") == []

@@ -63,6 +63,34 @@ def test_a_commit_without_trailers_leaves_the_ledger_alone(hooked: Path) -> None
     assert ledger_tip(hooked) == before
 
 
+def test_a_coop_line_outside_the_trailer_block_is_named_not_dropped_silently(
+    hooked: Path,
+) -> None:
+    """`git commit -m A -m "Coop-Done: X" -m "Coop-Close: Y"`: each -m is a paragraph and
+    git reads only the last as trailers, so X is not recorded; the hook says so."""
+    todo, request = add("todo", "retry"), add("request", "on EAGAIN")
+    git(
+        hooked,
+        "commit",
+        "-q",
+        "--allow-empty",
+        "-m",
+        "Retry",
+        "-m",
+        f"Coop-Done: {todo}",
+        "-m",
+        f"Coop-Close: {request}",
+    )
+    assert item(request)["status"] == "closed"
+    assert item(todo)["status"] == "open"
+    made = commit(hooked, f"Again\n\nCoop-Done: {todo}\n\nMore words.\n")
+    assert item(todo)["status"] == "open"
+    said = [line for line in made.stderr.splitlines() if f"Coop-Done: {todo}" in line]
+    assert len(said) == 1, made.stderr
+    assert "not in the message's trailer block" in said[0]
+    assert f"git coop done {todo} --commit {head(hooked)[:12]}" in said[0]
+
+
 def test_amend_moves_the_recorded_sha_as_an_edit(hooked: Path) -> None:
     todo = add("todo", "fix it")
     commit(hooked, f"Fix it\n\nCoop-Done: {todo}\n")
