@@ -381,20 +381,29 @@ def _suggest(ctx: Context, message_file: str, source: str | None) -> list[str]:
 
 def replay_(actor: AsOpt = None, as_json: JsonOpt = False) -> None:
     """Retry everything the hooks journaled; list what still waits, and why."""
+    from gitcoop.errors import Refused
     from gitcoop.service import replay
 
     report = replay.replay(make_context(actor))
+    listed = [
+        {"entry": r.entry["id"], "kept": r.kept is not None, **_outcome_json(o)}
+        for r in report.replayed
+        for o in r.outcomes
+    ]
+    kept = sum(r.kept is not None for r in report.replayed)
+    waits = (
+        f"{kept} journal {'entry still waits' if kept == 1 else 'entries still wait'}: "
+        "record each as its line says, or drop it: git coop hook dismiss ENTRY --reason WHY"
+    )
     if as_json:
-        render.emit_json(
-            [
-                {"entry": r.entry["id"], "kept": r.kept is not None, **_outcome_json(o)}
-                for r in report.replayed
-                for o in r.outcomes
-            ]
-        )
+        if kept:  # the listing travels inside the error, as `owed --check`'s does
+            raise Refused(waits, details={"entries": listed})
+        render.emit_json(listed)
         return
     lines = replay.report_lines(report)
     say("\n".join(printable(plain(line)) for line in lines) or "the journal is empty")
+    if kept:
+        raise Refused(waits)
 
 
 def confirm(

@@ -19,6 +19,9 @@ from gitcoop.service import process
 
 EXIT_BUG = 70  # EX_SOFTWARE: not a user mistake; the message asks for a report
 EXIT_OUTPUT_LOST = 120  # what Python itself exits with when stdout fails to flush at exit
+# the reader closed the pipe (`git coop list | head -1`): what git exits with then (killed
+# by SIGPIPE, 128 + 13), so a pipeline under `set -o pipefail` sees it as it sees git's
+EXIT_READER_GONE = 141
 
 # Which module registers each command. Building typer's command for every
 # module costs more than running most commands, so only the invoked one is
@@ -193,8 +196,10 @@ def _run(args: list[str]) -> int:
     except KeyboardInterrupt:
         return _interrupted()
     except BrokenPipeError:
-        return 0
-    except SystemExit as stop:  # click's answer to a reader that went away: exit 1, quietly
+        return EXIT_READER_GONE
+    except SystemExit as stop:
+        if _reader_went_away():
+            return EXIT_READER_GONE
         return stop.code if isinstance(stop.code, int) else 1
     except Exception as error:  # the boundary: a bug, never a user mistake
         return _unexpected(error, args)
@@ -202,6 +207,16 @@ def _run(args: list[str]) -> int:
 
 
 INTERRUPTED = 130
+
+
+def _reader_went_away() -> bool:
+    """Whether click stopped the command because its reader closed the pipe (`git coop
+    list | head -1`): it then exits 1, which here says a rule refused, with stdout
+    swapped for a wrapper that drops what is left."""
+    import click
+
+    wrapper = getattr(click.core, "_PacifyFlushWrapper", None)
+    return wrapper is not None and isinstance(sys.stdout, wrapper)
 
 
 def _interrupted() -> int:
@@ -387,8 +402,8 @@ def run() -> None:
     atexit._run_exitfuncs()
     try:
         sys.stdout.flush()
-    except BrokenPipeError:  # the reader went away (`git coop list | head`): not an error
-        pass
+    except BrokenPipeError:  # the reader went away (`git coop list | head`)
+        code = code or EXIT_READER_GONE
     except OSError as error:  # disk full, I/O error: the output is lost, so say so
         with contextlib.suppress(OSError):
             warn(f"gitcoop: could not write the output ({error.strerror})")

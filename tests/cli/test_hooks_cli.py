@@ -68,3 +68,30 @@ def test_a_journaled_refusal_is_reported_before_another_command(ledger: Path) ->
     assert said[1:] == ["gitcoop: 1 trailer waits: git coop hook replay"]
     assert journal.has_entries(str(ledger / ".git"))  # reported, never dropped
     assert coop("list").err == "gitcoop: 1 trailer waits: git coop hook replay\n"
+
+
+def test_replay_exits_1_while_an_entry_still_waits_and_0_once_none_does(ledger: Path) -> None:
+    """A script runs `git coop hook replay` and must tell "all recorded" from "still
+    waiting": exit 1, the entries in the text and inside the JSON error."""
+    entry = {
+        "kind": "trailers",
+        "actor": "alice@example.com",
+        "session": None,
+        "at": "2026-11-29T10:00:00Z",
+        "commit": "0" * 40,
+        "requests": [{"verb": "done", "ref": "td-nosuch", "args": {"commit": "0" * 40}}],
+    }
+    journal.append(str(ledger / ".git"), entry)
+    text = coop("hook", "replay")
+    assert text.code == 1
+    assert "no item matches" in text.out
+    assert text.err.strip().endswith("git coop hook dismiss ENTRY --reason WHY")
+    shown = coop("hook", "replay", "--json")
+    assert shown.code == 1
+    error = shown.json()["error"]
+    assert error["code"] == "refused" and error["exit"] == 1
+    [waiting] = error["entries"]
+    assert waiting["kept"] is True
+    dismissed = coop("hook", "dismiss", waiting["entry"], "--reason", "no such item")
+    assert dismissed.code == 0, dismissed.err
+    assert coop("hook", "replay").code == 0

@@ -123,3 +123,26 @@ def test_the_mcp_server_answers_in_utf8_whatever_the_locale(
     _, (shown, refused) = asyncio.run(session_calls(path, "alice@example.com", calls))
     assert answer(shown)["title"] == TITLE
     assert refused.is_error and answer(refused)["error"]["message"].startswith("'éé' is too short")
+
+
+@pytest.mark.parametrize("args", [("list",), ("list", "--json"), ("show", "--json", "X")])
+def test_a_reader_that_went_away_is_not_a_refusal(ledger: Path, args: tuple[str, ...]) -> None:
+    """`git coop list --json | head -1`: the reader closed the pipe before the output was
+    written. Nothing was refused (exit 1 says a rule refused): exit 141, as git's, and
+    nothing is said."""
+    made = coop_process(ledger, "add", "todo", "one thing", "--json")
+    item = json.loads(made.out)["id"]
+    read, write = os.pipe()
+    os.close(read)
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    done = subprocess.run(
+        ["git", "coop", *[item if a == "X" else a for a in args]],
+        cwd=ledger,
+        stdout=write,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        check=False,
+    )
+    os.close(write)
+    assert (done.returncode, done.stderr) == (141, "")

@@ -82,7 +82,8 @@ def test_replay_waits_while_the_lock_is_still_held(hooked: Path) -> None:
     with lock_held_elsewhere(hooked / ".git"):
         commit(hooked, f"Work\n\nCoop-Done: {todo}\n")
         replayed = coop("hook", "replay", "--json")
-        assert [r["status"] for r in replayed.json()] == ["waiting"]
+        assert replayed.code == 1  # still waiting: the listing inside the error
+        assert [r["status"] for r in replayed.json()["error"]["entries"]] == ["waiting"]
         assert journal.has_entries(str(hooked / ".git"))
     assert coop("hook", "replay").code == 0
     assert item(todo)["status"] == "done"
@@ -184,7 +185,7 @@ def test_a_refusal_waits_until_it_is_recorded_or_dismissed(hooked: Path) -> None
     assert f"journal {short}: not recorded: Coop-Done {todo} of {sha[:7]}: " in status
 
     coop("release", todo, "--as", "bob@example.com", "--reason", "alice did it")
-    replayed = coop("hook", "replay", "--json").json()
+    replayed = coop("hook", "replay", "--json").json()["error"]["entries"]
     assert [(r["status"], r["kept"]) for r in replayed] == [("recorded", True), ("refused", True)]
     assert item(todo)["commit_sha"] == sha
     assert coop("list").err == "gitcoop: 1 trailer waits: git coop hook replay\n"
@@ -252,7 +253,7 @@ def test_an_entry_gitcoop_cannot_read_says_why_once_and_how_to_drop_it(ledger: P
     assert "git coop hook dismiss 0dd1 --reason WHY" in first.err
     again = coop("list")  # said once; then only counted
     assert (again.code, again.err) == (0, "gitcoop: 1 trailer waits: git coop hook replay\n")
-    assert coop("hook", "replay").code == 0
+    assert coop("hook", "replay").code == 1  # it still waits: a script can tell
     assert item(todo)["status"] == "open"
 
 
@@ -285,7 +286,7 @@ def test_a_bug_while_recording_an_entry_never_fails_the_command(
     assert "journal b0b0: " in listed.err and "RuntimeError: a bug" in listed.err
     assert "git coop hook dismiss b0b0 --reason WHY" in listed.err
     assert journal.entries(git_dir)[0]["state"] == "broken"
-    assert coop("hook", "replay").code == 0  # the command that asked for it says it too
+    assert coop("hook", "replay").code == 1  # the command that asked for it says it too
 
 
 def test_a_journal_that_cannot_be_replayed_never_fails_the_command(
