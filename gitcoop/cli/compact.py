@@ -61,11 +61,11 @@ def item_fields() -> tuple[str, ...]:
     return (*(f.name for f in fields(Item)), "short_id", "notes", "dependencies")
 
 
-def fields_schema() -> dict[str, Any]:
-    """The `fields` argument of a tool: the same names `--fields` takes."""
+def fields_schema(word: str) -> dict[str, Any]:
+    """The `fields` argument of a tool: the same names its command's `--fields` takes."""
     return {
         "type": "array",
-        "items": {"type": "string", "enum": list(item_fields())},
+        "items": {"type": "string", "enum": list(fields_of(word))},
         "description": FIELDS_HELP,
     }
 
@@ -206,12 +206,30 @@ def checked(given: tuple[str, ...], dense: bool, word: str) -> Form:
     named = [[name.strip() for name in value.split(",") if name.strip()] for value in given]
     if not all(named):
         raise UsageError("--fields needs names: --fields id,title,status")
-    known = item_fields()
+    known = fields_of(word)
     fields = tuple(dict.fromkeys(name for names in named for name in names))
     unknown = [name for name in fields if name not in known]
     if unknown:
-        raise UsageError(f"--fields: no field {unknown[0]!r}; fields: {', '.join(known)}")
+        elsewhere = [w for w in ("show", "pick") if unknown[0] in fields_of(w)]
+        only = f" (only git coop {elsewhere[0]} prints it)" if elsewhere else ""
+        raise UsageError(
+            f"--fields: no field {unknown[0]!r} in what {word} prints{only}; "
+            f"fields: {', '.join(known)}"
+        )
     return Form(fields, dense)
+
+
+def fields_of(word: str) -> tuple[str, ...]:
+    """The fields of what a command prints: an item's, with `show`'s notes and
+    dependencies, and `pick`'s own (the id it picked, what it checked and verified)."""
+    every = item_fields()
+    if word == "show":
+        return every
+    mine = ("picked", "checks", "verified") if word == "pick" else ()
+    return (*(name for name in every if name not in SHOWN_ONLY), *mine)
+
+
+SHOWN_ONLY = ("notes", "dependencies")  # `show` works them out; a listing's rows lack them
 
 
 def reshape(text: str, form: Form) -> str:

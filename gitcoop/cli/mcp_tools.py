@@ -161,7 +161,7 @@ def tool(name: str, command: click.Command) -> Tool:
         session = {"type": "string", "description": SESSION_HELP}
         params = (*params, Param("session", session, None, env="COOP_SESSION"))
     if name in compact.FIELDED or any(f"{name} {action}" in compact.FIELDED for action in actions):
-        params = (*params, Param("fields", compact.fields_schema(), "--fields"))
+        params = (*params, Param("fields", compact.fields_schema(name), "--fields"))
     return Tool(name, description, params, actions)
 
 

@@ -153,8 +153,10 @@ def pick(
     """Take the topmost ready item, verifying first what needs it.
 
     When nothing is ready, drafts are verified (at most --max-verify calls)
-    until one is. Exits 5 when nothing could be picked; with --json the
-    error object then carries what was checked and verified. With claims
+    until one is. Exits 5 when nothing could be picked, 1 when only drafts
+    wait and no verifier is configured (git config coop.verifier); with
+    --json the error object then carries what was checked and verified.
+    --fields also takes picked, checks and verified. With claims
     through a remote, the remote decides who picked what: exit 0 only once
     the pick is there; exit 7 when it cannot be reached.
     """

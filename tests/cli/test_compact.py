@@ -123,3 +123,13 @@ def test_every_write_that_prints_its_item_takes_fields(ledger: Path) -> None:
     picked = coop("pick", "--fields", "id,status", "--session", "s1")
     assert picked.code == 0, picked.err
     assert set(picked.json()) == {"id", "status"} and picked.json()["status"] == "in_progress"
+
+
+def test_a_field_only_another_command_prints_is_refused(ledger: Path) -> None:
+    """`list --fields id,dependencies` printed items without it, saying nothing."""
+    three(ledger)
+    refused = coop("list", "--fields", "id,dependencies")
+    assert refused.code == 2
+    message = refused.json()["error"]["message"]
+    assert "'dependencies'" in message and "git coop show" in message
+    assert coop("show", three(ledger)[0], "--fields", "id,dependencies").code == 0

@@ -259,3 +259,12 @@ def test_each_queued_item_reads_on_three_lines_as_seed_004_lays_them_out(code: C
 def test_an_empty_queue_is_one_line_pointing_at_scan(code: Code) -> None:
     out = coop("queue").out
     assert out == "the queue is empty — import findings with: git coop scan --from FILE\n"
+
+
+def test_pick_takes_fields_of_its_own_that_the_agent_loop_reads(code: Code) -> None:
+    """The README's loop reads `.picked`; `--fields picked` was refused as no item field."""
+    ready(code, "Fix toast")
+    picked = coop("pick", "--fields", "picked,id,verified")
+    assert picked.code == 0, picked.out
+    shown = picked.json()
+    assert set(shown) == {"picked", "id", "verified"} and shown["picked"] == shown["id"]
