@@ -327,8 +327,9 @@ def _unreachable(remote: str, why: str, doubt: Oid | None) -> RemoteUnreachable:
             "retry when it is back, or claim here only with --offline (decided at the next "
             f"git coop sync {remote})"
         )
-    return RemoteUnreachable(
-        f"{remote} went away while this claim was pushed, and cannot be reached to say "
-        f"whether it took it ({why}) — nothing was recorded here; if {remote} did take it, "
-        f"git coop sync {remote} shows the item as yours (git coop list --mine)"
+    return RemoteUnreachable(  # a push that failed may have failed before or after landing
+        f"cannot reach {remote} ({why}), and this claim's push failed: whether {remote} "
+        f"took it is not known — nothing was recorded here; if it did, git coop sync "
+        f"{remote} shows the item as yours (git coop list --mine); if not, retry when it is "
+        "back, or claim here only with --offline"
     )

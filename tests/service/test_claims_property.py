@@ -114,7 +114,7 @@ class Run:
             self.confirmed[(actor, item)] += 1
             self.held[who].append(item)
         elif picked.code == 7:
-            self.doubtful[actor] += "went away while this claim was pushed" in picked.err
+            self.doubtful[actor] += "took it is not known" in picked.err
         else:
             assert "nothing is ready" in picked.err or picked.code == 5, picked.err
             assert not gone
