@@ -15,9 +15,12 @@ from gitcoop.service import sync
 from gitcoop.service.sync import SyncReport
 
 RemoteArg = Annotated[
-    str,
+    str | None,
     typer.Argument(
-        metavar="[REMOTE]", help="A configured git remote (default: origin).", show_default=False
+        metavar="[REMOTE]",
+        help="A configured git remote (default: the one git config coop.claims names, else "
+        "origin).",
+        show_default=False,
     ),
 ]
 
@@ -174,7 +177,7 @@ def setup(
 
 
 def sync_(
-    remote: RemoteArg = "origin",
+    remote: RemoteArg = None,
     accept_rewrite: AcceptRewriteOpt = False,
     put_back: Annotated[
         bool,
@@ -205,7 +208,7 @@ def sync_(
 
 
 def pull(
-    remote: RemoteArg = "origin",
+    remote: RemoteArg = None,
     accept_rewrite: AcceptRewriteOpt = False,
     actor: AsOpt = None,
     as_json: JsonOpt = False,
@@ -220,7 +223,7 @@ def pull(
     stop_if_lost(report, as_json)
 
 
-def push(remote: RemoteArg = "origin", actor: AsOpt = None, as_json: JsonOpt = False) -> None:
+def push(remote: RemoteArg = None, actor: AsOpt = None, as_json: JsonOpt = False) -> None:
     """Push this clone's ledger; refused if the remote has events this clone lacks."""
     print_report(sync.push(make_context(actor), remote), as_json, "push")
 

@@ -68,9 +68,9 @@ def setup_remote(ctx: Context, remote: str) -> tuple[bool, str | None]:
     return True, refspec
 
 
-def pull(ctx: Context, remote: str, accept_rewrite: bool = False) -> SyncReport:
-    """Fetch the remote's ledger and merge it into the local one."""
-    repo, actor = _open(ctx, remote)
+def pull(ctx: Context, remote: str | None, accept_rewrite: bool = False) -> SyncReport:
+    """Fetch the remote's ledger and merge it into the local one (None: `shared_remote`)."""
+    repo, actor, remote = _open(ctx, remote)
     start = repo.tip()
     report = SyncReport(remote, tip=start)
     with remembered.set_aside(repo, remote, accept_rewrite):
@@ -80,9 +80,9 @@ def pull(ctx: Context, remote: str, accept_rewrite: bool = False) -> SyncReport:
     return _told(repo, report, actor, start)
 
 
-def push(ctx: Context, remote: str) -> SyncReport:
+def push(ctx: Context, remote: str | None) -> SyncReport:
     """Offer the local ledger to the remote; refused when the remote has events we lack."""
-    repo, _ = _open(ctx, remote)
+    repo, _, remote = _open(ctx, remote)
     tip = repo.tip()
     if tip is None:
         raise NoLedger("no ledger in this repository yet — run: git coop init")
@@ -96,13 +96,13 @@ def push(ctx: Context, remote: str) -> SyncReport:
 
 
 def sync(
-    ctx: Context, remote: str, accept_rewrite: bool = False, put_back: bool = False
+    ctx: Context, remote: str | None, accept_rewrite: bool = False, put_back: bool = False
 ) -> SyncReport:
     """Fetch, merge, push; a rejected push starts again, up to MAX_ATTEMPTS times.
 
     `accept_rewrite` takes a rewritten remote's history as it is; `put_back` puts this
     clone's history back first even over a remote that holds it aside (H4)."""
-    repo, actor = _open(ctx, remote)
+    repo, actor, remote = _open(ctx, remote)
     mode = "always" if put_back else "lost"
     start = repo.tip()
     report = SyncReport(remote, tip=start)
@@ -137,10 +137,17 @@ def sync(
     )
 
 
-def _open(ctx: Context, remote: str) -> tuple[Repo, str]:
+def _open(ctx: Context, remote: str | None) -> tuple[Repo, str, str]:
     repo = ctx.repo()
+    remote = remote or shared_remote(repo)
     transport.check_remote(repo, remote)
-    return repo, ctx.who(repo)
+    return repo, ctx.who(repo), remote
+
+
+def shared_remote(repo: Repo) -> str:
+    """The remote a sync, pull or push names none: the one that decides claims
+    (`git config coop.claims`), else origin."""
+    return claims_remote(repo) or "origin"
 
 
 def _prepare() -> None:

@@ -211,6 +211,24 @@ def test_unknown_remote_is_a_usage_error(clones: Clones) -> None:
     assert coop_in(a, "sync", "--upload-pack=x").code == 2
 
 
+def test_sync_pull_and_push_default_to_the_remote_that_decides_claims(clones: Clones) -> None:
+    """No origin, and `remote setup shared --claims`: a plain sync goes to shared, not to
+    an origin that is not there."""
+    a, b = two(clones)
+    git(b, "remote", "rename", "origin", "shared")
+    assert coop_in(b, "remote", "setup", "shared", "--claims").code == 0
+    add(a, "more")
+    sync(a)
+    synced = coop_in(b, "sync", "--json")
+    assert synced.code == 0, synced.err
+    assert synced.json()["remote"] == "shared"
+    assert [i["title"] for i in coop_in(b, "list", "--json").json()] == ["more", "seed"]
+    assert coop_in(b, "pull").code == 0 and coop_in(b, "push").code == 0
+    git(b, "config", "--unset", "coop.claims")
+    missing = coop_in(b, "sync")
+    assert missing.code == 2 and "no remote named 'origin'" in missing.err
+
+
 def test_a_sync_refused_before_it_fetches_fetches_nothing(clones: Clones) -> None:
     """A command that refuses (here: `COOP_NOW` is no instant) leaves nothing fetched: the
     remote's ledger is fetched by the sync's own fetch step, not ahead of it."""
