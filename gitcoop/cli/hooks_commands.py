@@ -48,7 +48,7 @@ def register(app: typer.Typer) -> None:
     hook_app = typer.Typer(
         cls=CoopGroup,
         suggest_commands=False,
-        help="What the hooks could not record: replay it, or dismiss it.",
+        help="What the hooks could not record: replay it, confirm a teammate's, or dismiss it.",
         no_args_is_help=True,
     )
     app.add_typer(hooks_app, name="hooks")

@@ -39,7 +39,9 @@ LOOP = """\
 
 Exit codes: 0 ok, 1 refused (the message says why), 2 usage, 3 changed
 meanwhile (re-read, retry), 4 no ledger, 5 nothing to pick, 6 something due,
-7 remote unreachable, 8 your event lost on sync, 9 environment. With `--json`
+7 remote unreachable, 8 your event lost on sync, 9 environment (disk full,
+read-only), 10 the remote's ledger was rewritten (the message says what to
+run), 11 the remote's host refused the push (its words are shown). With `--json`
 an error is `{"error": {"code", "exit", "message", "holder"}}` on stdout.
 """
 
