@@ -13,7 +13,8 @@ from __future__ import annotations
 from gitcoop.cli.terminal import printable, warn
 from gitcoop.errors import CoopError
 
-NOT_REPLAYED_BEFORE = ("hook", "hooks", "-h", "--help")
+# the journal's own commands, help, and commands that print what never touches a ledger
+NOT_REPLAYED_BEFORE = ("hook", "hooks", "-h", "--help", "version", "completion")
 
 
 def replay_journal(args: list[str]) -> None:

@@ -95,3 +95,11 @@ def test_replay_exits_1_while_an_entry_still_waits_and_0_once_none_does(ledger: 
     dismissed = coop("hook", "dismiss", waiting["entry"], "--reason", "no such item")
     assert dismissed.code == 0, dismissed.err
     assert coop("hook", "replay").code == 0
+
+
+def test_version_and_completion_neither_replay_nor_count_the_journal(ledger: Path) -> None:
+    journal.append(str(ledger / ".git"), {"kind": "trailers", "requests": []})
+    for args in (("version",), ("version", "--json"), ("completion", "bash")):
+        ran = coop(*args)
+        assert ran.code == 0 and "waits" not in ran.err, (args, ran.err)
+    assert "1 journal entry waits" in coop("list").err
