@@ -143,6 +143,7 @@ def scan_json(report: ScanReport) -> dict[str, Any]:
     return {
         "added": [render.item_json(s) for s in report.added],
         "dropped": report.dropped,
+        "dropped_why": report.dropped_why,
         "collapsed": report.collapsed,
         "trimmed": [{"title": t, "shape": s} for t, s in report.trimmed],
         "lopsided": report.lopsided,
@@ -152,7 +153,10 @@ def scan_json(report: ScanReport) -> dict[str, Any]:
 def scan_text(report: ScanReport) -> str:
     lines = [f"added {len(report.added)} draft{'s' if len(report.added) != 1 else ''}"]
     lines += [f"  {shown.label:<10} {shown.item.title}" for shown in report.added]
-    lines += [f"dropped (no usable evidence): {title}" for title in report.dropped]
+    lines += [
+        f"dropped ({why}): {title}"
+        for title, why in zip(report.dropped, report.dropped_why, strict=True)
+    ]
     lines += [
         f"collapsed (same first evidence as another item): {title}" for title in report.collapsed
     ]

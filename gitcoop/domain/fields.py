@@ -115,6 +115,11 @@ def due_problem(due: Any) -> str | None:
     return None
 
 
+def duration_shaped(text: str) -> bool:
+    """Digits and a unit (3d, 36h, 3x): meant as a duration, whether or not it is one."""
+    return _DURATION.fullmatch(text.strip()) is not None
+
+
 def due_at(text: str, now: datetime) -> str:
     """`--due 3d` (a duration from now: s, m, h, d, w), `--due 2026-12-24` (a day in any
     ISO 8601 form, 20261224 too: the end of that day, UTC) or `--due 2026-12-24T17:00`

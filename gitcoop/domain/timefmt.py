@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+from gitcoop.domain.bounds import FIRST_YEAR, LAST_YEAR
 from gitcoop.domain.memo import Memo
 from gitcoop.domain.patterns import pattern
 
@@ -67,7 +68,7 @@ def _any_instant(text: str) -> datetime:
     value = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
     if value.tzinfo is None:
         value = value.replace(tzinfo=UTC)
-    outside = f"{text!r} is outside the years 1970 to 9999"
+    outside = f"{text!r} is outside the years {FIRST_YEAR} to {LAST_YEAR}"  # as bounds says
     try:
         utc = value.astimezone(UTC)  # 9999-12-31T23:00-05:00 is past the last instant
     except OverflowError:
@@ -81,7 +82,7 @@ def parse_duration(text: str) -> timedelta:
     """'90', '30s', '5m', '2h', '1d', '1w' -> timedelta. Raises ValueError."""
     match = _DURATION_RE.match(text.lower())
     if not match:
-        raise ValueError(f"not a duration: {text!r} (use e.g. 30s, 5m, 2h, 1d)")
+        raise ValueError(f"{text!r} is not a duration (a number, then s, m, h, d or w: 90m, 2w)")
     seconds = int(match.group(1)) * _UNIT_SECONDS[match.group(2)]
     if seconds > _LONGEST:
         raise ValueError(f"{text!r} is longer than the 100 years a duration may be")

@@ -28,10 +28,11 @@ from gitcoop.store.ledger.snapshot import Snapshot
 @record_type
 class ScanReport:
     added: list[Shown]
-    dropped: list[str]  # titles with no usable evidence
+    dropped: list[str]  # titles of findings that could not be used
     collapsed: list[str]  # titles sharing a first evidence path:line with another
     trimmed: list[tuple[str, str]]  # (title, shape) over max_same_shape
     lopsided: bool  # five or more usable findings offered span fewer than three shapes
+    dropped_why: list[str]  # why each of `dropped` could not be used
 
 
 @record_type
@@ -95,21 +96,31 @@ def finding(raw: Any, roots: tuple[str, ...] = ()) -> Finding | None:
 
     What this accepts is what gitcoop/schemas/findings.schema.json describes.
     """
+    examined = _examined(raw, roots)
+    return examined if isinstance(examined, Finding) else None
+
+
+def _examined(raw: Any, roots: tuple[str, ...]) -> Finding | str:
+    """`finding`, or why there is none (what a dropped finding is reported with)."""
     if not isinstance(raw, Mapping) or not isinstance(raw.get("title"), str):
-        return None
+        return "no title"
     title = raw["title"].strip()
-    if bounds.line_problem(title, "title") or bounds.hidden_problem(title, "title"):
-        return None  # a title is one line that hides nothing, whoever found it
+    problem = bounds.line_problem(title, "title") or bounds.hidden_problem(title, "title")
+    if problem:
+        return problem  # a title is one line that hides nothing, whoever found it
+    if not title:
+        return "an empty title"
     given = raw["evidence"] if isinstance(raw.get("evidence"), list) else []
     usable = [e for e in (_cited(entry, roots) for entry in given) if e is not None]
     tag = raw.get("tag") if isinstance(raw.get("tag"), str) else None
-    return Finding(title, tag, tuple(usable)) if title and usable else None
+    return Finding(title, tag, tuple(usable)) if usable else "no usable evidence"
 
 
 @dataclass
 class _Batch:
     fresh: list[Finding] = field(default_factory=list)
-    dropped: list[str] = field(default_factory=list)  # no usable evidence
+    dropped: list[str] = field(default_factory=list)  # titles: no usable finding
+    why: list[str] = field(default_factory=list)  # why each was dropped
     collapsed: list[str] = field(default_factory=list)  # a spot already cited
     offered: list[str] = field(default_factory=list)  # every usable finding's title
 
@@ -120,10 +131,11 @@ def _sorted(raw: list[Any], roots: tuple[str, ...], taken: set[tuple[str, int]])
     shown = progress.reporter()
     for done, entry in enumerate(raw):
         shown.step("reading the findings", done, len(raw))
-        found = finding(entry, roots)
-        if found is None:
+        found = _examined(entry, roots)
+        if isinstance(found, str):
             title = entry.get("title") if isinstance(entry, Mapping) else None
             batch.dropped.append(title if isinstance(title, str) else repr(entry)[:60])
+            batch.why.append(found)
             continue
         batch.offered.append(found.title)
         if found.spot is not None and found.spot in taken:
@@ -173,7 +185,7 @@ def scan(ctx: Context, path: str) -> ScanReport:
         added = [written.shown(i) for i in item_ids]
     trimmed = [(f.title, form) for f, form in batch.trimmed]
     lopsided = shape.repeating(batch_in.offered)
-    return ScanReport(added, batch_in.dropped, batch_in.collapsed, trimmed, lopsided)
+    return ScanReport(added, batch_in.dropped, batch_in.collapsed, trimmed, lopsided, batch_in.why)
 
 
 def _scan_args(finding: Finding, order_key: str) -> dict[str, Any]:

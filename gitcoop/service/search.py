@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import datetime
 
+from gitcoop.domain import fields
 from gitcoop.domain.timefmt import format_instant, parse_duration, parse_instant
 from gitcoop.errors import UsageError
 from gitcoop.service.context import Context, read_ledger
@@ -31,8 +32,9 @@ def since_instant(text: str, now: datetime) -> str:
     if not text.strip().isdigit():
         try:
             return format_instant(now - parse_duration(text))
-        except ValueError:
-            pass
+        except ValueError as bad:
+            if fields.duration_shaped(text):  # digits and a unit: what is wrong with it
+                raise UsageError(f"--since {text!r}: {bad}") from None
     try:
         return format_instant(parse_instant(text))
     except (ValueError, OverflowError):

@@ -113,6 +113,7 @@ def test_scan_import_drops_collapses_trims_and_warns(code: Code, tmp_path: Path)
     ]
     assert all(i["source"] == "scan" and i["status"] == "draft" for i in report["added"])
     assert report["dropped"] == ["No evidence", "Bad evidence"]
+    assert report["dropped_why"] == ["no usable evidence", "no usable evidence"]
     assert report["collapsed"] == ["Fix error again"]
     assert report["trimmed"] == [{"title": "Fix error d", "shape": "fix error"}]
     assert report["lopsided"] is True
@@ -268,3 +269,17 @@ def test_pick_takes_fields_of_its_own_that_the_agent_loop_reads(code: Code) -> N
     assert picked.code == 0, picked.out
     shown = picked.json()
     assert set(shown) == {"picked", "id", "verified"} and shown["picked"] == shown["id"]
+
+
+def test_a_dropped_finding_says_why(code: Code, tmp_path: Path) -> None:
+    findings = [
+        {"title": "two\nlines", "evidence": ["src/app.py:1"]},
+        {"title": "  ", "evidence": ["src/app.py:1"]},
+        {"evidence": ["src/app.py:1"]},
+    ]
+    path = tmp_path / "findings.json"
+    path.write_text(json.dumps(findings))
+    why = coop("scan", "--from", str(path), "--json").json()["dropped_why"]
+    assert "one line" in why[0] and why[1:] == ["an empty title", "no title"]
+    text = coop("scan", "--from", str(path)).out
+    assert "dropped (no usable evidence)" not in text and "dropped (an empty title)" in text

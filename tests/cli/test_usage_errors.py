@@ -48,3 +48,24 @@ def test_git_coop_alone_is_a_short_overview_of_the_common_verbs(repo: Path) -> N
         assert any(line.split()[:1] == [verb] for line in lines), verb
     assert not any(line.split()[:1] == ["hide-ledger"] for line in lines)
     assert "git coop -h" in result.out  # where every command is
+
+
+@pytest.mark.parametrize(
+    ("args", "said", "not_said"),
+    [
+        (
+            ("add", "todo", "x", "--due", "3x"),
+            "'3x' is not a duration (a number, then s, m, h, d or w",
+            "1d)",
+        ),
+        (("list", "--since", "99999999999d"), "longer than the 100 years", "neither"),
+        (("list", "--since", "3x"), "'3x' is not a duration", "neither"),
+        (("list", "--since", "soon"), "neither a duration nor a date", "100 years"),
+    ],
+)
+def test_a_bad_duration_says_what_is_wrong_with_it_once(
+    ledger: Path, args: tuple[str, ...], said: str, not_said: str
+) -> None:
+    refused = coop(*args)
+    assert refused.code == 2
+    assert said in refused.err and not_said not in refused.err, refused.err
