@@ -316,16 +316,24 @@ def _naming(events: list[Event], fan: str) -> dict[ItemId, set[ItemId]]:
     """The items set aside, with the items they name: those whose verdict names an item
     of another folder, and those whose verdict names an item set aside (its state as it
     stands at that event is known only once the commit is joined whole)."""
-    naming: dict[ItemId, set[ItemId]] = {}
     named = [(e.item, rulebook.names(e)) for e in events]
     pairs = [(item, other) for item, other in named if other is not None and other != item]
-    grew = True
-    while grew:
-        grew = False
-        for item, other in pairs:
-            if (fanout(other) != fan or other in naming) and other not in naming.get(item, ()):
-                naming.setdefault(item, set()).add(other)
-                grew = True
+    naming_it: dict[ItemId, list[ItemId]] = {}  # each item, and the items whose verdict names it
+    for item, other in pairs:
+        naming_it.setdefault(other, []).append(item)
+    # set aside: naming an item of another folder, or, in turn, naming one set aside; each
+    # item is reached once, so the cost is linear in the verdicts (H7), however they chain
+    aside = {item for item, other in pairs if fanout(other) != fan}
+    reached = list(aside)
+    while reached:
+        for item in naming_it.get(reached.pop(), ()):
+            if item not in aside:
+                aside.add(item)
+                reached.append(item)
+    naming: dict[ItemId, set[ItemId]] = {}
+    for item, other in pairs:
+        if fanout(other) != fan or other in aside:
+            naming.setdefault(item, set()).add(other)
     return naming
 
 
@@ -339,16 +347,24 @@ def _aside(
     first = info.parents[0] if info.parents else None
     before, after = Snapshot(repo, first), Snapshot(repo, info.oid)
     wanted = set(step.aside) | {named for names in step.aside.values() for named in names}
-    by_fan: dict[str, list[Added]] = {}
-    while True:  # and every item a joined verdict names, in any folder, to the chain's end
-        for fan in sorted({fanout(item_id) for item_id in wanted} - by_fan.keys()):
-            by_fan[fan] = added_files(repo, first, info.oid, fan)
-        files = sorted(f for added in by_fan.values() for f in added if f.item_id in wanted)
-        events = history.reader.added(after, files)
-        more = {rulebook.names(e) for e in events} - {None} - wanted
-        if not more:
-            break
-        wanted |= {item_id for item_id in more if item_id is not None}
+    by_item: dict[ItemId, list[Added]] = {}  # the added files of each folder read, by item
+    read: set[str] = set()
+    found: list[Added] = []
+    frontier = set(wanted)
+    while frontier:  # and every item a joined verdict names, in any folder, to the chain's end
+        for fan in sorted({fanout(item_id) for item_id in frontier} - read):
+            read.add(fan)
+            for added in added_files(repo, first, info.oid, fan):
+                by_item.setdefault(added.item_id, []).append(added)
+        more = sorted(f for item_id in frontier for f in by_item.get(item_id, ()))
+        found += more
+        # each item's files are read once: linear in what the commit adds, however its
+        # verdicts chain (H7)
+        names = {rulebook.names(e) for e in history.reader.added(after, more)}
+        frontier = {item_id for item_id in names if item_id is not None} - wanted
+        wanted |= frontier
+    files = sorted(found)
+    events = history.reader.added(after, files)
 
     def item(item_id: ItemId) -> Item | None:
         return before.item(item_id) if before.commit is not None else None

@@ -1,0 +1,98 @@
+"""Checking a peer's chain of verdicts costs what the peer pushed, not its square (H7).
+
+A verdict that names an item of another fan-out folder sets its item aside: its state is
+known only once the commit is joined whole, and so is that of every item whose verdict
+names one set aside, and of every item those name in turn. A peer pushes, in ordinary
+commits within every bound, N queue items of one folder and a chain of `duplicate`
+verdicts through them (the first named from another folder; each is refused, as the
+items are drafts, and the ledger stays valid). The check found the items set aside one
+pass over every verdict at a time, and the files they name one pass over every file at a
+time: N passes (at N = 8,000, 115 s to sync, and every later fsck paid it again). Counted
+here, not timed.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gitcoop.domain import rulebook
+from gitcoop.domain.records import Item
+from gitcoop.store.ledger import codec
+from tests.conftest import Clones, coop_in
+from tests.hostile.forge import LEDGER, _events_raw, config, content_id, files, publish, team
+from tests.hostile.test_link_graph_cost import queue_id
+
+N = 300
+
+
+def with_events(content: dict[str, bytes], shapes: list[dict[str, Any]]) -> dict[str, bytes]:
+    """These events added in one commit, each named by its content, the items and coop.yaml
+    as joining them makes them (only these events joined: the items' earlier ones are in
+    the state they join)."""
+    before = config(content)
+    changed, made = dict(content), set()
+    for n, shape in enumerate(shapes, start=1):
+        data = {"id": "", "clock": before.clock + n, "at": "2026-11-29T11:00:00Z"}
+        data |= {"actor": "mallory@example.com", "session": None, **shape}
+        data["id"] = content_id(data)
+        made.add(data["id"])
+        item = data["item"]
+        path = f"events/{item[3:5]}/{item}/{data['clock']:012d}-{data['id']}.yaml"
+        changed[path] = codec.dump(data)
+    touched = {shape["item"] for shape in shapes}
+    events = [e for item in touched for e in _events_raw(changed, item) if e.id in made]
+    ledger = rulebook.state_of(before, lambda: _events_raw(content, LEDGER))
+
+    def item_of(item_id: Any) -> Any:
+        raw = content.get(f"items/{item_id[3:5]}/{item_id}.yaml")
+        return Item.from_data(codec.load(raw, "item")) if raw is not None else None
+
+    joined = rulebook.join(item_of, ledger, events, None, before.conflicts)
+    for item_id, state in joined.items.items():
+        assert state is not None
+        changed[f"items/{item_id[3:5]}/{item_id}.yaml"] = codec.dump(state.to_data())
+    settings = rulebook.config_of(joined.ledger, before.clock + len(shapes), joined.conflicts)
+    return {**changed, "coop.yaml": codec.dump(settings.to_data())}
+
+
+def chain(n: int) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The items (the first in folder 00, the rest in folder zz), and each one's verdict
+    naming the next."""
+    first, rest = queue_id(7), [f"it-zz{queue_id(k)[5:]}" for k in range(n)]
+    items = [first, *rest]
+    adds = [{"item": i, "verb": "add", "kind": "item", "title": "t"} for i in items]
+    named = [*rest, "td-0000000000zz"]
+    verdicts = [
+        {"item": i, "verb": "verdict", "verdict": "duplicate", "duplicate_of": other}
+        for i, other in zip(items, named, strict=True)
+    ]
+    return adds, verdicts
+
+
+@pytest.mark.parametrize("commits", [1, 2], ids=["added-with-the-verdicts", "added-before"])
+def test_a_chain_of_verdicts_is_checked_in_one_pass(
+    clones: Clones, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, commits: int
+) -> None:
+    crew = team(clones, tmp_path)
+    assert coop_in(crew.mallory, "sync").code == 0
+    adds, verdicts = chain(N)
+    if commits == 2:
+        publish(crew.mallory, with_events(files(crew.mallory), adds))
+        adds = []
+    publish(crew.mallory, with_events(files(crew.mallory), [*adds, *verdicts]))
+    asked = {"names": 0}
+    real = rulebook.names
+
+    def names(event: Any) -> Any:
+        asked["names"] += 1
+        return real(event)
+
+    monkeypatch.setattr(rulebook, "names", names)
+    synced = coop_in(crew.victim, "sync")
+    assert synced.code == 0, synced.err
+    assert asked["names"] <= 10 * N, asked  # N passes over N verdicts: ~N * N / 2
+    shown = coop_in(crew.victim, "show", verdicts[0]["item"], "--json").json()
+    assert shown["status"] == "draft" and shown["conflicts"], shown
