@@ -219,13 +219,19 @@ def _recent_view(share: Sharing) -> Oid | None:
     """The remote's tip as this clone took it in moments ago (RECENT_VIEW), when the local
     ledger holds it: a claim leased on it is pushed without fetching first. A lease that
     no longer holds costs one refused push, then the claim is fetched and decided again;
-    a lease that holds means the remote was there, so the claim is decided on its state."""
+    a lease that holds means the remote was there, so the claim is decided on its state.
+
+    Taken in, not only fetched: the tip must be the one remembered (H4). A fetch notes
+    every tip it brings, a rewound one too (a claim refused on it with exit 10, a plain
+    `git fetch`), and a lease on that would decide the claim where H4 refuses to."""
     ref = remote_ref(share.remote)
     age = share.repo.ref_age(ref)
     if age is None or age > RECENT_VIEW:
         return None
     seen, tip = share.repo.tip(ref), share.repo.tip()
-    if seen is None or tip is None or not share.repo.is_ancestor(seen, tip):
+    if seen is None or tip is None or seen != remembered.remembered(share.repo, share.remote):
+        return None
+    if not share.repo.is_ancestor(seen, tip):
         return None
     return seen
 

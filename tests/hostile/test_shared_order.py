@@ -159,6 +159,13 @@ def test_a_claim_on_a_rewound_tip_is_refused_with_exit_10(clones: Clones) -> Non
     assert refused.code == 10, (refused.code, refused.err)
     assert tip(a) == here, "a claim on a rewound tip was recorded"
     assert coop_in(a, "show", second, "--json").json()["status"] == "open"
+    # the refused claim's fetch noted the rewound tip a moment ago: no claim is leased on
+    # it without the check either (it was taken in by no one)
+    again = coop_in(a, "take", second)
+    assert again.code == 10, (again.code, again.err)
+    git(a, "fetch", "origin")  # a plain fetch notes it too
+    assert coop_in(a, "take", second).code == 10
+    assert tip(a) == here
     put_back = coop_in(a, "sync")  # the remote holds an older tip of ours: put back, pushed
     assert put_back.code == 0 and "rewritten" in put_back.err, put_back.err
     assert "has no ledger yet" not in put_back.out and "ahead" in put_back.out, put_back.out
