@@ -22,7 +22,7 @@ from gitcoop.domain.lifecycle import HELD
 from gitcoop.domain.record_type import record_type
 from gitcoop.domain.records import Item
 from gitcoop.domain.timefmt import format_instant
-from gitcoop.errors import NoLedger, UnsupportedRepository
+from gitcoop.errors import CoopError, NoLedger, UnsupportedRepository
 from gitcoop.service import unseen
 from gitcoop.service.context import Context
 from gitcoop.service.recording import SHORT_ID, Entry, Outcome, attempt, describe
@@ -124,6 +124,8 @@ def _record_merged(ctx: Context, repo: Repo, since: str) -> list[str]:
     for commit in merged:  # the merge commit is the one merging's; the rest came in
         older = commit.sha != newest
         entry = commit_entry(ctx, repo, commit, actor, older, merged=commit.sha != made)
+        if entry is not None and entry.get("authored_by") and recorded_already(repo, entry):
+            continue  # its own clone recorded it: nothing to confirm
         if entry is not None:
             lines += _record_or_journal(ctx, repo, entry)
     if more:
@@ -210,13 +212,44 @@ def own_commit(commit: CommitInfo, actor: str | None, merged: bool = False) -> b
     A cherry-pick, a rebase or `git am` of a teammate's work keeps the teammate
     as author and makes you the committer; your own amend or rebase keeps you
     as both, and an agent committing with COOP_ACTOR is its git identity's. A
-    commit a merge brought in was committed by whoever made it: it is yours only
-    when you (the one acting) wrote it.
+    commit a merge brought in was made elsewhere, by whoever made it, and its
+    author line is whatever they wrote: a peer who pushes a commit "by" you
+    would close work in your name. It is never yours by that line; what it asks
+    waits for you to confirm it, unless the ledger records it already
+    (`recorded_already`: the clone that made it recorded it).
     """
-    author = commit.author_email.casefold()
     if merged:
-        return author == (actor or "").casefold()
+        return False
+    author = commit.author_email.casefold()
     return author in (commit.committer_email.casefold(), (actor or "").casefold())
+
+
+def recorded_already(repo: Repo, entry: Entry) -> bool:
+    """Whether the ledger holds what every request of a trailers entry asks: each close
+    by its commit, each note naming it (so confirming it would write nothing)."""
+    from gitcoop.domain.lifecycle import CLOSED
+
+    tip = repo.tip()
+    if tip is None:
+        return False
+    snapshot = Snapshot(repo, tip)
+    sha = entry.get("commit")
+    for request in entry.get("requests") or []:
+        try:
+            item_id = snapshot.resolve(str(request.get("ref")))
+        except CoopError:
+            return False
+        item = snapshot.item(item_id)
+        if item is None:
+            return False
+        if request.get("verb") == "note":
+            if not any(
+                e.verb == "note" and e.args.get("commit") == sha for e in snapshot.events(item_id)
+            ):
+                return False
+        elif item.status not in CLOSED or item.commit_sha != sha:
+            return False
+    return True
 
 
 def _request(

@@ -85,7 +85,13 @@ def attempt(ctx: Context, entry: Entry, lock_timeout: float) -> tuple[list[Outco
 
 def unconfirmed_text(entry: Entry) -> str:
     """Why a teammate's trailer waits: what it asks is theirs to say, or yours to confirm."""
-    return f"{describe(entry)} was authored by {entry['authored_by']}, not by you"
+    author = str(entry["authored_by"])
+    if author.casefold() == str(entry.get("actor") or "").casefold():  # a merge brought it
+        return (
+            f"{describe(entry)} came in by a merge, and its author line ({author}) is not "
+            "proof that you wrote it"
+        )
+    return f"{describe(entry)} was authored by {author}, not by you"
 
 
 def describe(entry: Entry) -> str:

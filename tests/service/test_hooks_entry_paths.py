@@ -46,6 +46,16 @@ def unhooked(repo: Path, message: str, name: str) -> str:
     return head(repo)
 
 
+def confirmed(repo: Path, waiting: int) -> None:
+    """What a merge brought in waits, never recorded by its author line (`own_commit`):
+    `waiting` entries, each confirmed here as the one who merged."""
+    entries = journal.entries(str(repo / ".git"))
+    assert [e["state"] for e in entries] == ["unconfirmed"] * waiting, entries
+    for entry in entries:
+        done = coop("hook", "confirm", entry["id"])
+        assert done.code == 0, done.err
+
+
 def run(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True, check=True)
 
@@ -80,6 +90,8 @@ def test_a_fast_forward_records_the_commits_it_brought(hooked: Path) -> None:
     two = unhooked(hooked, f"Two\n\nCoop-Close: {second}\n", "two.txt")
     git(hooked, "checkout", "-q", "main")
     run(hooked, "merge", "-q", "--ff-only", "side")
+    assert item(first)["status"] == "open"  # made elsewhere: by its author line alone
+    confirmed(hooked, 2)
     assert (item(first)["status"], item(first)["commit_sha"]) == ("done", one)
     assert (item(second)["status"], item(second)["commit_sha"]) == ("closed", two)
     event = coop("log", first, "--json").json()[-1]
@@ -93,6 +105,7 @@ def test_a_pull_records_what_it_merged(hooked: Path, tmp_path: Path) -> None:
     git(upstream, "config", "user.email", "alice@example.com")
     pushed = unhooked(upstream, f"Upstream work\n\nCoop-Done: {todo}\n", "up.txt")
     run(hooked, "pull", "-q", "--no-rebase", str(upstream), "main")
+    confirmed(hooked, 1)
     assert item(todo)["commit_sha"] == pushed
 
 
@@ -240,6 +253,7 @@ def test_a_pull_rebase_with_nothing_to_replay_is_a_fast_forward_and_recorded(
     git(upstream, "config", "user.email", "alice@example.com")
     made = unhooked(upstream, f"Upstream\n\nCoop-Done: {todo}\n", "up.txt")
     run(hooked, "pull", "-q", "--rebase", str(upstream), "main")  # git runs post-merge
+    confirmed(hooked, 1)
     assert item(todo)["commit_sha"] == made
 
 
@@ -295,6 +309,7 @@ def test_a_merge_finished_by_git_commit_records_what_it_merged_in(
         git(hooked, "add", "both.txt")
     assert item(todo)["status"] == "open"  # git ran no hook yet
     run(hooked, "commit", "-q", "--no-edit")
+    confirmed(hooked, 1)
     shown = item(todo)
     assert (shown["status"], shown["commit_sha"]) == ("done", made)
     assert coop("list").err == ""  # recorded, so nothing is left to notice
@@ -377,3 +392,40 @@ def test_a_fast_forward_noted_by_the_post_merge_shim_waits_too(ledger: Path) -> 
     coop("list", "--all")
     shown = item(todo)
     assert shown["status"] == "taken", (shown["status"], shown["closed_by"])
+
+
+def test_a_pulled_commit_in_your_name_closes_nothing_until_you_confirm_it(
+    hooked: Path, tmp_path: Path
+) -> None:
+    """A peer pushes a code commit whose author and committer say alice, with a trailer
+    closing what alice holds: alice's pull records nothing in her name (a first close is
+    the record, and git vouches for no author line); she confirms or drops it."""
+    todo = add("todo", "alice's, held")
+    assert coop("take", todo).code == 0
+    upstream = tmp_path / "upstream"
+    git(tmp_path, "clone", "-q", str(hooked), str(upstream))
+    forged = {"GIT_AUTHOR_EMAIL": "alice@example.com", "GIT_COMMITTER_EMAIL": "alice@example.com"}
+    (upstream / "typo.txt").write_text("typo")
+    git(upstream, "add", "typo.txt")
+    subprocess.run(
+        [GIT, "-c", "core.hooksPath=/dev/null", "commit", "-qm", f"Typo\n\nCoop-Done: {todo}\n"],
+        cwd=upstream,
+        check=True,
+        env=bare_env(**forged),
+    )
+    pulled = run(hooked, "pull", "-q", "--no-rebase", str(upstream), "main")
+    assert item(todo)["status"] == "taken"
+    assert "not proof that you wrote it" in pulled.stderr, pulled.stderr
+    [entry] = journal.entries(str(hooked / ".git"))
+    assert entry["state"] == "unconfirmed"
+
+
+def test_a_merged_commit_its_own_clone_recorded_waits_for_nothing(hooked: Path) -> None:
+    todo = add("todo", "recorded where it was made")
+    git(hooked, "checkout", "-q", "-b", "side")
+    (hooked / "side.txt").write_text("x")
+    git(hooked, "add", "side.txt")
+    run(hooked, "commit", "-q", "-m", f"Made here\n\nCoop-Done: {todo}\n")  # recorded now
+    git(hooked, "checkout", "-q", "main")
+    merged = run(hooked, "merge", "-q", "--ff-only", "side")
+    assert merged.stderr == "" and journal.entries(str(hooked / ".git")) == []
