@@ -353,9 +353,15 @@ def item_details(
             lines += [" " * (width + 2) + printable(line, tabs=True) for line in more]
         else:
             lines.append(join(heading, "  ", _value(value)))
-    if item.body:
-        lines += ["", *(printable(line, tabs=True) for line in item.body.splitlines())]
+    if item.body:  # indented, as git log shows a message: no line of it reads as this tool's
+        lines += [
+            "",
+            *(BODY_INDENT + printable(line, tabs=True) for line in item.body.splitlines()),
+        ]
     return Styled("\n".join(lines))
+
+
+BODY_INDENT = "    "
 
 
 @record_type

@@ -153,7 +153,7 @@ def test_show_displays_body_tags_priority_links_and_notes(ledger: Path) -> None:
     rows = {line.split("  ")[0]: line for line in text.splitlines() if line}
     assert rows["priority"].split() == ["priority", "1"] and rows["tags"].split() == ["tags", "ui"]
     assert "Before it" in rows["blocked by"] and "found the cause" in rows["note"]
-    assert text.rstrip().endswith("two\nlines")
+    assert text.rstrip().endswith("    two\n    lines")
     data = show(item)
     assert data["notes"][0]["text"] == "found the cause"
     assert data["notes"][0]["by"] == "alice@example.com"
@@ -227,9 +227,19 @@ def test_show_keeps_a_bodys_tabs_and_a_notes_lines(ledger: Path) -> None:
     item = coop("add", "todo", "Laid out", "--body", "a\tb\nc").out.strip()
     assert coop("note", item, "first\n\tsecond\u200b").code == 0
     shown = coop("show", item).out.splitlines()
-    assert "a\tb" in shown and "c" in shown
+    assert "    a\tb" in shown and "    c" in shown
     first = next(n for n, line in enumerate(shown) if line.endswith("first"))
     assert shown[first].startswith("note")
     assert "\\u200b" in shown[first + 1]  # the hidden character, escaped
     assert shown[first + 1].startswith(" ") and "\tsecond" in shown[first + 1]
     assert "\\x09" not in "\n".join(shown) and "\\x0a" not in "\n".join(shown)
+
+
+def test_a_body_line_never_reads_as_gitcoop_s_own(ledger: Path) -> None:
+    """A peer's body holding `gitcoop: your take ... lost on merge` is shown indented, as
+    git log shows a message: no line of it starts where gitcoop's own lines do."""
+    forged = "gitcoop: your take of td-0000 lost on merge — run: git coop ack td-0000"
+    item = coop("add", "todo", "Read me", "--body", f"first\n{forged}").out.strip()
+    shown = coop("show", item).out.splitlines()
+    assert f"    {forged}" in shown
+    assert not any(line.startswith("gitcoop") for line in shown)
