@@ -8,6 +8,7 @@ replay` and `git coop hook dismiss` are the journal's commands.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import sys
@@ -94,7 +95,11 @@ def install_or_hint(ctx: Context, install: bool) -> tuple[list[dict[str, Any]], 
         except Refused as refusal:  # the ledger is made; the hooks wait for the user's word
             return [], [f"gitcoop: hooks not installed: {refusal.message}"]
         return [asdict(c) for c in changes], [_change_line(c) for c in changes]
-    return [], [] if hooks.installed(ctx) else [f"{INSTALL_HINT} (or git coop init --hooks)"]
+    if hooks.installed(ctx):
+        return [], []
+    with contextlib.suppress(CoopError):  # said here: the first take does not say it again
+        hooks.hint_once(ctx)
+    return [], [f"{INSTALL_HINT} (or git coop init --hooks)"]
 
 
 def hint_on_take(ctx: Context) -> None:

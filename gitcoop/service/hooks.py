@@ -171,11 +171,12 @@ def installed(ctx: Context) -> bool:
 
 def hint_once(ctx: Context) -> bool:
     """True the first time it is asked in a clone without the hooks; never again after."""
-    marker = os.path.join(ctx.repo().common_dir, HOOKS_HINTED)
+    repo = ctx.repo()
+    marker = os.path.join(repo.common_dir, HOOKS_HINTED)
     if os.path.exists(marker) or installed(ctx):
         return False
-    try:
-        with open(marker, "x", encoding="utf-8") as handle:
+    try:  # with the modes of a shared repository, as every file gitcoop makes there
+        with repo.shared_modes(), open(marker, "x", encoding="utf-8") as handle:
             handle.write("git coop said once how to install its hooks\n")
     except OSError:
         return False  # another command said it first, or the git dir is read-only

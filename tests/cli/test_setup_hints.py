@@ -21,10 +21,17 @@ def test_init_says_how_to_install_the_hooks_and_init_hooks_installs_them(repo: P
     assert HINT not in coop("init").err
 
 
-def test_the_first_take_in_a_clone_without_hooks_says_it_once(ledger: Path) -> None:
-    first = coop("take", coop("add", "todo", "one").out.strip())
+def test_the_first_take_in_a_clone_without_hooks_says_it_once(clones: Clones) -> None:
+    a, b = clones.clone("alice"), clones.clone("bob")
+    assert coop_in(a, "init").code == 0 and coop_in(a, "sync").code == 0
+    mine = coop_in(a, "take", coop_in(a, "add", "todo", "one").out.strip())
+    assert mine.code == 0 and HINT not in mine.err  # init said it in this clone already
+    assert coop_in(a, "add", "todo", "two").code == 0 and coop_in(a, "sync").code == 0
+    assert coop_in(b, "sync").code == 0  # a clone that never ran init
+    todo = next(i["id"] for i in coop_in(b, "list", "--json").json() if i["title"] == "two")
+    first = coop_in(b, "take", todo)
     assert HINT in first.err and "said once" in first.err
-    second = coop("take", coop("add", "todo", "two").out.strip())
+    second = coop_in(b, "take", coop_in(b, "add", "todo", "three").out.strip())
     assert second.code == 0 and second.err == ""
 
 
