@@ -56,7 +56,7 @@ def problem(evidence: Evidence, text: str | None, readable: bool = True) -> str 
     """
     where = cited(evidence)
     if text is None:
-        return f"{where}: {evidence.path} is not a file at the HEAD that was judged"
+        return f"{where}: {evidence.path} is not a file at HEAD"
     if not readable:
         return None
     lines = text.splitlines()

@@ -81,6 +81,11 @@ def commit_named(repo: Repo, text: str, elsewhere: bool = False) -> str:
             "revision (git log shows them)"
         )
     if not SHA_RE.match(text):
+        if text.strip().startswith(("HEAD", "@")) and repo.head_sha() is None:
+            raise UsageError(
+                f"--commit {text!r}: HEAD has no commit yet (a new branch or repository) — "
+                "commit the work first"
+            )
         raise UsageError(f"--commit {text!r} names no commit here — give a sha or a revision")
     if not elsewhere:
         raise UsageError(

@@ -69,3 +69,9 @@ def test_a_bad_duration_says_what_is_wrong_with_it_once(
     refused = coop(*args)
     assert refused.code == 2
     assert said in refused.err and not_said not in refused.err, refused.err
+
+
+def test_commit_head_before_any_commit_says_so(ledger: Path) -> None:
+    item = coop("add", "todo", "x").out.strip()
+    refused = coop("done", item, "--commit", "HEAD")
+    assert refused.code == 2 and "HEAD has no commit yet" in refused.err, refused.err
