@@ -39,6 +39,17 @@ def test_hook_outside_a_repository_says_so_and_exits_zero(tmp_path: Path) -> Non
     assert "hook skipped: not a git repository" in result.err
 
 
+# a trailer entry whose id names no item: refused, and kept
+NAMING_NOTHING = {
+    "kind": "trailers",
+    "actor": "alice@example.com",
+    "session": None,
+    "at": "2026-11-29T10:00:00Z",
+    "commit": "0" * 40,
+    "requests": [{"verb": "done", "ref": "td-nosuch", "args": {"commit": "0" * 40}}],
+}
+
+
 def test_replay_of_an_empty_journal(ledger: Path) -> None:
     assert coop("hook", "replay").out.strip() == "the journal is empty"
     assert coop("hook", "replay", "--json").json() == []
@@ -51,15 +62,7 @@ def test_status_counts_waiting_journal_entries(ledger: Path) -> None:
 
 
 def test_a_journaled_refusal_is_reported_before_another_command(ledger: Path) -> None:
-    entry = {
-        "kind": "trailers",
-        "actor": "alice@example.com",
-        "session": None,
-        "at": "2026-11-29T10:00:00Z",
-        "commit": "0" * 40,
-        "requests": [{"verb": "done", "ref": "td-nosuch", "args": {"commit": "0" * 40}}],
-    }
-    journal.append(str(ledger / ".git"), entry)
+    journal.append(str(ledger / ".git"), NAMING_NOTHING)
     listed = coop("list", "--json")
     assert listed.code == 0 and listed.json() == []
     said = listed.err.splitlines()
@@ -73,15 +76,7 @@ def test_a_journaled_refusal_is_reported_before_another_command(ledger: Path) ->
 def test_replay_exits_1_while_an_entry_still_waits_and_0_once_none_does(ledger: Path) -> None:
     """A script runs `git coop hook replay` and must tell "all recorded" from "still
     waiting": exit 1, the entries in the text and inside the JSON error."""
-    entry = {
-        "kind": "trailers",
-        "actor": "alice@example.com",
-        "session": None,
-        "at": "2026-11-29T10:00:00Z",
-        "commit": "0" * 40,
-        "requests": [{"verb": "done", "ref": "td-nosuch", "args": {"commit": "0" * 40}}],
-    }
-    journal.append(str(ledger / ".git"), entry)
+    journal.append(str(ledger / ".git"), NAMING_NOTHING)
     text = coop("hook", "replay")
     assert text.code == 1
     assert "no item matches" in text.out

@@ -20,12 +20,10 @@ from typing import Any
 
 import pytest
 
-from gitcoop.domain import dependencies, ids, rulebook
-from gitcoop.domain.records import Item
+from gitcoop.domain import dependencies, ids
 from gitcoop.store.fast.read_cache import ItemCache
-from gitcoop.store.ledger import codec
 from tests.conftest import Clones, coop_in
-from tests.hostile.forge import LEDGER, _events_raw, config, content_id, files, publish, team
+from tests.hostile.forge import files, publish, team, with_events
 
 ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz"
 PARENT = "it-000000000000"  # the smallest id: where `cycles` starts
@@ -41,35 +39,6 @@ def queue_id(n: int) -> str:
 def spread_id(n: int) -> str:
     """Ids in many fan-out folders (as random ids are), above PARENT."""
     return queue_id((n * 0x9E3779B97F4A7C15) % (32**12 - 1) + 1)
-
-
-def with_events(content: dict[str, bytes], shapes: list[dict[str, Any]]) -> dict[str, bytes]:
-    """`forge.add_event` for many events at once: each named by its content, one past the
-    clock before it, joined in one pass as one commit adds them."""
-    before = config(content)
-    changed = dict(content)
-    for n, shape in enumerate(shapes, start=1):
-        data = {"id": "", "clock": before.clock + n, "at": "2026-11-29T11:00:00Z"}
-        data |= {"actor": "mallory@example.com", "session": None, **shape}
-        data["id"] = content_id(data)
-        item = data["item"]
-        changed[f"events/{item[3:5]}/{item}/{data['clock']:012d}-{data['id']}.yaml"] = codec.dump(
-            data
-        )
-    touched = {shape["item"] for shape in shapes}
-    events = [e for item in touched for e in _events_raw(changed, item)]
-    ledger = rulebook.state_of(before, lambda: _events_raw(content, LEDGER))
-
-    def item_of(item_id: Any) -> Any:
-        raw = content.get(f"items/{item_id[3:5]}/{item_id}.yaml")
-        return Item.from_data(codec.load(raw, "item")) if raw is not None else None
-
-    joined = rulebook.join(item_of, ledger, events, None, before.conflicts)
-    for item_id, state in joined.items.items():
-        assert state is not None
-        changed[f"items/{item_id[3:5]}/{item_id}.yaml"] = codec.dump(state.to_data())
-    settings = rulebook.config_of(joined.ledger, before.clock + len(shapes), joined.conflicts)
-    return {**changed, "coop.yaml": codec.dump(settings.to_data())}
 
 
 def family(children: list[str], cycle: bool) -> list[dict[str, Any]]:

@@ -19,43 +19,11 @@ from typing import Any
 import pytest
 
 from gitcoop.domain import rulebook
-from gitcoop.domain.records import Item
-from gitcoop.store.ledger import codec
 from tests.conftest import Clones, coop_in
-from tests.hostile.forge import LEDGER, _events_raw, config, content_id, files, publish, team
+from tests.hostile.forge import files, publish, team, with_events
 from tests.hostile.test_link_graph_cost import queue_id
 
 N = 300
-
-
-def with_events(content: dict[str, bytes], shapes: list[dict[str, Any]]) -> dict[str, bytes]:
-    """These events added in one commit, each named by its content, the items and coop.yaml
-    as joining them makes them (only these events joined: the items' earlier ones are in
-    the state they join)."""
-    before = config(content)
-    changed, made = dict(content), set()
-    for n, shape in enumerate(shapes, start=1):
-        data = {"id": "", "clock": before.clock + n, "at": "2026-11-29T11:00:00Z"}
-        data |= {"actor": "mallory@example.com", "session": None, **shape}
-        data["id"] = content_id(data)
-        made.add(data["id"])
-        item = data["item"]
-        path = f"events/{item[3:5]}/{item}/{data['clock']:012d}-{data['id']}.yaml"
-        changed[path] = codec.dump(data)
-    touched = {shape["item"] for shape in shapes}
-    events = [e for item in touched for e in _events_raw(changed, item) if e.id in made]
-    ledger = rulebook.state_of(before, lambda: _events_raw(content, LEDGER))
-
-    def item_of(item_id: Any) -> Any:
-        raw = content.get(f"items/{item_id[3:5]}/{item_id}.yaml")
-        return Item.from_data(codec.load(raw, "item")) if raw is not None else None
-
-    joined = rulebook.join(item_of, ledger, events, None, before.conflicts)
-    for item_id, state in joined.items.items():
-        assert state is not None
-        changed[f"items/{item_id[3:5]}/{item_id}.yaml"] = codec.dump(state.to_data())
-    settings = rulebook.config_of(joined.ledger, before.clock + len(shapes), joined.conflicts)
-    return {**changed, "coop.yaml": codec.dump(settings.to_data())}
 
 
 def chain(n: int) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
