@@ -13,6 +13,7 @@ what waits.
 
 from __future__ import annotations
 
+import shlex
 from datetime import UTC, datetime
 from typing import Any
 
@@ -25,7 +26,7 @@ from gitcoop.domain.timefmt import format_instant
 from gitcoop.errors import CoopError, NoLedger, UnsupportedRepository
 from gitcoop.service import unseen
 from gitcoop.service.context import Context
-from gitcoop.service.recording import SHORT_ID, Entry, Outcome, attempt, describe
+from gitcoop.service.recording import SHORT_ID, Entry, Outcome, attempt, describe, verb_for
 from gitcoop.store.fast import blob_search
 from gitcoop.store.git import worktree
 from gitcoop.store.git.worktree import CommitInfo
@@ -77,8 +78,9 @@ def stray_lines(commit: CommitInfo, comment: str) -> list[str]:
     for verb, line in trailers.stray_coop_lines(commit.message, comment):
         refs = trailers.refs_in(line.partition(":")[2])
         record = ""
-        if verb in ("done", "close") and len(refs) == 1:
-            record = f", or record it: git coop {verb} {refs[0]} --commit {commit.sha[:12]}"
+        if verb in ("done", "close") and len(refs) == 1:  # the ref is text someone wrote
+            command = f"git coop {verb_for(refs[0], verb)} {shlex.quote(refs[0])}"
+            record = f", or record it: {command} --commit {commit.sha[:12]}"
         said.append(
             printable(
                 f"gitcoop: {line} is not in the message's trailer block (its last paragraph), "
@@ -234,21 +236,21 @@ def recorded_already(repo: Repo, entry: Entry) -> bool:
         return False
     snapshot = Snapshot(repo, tip)
     sha = entry.get("commit")
-    for request in entry.get("requests") or []:
-        try:
+    try:
+        for request in entry.get("requests") or []:
             item_id = snapshot.resolve(str(request.get("ref")))
-        except CoopError:
-            return False
-        item = snapshot.item(item_id)
-        if item is None:
-            return False
-        if request.get("verb") == "note":
-            if not any(
-                e.verb == "note" and e.args.get("commit") == sha for e in snapshot.events(item_id)
-            ):
+            item = snapshot.item(item_id)
+            if item is None:
                 return False
-        elif item.status not in CLOSED or item.commit_sha != sha:
-            return False
+            if request.get("verb") == "note":
+                events = snapshot.events(item_id)
+                if not any(e.verb == "note" and e.args.get("commit") == sha for e in events):
+                    return False
+            # a later close of a closed item is kept as one of its related commits
+            elif item.status not in CLOSED or sha not in (item.commit_sha, *item.related_commits):
+                return False
+    except CoopError:  # an id naming nothing, or a file that cannot be read: it waits
+        return False
     return True
 
 
@@ -304,7 +306,9 @@ def from_incoming(ctx: Context, incoming: Incoming) -> Entry | None:
         return {"kind": "unreadable", "line": line, "at": base["at"]}
     merged = fields.get("hook") == "post-merge" and not _a_merge(repo, commit.sha)
     entry = commit_entry(ctx, repo, commit, base["actor"], merged=merged)
-    return None if entry is None else {**entry, **base}
+    if entry is None or (entry.get("authored_by") and recorded_already(repo, entry)):
+        return None  # asks nothing, or its own clone recorded it
+    return {**entry, **base}
 
 
 def _noted_at(incoming: Incoming) -> str:

@@ -154,7 +154,7 @@ def require_ledger(snapshot: Snapshot) -> None:
         remotes = snapshot.repo.remote_names()
         if remotes:  # a clone: its remote's ledger comes with a sync, not a plain clone
             remote = "origin" if "origin" in remotes else remotes[0]
-            sync = "git coop sync" + ("" if remote == "origin" else f" {remote}")
+            sync = f"git coop sync {remote}"  # named: unnamed, it is coop.claims's remote
             raise NoLedger(
                 f"no ledger in this clone yet — to share {remote}'s: git coop remote setup "
                 f"{remote} && {sync} (to start a new one: git coop init)"

@@ -79,7 +79,7 @@ def refuse_if_shared(ctx: Context) -> None:
 
 
 def _sync(remote: str) -> str:
-    return "git coop sync" + ("" if remote == "origin" else f" {remote}")
+    return f"git coop sync {remote}"  # named: with no name, sync takes coop.claims's remote
 
 
 def owner_args(actor: str) -> dict[str, Any]:

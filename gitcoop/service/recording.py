@@ -279,7 +279,7 @@ def command_for(verb: str, ref: str, args: Any, refusal: str) -> str:
     """
     if verb == "note":
         return f"git coop note {shlex.quote(ref)} {shlex.quote(str(args.get('text', '')))}"
-    words = ["git", "coop", _verb_for(ref, verb), shlex.quote(ref)]
+    words = ["git", "coop", verb_for(ref, verb), shlex.quote(ref)]
     if args.get("commit"):
         words += ["--commit", shlex.quote(str(args["commit"]))]
     if args.get("summary"):
@@ -289,7 +289,7 @@ def command_for(verb: str, ref: str, args: Any, refusal: str) -> str:
     return " ".join(words)
 
 
-def _verb_for(ref: str, verb: str) -> str:
+def verb_for(ref: str, verb: str) -> str:
     """A todo is finished with done, anything else with close, whichever key was typed."""
     if ref.startswith("td-"):
         return "done"

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from gitcoop.domain.reconcile import Notice
-from gitcoop.errors import ChangedUnderWrite, NoLedger, Refused, RemoteRewritten
+from gitcoop.errors import ChangedUnderWrite, NoLedger, Refused, RemoteRewritten, UsageError
 from gitcoop.service.context import CLAIMS_KEY, Context, claims_remote, fsync_wanted
 from gitcoop.service.signing import merge_sign
 from gitcoop.store.boundary import remembered
@@ -139,8 +139,16 @@ def sync(
 
 def _open(ctx: Context, remote: str | None) -> tuple[Repo, str, str]:
     repo = ctx.repo()
-    remote = remote or shared_remote(repo)
-    transport.check_remote(repo, remote)
+    named, remote = remote, remote or shared_remote(repo)
+    try:
+        transport.check_remote(repo, remote)
+    except UsageError as bad:
+        if named is None and claims_remote(repo) == remote:  # chosen by the setting: say so
+            raise UsageError(
+                f"git config {CLAIMS_KEY} names {remote!r}, the remote taken when none is "
+                f"given: {bad.message} (or turn claims off: git config --unset {CLAIMS_KEY})"
+            ) from None
+        raise
     return repo, ctx.who(repo), remote
 
 

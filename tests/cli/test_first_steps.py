@@ -76,7 +76,9 @@ def test_an_id_a_plain_fetch_brought_hints_pull(clones: Clones) -> None:
     git(second, "fetch", "-q", "origin")
     missing = coop_in(second, "show", new)
     assert missing.code == 1
-    assert "the ledger fetched from origin has it — merge it first: git coop pull" in missing.err
+    assert "the ledger fetched from origin has it — merge it first: git coop pull origin" in (
+        missing.err
+    )
     assert coop_in(second, "show", "td-zzzzzzzz").err.endswith("see git coop list\n")
     assert coop_in(second, "pull").code == 0
     assert coop_in(second, "show", new).code == 0

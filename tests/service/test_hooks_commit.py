@@ -89,6 +89,10 @@ def test_a_coop_line_outside_the_trailer_block_is_named_not_dropped_silently(
     assert len(said) == 1, made.stderr
     assert "not in the message's trailer block" in said[0]
     assert f"git coop done {todo} --commit {head(hooked)[:12]}" in said[0]
+    # the ref is someone's text: quoted in the command offered; a request is closed
+    odd = commit(hooked, f"Odd\n\nCoop-Done: $(touch${{IFS}}x)\n\nCoop-Done: {request}\n\nEnd.\n")
+    assert "git coop done '$(touch${IFS}x)' --commit" in odd.stderr, odd.stderr
+    assert f"git coop close {request} --commit" in odd.stderr
 
 
 def test_amend_moves_the_recorded_sha_as_an_edit(hooked: Path) -> None:

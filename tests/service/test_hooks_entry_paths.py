@@ -429,3 +429,41 @@ def test_a_merged_commit_its_own_clone_recorded_waits_for_nothing(hooked: Path) 
     git(hooked, "checkout", "-q", "main")
     merged = run(hooked, "merge", "-q", "--ff-only", "side")
     assert merged.stderr == "" and journal.entries(str(hooked / ".git")) == []
+
+
+def test_a_merged_commit_kept_as_a_related_one_waits_for_nothing(hooked: Path) -> None:
+    """A second Coop-Done of a closed item is kept as a related commit; merging the branch
+    that made both asks for nothing (its own clone recorded both)."""
+    todo = add("todo", "closed twice on the branch")
+    git(hooked, "checkout", "-q", "-b", "feat")
+    for n in (1, 2):
+        (hooked / f"f{n}.txt").write_text(str(n))
+        git(hooked, "add", f"f{n}.txt")
+        run(hooked, "commit", "-q", "-m", f"Part {n}\n\nCoop-Done: {todo}\n")
+    assert head(hooked) in item(todo)["related_commits"]
+    git(hooked, "checkout", "-q", "main")
+    merged = run(hooked, "merge", "-q", "--no-ff", "-m", "Merge feat", "feat")
+    assert merged.stderr == "" and journal.entries(str(hooked / ".git")) == []
+    assert coop("hook", "replay").code == 0
+
+
+def test_a_recorded_commit_noted_by_the_post_merge_shim_waits_for_nothing(ledger: Path) -> None:
+    """The shim's note of a fast-forward (gitcoop could not start) whose commit its own
+    clone recorded asks for nothing either."""
+    (ledger / "start.txt").write_text("start\n")
+    git(ledger, "add", "start.txt")
+    git(ledger, "-c", "core.hooksPath=/dev/null", "commit", "-q", "-m", "Start")
+    git(ledger, "branch", "-M", "main")
+    todo = add("todo", "recorded where it was made")
+    git(ledger, "checkout", "-q", "-b", "feat")
+    sha = unhooked(ledger, f"Fix\n\nCoop-Done: {todo}\n", "fix.txt")
+    assert coop("done", todo, "--commit", sha).code == 0  # as its own clone's hook did
+    git(ledger, "checkout", "-q", "main")
+    git(ledger, "merge", "-q", "--ff-only", "feat")
+    (ledger / ".git" / f"coop-journal-incoming.4242.{sha}").write_text(
+        f"gitcoop-unrun 1\nhook post-merge\ncommit {sha}\nactor alice@example.com\n"
+        f"session \nat \nnote gitcoop could not start\nend\n"
+    )
+    listed = coop("list", "--all")
+    assert listed.code == 0 and "waits" not in listed.err and "proof" not in listed.err
+    assert journal.entries(str(ledger / ".git")) == []

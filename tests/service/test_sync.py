@@ -222,8 +222,11 @@ def test_sync_pull_and_push_default_to_the_remote_that_decides_claims(clones: Cl
     synced = coop_in(b, "sync", "--json")
     assert synced.code == 0, synced.err
     assert synced.json()["remote"] == "shared"
-    assert [i["title"] for i in coop_in(b, "list", "--json").json()] == ["more", "seed"]
+    assert sorted(i["title"] for i in coop_in(b, "list", "--json").json()) == ["more", "seed"]
     assert coop_in(b, "pull").code == 0 and coop_in(b, "push").code == 0
+    git(b, "remote", "rename", "shared", "hub")  # coop.claims still names shared
+    stale = coop_in(b, "pull")
+    assert stale.code == 2 and "git config coop.claims names 'shared'" in stale.err, stale.err
     git(b, "config", "--unset", "coop.claims")
     missing = coop_in(b, "sync")
     assert missing.code == 2 and "no remote named 'origin'" in missing.err

@@ -387,7 +387,7 @@ class Snapshot:
         if not matches:
             fetched = self._fetched_with(text, rest[:2])
             if fetched is not None:
-                pull = "git coop pull" + ("" if fetched == "origin" else f" {fetched}")
+                pull = f"git coop pull {fetched}"  # named: unnamed, it is coop.claims's remote
                 raise NotFound(
                     f"no item matches {text!r} here, but the ledger fetched from {fetched} "
                     f"has it — merge it first: {pull}"
