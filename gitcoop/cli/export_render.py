@@ -133,6 +133,8 @@ def _code(text: str) -> str:
 
 
 def _quoted(text: str) -> str:
-    """A body as a block quote, so its headings cannot break the export's structure."""
-    lines = printable(text, lines=True).splitlines()
+    """A body as a block quote, so its headings cannot break the export's structure, each
+    `<` escaped, so a stranger's `<script>` or `<img onerror=…>` is shown as text, not
+    made an element by a renderer that passes HTML through (a code sample shows `\\<`)."""
+    lines = printable(text, lines=True).replace("<", "\\<").splitlines()
     return "\n".join("> " + line if line else ">" for line in lines)

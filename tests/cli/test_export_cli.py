@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -147,3 +148,14 @@ def test_every_format_escapes_what_draws_nothing(ledger: Path, form: str, events
     assert not set(HIDDEN) & set(out.out), ascii(out.out)
     if form == "jsonl":
         assert json.loads(out.out.splitlines()[0])["body"] == f"see {HIDDEN} here"
+
+
+def test_markdown_shows_a_bodys_html_as_text(ledger: Path) -> None:
+    """A stranger's body: `<script>` in a Markdown export would run where the renderer
+    passes HTML through. Each `<` is escaped, so the tag is shown as its text."""
+    assert (
+        coop("add", "todo", "Look", "--body", "> <script>alert(1)</script>\n<img src=x>").code == 0
+    )
+    text = _export("--format", "markdown")
+    assert re.search(r"(?<!\\)<", text) is None  # every < escaped
+    assert "\\<script>alert(1)\\</script>" in text and "\\<img src=x>" in text
