@@ -20,8 +20,8 @@ def mcp() -> None:
         from gitcoop.cli import mcp_server
     except ImportError as missing:
         raise EnvironmentFailed(
-            f"the MCP server needs the official MCP SDK ({missing.name} is not installed) — "
-            "install it with: pip install 'gitcoop[mcp]'"
+            f"the MCP server needs the mcp extra (the official MCP SDK; {missing.name} is not "
+            "installed) — pip install 'gitcoop[mcp]' (from a checkout: pip install '.[mcp]')"
         ) from None
     mcp_server.serve()
 

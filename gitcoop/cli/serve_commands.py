@@ -8,14 +8,17 @@ import typer
 
 from gitcoop.cli.options import AsOpt, JsonOpt
 from gitcoop.cli.terminal import say, warn
-from gitcoop.errors import UsageError
+from gitcoop.errors import EnvironmentFailed, UsageError
 
 if TYPE_CHECKING:
     from gitcoop.service.context import Context
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 EXTRA_MODULES = ("starlette", "uvicorn", "jinja2", "markupsafe", "markdown_it", "anyio")
-NEEDS_EXTRA = "the board needs the web extra — pip install 'gitcoop[web]'"
+NEEDS_EXTRA = (
+    "the board needs the web extra — pip install 'gitcoop[web]' (from a checkout: "
+    "pip install '.[web]')"
+)
 
 
 PortOpt = Annotated[
@@ -51,7 +54,7 @@ def serve(
     except ModuleNotFoundError as exc:
         if (exc.name or "").split(".")[0] not in EXTRA_MODULES:
             raise
-        raise UsageError(NEEDS_EXTRA) from None
+        raise EnvironmentFailed(NEEDS_EXTRA) from None  # as mcp's: this machine lacks it
     from gitcoop.service import board
 
     board.viewer(make_context(actor))  # who acts, and that there is a ledger: said now

@@ -471,8 +471,8 @@ def test_serve_without_the_web_extra_says_what_to_install(
     for name in ["starlette", *(n for n in sys.modules if n.startswith("starlette."))]:
         monkeypatch.setitem(sys.modules, name, None)  # as if the extra were not installed
     result = coop("serve", "--port", "0")
-    assert result.code != 0
-    assert result.err == "gitcoop: the board needs the web extra — pip install 'gitcoop[web]'\n"
+    assert result.code == 9  # this machine lacks it, as mcp's extra
+    assert result.err.startswith("gitcoop: the board needs the web extra — pip install")
 
 
 def test_the_live_stream_sends_the_ledgers_commit_each_time_it_moves(
