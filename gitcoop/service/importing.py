@@ -127,13 +127,12 @@ def _checked(found: list[ExportRecord]) -> tuple[list[tuple[str, Imported]], lis
             skipped.append(Skipped(where, origin, str(record)))
             continue
         problem = imported.problem(record)
-        first = seen.get(aliases.key(record.origin))
-        if first is not None:
+        first = seen.setdefault(aliases.key(record.origin), where)
+        if first != where:  # the first holds the origin, taken in or skipped: never another
             problem = f"{record.origin} is already in this export ({first})"
         if problem:
             skipped.append(Skipped(where, record.origin, problem))
             continue
-        seen[aliases.key(record.origin)] = where
         records.append((where, record))
     return records, skipped
 

@@ -591,3 +591,19 @@ def test_a_name_that_matches_nothing_is_not_said_to_be_an_import(ledger: Path) -
     shown = coop("show", "zz-nope")
     assert shown.code != 0
     assert "no item matches 'zz-nope'" in shown.err and "was imported" not in shown.err
+
+
+def test_an_origin_twice_is_refused_both_times_when_the_first_is_skipped(
+    ledger: Path, tmp_path: Path
+) -> None:
+    """The first gh#23 is skipped (an escape code in its body); the second is another
+    record that only says it is #23: neither is taken in as it."""
+    issue = {"number": 23, "title": "Real", "body": "log \x1b[31mred", "state": "OPEN"}
+    other = {"number": 23, "title": "dup of 23", "body": "", "state": "OPEN"}
+    fine = {"number": 24, "title": "Fine", "body": "", "state": "OPEN"}
+    path = tmp_path / "issues.json"
+    path.write_text(json.dumps([issue, other, fine]))
+    report = _json("import", "github", str(path))
+    assert [s["origin"] for s in report["skipped"]] == ["gh#23", "gh#23"]
+    assert "already in this export" in report["skipped"][1]["reason"]
+    assert coop("show", "gh#23").code == 1
