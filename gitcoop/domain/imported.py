@@ -17,6 +17,7 @@ from typing import Any
 from gitcoop.domain import bounds, fields
 from gitcoop.domain.aliases import alias_problem, aliases_problem, namespace_problem
 from gitcoop.domain.record_type import record_type
+from gitcoop.domain.records import replace
 from gitcoop.domain.timefmt import format_instant
 
 OPEN, STARTED, DONE, ABANDONED = "open", "started", "done", "abandoned"
@@ -85,6 +86,38 @@ def state_of(tracker: str, state: Any) -> str:
         shown = str(state)[:40]
         raise Unmappable(f"status {shown!r} is not one of {', '.join(table)}")
     return found
+
+
+def kept_readable(record: Imported) -> Imported:
+    """The record with what a tracker lets through and a writer refuses made text: a
+    body's or a note's escape codes and other controls shown as their escapes (`\\x1b`:
+    a CI log pasted with colours), and a note over the length a note may be cut there,
+    saying so. Each is named in the record's notices; nothing else is changed, and
+    `problem` judges the rest as the command line does."""
+    notices = list(record.notices)
+    body = record.body
+    if body is not None and fields.body_problem(body) and not fields.body_problem(_shown(body)):
+        body = _shown(body)
+        notices.append("its body held escape codes or controls: kept as their escapes (\\x1b)")
+    notes = []
+    for n, note in enumerate(record.notes, start=1):
+        if bounds.text_problem(note, "a note") and not bounds.text_problem(_shown(note), "a note"):
+            note = _shown(note)
+            notices.append(f"note {n} held escape codes or controls: kept as their escapes")
+        if len(note) > bounds.TEXT_MAX:
+            notices.append(f"note {n} was {len(note)} characters long: cut to {NOTE_KEPT}")
+            cut = len(note) - NOTE_KEPT
+            note = note[:NOTE_KEPT] + f" [… {cut} more characters in the tracker]"
+        notes.append(note)
+    return replace(record, body=body, notes=tuple(notes), notices=tuple(notices))
+
+
+NOTE_KEPT = bounds.TEXT_MAX - 64  # a cut note's text, leaving room for what says it was cut
+
+
+def _shown(text: str) -> str:
+    """Free text as `printable` shows it, line breaks and tabs kept."""
+    return bounds.printable(text.replace("\r\n", "\n"), lines=True, tabs=True)
 
 
 def problem(record: Imported) -> str | None:

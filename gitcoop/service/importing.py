@@ -126,6 +126,7 @@ def _checked(found: list[ExportRecord]) -> tuple[list[tuple[str, Imported]], lis
         if isinstance(record, Unmappable):
             skipped.append(Skipped(where, origin, str(record)))
             continue
+        record = imported.kept_readable(record)
         problem = imported.problem(record)
         first = seen.setdefault(aliases.key(record.origin), where)
         if first != where:  # the first holds the origin, taken in or skipped: never another

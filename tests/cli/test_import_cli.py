@@ -596,9 +596,9 @@ def test_a_name_that_matches_nothing_is_not_said_to_be_an_import(ledger: Path) -
 def test_an_origin_twice_is_refused_both_times_when_the_first_is_skipped(
     ledger: Path, tmp_path: Path
 ) -> None:
-    """The first gh#23 is skipped (an escape code in its body); the second is another
-    record that only says it is #23: neither is taken in as it."""
-    issue = {"number": 23, "title": "Real", "body": "log \x1b[31mred", "state": "OPEN"}
+    """The first gh#23 is skipped (a title of two lines); the second is another record
+    that only says it is #23: neither is taken in as it."""
+    issue = {"number": 23, "title": "Real\nor not", "body": "", "state": "OPEN"}
     other = {"number": 23, "title": "dup of 23", "body": "", "state": "OPEN"}
     fine = {"number": 24, "title": "Fine", "body": "", "state": "OPEN"}
     path = tmp_path / "issues.json"
@@ -607,3 +607,33 @@ def test_an_origin_twice_is_refused_both_times_when_the_first_is_skipped(
     assert [s["origin"] for s in report["skipped"]] == ["gh#23", "gh#23"]
     assert "already in this export" in report["skipped"][1]["reason"]
     assert coop("show", "gh#23").code == 1
+
+
+def test_a_pasted_log_and_a_long_comment_are_kept_readable_not_dropped(
+    ledger: Path, tmp_path: Path
+) -> None:
+    """A body with a CI log's colour codes, and a comment near GitHub's 65,536 characters
+    (over a note's length once its author and time are put first): the issue comes in,
+    the codes shown as their escapes and the comment cut, each said."""
+    comment = {
+        "author": {"login": "carol"},
+        "body": "x" * 65_530,
+        "createdAt": "2026-11-28T12:00:00Z",
+    }
+    issue = {
+        "number": 40,
+        "title": "Flaky test",
+        "body": "log:\n\x1b[31mFAILED\x1b[0m",
+        "state": "OPEN",
+        "comments": [comment],
+    }
+    path = tmp_path / "issues.json"
+    path.write_text(json.dumps([issue]))
+    report = _json("import", "github", str(path))
+    assert report["skipped"] == []
+    said = " ".join(n for o in report["records"] for n in o.get("notices", []))
+    assert "kept as their escapes" in said and "cut to" in said, report
+    shown = _json("show", "gh#40")
+    assert shown["body"] == "log:\n\\x1b[31mFAILED\\x1b[0m"
+    [note] = shown["notes"]
+    assert note["text"].endswith("more characters in the tracker]")
