@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -70,8 +71,10 @@ def serve(
     try:
         server.serve(made, host, port, lambda url: _ready(url, as_json, open_browser))
     except OSError as exc:
+        taken = exc.errno in (errno.EADDRINUSE, errno.EACCES)  # the port: in use, or reserved
+        which = "another --port" if taken else "a --host this machine has (127.0.0.1)"
         raise UsageError(
-            f"cannot listen on {host}:{port} ({exc.strerror or exc}) — choose another --port"
+            f"cannot listen on {host}:{port} ({exc.strerror or exc}) — choose {which}"
         ) from None
 
 

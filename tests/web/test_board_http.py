@@ -540,6 +540,12 @@ def test_serve_on_a_port_in_use_says_so_in_one_line(ledger: Path) -> None:
     assert result.err.endswith("— choose another --port\n") and result.err.count("\n") == 1
 
 
+def test_serve_on_an_address_this_machine_lacks_names_the_host(ledger: Path) -> None:
+    result = coop("serve", "--host", "192.0.2.1", "--port", "0")  # TEST-NET-1: no one's
+    assert result.code == 2
+    assert result.err.rstrip().endswith("— choose a --host this machine has (127.0.0.1)")
+
+
 def test_serve_outside_a_ledger_says_what_to_do(repo: Path) -> None:
     result = coop("serve", "--port", "0")
     assert result.code != 0
