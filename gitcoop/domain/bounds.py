@@ -52,13 +52,23 @@ HIDDEN_RANGES = (
     "\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb\U000110bd\U000110cd"
     "\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U000e007f"
 )
-_HIDDEN = pattern(f"[{HIDDEN_RANGES}]")
+# The one exception: a zero-width joiner between two pictographs (a variation selector
+# may follow the first) joins them into one drawn emoji (👨‍💻, 🏳️‍🌈, 👩‍👩‍👧‍👦) and hides no text:
+# it is kept. Anywhere else it draws nothing, and is hidden as before.
+PICTOGRAPHS = (
+    "\xa9\xae\u203c\u2049\u2122\u2139\u2190-\u21ff\u2300-\u23ff\u2460-\u27bf"
+    "\u2900-\u297f\u2b00-\u2bff\u3030\u303d\u3297\u3299\U0001f000-\U0001faff"
+)
+_LONE_JOINER = f"(?<![{PICTOGRAPHS}])(?<![{PICTOGRAPHS}]\ufe0f)\u200d|\u200d(?![{PICTOGRAPHS}])"
+_HIDDEN_BUT_THE_JOINER = HIDDEN_RANGES.replace("\u200b-\u200f", "\u200b\u200c\u200e\u200f")
+_HIDDEN = pattern(f"[{_HIDDEN_BUT_THE_JOINER}]|{_LONE_JOINER}")
 # what a person is shown escaped, and JSON writes as escapes: the unsafe and the hidden
-_SHOWN_ESCAPED = pattern(f"[\x00-\x1f{_OTHERS}{HIDDEN_RANGES}]")
+_SHOWN_ESCAPED = pattern(f"[\x00-\x1f{_OTHERS}{_HIDDEN_BUT_THE_JOINER}]|{_LONE_JOINER}")
 
 
 def hidden() -> re.Pattern[str]:
-    """The characters that draw nothing (`HIDDEN_RANGES`)."""
+    """The characters that draw nothing (`HIDDEN_RANGES`, but a joiner joining two
+    pictographs)."""
     return _HIDDEN
 
 

@@ -79,3 +79,24 @@ def test_a_free_text_keeps_its_tabs_and_line_breaks_and_escapes_the_rest(text: s
     assert shown.split("\t") == [bounds.printable(p, lines=True) for p in text.split("\t")]
     assert shown.count("\n") == text.count("\n") and shown.count("\t") == text.count("\t")
     assert not {"\r", "\x1b", "\u200b", "\U000e0041"} & set(shown)
+
+
+@pytest.mark.parametrize(
+    "emoji", ["👨\u200d💻", "🏳️\u200d🌈", "👩\u200d👩\u200d👧\u200d👦", "❤️\u200d🔥", "👩🏽\u200d💻"]
+)
+def test_a_joiner_between_two_pictographs_is_one_drawn_emoji_and_kept(emoji: str) -> None:
+    """A zero-width joiner that joins two pictographs draws them as one emoji and hides no
+    text: shown, written to JSON and taken in a title as it is."""
+    text = f"{emoji} pair on the parser"
+    assert bounds.printable(text) == text
+    assert bounds.hidden_problem(text, "a title") is None
+    assert "\\u200d" not in bounds.json_text(text)
+
+
+@pytest.mark.parametrize(
+    "text", ["a\u200db", "👨\u200d", "\u200d💻", "👨\u200d\u200d💻", "1\u200d💻"]
+)
+def test_a_joiner_anywhere_else_is_hidden_as_before(text: str) -> None:
+    assert "\\u200d" in bounds.printable(text)
+    assert bounds.hidden_problem(text, "a title") is not None
+    assert "\\u200d" in bounds.json_text(text)
