@@ -96,14 +96,18 @@ def kept_readable(record: Imported) -> Imported:
     `problem` judges the rest as the command line does."""
     notices = list(record.notices)
     body = record.body
-    if body is not None and fields.body_problem(body) and not fields.body_problem(_shown(body)):
-        body = _shown(body)
-        notices.append("its body held escape codes or controls: kept as their escapes (\\x1b)")
+    if body is not None and fields.body_problem(body):
+        shown = _shown(body)
+        if not fields.body_problem(shown):
+            body = shown
+            notices.append("its body held escape codes or controls: kept as their escapes (\\x1b)")
     notes = []
     for n, note in enumerate(record.notes, start=1):
-        if bounds.text_problem(note, "a note") and not bounds.text_problem(_shown(note), "a note"):
-            note = _shown(note)
-            notices.append(f"note {n} held escape codes or controls: kept as their escapes")
+        if bounds.text_problem(note, "a note"):
+            shown = _shown(note)
+            if not bounds.text_problem(shown, "a note"):
+                note = shown
+                notices.append(f"note {n} held escape codes or controls: kept as their escapes")
         if len(note) > bounds.TEXT_MAX:
             notices.append(f"note {n} was {len(note)} characters long: cut to {NOTE_KEPT}")
             cut = len(note) - NOTE_KEPT
@@ -117,7 +121,7 @@ NOTE_KEPT = bounds.TEXT_MAX - 64  # a cut note's text, leaving room for what say
 
 def _shown(text: str) -> str:
     """Free text as `printable` shows it, line breaks and tabs kept."""
-    return bounds.printable(text.replace("\r\n", "\n"), lines=True, tabs=True)
+    return bounds.printable(fields.typed_lines(text), lines=True, tabs=True)
 
 
 def problem(record: Imported) -> str | None:

@@ -25,9 +25,8 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from gitcoop.errors import Ambiguous, NotFound
-from gitcoop.service import claims
 from gitcoop.service.claims import Sharing
-from gitcoop.service.context import Context
+from gitcoop.service.context import Context, checked_claims_remote
 from gitcoop.store.ledger import transaction
 from gitcoop.store.ledger.snapshot import Snapshot
 from gitcoop.store.ledger.transaction import Change
@@ -57,7 +56,7 @@ class NeedsRemote(Exception):
 
 def route(ctx: Context, repo: Repo, who: str, fsync: bool) -> Route | None:
     """How a write by `who` is shared: None unless coop.claims names a remote."""
-    remote = claims.remote_for(repo)
+    remote = checked_claims_remote(repo)
     if remote is None:
         return None
     return Route(Sharing(repo, remote, who, ctx.now, fsync), ctx.offline)

@@ -48,9 +48,7 @@ from gitcoop.errors import (
     EnvironmentFailed,
     RemoteRewritten,
     RemoteUnreachable,
-    UsageError,
 )
-from gitcoop.service.context import CLAIMS_KEY, claims_remote
 from gitcoop.service.notices import merge_notices
 from gitcoop.service.signing import merge_sign
 from gitcoop.store.boundary import remembered
@@ -116,21 +114,6 @@ class Sharing:
             f"--offline: this claim is recorded here only; {self.remote} decides it when this "
             f"clone next syncs (git coop sync {self.remote}), and a loser is told then"
         )
-
-
-def remote_for(repo: Repo) -> str | None:
-    """The remote named by `git config coop.claims`, checked; None when claims are off."""
-    remote = claims_remote(repo)
-    if remote is None:
-        return None
-    try:
-        transport.check_remote(repo, remote)
-    except UsageError as bad:
-        raise UsageError(
-            f"git config {CLAIMS_KEY} names {remote!r}: {bad.message} "
-            f"(or turn claims off: git config --unset {CLAIMS_KEY})"
-        ) from None
-    return remote
 
 
 def claim(share: Sharing, prepare: Callable[[], Oid | None], land: Callable[[], bool]) -> int:

@@ -19,7 +19,7 @@ from typing import Any
 
 from gitcoop.domain import trailers
 from gitcoop.domain.bounds import printable
-from gitcoop.domain.lifecycle import HELD
+from gitcoop.domain.lifecycle import CLOSED, HELD
 from gitcoop.domain.record_type import record_type
 from gitcoop.domain.records import Item
 from gitcoop.domain.timefmt import format_instant
@@ -229,8 +229,6 @@ def own_commit(commit: CommitInfo, actor: str | None, merged: bool = False) -> b
 def recorded_already(repo: Repo, entry: Entry) -> bool:
     """Whether the ledger holds what every request of a trailers entry asks: each close
     by its commit, each note naming it (so confirming it would write nothing)."""
-    from gitcoop.domain.lifecycle import CLOSED
-
     tip = repo.tip()
     if tip is None:
         return False

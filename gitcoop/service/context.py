@@ -142,6 +142,24 @@ def claims_remote(repo: Repo) -> str | None:
     return value.strip() if value is not None and value.strip() else None
 
 
+def checked_claims_remote(repo: Repo) -> str | None:
+    """The remote `git config coop.claims` names, checked to be one; None: claims are off.
+    A setting naming no remote is a usage error that says the setting chose it."""
+    remote = claims_remote(repo)
+    if remote is None:
+        return None
+    from gitcoop.store.ledger import transport  # a write with claims off never loads it
+
+    try:
+        transport.check_remote(repo, remote)
+    except UsageError as bad:
+        raise UsageError(
+            f"git config {CLAIMS_KEY} names {remote!r}: {bad.message} "
+            f"(or turn claims off: git config --unset {CLAIMS_KEY})"
+        ) from None
+    return remote
+
+
 def require_ledger(snapshot: Snapshot) -> None:
     """A ledger exists and its coop.yaml is of a format this gitcoop reads."""
     if snapshot.commit is None:

@@ -16,8 +16,14 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from gitcoop.domain.reconcile import Notice
-from gitcoop.errors import ChangedUnderWrite, NoLedger, Refused, RemoteRewritten, UsageError
-from gitcoop.service.context import CLAIMS_KEY, Context, claims_remote, fsync_wanted
+from gitcoop.errors import ChangedUnderWrite, NoLedger, Refused, RemoteRewritten
+from gitcoop.service.context import (
+    CLAIMS_KEY,
+    Context,
+    checked_claims_remote,
+    claims_remote,
+    fsync_wanted,
+)
 from gitcoop.service.signing import merge_sign
 from gitcoop.store.boundary import remembered
 from gitcoop.store.ledger import transport
@@ -69,7 +75,7 @@ def setup_remote(ctx: Context, remote: str) -> tuple[bool, str | None]:
 
 
 def pull(ctx: Context, remote: str | None, accept_rewrite: bool = False) -> SyncReport:
-    """Fetch the remote's ledger and merge it into the local one (None: `shared_remote`)."""
+    """Fetch the remote's ledger and merge it into the local one (None: `_open` says)."""
     repo, actor, remote = _open(ctx, remote)
     start = repo.tip()
     report = SyncReport(remote, tip=start)
@@ -138,24 +144,14 @@ def sync(
 
 
 def _open(ctx: Context, remote: str | None) -> tuple[Repo, str, str]:
+    """The repository, who acts, and the remote: the one named, else the one that decides
+    claims (`git config coop.claims`, checked there), else origin."""
     repo = ctx.repo()
-    named, remote = remote, remote or shared_remote(repo)
-    try:
+    claims = None if remote else checked_claims_remote(repo)
+    remote = remote or claims or "origin"
+    if claims is None:
         transport.check_remote(repo, remote)
-    except UsageError as bad:
-        if named is None and claims_remote(repo) == remote:  # chosen by the setting: say so
-            raise UsageError(
-                f"git config {CLAIMS_KEY} names {remote!r}, the remote taken when none is "
-                f"given: {bad.message} (or turn claims off: git config --unset {CLAIMS_KEY})"
-            ) from None
-        raise
     return repo, ctx.who(repo), remote
-
-
-def shared_remote(repo: Repo) -> str:
-    """The remote a sync, pull or push names none: the one that decides claims
-    (`git config coop.claims`), else origin."""
-    return claims_remote(repo) or "origin"
 
 
 def _prepare() -> None:

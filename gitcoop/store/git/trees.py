@@ -59,6 +59,20 @@ GIT_MODES = {mode: int(mode, 8) for mode in (b"40000", b"100644", b"100755", b"1
 TREE = 0o040000
 
 
+Parts = tuple[tuple[bytes, ...], tuple[bytes, ...], tuple[bytes, ...]]
+
+
+def entry_parts(data: bytes) -> Parts | None:
+    """A raw tree's (modes, names, ids), read as git reads them from its start; None when
+    they do not cover every byte of it (a tree git could not read). The entries found are
+    disjoint, so they cover the tree exactly when their lengths add up to its length."""
+    found = _TREE_PARTS.findall(data)
+    modes, names, ids = zip(*found, strict=True) if found else ((), (), ())
+    if sum(map(len, modes)) + sum(map(len, names)) + 22 * len(found) != len(data):
+        return None
+    return modes, names, ids
+
+
 def _kind(mode: int) -> int:
     """A folder, a file (of any permissions), a link or a submodule."""
     return mode & 0o170000
@@ -278,12 +292,10 @@ class Trees(Objects):
         kind, data = self._read_or_missing(oid, path)
         if kind != pygit2.enums.ObjectType.TREE:
             raise BadLedger(f"{path}: has tree mode but is not a tree")
-        parts = _TREE_PARTS.findall(data)
-        modes, names, ids = zip(*parts, strict=True) if parts else ((), (), ())
-        # every byte in an entry, as git reads it: the entries found are disjoint, so they
-        # cover the tree exactly when their lengths add up to its length
-        if sum(map(len, modes)) + sum(map(len, names)) + 22 * len(parts) != len(data):
+        parts = entry_parts(data)
+        if parts is None:
             raise BadLedger(f"{path}: a tree object git could not read")
+        modes, names, ids = parts
         if not _as_git_writes(modes, names):
             raise BadLedger(f"{path}: a tree whose entries are {NOT_AS_GIT_WRITES}")
         # a name that is not UTF-8 keeps its bytes as escapes, which no layout rule accepts

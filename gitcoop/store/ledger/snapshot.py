@@ -59,12 +59,28 @@ def _item_ids(tree: Any, fan: str) -> list[ItemId]:
         found = item_ids(tree.read_raw())
         if found is not None:
             return cast("list[ItemId]", found)
-    listed: list[ItemId] = []
+    return [ItemId(item_id) for item_id, _ in _entry_by_entry(tree, fan)]
+
+
+def _item_files(tree: Any, fan: str) -> list[Entry]:
+    """`_item_ids`, with each file's blob id."""
+    if not fast.reference():
+        from gitcoop.store.fast.tree_bytes import item_files
+
+        found = item_files(tree.read_raw())
+        if found is not None:
+            return found
+    return _entry_by_entry(tree, fan)
+
+
+def _entry_by_entry(tree: Any, fan: str) -> list[Entry]:
+    """What the fast ways read, read entry by entry (a tree they cannot read plainly)."""
+    found: list[Entry] = []
     for entry in tree:
         if not is_item_file(entry.name, entry.filemode):
             raise BadLedger(f"{ITEMS}/{fan}/{entry.name}: not an allowed item file")
-        listed.append(ItemId(entry.name[:-5]))
-    return listed
+        found.append((entry.name[:-5], str(entry.id)))
+    return found
 
 
 class Snapshot:
@@ -263,18 +279,7 @@ class Snapshot:
 
     def _item_entries(self, fan: str) -> list[Entry]:
         tree = self.subtree(f"{ITEMS}/{fan}")
-        if tree is not None and not fast.reference():
-            from gitcoop.store.fast.tree_bytes import item_files
-
-            files = item_files(tree.read_raw())
-            if files is not None:
-                return files
-        found: list[Entry] = []
-        for entry in tree if tree is not None else ():
-            if not is_item_file(entry.name, entry.filemode):
-                raise BadLedger(f"{ITEMS}/{fan}/{entry.name}: not an allowed item file")
-            found.append((entry.name[:-5], str(entry.id)))
-        return found
+        return _item_files(tree, fan) if tree is not None else []
 
     def _item_data(self, item_id: str, blob_id: Any) -> dict[str, Any]:
         """An item file's validated data in the form `Item.to_data` writes."""
