@@ -16,11 +16,11 @@ from typing import Any
 from gitcoop.domain.bounds import printable
 from gitcoop.domain.ids import ItemId, fanout
 from gitcoop.errors import BadLedger
-from gitcoop.store.fast.tree_bytes import listing
 from gitcoop.store.ledger.layout import (
     EVENTS,
     FANOUT_RE,
     ITEMS,
+    MODE_TREE,
     event_dir,
     is_event_folder,
     is_fanout,
@@ -49,16 +49,13 @@ def changed(
         was, tree = old.subtree(top) if old else None, new.subtree(top) if new else None
         if was is not None and tree is not None and was.id == tree.id:
             continue  # one tree: nothing differs, and it was read as `old`'s already
-        before = _listing(was)
-        after = _listing(tree, f"{where}{top}")  # names first: the message names the entry
-        _written(new, tree, f"{where}{top}")
+        before = _listing(old, was, top)
+        after = _fanouts(new, tree, f"{where}{top}")
         for fan in sorted(before.keys() | after.keys()):
             if (fans is not None and not fans(fan)) or before.get(fan) == after.get(fan):
                 continue
             here = f"{where}{top}/{fan}"
-            inner = _tree(new, _id(after.get(fan)), here)
-            found |= _folder(_tree(old, _id(before.get(fan)), f"{top}/{fan}"), inner, here, top)
-            _written(new, inner, here)
+            found |= _folder(old, before.get(fan), new, after.get(fan), here, top)
     return found
 
 
@@ -69,8 +66,7 @@ def tops_written(old: Snapshot | None, new: Snapshot, where: str) -> None:
         was, tree = old.subtree(top) if old else None, new.subtree(top)
         if was is not None and tree is not None and was.id == tree.id:
             continue
-        _listing(tree, f"{where}{top}")
-        _written(new, tree, f"{where}{top}")
+        _fanouts(new, tree, f"{where}{top}")
 
 
 def changed_in(old: Snapshot | None, new: Snapshot, where: str, fan: str) -> set[ItemId]:
@@ -82,56 +78,61 @@ def changed_in(old: Snapshot | None, new: Snapshot, where: str, fan: str) -> set
         was, tree = old.subtree(path) if old else None, new.subtree(path)
         if was is not None and tree is not None and was.id == tree.id:
             continue
-        here = f"{where}{path}"
-        found |= _folder(was, tree, here, top)
-        _written(new, tree, here)
+        found |= _folder(old, _entry(was), new, _entry(tree), f"{where}{path}", top)
     return found
 
 
-def _folder(was: Any, tree: Any, path: str, top: str) -> set[ItemId]:
+def _folder(
+    old: Snapshot | None,
+    was: tuple[int, str] | None,
+    new: Snapshot | None,
+    now: tuple[int, str] | None,
+    path: str,
+    top: str,
+) -> set[ItemId]:
     """The ids whose entry differs between a fan-out folder of the first parent (`was`) and
-    of the commit (`tree`). Only an entry that is not the parent's, name, id and mode, has
-    its name and mode checked: the parent's were where its state was judged (H3), and a
-    folder holds ~1,000 entries at a million items, of which a commit changes one or two."""
-    before = listing(was) if was is not None else {}
+    of the commit (`now`), each a folder's (mode, id) or None. Only an entry that is not
+    the parent's, name, id and mode, has its name and mode checked: the parent's were
+    where its state was judged (H3), and a folder holds ~1,000 entries at a million
+    items, of which a commit changes one or two."""
+    before = dict(_listing(old, was, path))
     found = set()
-    for name, now in (listing(tree) if tree is not None else {}).items():
+    for name, entry in _listing(new, now, path).items():
         kept = before.pop(name, None)
-        if kept != now:
-            _check_entry(name, now[0], path, top)
-            if kept is None or kept[1] != now[1]:  # its mode alone changed: checked above
+        if kept != entry:
+            _check_entry(name, entry[0], path, top)
+            if kept is None or kept[1] != entry[1]:  # its mode alone changed: checked above
                 found.add(name)
     found.update(before)  # what the commit removed
     return {ItemId(name[:-5] if top == ITEMS else name) for name in found}
 
 
-def _tree(snapshot: Snapshot | None, oid: Any, path: str) -> Any:
-    return snapshot.repo.tree(oid, path) if snapshot is not None and oid is not None else None
+def _entry(tree: Any) -> tuple[int, str] | None:
+    return (MODE_TREE, str(tree.id)) if tree is not None else None
 
 
-def _written(snapshot: Snapshot | None, tree: Any, path: str) -> None:
-    """BadLedger unless `tree`'s entries are as git writes them, so that a listing and a
-    lookup by path find the same entries (`Repo.check_written`)."""
-    if snapshot is not None and tree is not None:
-        snapshot.repo.check_written(tree.id, path)
-
-
-def _listing(tree: Any, path: str | None = None) -> dict[str, tuple[int, str]]:
-    """name -> (mode, object id) of a tree's entries, so that an entry whose mode changed
-    is a changed one; with `path`, each entry is checked to be a fan-out folder (items/
-    and events/ hold fan-out folders only: a gitlink of a folder's id is not one)."""
-    if tree is None:
+def _listing(snapshot: Snapshot | None, tree: Any, path: str) -> dict[str, tuple[int, str]]:
+    """name -> (mode, object id) of a folder's entries (`tree`: a tree, or its (mode, id)),
+    refused unless they are as git writes them, so that a listing and a lookup by path
+    find the same entries (`Repo.written`). Shared with later reads: not to be changed."""
+    if snapshot is None or tree is None:
         return {}
-    found = listing(tree)
-    if path is not None:
-        for name, (mode, _) in found.items():
-            if not is_fanout(name, mode):
-                raise _not_allowed(path, name)
+    if isinstance(tree, tuple):
+        mode, oid = tree
+        if mode != MODE_TREE:  # a fan-out that is not a folder: the name check refuses it
+            return {}
+        return snapshot.repo.written(oid, path)
+    return snapshot.repo.written(tree.id, path)
+
+
+def _fanouts(snapshot: Snapshot | None, tree: Any, path: str) -> dict[str, tuple[int, str]]:
+    """`_listing`, each entry checked to be a fan-out folder (items/ and events/ hold
+    fan-out folders only: a gitlink of a folder's id is not one)."""
+    found = _listing(snapshot, tree, path)
+    for name, (mode, _) in found.items():
+        if not is_fanout(name, mode):
+            raise _not_allowed(path, name)
     return found
-
-
-def _id(entry: tuple[int, str] | None) -> str | None:
-    return entry[1] if entry is not None else None
 
 
 def _check_entry(name: str, mode: int, path: str, top: str | None) -> None:

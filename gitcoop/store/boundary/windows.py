@@ -42,7 +42,6 @@ from gitcoop.store.boundary.joining import Holding, holds_items, ledger_before
 from gitcoop.store.boundary.tree import tops_written
 from gitcoop.store.fast import reference
 from gitcoop.store.fast.cache_rows import quiet_summary
-from gitcoop.store.fast.tree_bytes import listing
 from gitcoop.store.git.commits import CommitInfo
 from gitcoop.store.git.objects import Oid, version
 from gitcoop.store.ledger.layout import EVENTS, ITEMS, MODE_TREE
@@ -218,15 +217,13 @@ def _none(item_id: ItemId) -> Item | None:
 
 
 def _fans(repo: Repo, info: CommitInfo, chain: bool) -> set[str]:
-    """The folders under events/ (and items/, on the chain) a commit changes. Off the
-    chain, a changed events/ listing is checked as git writes it, as a commit-at-a-time
-    reading checks it (H7; on the chain, `tops_written` checks it, names first)."""
+    """The folders under events/ (and items/, on the chain) a commit changes. Each listing
+    read is checked as git writes it (`Repo.written`), as a commit-at-a-time reading
+    checks it (H7; on the chain, `tops_written` has checked it already, names first)."""
     first = info.parents[0] if info.parents else None
     found: set[str] = set()
     for top in (EVENTS, ITEMS) if chain else (EVENTS,):
         was, now = top_entry(repo, first, top), top_entry(repo, info.oid, top)
-        if not chain and now is not None and now.filemode == MODE_TREE and _differs(was, now):
-            repo.check_written(now.id, top)
         found |= changed_names(repo, was, now, top)
     return found
 
@@ -261,7 +258,7 @@ def _listing(repo: Repo, entry: Any, top: str) -> dict[str, tuple[int, str]]:
         return {}
     if entry.filemode != MODE_TREE:
         return {"": version(entry)}  # not a folder: `changed` names it
-    return listing(repo.tree(entry.id, top))
+    return repo.written(entry.id, top)
 
 
 def _window(

@@ -320,6 +320,12 @@ class Trees(Objects):
         read as `changes` reads it, and kept with the trees it compared."""
         self._raw_entries(str(oid), path)
 
+    def written(self, oid: Any, path: str) -> TreeEntries:
+        """The entries (name: (mode, id)) of the tree `oid`, refused as `check_written`
+        refuses it: how a check lists what it reads, each tree parsed once while it is
+        recent. Shared with later reads: not to be changed."""
+        return self._raw_entries(str(oid), path)
+
     def _subtree_or_none(self, commit: Oid, name: str) -> Any:
         root = self.commit_tree(commit)
         try:
