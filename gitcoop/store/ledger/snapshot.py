@@ -14,7 +14,7 @@ from gitcoop.domain.ids import ItemId
 from gitcoop.domain.records import Event, Item, LedgerConfig, RecordError
 from gitcoop.errors import Ambiguous, BadLedger, NotFound
 from gitcoop.store import fast
-from gitcoop.store.git.objects import Oid, entry_at
+from gitcoop.store.git.objects import Oid, entry_at, name_kept
 from gitcoop.store.ledger import codec
 from gitcoop.store.ledger.layout import (
     COOP_FILE,
@@ -23,6 +23,7 @@ from gitcoop.store.ledger.layout import (
     ITEMS,
     MODE_BLOB,
     MODE_TREE,
+    ROOT_NAMES,
     event_dir,
     is_event_folder,
     is_fanout,
@@ -43,6 +44,8 @@ if TYPE_CHECKING:  # a write never loads the read cache
 # checked item files by (item id, blob id): their data, or, for a settled one that needs
 # nothing, the summary the open index counts it by (`cache_rows.quiet_summary`)
 CheckedFiles = dict[tuple[str, str], "PlainData | Summary"]
+# the root's names and the 1,024 fan-out folders: found by pygit2's own lookup (`entry_at`)
+name_kept([*ROOT_NAMES, *(a + b for a in ids.ALPHABET for b in ids.ALPHABET)])
 READ_TOGETHER = 1024  # event files read, then parsed, then made records, as one part
 # a fan-out's item ids by its tree id (content: never stale), the last few: a write resolves
 # its item twice (as asked, then under the lock) and labels it, each from the same fan-out,
