@@ -141,11 +141,15 @@ class Event:
         del data["id"]
         return canonical(data)
 
-    def named_by_content(self) -> Event:
-        """This event with the id its content gives (ledger format 2)."""
+    def content_id(self) -> EventId:
+        """The id its content gives (ledger format 2)."""
         from gitcoop.domain.ids import content_event_id
 
-        return replace(self, id=content_event_id(self.content()))
+        return content_event_id(self.content())
+
+    def named_by_content(self) -> Event:
+        """This event with the id its content gives (ledger format 2)."""
+        return replace(self, id=self.content_id())
 
     def to_data(self) -> PlainData:
         data: PlainData = dict(self.args)

@@ -280,7 +280,7 @@ def _check_event(
     # an id of format 2's form is its content's, whatever the commit's format: a format-1
     # commit cannot carry a format-2 event's id for content of its own
     content_ids = content_ids or is_content_id(event.id)
-    if content_ids and (not is_content_id(event.id) or event.named_by_content().id != event.id):
+    if content_ids and (not is_content_id(event.id) or event.content_id() != event.id):
         raise BadLedger(
             f"{path}: its id is not the one its content gives — on a format-2 ledger an "
             "event is named by its content, so one id names one event"

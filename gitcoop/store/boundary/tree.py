@@ -50,7 +50,7 @@ def changed(
         if was is not None and tree is not None and was.id == tree.id:
             continue  # one tree: nothing differs, and it was read as `old`'s already
         before = _listing(old, was, top)
-        after = _fanouts(new, tree, f"{where}{top}")
+        after = _fanouts(new, tree, f"{where}{top}", before)
         for fan in sorted(before.keys() | after.keys()):
             if (fans is not None and not fans(fan)) or before.get(fan) == after.get(fan):
                 continue
@@ -66,7 +66,7 @@ def tops_written(old: Snapshot | None, new: Snapshot, where: str) -> None:
         was, tree = old.subtree(top) if old else None, new.subtree(top)
         if was is not None and tree is not None and was.id == tree.id:
             continue
-        _fanouts(new, tree, f"{where}{top}")
+        _fanouts(new, tree, f"{where}{top}", _listing(old, was, top))
 
 
 def changed_in(old: Snapshot | None, new: Snapshot, where: str, fan: str) -> set[ItemId]:
@@ -125,11 +125,14 @@ def _listing(snapshot: Snapshot | None, tree: Any, path: str) -> dict[str, tuple
     return snapshot.repo.written(tree.id, path)
 
 
-def _fanouts(snapshot: Snapshot | None, tree: Any, path: str) -> dict[str, tuple[int, str]]:
+def _fanouts(
+    snapshot: Snapshot | None, tree: Any, path: str, before: dict[str, tuple[int, str]]
+) -> dict[str, tuple[int, str]]:
     """`_listing`, each entry checked to be a fan-out folder (items/ and events/ hold
-    fan-out folders only: a gitlink of a folder's id is not one)."""
+    fan-out folders only: a gitlink of a folder's id is not one), but for those that are
+    the first parent's (`before`), name, id and mode, checked where it was judged."""
     found = _listing(snapshot, tree, path)
-    for name, (mode, _) in found.items():
+    for name, (mode, _) in found.items() - before.items():
         if not is_fanout(name, mode):
             raise _not_allowed(path, name)
     return found

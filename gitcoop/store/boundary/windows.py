@@ -245,7 +245,7 @@ def changed_names(repo: Repo, was: Any, now: Any, top: str) -> set[str]:
     if not _differs(was, now):
         return set()  # one entry: nothing changed below it
     old, new = _listing(repo, was, top), _listing(repo, now, top)
-    return {name for name in old.keys() | new.keys() if old.get(name) != new.get(name)}
+    return {name for name, _ in old.items() ^ new.items()}
 
 
 def _differs(was: Any, now: Any) -> bool:
