@@ -4,10 +4,11 @@ The fast path (`store/boundary/windows.py`) and the whole-commit check must
 give one verdict on every history. Each example is a mutated push of
 `test_mutated_ledgers.py` (the same forged pushes); the victim, with or
 without local work of its own, is copied, and one copy syncs with
-`COOP_REFERENCE=1` (every history through the whole-commit check) and the
-other without. Both exit with the same code; accepted, both ledgers' tips
-hold the same tree, and `fsck --full --json`, each with its own path, gives
-the same verdict.
+`COOP_REFERENCE=1` (every history through the whole-commit check), one
+without, and one without with its folders shared between two processes
+(`test_split_check.py`). All exit with the same code; accepted, their ledgers'
+tips hold the same tree, and `fsck --full --json`, each with its own path,
+gives the same verdict.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from tests.hostile.test_mutated_ledgers import (
     push_raw,
     template,
 )
+from tests.hostile.test_split_check import shared
 
 __all__ = ["template"]  # the module fixture, shared with the mutated-ledgers test
 
@@ -57,10 +59,14 @@ def compare(template: Path, m: dict[str, Any]) -> None:
         assume(push_raw(alice, content, author))
         if m["diverged"]:
             assert coop_in(victim, "add", "todo", "local work").code == 0
-        twin = Path(tmp) / "team" / "twin"
+        twin, third = Path(tmp) / "team" / "twin", Path(tmp) / "team" / "third"
         shutil.copytree(victim, twin, symlinks=True)
+        shutil.copytree(victim, third, symlinks=True)
         reference, fast = verdict(victim, ON), verdict(twin, {})
         assert reference == fast, (m, reference, fast)
+        with shared(True):
+            between = verdict(third, {})
+        assert between == fast, (m, between, fast)
 
 
 def verdict(path: Path, env: dict[str, str]) -> tuple[Any, ...]:

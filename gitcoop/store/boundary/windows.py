@@ -11,6 +11,13 @@ carried from commit to commit within the folder. What is held at once is
 one folder's events and items, the ledger's own events and a few numbers
 per commit, never every item and event, nor a whole commit's.
 
+The folders are independent, so past `SPLIT_FROM` windows (a commit's
+changes in one folder) they are shared between this process and a forked one
+(`split.halves`), every other folder each, and what the two find is put
+together as one pass through every folder in order would find it (`_gather`):
+the refusal of the first folder that has one, each commit's totals, the files
+kept for the read cache.
+
 A commit's totals (how many events it adds, its clocks' range) are added up
 over the folders and judged once all are read; its coop.yaml is judged
 before them. An item whose verdict names an item of another folder is set
@@ -40,8 +47,8 @@ from gitcoop.store.boundary import joining
 from gitcoop.store.boundary.history import MAX_EVENTS, Added, History, Reader, added_files
 from gitcoop.store.boundary.joining import Holding, holds_items, ledger_before
 from gitcoop.store.boundary.tree import tops_written
-from gitcoop.store.fast import reference
-from gitcoop.store.fast.cache_rows import quiet_summary
+from gitcoop.store.fast import reference, split
+from gitcoop.store.fast.cache_rows import Summary, quiet_summary
 from gitcoop.store.git.commits import CommitInfo
 from gitcoop.store.git.objects import Oid, version
 from gitcoop.store.ledger.layout import EVENTS, ITEMS, MODE_TREE
@@ -54,6 +61,10 @@ SUMMARIES_HELD = 100_000
 OBJECTS_CACHED = 32 * 1024 * 1024  # libgit2's parsed objects, while a history is checked
 DATA_HELD = 20_000
 LEDGERS_HELD = 64  # the ledger states of recent first parents, by commit
+# windows (a commit's changes in one folder) from which the folders are checked in two
+# processes, each folder in one of them (`split.halves`)
+SPLIT_FROM = 512
+_TOO_MANY = f"adds over {MAX_EVENTS:,} events — one commit adds at most that many"
 
 
 class Stamp(NamedTuple):
@@ -79,6 +90,25 @@ class Step:
     held: tuple[Any, ...] = ()  # the first parent's conflicts of the ledger's own
     refused: list[tuple[Event, str]] = field(default_factory=list)  # its ledger events'
     aside: dict[ItemId, set[ItemId]] = field(default_factory=dict)  # item -> items it names
+
+
+@dataclass
+class Adds:
+    """What one share of the folders finds of a commit: its events, its largest clock
+    with that event's path, and the items it set aside."""
+
+    top: tuple[int, str]
+    count: int = 0
+    aside: dict[ItemId, set[ItemId]] = field(default_factory=dict)
+
+    def plain(self) -> list[Any]:
+        aside = [[item_id, sorted(names)] for item_id, names in self.aside.items()]
+        return [self.count, self.top[0], self.top[1], aside]
+
+    @classmethod
+    def of(cls, plain: list[Any]) -> Adds:
+        count, clock, path, aside = plain
+        return cls((clock, path), count, {item: set(names) for item, names in aside})
 
 
 def streamable(repo: Repo, history: History, chain: list[CommitInfo]) -> bool:
@@ -150,21 +180,72 @@ def _check(
             for fan in _fans(repo, info, step.chain):
                 by_fan[fan].append(len(steps))
         steps.append(step)
+    fans = sorted(by_fan)
     shown, checking = progress.reporter(), label
-    for done, fan in enumerate(sorted(by_fan)):
-        shown.step(checking, done, len(by_fan))
-        carried: dict[ItemId, Item | None] = {}  # the folder's items as the chain left them
-        for at in by_fan[fan]:
-            with _named(steps[at].info):
-                _window(repo, history, ledgers, steps[at], fan, carried, kept, where)
-        history.reader.forget()
-    shown.step(checking, len(by_fan), len(by_fan))
+
+    def share(k: int, of: int) -> list[Any]:
+        """The folders k, k + of, ... checked along the chain, each on its own: what they
+        add to each commit, and the files kept, as plain data (`split.halves`); or, at
+        the first refusal, its folder's place and its message."""
+        adds = [Adds(step.top) for step in steps]
+        files = Kept({} if checked is not None else None, of)
+        for done in range(k, len(fans), of):
+            shown.step(checking, done, len(fans))
+            carried: dict[ItemId, Item | None] = {}  # the folder's items as the chain left them
+            try:
+                for at in by_fan[fans[done]]:
+                    with _named(steps[at].info):
+                        _window(
+                            repo,
+                            history,
+                            ledgers,
+                            steps[at],
+                            adds[at],
+                            fans[done],
+                            carried,
+                            files,
+                            where,
+                        )
+            except BadLedger as refused:
+                return [done, refused.message]
+            finally:
+                history.reader.forget()
+        return [len(fans), "", [a.plain() for a in adds], files.plain()]
+
+    if sum(map(len, by_fan.values())) >= SPLIT_FROM:
+        answers: tuple[list[Any], ...] = split.halves(lambda k: share(k, 2))
+    else:
+        answers = (share(0, 1),)
+    shown.step(checking, len(fans), len(fans))
+    _gather(steps, answers, kept)
     for step in steps:
         with _named(step.info):
             if step.aside:
                 _aside(repo, history, ledgers, step, kept, where)
             history.closing(step.info, step.stamp, step.floor, step.count, step.top)
     history.reader.forget()
+
+
+def _gather(steps: list[Step], answers: tuple[list[Any], ...], kept: Kept) -> None:
+    """What each share of the folders found, put together as one pass through them all in
+    order would have: its first refusal (the one in the first folder), each commit's
+    count of events, its largest clock (the first folder's, of equal ones) and the items
+    it set aside, and the files kept."""
+    first = min(answers, key=lambda answer: int(answer[0]))
+    if first[1]:
+        raise BadLedger(first[1])
+    for at, step in enumerate(steps):
+        found = [Adds.of(answer[2][at]) for answer in answers]
+        step.count += sum(adds.count for adds in found)
+        step.top = min((adds.top for adds in found), key=lambda top: (-top[0], top[1]))
+        for adds in found:
+            for item_id, names in adds.aside.items():
+                step.aside.setdefault(item_id, set()).update(names)
+        if step.count > MAX_EVENTS:
+            with _named(step.info):
+                raise BadLedger(_TOO_MANY)
+    for answer in answers:
+        kept.take(answer[3])
 
 
 class Ledgers:
@@ -266,21 +347,22 @@ def _window(
     history: History,
     ledgers: Ledgers,
     step: Step,
+    adds: Adds,
     fan: str,
     carried: dict[ItemId, Item | None],
     kept: Kept,
     where: str,
 ) -> None:
     """One commit's events in one folder: each on its own, and, on the chain, the items
-    they make against the commit's tree."""
+    they make against the commit's tree; what it finds is added to `adds`."""
     info = step.info
 
     after = Snapshot(repo, info.oid)
     mine = [f for f in history.compared(info, fan) if f.item_id != LEDGER_ID]
-    step.count += len(mine)
-    if step.count > MAX_EVENTS:
-        raise BadLedger(f"adds over {MAX_EVENTS:,} events — one commit adds at most that many")
-    step.top = history.events(info, after, mine, step.floor, step.content_ids, step.top)
+    adds.count += len(mine)
+    if step.count + adds.count > MAX_EVENTS:
+        raise BadLedger(_TOO_MANY)
+    adds.top = history.events(info, after, mine, step.floor, step.content_ids, adds.top)
     if not step.chain:
         return
     first = info.parents[0] if info.parents else None
@@ -306,7 +388,7 @@ def _window(
     carried.update(items)
     for named_by in naming:  # read from the tree next time: joined once all are read
         carried.pop(named_by, None)
-        step.aside.setdefault(named_by, set()).update(naming[named_by])
+        adds.aside.setdefault(named_by, set()).update(naming[named_by])
 
 
 def _naming(events: list[Event], fan: str) -> dict[ItemId, set[ItemId]]:
@@ -377,24 +459,41 @@ def _aside(
 
 class Kept:
     """Checked item files for the read cache, up to a bound (past it, the cache reads them
-    again): a settled one that needs nothing as the summary the cache counts it by,
-    another as its data."""
+    again; a share of the folders keeps its part of it): a settled one that needs nothing
+    as the summary the cache counts it by, another as its data."""
 
-    def __init__(self, checked: CheckedFiles | None) -> None:
+    def __init__(self, checked: CheckedFiles | None, shares: int = 1) -> None:
         self.checked = checked
         self.summaries = self.data = 0
+        self.most = (SUMMARIES_HELD // shares, DATA_HELD // shares)
 
     def add(self, found: dict[ItemId, tuple[str, Any]]) -> None:
         if self.checked is None:
             return
         for item_id, (blob, data) in found.items():
             quiet = quiet_summary(item_id, data)
-            if quiet is not None and self.summaries < SUMMARIES_HELD:
+            if quiet is not None and self.summaries < self.most[0]:
                 self.checked[item_id, blob] = quiet
                 self.summaries += 1
-            elif quiet is None and self.data < DATA_HELD:
+            elif quiet is None and self.data < self.most[1]:
                 self.checked[item_id, blob] = data
                 self.data += 1
+
+    def plain(self) -> list[Any] | None:
+        """The files kept, as plain data: a summary as its fields."""
+        if self.checked is None:
+            return None
+        return [
+            [key, True, tuple(file)] if isinstance(file, Summary) else [key, False, file]
+            for key, file in self.checked.items()
+        ]
+
+    def take(self, plain: list[Any] | None) -> None:
+        """Files another `Kept` kept (`plain`)."""
+        if self.checked is None or plain is None:
+            return
+        for (item_id, blob), summary, file in plain:
+            self.checked[item_id, blob] = Summary(*file) if summary else file
 
 
 @contextlib.contextmanager
