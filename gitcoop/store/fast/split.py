@@ -11,7 +11,9 @@ needs to know how:
   marshalled through a pipe, so it may only hold plain data. The child only
   reads the repository and writes files the cache replaces atomically; it never
   takes a lock or moves a ref, and it ends with `os._exit` (no interpreter
-  teardown, no flush of this process's buffered output). Nothing is forked
+  teardown, no flush of this process's buffered output). It ends with this
+  process, whatever ends it; and when this process's half stops (SIGTERM,
+  Ctrl-C, an error), the child is stopped, not waited for. Nothing is forked
   where it cannot help or is not safe: one core, no `os.fork`, or a process
   running threads (the MCP server). Then, or when the child fails for any
   reason but the `BadLedger` that `work` reports, `work(1)` runs here.
@@ -25,8 +27,10 @@ Under `COOP_REFERENCE=1` both run everything in this process, one after another.
 
 from __future__ import annotations
 
+import contextlib
 import marshal
 import os
+import signal
 import sys
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -35,6 +39,8 @@ from typing import Any, TypeVar
 from gitcoop.domain import progress
 from gitcoop.errors import BadLedger
 from gitcoop.store.fast import reference
+
+PR_SET_PDEATHSIG = 1  # prctl(2): the signal a child gets when its parent ends
 
 Item = TypeVar("Item")
 Result = TypeVar("Result")
@@ -56,10 +62,13 @@ def halves(work: Callable[[int], Any]) -> tuple[Any, Any]:
         return work(0), work(1)
     try:
         mine = work(0)
-    finally:
-        with os.fdopen(readable, "rb") as pipe:
-            raw = pipe.read()
-        os.waitpid(pid, 0)
+    except BaseException:  # SIGTERM, Ctrl-C, a refusal here: the other half is not wanted
+        os.close(readable)
+        _end(pid)
+        raise
+    with os.fdopen(readable, "rb") as pipe:
+        raw = pipe.read()
+    os.waitpid(pid, 0)
     try:
         kind, value = marshal.loads(raw)
     except (ValueError, EOFError, TypeError):
@@ -93,7 +102,9 @@ def _can_fork() -> bool:
 
 
 def _fork(work: Callable[[], None]) -> int | None:
-    """Run `work` in a child process; its pid, or None when it cannot be started."""
+    """Run `work` in a child process; its pid, or None when it cannot be started. The
+    child ends when this process does, however it ends (`_ends_with`)."""
+    parent = os.getpid()
     try:
         pid = os.fork()
     except OSError:
@@ -102,11 +113,33 @@ def _fork(work: Callable[[], None]) -> int | None:
         return pid
     code = 1
     try:
+        _ends_with(parent)
         progress.silence()  # the parent alone tells how far the work has come
         work()
         code = 0
     finally:
         os._exit(code)
+
+
+def _ends_with(parent: int) -> None:
+    """Have the kernel end this child when its parent ends, even by SIGKILL (Linux's
+    PR_SET_PDEATHSIG), rather than leave it working for nobody; and end it now if the
+    parent has ended already."""
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(OSError, AttributeError):
+            import ctypes  # only a child loads it
+
+            ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() != parent:
+        os._exit(1)
+
+
+def _end(pid: int) -> None:
+    """Stop a child whose half is not wanted, and reap it."""
+    with contextlib.suppress(OSError):
+        os.kill(pid, signal.SIGKILL)
+    with contextlib.suppress(OSError):
+        os.waitpid(pid, 0)
 
 
 def _report(work: Callable[[int], Any], writable: int) -> None:

@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import os
+import select
+import signal
+import subprocess
+import sys
 
 import pytest
 from hypothesis import given, settings
@@ -55,6 +59,64 @@ def test_a_child_that_dies_has_its_half_made_here() -> None:
         return which + 10
 
     assert split.halves(work) == (10, 11)
+
+
+class Stopped(BaseException):
+    """What SIGTERM (`cli.main._stopped`) or Ctrl-C raise in this process's half."""
+
+
+def _forks() -> None:
+    if fast.reference() or not split._can_fork():
+        pytest.skip("the halves are made in one process here")
+
+
+def test_a_stopped_half_stops_the_child_rather_than_wait_for_it() -> None:
+    _forks()
+    ready_r, ready_w = os.pipe()
+    late_r, late_w = os.pipe()
+    parent = os.getpid()
+
+    def work(which: int) -> int:
+        if which == 1 and os.getpid() != parent:
+            os.write(ready_w, b"c")
+            select.select([], [], [], 30)  # a long half
+            os.write(late_w, b"late")
+            return 1
+        os.close(ready_w)
+        os.close(late_w)
+        assert os.read(ready_r, 1) == b"c"  # the child is at work
+        raise Stopped
+
+    with pytest.raises(Stopped):
+        split.halves(work)
+    assert os.read(late_r, 16) == b""  # no writer left, and the child never finished
+    os.close(ready_r)
+    os.close(late_r)
+
+
+def test_a_child_ends_with_its_parent_even_when_that_is_killed() -> None:
+    _forks()
+    late_r, late_w = os.pipe()
+    script = f"""
+import os, select, signal
+from gitcoop.store.fast import split
+ready_r, ready_w = os.pipe()
+parent = os.getpid()
+def work(which):
+    if which == 1 and os.getpid() != parent:
+        os.write(ready_w, b"c")
+        select.select([], [], [], 30)  # a long half
+        os.write({late_w}, b"late")
+        return 1
+    os.read(ready_r, 1)  # the child is at work
+    os.kill(parent, signal.SIGKILL)
+split.halves(work)
+"""
+    killed = subprocess.run([sys.executable, "-c", script], pass_fds=(late_w,), check=False)
+    os.close(late_w)
+    assert killed.returncode == -signal.SIGKILL
+    assert os.read(late_r, 16) == b""  # the child went with it, its half unfinished
+    os.close(late_r)
 
 
 @settings(max_examples=30, deadline=None)
