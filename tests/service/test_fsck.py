@@ -12,7 +12,19 @@ from gitcoop.service.context import Context
 from gitcoop.service.fsck import Report, fsck, summary
 from gitcoop.store.ledger import codec
 from tests.conftest import coop, git
-from tests.rawledger import EXEC, GITLINK, LINK, REF, commit_tree, open_raw, put, read, replaced
+from tests.rawledger import (
+    EXEC,
+    GITLINK,
+    LINK,
+    REF,
+    commit_tree,
+    open_raw,
+    put,
+    raw_entries,
+    raw_tree,
+    read,
+    replaced,
+)
 
 
 def check(full: bool = False) -> Report:
@@ -283,3 +295,39 @@ def test_an_item_file_with_no_events_is_a_state_breach_named_once(busy: Path) ->
     for full in (False, True):
         named = [(b.rule, b.path) for b in check(full).breaches if twin in b.path]
         assert named == [("state", f"items/{path.split('/')[1]}/{twin}.yaml")], named
+
+
+def test_a_tree_not_as_git_writes_it_hides_nothing_of_the_commits_after_it(
+    busy: Path,
+) -> None:
+    """A commit C whose events/ listing is not as git writes it is reported at C; its child
+    D, whose listing is, is still read against C's: the event D drops is reported too."""
+    raw = open_raw(busy)
+    head = raw.revparse_single(REF)
+    root = raw_entries(raw, head.tree.id)
+    events = next(oid for _, name, oid in root if name == b"events")
+    fans = raw_entries(raw, events)
+    assert len(fans) >= 2
+    # C: one fan-out's mode spelt 040000 (git writes 40000)
+    padded = raw_tree(
+        raw, [(b"040000", n, o) if at == 0 else (m, n, o) for at, (m, n, o) in enumerate(fans)]
+    )
+    # D: events/ as git writes it, the last folder's first item missing its last event
+    mode, fan, folder = fans[-1]
+    items = raw_entries(raw, folder)
+    item_mode, item, item_tree = items[0]
+    kept = raw_entries(raw, item_tree)[:-1]
+    dropped = [(item_mode, item, raw_tree(raw, kept))] if kept else []
+    fewer = raw_tree(raw, [*fans[:-1], (mode, fan, raw_tree(raw, dropped + items[1:]))])
+
+    def with_events(tree: pygit2.Oid) -> pygit2.Oid:
+        return raw_tree(raw, [(m, n, tree if n == b"events" else o) for m, n, o in root])
+
+    who = pygit2.Signature("alice", "alice@example.com", 1_800_000_000, 0)
+    c = raw.create_commit(None, who, who, "C", with_events(padded), [head.id])
+    d = raw.create_commit(None, who, who, "D", with_events(fewer), [c])
+    git(busy, "update-ref", REF, str(d))
+    report = check(full=True)
+    history = [b for b in report.breaches if b.rule == "history"]
+    assert any(b.path == "events" and str(c)[:12] in b.message for b in history), history
+    assert any("deleted" in b.message and str(d) in b.message for b in history), history

@@ -49,7 +49,7 @@ def changed(
         was, tree = old.subtree(top) if old else None, new.subtree(top) if new else None
         if was is not None and tree is not None and was.id == tree.id:
             continue  # one tree: nothing differs, and it was read as `old`'s already
-        before = _listing(old, was, top)
+        before = _listing(old, was, top, checked=False)
         after = _fanouts(new, tree, f"{where}{top}", before)
         for fan in sorted(before.keys() | after.keys()):
             if (fans is not None and not fans(fan)) or before.get(fan) == after.get(fan):
@@ -66,7 +66,7 @@ def tops_written(old: Snapshot | None, new: Snapshot, where: str) -> None:
         was, tree = old.subtree(top) if old else None, new.subtree(top)
         if was is not None and tree is not None and was.id == tree.id:
             continue
-        _fanouts(new, tree, f"{where}{top}", _listing(old, was, top))
+        _fanouts(new, tree, f"{where}{top}", _listing(old, was, top, checked=False))
 
 
 def changed_in(old: Snapshot | None, new: Snapshot, where: str, fan: str) -> set[ItemId]:
@@ -95,7 +95,7 @@ def _folder(
     the parent's, name, id and mode, has its name and mode checked: the parent's were
     where its state was judged (H3), and a folder holds ~1,000 entries at a million
     items, of which a commit changes one or two."""
-    before = dict(_listing(old, was, path))
+    before = dict(_listing(old, was, path, checked=False))
     found = set()
     for name, entry in _listing(new, now, path).items():
         kept = before.pop(name, None)
@@ -111,18 +111,23 @@ def _entry(tree: Any) -> tuple[int, str] | None:
     return (MODE_TREE, str(tree.id)) if tree is not None else None
 
 
-def _listing(snapshot: Snapshot | None, tree: Any, path: str) -> dict[str, tuple[int, str]]:
+def _listing(
+    snapshot: Snapshot | None, tree: Any, path: str, checked: bool = True
+) -> dict[str, tuple[int, str]]:
     """name -> (mode, object id) of a folder's entries (`tree`: a tree, or its (mode, id)),
     refused unless they are as git writes them, so that a listing and a lookup by path
-    find the same entries (`Repo.written`). Shared with later reads: not to be changed."""
+    find the same entries (`Repo.written`); but for the first parent's side (not
+    `checked`), judged where it joined or, by fsck, reported there, and not again under
+    each commit after it. Shared with later reads: not to be changed."""
     if snapshot is None or tree is None:
         return {}
     if isinstance(tree, tuple):
         mode, oid = tree
         if mode != MODE_TREE:  # a fan-out that is not a folder: the name check refuses it
             return {}
-        return snapshot.repo.written(oid, path)
-    return snapshot.repo.written(tree.id, path)
+    else:
+        oid = tree.id
+    return snapshot.repo.written(oid, path) if checked else snapshot.repo.listed(oid, path)
 
 
 def _fanouts(

@@ -325,7 +325,7 @@ def changed_names(repo: Repo, was: Any, now: Any, top: str) -> set[str]:
     A `top` that is not a folder is listed as one entry named ""."""
     if not _differs(was, now):
         return set()  # one entry: nothing changed below it
-    old, new = _listing(repo, was, top), _listing(repo, now, top)
+    old, new = _listing(repo, was, top, checked=False), _listing(repo, now, top)
     return {name for name, _ in old.items() ^ new.items()}
 
 
@@ -334,12 +334,15 @@ def _differs(was: Any, now: Any) -> bool:
     return was is None or now is None or version(was) != version(now)
 
 
-def _listing(repo: Repo, entry: Any, top: str) -> dict[str, tuple[int, str]]:
+def _listing(repo: Repo, entry: Any, top: str, checked: bool = True) -> dict[str, tuple[int, str]]:
+    """Each entry's (mode, id) by name; refused unless as git writes it, but for the
+    first parent's side (not `checked`): judged where it joined, or, by fsck, reported
+    there, and not again under each commit after it."""
     if entry is None:
         return {}
     if entry.filemode != MODE_TREE:
         return {"": version(entry)}  # not a folder: `changed` names it
-    return repo.written(entry.id, top)
+    return repo.written(entry.id, top) if checked else repo.listed(entry.id, top)
 
 
 def _window(
@@ -489,11 +492,16 @@ class Kept:
         ]
 
     def take(self, plain: list[Any] | None) -> None:
-        """Files another `Kept` kept (`plain`)."""
+        """Files another `Kept` kept (`plain`), within this one's bound."""
         if self.checked is None or plain is None:
             return
         for (item_id, blob), summary, file in plain:
-            self.checked[item_id, blob] = Summary(*file) if summary else file
+            if summary and self.summaries < self.most[0]:
+                self.checked[item_id, blob] = Summary(*file)
+                self.summaries += 1
+            elif not summary and self.data < self.most[1]:
+                self.checked[item_id, blob] = file
+                self.data += 1
 
 
 @contextlib.contextmanager

@@ -320,6 +320,14 @@ class Trees(Objects):
         read as `changes` reads it, and kept with the trees it compared."""
         self._raw_entries(str(oid), path)
 
+    def listed(self, oid: Any, path: str) -> TreeEntries:
+        """`written`'s entries, or, for a tree not as git writes it, its entries as libgit2
+        reads them: a tree checked (or reported) where it was read first."""
+        try:
+            return self.written(oid, path)
+        except BadLedger:
+            return {entry.name: (entry.filemode, str(entry.id)) for entry in self.tree(oid, path)}
+
     def written(self, oid: Any, path: str) -> TreeEntries:
         """The entries (name: (mode, id)) of the tree `oid`, refused as `check_written`
         refuses it: how a check lists what it reads, each tree parsed once while it is
