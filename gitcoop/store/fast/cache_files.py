@@ -73,6 +73,10 @@ class ShardFiles:
             with contextlib.suppress(OSError):
                 os.unlink(temp)
             return False
+        except BaseException:  # stopped (SIGTERM, Ctrl-C) while writing: nothing left behind
+            with contextlib.suppress(OSError):
+                os.unlink(temp)
+            raise
         return True
 
     def drop(self, name: str) -> None:

@@ -13,7 +13,9 @@ needs to know how:
   takes a lock or moves a ref, and it ends with `os._exit` (no interpreter
   teardown, no flush of this process's buffered output). It ends with this
   process, whatever ends it; and when this process's half stops (SIGTERM,
-  Ctrl-C, an error), the child is stopped, not waited for. Nothing is forked
+  Ctrl-C, an error), the child is stopped (by SIGTERM, so that it leaves no
+  file half written), not waited for. Cores are those this process may run
+  on (its affinity), not the machine's. Nothing is forked
   where it cannot help or is not safe: one core, no `os.fork`, or a process
   running threads (the MCP server). Then, or when the child fails for any
   reason but the `BadLedger` that `work` reports, `work(1)` runs here.
@@ -55,19 +57,25 @@ def halves(work: Callable[[int], Any]) -> tuple[Any, Any]:
     if reference() or not _can_fork():
         return work(0), work(1)
     readable, writable = os.pipe()
-    pid = _fork(lambda: _report(work, writable))
+
+    def child() -> None:
+        os.close(readable)  # so that a write fails, not waits, once this process is gone
+        _report(work, writable)
+
+    pid = _fork(child)
     os.close(writable)
     if pid is None:
         os.close(readable)
         return work(0), work(1)
+    pipe = os.fdopen(readable, "rb")
     try:
         mine = work(0)
+        raw = pipe.read()
     except BaseException:  # SIGTERM, Ctrl-C, a refusal here: the other half is not wanted
-        os.close(readable)
+        pipe.close()
         _end(pid)
         raise
-    with os.fdopen(readable, "rb") as pipe:
-        raw = pipe.read()
+    pipe.close()
     os.waitpid(pid, 0)
     try:
         kind, value = marshal.loads(raw)
@@ -85,7 +93,7 @@ def shares(
     run side by side in threads: for work that waits on another program. An exception
     from any share is raised here."""
     everything = list(items)
-    count = max(1, min(os.cpu_count() or 1, len(everything) // max(1, smallest)))
+    count = max(1, min(_cores(), len(everything) // max(1, smallest)))
     if reference() or count == 1:
         return [work(everything)]
     size = -(-len(everything) // count)
@@ -98,7 +106,15 @@ def _can_fork() -> bool:
     threads = sys.modules.get("threading")
     if threads is not None and threads.active_count() > 1:
         return False
-    return hasattr(os, "fork") and (os.cpu_count() or 1) >= 2
+    return hasattr(os, "fork") and _cores() >= 2
+
+
+def _cores() -> int:
+    """The cores this process may run on (a process pinned to one, `taskset -c 0`, has one,
+    whatever the machine has)."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
 
 
 def _fork(work: Callable[[], None]) -> int | None:
@@ -113,6 +129,7 @@ def _fork(work: Callable[[], None]) -> int | None:
         return pid
     code = 1
     try:
+        signal.signal(signal.SIGTERM, _stopped)  # whatever it was: `_end` asks with it
         _ends_with(parent)
         progress.silence()  # the parent alone tells how far the work has come
         work()
@@ -134,10 +151,17 @@ def _ends_with(parent: int) -> None:
         os._exit(1)
 
 
+def _stopped(number: int, _frame: object) -> None:
+    """SIGTERM in a child: leave through the `finally` blocks (a file being written is
+    removed, not left half made), then `os._exit`."""
+    raise SystemExit(128 + number)
+
+
 def _end(pid: int) -> None:
-    """Stop a child whose half is not wanted, and reap it."""
+    """Stop a child whose half is not wanted (SIGTERM: it leaves through its `finally`
+    blocks), and reap it."""
     with contextlib.suppress(OSError):
-        os.kill(pid, signal.SIGKILL)
+        os.kill(pid, signal.SIGTERM)
     with contextlib.suppress(OSError):
         os.waitpid(pid, 0)
 

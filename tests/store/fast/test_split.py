@@ -140,3 +140,52 @@ def test_a_failing_share_fails_the_whole() -> None:
 
     with pytest.raises(BadLedger):
         split.shares(list(range(1000)), work, 1)
+
+
+def test_a_half_stopped_while_it_reads_the_answer_stops_the_child() -> None:
+    """Stopped after its own half, while it waits for the child's answer: the child is
+    stopped too, not left writing to a pipe nobody reads."""
+    _forks()
+    done_r, done_w = os.pipe()
+    late_r, late_w = os.pipe()
+    parent = os.getpid()
+    previous = signal.signal(signal.SIGUSR1, _raise_stopped)
+
+    def work(which: int) -> int:
+        if which == 1 and os.getpid() != parent:
+            os.read(done_r, 1)  # this process's half is over
+            os.kill(parent, signal.SIGUSR1)
+            select.select([], [], [], 30)  # a long half
+            os.write(late_w, b"late")
+            return 1
+        os.close(done_r)
+        os.close(late_w)
+        os.write(done_w, b"d")
+        return 0
+
+    try:
+        with pytest.raises(Stopped):
+            split.halves(work)
+            select.select([], [], [], 30)  # the signal may come once halves has returned
+    finally:
+        signal.signal(signal.SIGUSR1, previous)
+    assert os.read(late_r, 16) == b""  # no writer left, and the child never finished
+    os.close(done_w)
+    os.close(late_r)
+
+
+def _raise_stopped(_number: int, _frame: object) -> None:
+    raise Stopped
+
+
+def test_the_cores_are_those_the_process_may_run_on() -> None:
+    if not hasattr(os, "sched_setaffinity"):
+        pytest.skip("no CPU affinity here")
+    script = (
+        "import os; os.sched_setaffinity(0, {min(os.sched_getaffinity(0))}); "
+        "from gitcoop.store.fast import split; print(split._cores(), split._can_fork())"
+    )
+    pinned = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True
+    )
+    assert pinned.stdout.split() == ["1", "False"]
