@@ -129,3 +129,20 @@ def test_the_events_of_a_commit_are_counted_across_both_processes(
     code, err, now = _sync(crew.victim, between)
     assert code == 4 and made[:12] in err and "adds over 1 events" in err, err
     assert now != made
+
+
+def test_the_files_kept_from_both_processes_stay_within_one_bound(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Each process keeps half the bound; what they hand back, and what is kept after,
+    is held to the whole of it (a peer cannot make a clone hold twice as much)."""
+    monkeypatch.setattr(windows, "DATA_HELD", 4)
+    monkeypatch.setattr(windows, "SUMMARIES_HELD", 4)
+    kept = windows.Kept({})
+    shares = [windows.Kept({}, 2) for _ in range(2)]
+    assert [share.most for share in shares] == [(2, 2), (2, 2)]
+    for n in range(6):
+        kept.take([[(f"td-{n:012d}", f"{n:040d}"), False, {"id": f"td-{n:012d}"}]])
+    assert len(kept.checked or {}) == 4
+    kept.add({"td-999999999999": ("0" * 40, {"id": "td-999999999999", "status": "open"})})
+    assert len(kept.checked or {}) == 4
