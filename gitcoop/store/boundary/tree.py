@@ -49,8 +49,8 @@ def changed(
         was, tree = old.subtree(top) if old else None, new.subtree(top) if new else None
         if was is not None and tree is not None and was.id == tree.id:
             continue  # one tree: nothing differs, and it was read as `old`'s already
-        before = _listing(old, was, top, checked=False)
-        after = _fanouts(new, tree, f"{where}{top}", before)
+        before = _listing(old, _entry(was), top, checked=False)
+        after = _fanouts(new, _entry(tree), f"{where}{top}", before)
         for fan in sorted(before.keys() | after.keys()):
             if (fans is not None and not fans(fan)) or before.get(fan) == after.get(fan):
                 continue
@@ -66,7 +66,8 @@ def tops_written(old: Snapshot | None, new: Snapshot, where: str) -> None:
         was, tree = old.subtree(top) if old else None, new.subtree(top)
         if was is not None and tree is not None and was.id == tree.id:
             continue
-        _fanouts(new, tree, f"{where}{top}", _listing(old, was, top, checked=False))
+        before = _listing(old, _entry(was), top, checked=False)
+        _fanouts(new, _entry(tree), f"{where}{top}", before)
 
 
 def changed_in(old: Snapshot | None, new: Snapshot, where: str, fan: str) -> set[ItemId]:
@@ -108,35 +109,34 @@ def _folder(
 
 
 def _entry(tree: Any) -> tuple[int, str] | None:
+    """A folder's (mode, id), as a listing names it, from its tree (or None)."""
     return (MODE_TREE, str(tree.id)) if tree is not None else None
 
 
 def _listing(
-    snapshot: Snapshot | None, tree: Any, path: str, checked: bool = True
+    snapshot: Snapshot | None, folder: tuple[int, str] | None, path: str, checked: bool = True
 ) -> dict[str, tuple[int, str]]:
-    """name -> (mode, object id) of a folder's entries (`tree`: a tree, or its (mode, id)),
+    """name -> (mode, object id) of a folder's entries (`folder`: its (mode, id), or None),
     refused unless they are as git writes them, so that a listing and a lookup by path
     find the same entries (`Repo.written`); but for the first parent's side (not
     `checked`), judged where it joined or, by fsck, reported there, and not again under
     each commit after it. Shared with later reads: not to be changed."""
-    if snapshot is None or tree is None:
-        return {}
-    if isinstance(tree, tuple):
-        mode, oid = tree
-        if mode != MODE_TREE:  # a fan-out that is not a folder: the name check refuses it
-            return {}
-    else:
-        oid = tree.id
+    if snapshot is None or folder is None or folder[0] != MODE_TREE:
+        return {}  # a fan-out that is not a folder: the name check refuses it
+    oid = folder[1]
     return snapshot.repo.written(oid, path) if checked else snapshot.repo.listed(oid, path)
 
 
 def _fanouts(
-    snapshot: Snapshot | None, tree: Any, path: str, before: dict[str, tuple[int, str]]
+    snapshot: Snapshot | None,
+    folder: tuple[int, str] | None,
+    path: str,
+    before: dict[str, tuple[int, str]],
 ) -> dict[str, tuple[int, str]]:
     """`_listing`, each entry checked to be a fan-out folder (items/ and events/ hold
     fan-out folders only: a gitlink of a folder's id is not one), but for those that are
     the first parent's (`before`), name, id and mode, checked where it was judged."""
-    found = _listing(snapshot, tree, path)
+    found = _listing(snapshot, folder, path)
     for name, (mode, _) in found.items() - before.items():
         if not is_fanout(name, mode):
             raise _not_allowed(path, name)

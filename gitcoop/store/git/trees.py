@@ -16,7 +16,7 @@ from typing import Any, NamedTuple
 from gitcoop.domain.patterns import pattern
 from gitcoop.errors import BadLedger
 from gitcoop.store.git.libgit2 import pygit2
-from gitcoop.store.git.objects import Objects, Oid, entry_at
+from gitcoop.store.git.objects import Objects, Oid, entry_at, listing
 
 TreeEntries = dict[str, tuple[int, str]]  # a tree's entries: name -> (mode, object id)
 
@@ -318,7 +318,7 @@ class Trees(Objects):
         """BadLedger unless the tree `oid`'s entries are as git writes them (see
         `_as_git_writes`): what a fetched ledger's listings are read through. The tree is
         read as `changes` reads it, and kept with the trees it compared."""
-        self._raw_entries(str(oid), path)
+        self.written(oid, path)
 
     def listed(self, oid: Any, path: str) -> TreeEntries:
         """`written`'s entries, or, for a tree not as git writes it, its entries as libgit2
@@ -326,7 +326,7 @@ class Trees(Objects):
         try:
             return self.written(oid, path)
         except BadLedger:
-            return {entry.name: (entry.filemode, str(entry.id)) for entry in self.tree(oid, path)}
+            return listing(self.tree(oid, path))
 
     def written(self, oid: Any, path: str) -> TreeEntries:
         """The entries (name: (mode, id)) of the tree `oid`, refused as `check_written`
