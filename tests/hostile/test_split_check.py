@@ -9,6 +9,7 @@ the same files kept for the read cache.
 
 from __future__ import annotations
 
+import marshal
 import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -146,3 +147,30 @@ def test_the_files_kept_from_both_processes_stay_within_one_bound(
     assert len(kept.checked or {}) == 4
     kept.add({"td-999999999999": ("0" * 40, {"id": "td-999999999999", "status": "open"})})
     assert len(kept.checked or {}) == 4
+
+
+def test_an_item_checked_at_two_versions_is_kept_once_at_its_latest(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A file a later commit replaced is one the read cache never asks for: the bound
+    counts items, each at the version checked last, not every version of each."""
+    monkeypatch.setattr(windows, "DATA_HELD", 2)
+    monkeypatch.setattr(windows, "SUMMARIES_HELD", 2)
+    kept = windows.Kept({})
+    one, two, three = (f"td-00000000000{n}" for n in (1, 2, 3))
+    settled = {
+        "id": one, "kind": "todo", "status": "done", "conflicts": [], "takeovers": [],
+        "obligation": None, "tags": [], "links": [], "title": "t",
+        "created_at": "2026-01-01T00:00:00Z",
+    }  # fmt: skip
+    kept.add({one: ("1" * 40, {"id": one, "status": "open"})})
+    kept.add({one: ("2" * 40, {"id": one, "status": "taken"})})
+    kept.add({two: ("3" * 40, {"id": two, "status": "open"})})
+    assert sorted(kept.checked or {}) == [(one, "2" * 40), (two, "3" * 40)]
+    kept.add({one: ("4" * 40, settled)})  # now a summary: its data's place is free again
+    kept.add({three: ("5" * 40, {"id": three, "status": "open"})})
+    held = kept.checked or {}
+    assert sorted(held) == [(one, "4" * 40), (two, "3" * 40), (three, "5" * 40)]
+    assert isinstance(held[one, "4" * 40], windows.Summary)
+    # data is held marshalled, a quarter of its size as objects
+    assert marshal.loads(held[three, "5" * 40]) == {"id": three, "status": "open"}

@@ -33,6 +33,7 @@ instead (`streamable` answers False): the reference the tests compare this one w
 from __future__ import annotations
 
 import contextlib
+import marshal
 from collections import OrderedDict, defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -55,11 +56,12 @@ from gitcoop.store.ledger.layout import EVENTS, ITEMS, MODE_TREE
 from gitcoop.store.ledger.repo import Repo
 from gitcoop.store.ledger.snapshot import CheckedFiles, Snapshot
 
-# checked item files kept for the read cache: summaries of settled ones (small), and the
-# data of the rest; past these, the cache reads them again
+# checked item files kept for the read cache: summaries of settled ones (~0.7 KB each),
+# and the data of the rest, marshalled (~0.9 KB, against ~3.3 KB as objects); past these,
+# the cache reads them again
 SUMMARIES_HELD = 100_000
 OBJECTS_CACHED = 32 * 1024 * 1024  # libgit2's parsed objects, while a history is checked
-DATA_HELD = 20_000
+DATA_HELD = 80_000
 LEDGERS_HELD = 64  # the ledger states of recent first parents, by commit
 # windows (a commit's changes in one folder) from which the folders are checked in two
 # processes, each folder in one of them (`split.halves`)
@@ -463,24 +465,44 @@ def _aside(
 class Kept:
     """Checked item files for the read cache, up to a bound (past it, the cache reads them
     again; a share of the folders keeps its part of it): a settled one that needs nothing
-    as the summary the cache counts it by, another as its data."""
+    as the summary the cache counts it by, another as its data, marshalled (a quarter of
+    its size as objects; `Snapshot.open_view` reads it back). An item is kept once, at the
+    version checked last: a file a later commit replaced is one the cache never asks for,
+    and a long history replaces most of its files."""
 
     def __init__(self, checked: CheckedFiles | None, shares: int = 1) -> None:
         self.checked = checked
         self.summaries = self.data = 0
         self.most = (SUMMARIES_HELD // shares, DATA_HELD // shares)
+        self.latest: dict[str, str] = {}  # the blob each item is kept at
 
     def add(self, found: dict[ItemId, tuple[str, Any]]) -> None:
         if self.checked is None:
             return
         for item_id, (blob, data) in found.items():
-            quiet = quiet_summary(item_id, data)
-            if quiet is not None and self.summaries < self.most[0]:
-                self.checked[item_id, blob] = quiet
-                self.summaries += 1
-            elif quiet is None and self.data < self.most[1]:
-                self.checked[item_id, blob] = data
-                self.data += 1
+            self._keep(item_id, blob, quiet_summary(item_id, data) or marshal.dumps(data))
+
+    def _keep(self, item_id: str, blob: str, file: Any) -> None:
+        """Keep this version of the item in place of the one kept before, within the bound."""
+        checked = self.checked
+        assert checked is not None
+        was = self.latest.pop(item_id, None)
+        if was is not None:  # its place is free again
+            gone = checked.pop((item_id, was), None)
+            if isinstance(gone, Summary):
+                self.summaries -= 1
+            elif gone is not None:
+                self.data -= 1
+        if isinstance(file, Summary):
+            if self.summaries >= self.most[0]:
+                return
+            self.summaries += 1
+        else:
+            if self.data >= self.most[1]:
+                return
+            self.data += 1
+        checked[item_id, blob] = file
+        self.latest[item_id] = blob
 
     def plain(self) -> list[Any] | None:
         """The files kept, as plain data: a summary as its fields."""
@@ -496,12 +518,7 @@ class Kept:
         if self.checked is None or plain is None:
             return
         for (item_id, blob), summary, file in plain:
-            if summary and self.summaries < self.most[0]:
-                self.checked[item_id, blob] = Summary(*file)
-                self.summaries += 1
-            elif not summary and self.data < self.most[1]:
-                self.checked[item_id, blob] = file
-                self.data += 1
+            self._keep(item_id, blob, Summary(*file) if summary else file)
 
 
 @contextlib.contextmanager

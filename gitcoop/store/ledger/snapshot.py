@@ -6,6 +6,7 @@ used, and every blob is size-checked before it is read.
 
 from __future__ import annotations
 
+import marshal
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, cast
 
@@ -41,9 +42,10 @@ if TYPE_CHECKING:  # a write never loads the read cache
     from gitcoop.store.fast.open_keys import Incoming, Keys
     from gitcoop.store.fast.read_cache import Entry, ItemCache
 
-# checked item files by (item id, blob id): their data, or, for a settled one that needs
-# nothing, the summary the open index counts it by (`cache_rows.quiet_summary`)
-CheckedFiles = dict[tuple[str, str], "PlainData | Summary"]
+# checked item files by (item id, blob id): their data (or it marshalled), or, for a
+# settled one that needs nothing, the summary the open index counts it by
+# (`cache_rows.quiet_summary`)
+CheckedFiles = dict[tuple[str, str], "PlainData | bytes | Summary"]
 # the root's names and the 1,024 fan-out folders: found by pygit2's own lookup (`entry_at`)
 name_kept([*ROOT_NAMES, *(a + b for a in ids.ALPHABET for b in ids.ALPHABET)])
 READ_TOGETHER = 1024  # event files read, then parsed, then made records, as one part
@@ -249,7 +251,12 @@ class Snapshot:
 
             def quick(item_id: str, blob_id: Any) -> PlainData | Summary:
                 found = known.get((item_id, str(blob_id)))
-                return found if found is not None else self._item_quick(item_id, blob_id)
+                if found is None:
+                    return self._item_quick(item_id, blob_id)
+                if type(found) is bytes:  # data kept marshalled (`windows.Kept`)
+                    data: PlainData = marshal.loads(found)
+                    return data
+                return cast("PlainData | Summary", found)
 
         fanouts = [fan for fan in self._fanout_ids() if fans is None or fans(fan[0])]
         return cache.open_view(fanouts, self._item_entries, self._item_data, quick)
