@@ -5,7 +5,7 @@ from __future__ import annotations
 import bisect
 import functools
 from collections.abc import Callable, Iterable
-from typing import NewType
+from typing import Any, NewType
 
 from gitcoop.domain import bounds
 from gitcoop.domain.bounds import has_unsafe
@@ -130,15 +130,25 @@ def mint_event_id(bits: RandomBits) -> EventId:
 
 def content_event_id(content: bytes) -> EventId:
     """The id of an event whose canonical content (every field but the id) is `content`:
-    130 bits of its SHA-256, as git names an object by its content."""
-    import hashlib  # only writers and the boundary hash
+    130 bits of its SHA-256, as git names an object by its content, spelt from the lowest
+    five bits up, ten bits (two characters) at a time."""
+    pairs, sha256 = _spelling()
+    value = int.from_bytes(sha256(content).digest()[:17], "big") >> 6
+    spelt = "".join([pairs[value >> shift & 1023] for shift in _SHIFTS])
+    return EventId(f"{EVENT_PREFIX}-{spelt}")
 
-    value = int.from_bytes(hashlib.sha256(content).digest()[:17], "big") >> 6
-    chars = []
-    for _ in range(CONTENT_ID_LENGTH):
-        chars.append(ALPHABET[value & 31])
-        value >>= 5
-    return EventId(f"{EVENT_PREFIX}-{''.join(chars)}")
+
+_SHIFTS = range(0, 5 * CONTENT_ID_LENGTH, 10)
+
+
+@functools.cache
+def _spelling() -> tuple[tuple[str, ...], Callable[[bytes], Any]]:
+    """Each ten bits' two characters, and the hash (only writers and the boundary hash:
+    neither is made at start-up)."""
+    import hashlib
+
+    pairs = tuple(ALPHABET[n & 31] + ALPHABET[n >> 5] for n in range(1024))
+    return pairs, hashlib.sha256
 
 
 def is_content_id(event_id: str) -> bool:

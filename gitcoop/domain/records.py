@@ -73,7 +73,31 @@ def canonical(value: Any) -> bytes:
 
 
 def _canonical(value: Any, out: list[bytes]) -> None:
-    if isinstance(value, str):
+    kind = type(value)
+    if kind is str:  # what an event mostly holds, spelt in one step (a first sync hashes
+        raw = value.encode()  # every event it brings)
+        out.append(b"s%d:%s" % (len(raw), raw))
+    elif kind is dict:
+        try:
+            keys = sorted(value)
+        except TypeError:  # keys of more than one type: not all of them text
+            raise RecordError("a mapping an event holds has keys that are not text") from None
+        out.append(b"d")
+        for key in keys:
+            if not isinstance(key, str):
+                raise RecordError(f"{type(key).__name__} is not a key an event holds")
+            raw = key.encode()
+            out.append(b"s%d:%s" % (len(raw), raw))
+            element = value[key]
+            if type(element) is str:  # in line: most of an event's values
+                raw = element.encode()
+                out.append(b"s%d:%s" % (len(raw), raw))
+            else:
+                _canonical(element, out)
+        out.append(b"e")
+    elif kind is int:
+        out.append(b"i%de" % value)
+    elif isinstance(value, str):
         raw = value.encode()
         out += (b"s", str(len(raw)).encode(), b":", raw)
     elif value is True or value is False:
@@ -88,11 +112,7 @@ def _canonical(value: Any, out: list[bytes]) -> None:
             _canonical(element, out)
         out.append(b"e")
     elif isinstance(value, Mapping) and all(isinstance(key, str) for key in value):
-        out.append(b"d")
-        for key in sorted(value):
-            _canonical(key, out)
-            _canonical(value[key], out)
-        out.append(b"e")
+        _canonical(dict(value), out)
     else:
         raise RecordError(f"{type(value).__name__} is not a value an event holds")
 

@@ -80,3 +80,18 @@ def test_an_id_is_its_hash_s_top_130_bits_in_the_alphabet() -> None:
         value = int.from_bytes(hashlib.sha256(content).digest()[:17], "big") >> 6
         spelt = "".join(ALPHABET[(value >> (5 * n)) & 31] for n in range(CONTENT_ID_LENGTH))
         assert content_event_id(content) == f"ev-{spelt}"
+
+
+def test_any_mapping_and_any_text_spell_as_a_dict_and_a_str_do() -> None:
+    """Spelt by exact type first (a first sync hashes every event), by kind after."""
+    from types import MappingProxyType
+
+    class Text(str):
+        pass
+
+    plain = {"a": "x", "b": [1, {"c": True}]}
+    assert canonical(MappingProxyType(plain)) == canonical(plain)
+    assert canonical({Text("a"): Text("x"), "b": [1, {"c": True}]}) == canonical(plain)
+    assert canonical(Text("é")) == canonical("é") == b"s2:\xc3\xa9"
+    with pytest.raises(RecordError):
+        canonical({"a": 1, 2: "b"})  # keys of two types: not sortable, not all text
