@@ -5,24 +5,21 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from gitcoop.domain import progress
-from gitcoop.domain.ids import ItemId
 from gitcoop.errors import BadLedger, FetchedLedgerRefused
 from gitcoop.store.boundary import format1, joining, remembered, windows
 from gitcoop.store.boundary.history import History, Reader, check_one_root
-from gitcoop.store.boundary.tree import changed
 from gitcoop.store.git.commits import CommitInfo
 from gitcoop.store.git.objects import Oid
 from gitcoop.store.ledger.layout import EVENTS
 from gitcoop.store.ledger.repo import Repo
-from gitcoop.store.ledger.snapshot import CheckedFiles, Snapshot
+from gitcoop.store.ledger.snapshot import CheckedFiles
 
 
 @dataclass
 class Arrival:
-    """A fetched ledger that passed: the items it changed since the local tip, the events
-    parsed, and each checked item file's data by (item id, blob id), for the read cache."""
+    """A fetched ledger that passed: the events parsed, and checked item files' data by
+    (item id, blob id), for the read cache."""
 
-    touched: frozenset[ItemId]
     reader: Reader
     checked: CheckedFiles = field(default_factory=dict)
 
@@ -48,11 +45,10 @@ def check(repo: Repo, remote: str, ours: Oid | None, theirs: Oid, base: Oid | No
             )
         if ours is not None and base == ours:  # a fast-forward loses no event of this clone's
             _holds_every_event(repo, ours, theirs)
-        touched = changed(Snapshot(repo, ours) if ours else None, Snapshot(repo, theirs), where)
     except BadLedger as error:
         text = error.message.removeprefix(where)
         raise FetchedLedgerRefused(f"{where}{text} — the local ledger is unchanged") from None
-    return Arrival(frozenset(touched), reader, checked)
+    return Arrival(reader, checked)
 
 
 def _whole_commits(

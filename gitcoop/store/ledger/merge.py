@@ -28,7 +28,6 @@ from gitcoop.domain.rulebook import config_of
 from gitcoop.errors import ChangedUnderWrite, Refused
 from gitcoop.store.boundary import fetched, joining, remembered
 from gitcoop.store.boundary.history import Reader
-from gitcoop.store.boundary.tree import changed
 from gitcoop.store.fast.cache_rows import Row, conflicted
 from gitcoop.store.fast.read_cache import ItemCache
 from gitcoop.store.git import lock
@@ -51,7 +50,6 @@ class Merged:
     kind: str
     before: Oid | None
     after: Oid | None
-    items: tuple[ItemId, ...] = ()  # items whose file changed locally
     unsigned: tuple[EventId, ...] = ()  # events this merge refused for want of a signature
     # item data the merge already read or folded, by (item id, blob id): fills the cache
     known: CheckedFiles = field(default_factory=dict, repr=False, compare=False)
@@ -151,8 +149,7 @@ def plan(
             commit, unsigned = _merge_commit(
                 arrival.reader, remote, theirs, ours, (actor, at, sign), {}
             )
-        touched = changed(Snapshot(repo, ours), Snapshot(repo, commit), "")
-        return Merged("merged", ours, commit, tuple(sorted(touched)), unsigned)
+        return Merged("merged", ours, commit, unsigned)
     base = repo.merge_base(ours, theirs) if ours is not None else None
     arrival = fetched.check(repo, remote, ours, theirs, base)
     if ours is not None and base is None:
@@ -163,15 +160,14 @@ def plan(
         )
     if ours is None or base == ours:
         kind = "new" if ours is None else "fast-forward"
-        return Merged(kind, ours, theirs, tuple(sorted(arrival.touched)), (), arrival.checked)
+        return Merged(kind, ours, theirs, (), arrival.checked)
     first, second = (ours, theirs) if ours_first else (theirs, ours)
     known: CheckedFiles = {}
     with repo.one_pack():  # one pack, synced once, instead of an fsync per object
         commit, unsigned = _merge_commit(
             arrival.reader, remote, first, second, (actor, at, sign), known
         )
-    touched = changed(Snapshot(repo, ours), Snapshot(repo, commit), "")
-    return Merged("merged", ours, commit, tuple(sorted(touched)), unsigned, known)
+    return Merged("merged", ours, commit, unsigned, known)
 
 
 # -- writing the merge ----------------------------------------------------------
