@@ -64,7 +64,7 @@ class ConnectionReset(TransportFailed):
 
 
 class TimedOut(TransportFailed):
-    """The remote did not answer within coop.remoteTimeout: it is not asked again by the
+    """The remote did not finish within coop.remoteTimeout: it is not asked again by the
     same command, but for the one fetch that learns whether a push it cut off landed.
     `pushing`: a push was cut off, so whether the remote took it is not known."""
 
@@ -377,7 +377,8 @@ def _git(
         pushing = args[0] == "push"
         unknown = "; whether it took the push is not known" if pushing else ""
         raise TimedOut(
-            f"{remote} did not answer within {limit:g}s (git config {REMOTE_TIMEOUT_KEY}){unknown}",
+            f"{remote} did not finish within {limit:g}s{unknown} — for a slow remote, or "
+            f"a large ledger's first fetch, allow longer: git config {REMOTE_TIMEOUT_KEY} 10m",
             pushing,
         ) from None
     finally:
