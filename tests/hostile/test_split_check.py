@@ -14,13 +14,15 @@ import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
 from gitcoop.store.boundary import windows
-from gitcoop.store.fast import split
-from gitcoop.store.ledger import codec
+from gitcoop.store.fast import REFERENCE, split
+from gitcoop.store.fast.cache_rows import Summary
+from gitcoop.store.ledger import codec, snapshot
 from tests.conftest import Clones, coop_in, git
 from tests.hostile.forge import MALLORY, add_event, files, new_event, publish, team, tip
 from tests.hostile.test_folder_windows import A, B, C, _three_items_being_verified
@@ -137,40 +139,99 @@ def test_the_files_kept_from_both_processes_stay_within_one_bound(
 ) -> None:
     """Each process keeps half the bound; what they hand back, and what is kept after,
     is held to the whole of it (a peer cannot make a clone hold twice as much)."""
-    monkeypatch.setattr(windows, "DATA_HELD", 4)
-    monkeypatch.setattr(windows, "SUMMARIES_HELD", 4)
+    monkeypatch.setattr(windows, "KEPT_BYTES", 4 * (windows.ENTRY_BYTES + 100))
     kept = windows.Kept({})
     shares = [windows.Kept({}, 2) for _ in range(2)]
-    assert [share.most for share in shares] == [(2, 2), (2, 2)]
-    for n in range(6):
-        kept.take([[(f"td-{n:012d}", f"{n:040d}"), False, {"id": f"td-{n:012d}"}]])
+    assert [share.most for share in shares] == [kept.most // 2] * 2
+    for n in range(6):  # each file 100 bytes: four fit
+        kept.take([[(f"td-{n:012d}", f"{n:040d}"), bytes(100)]])
     assert len(kept.checked or {}) == 4
     kept.add({"td-999999999999": ("0" * 40, {"id": "td-999999999999", "status": "open"})})
     assert len(kept.checked or {}) == 4
+
+
+def test_large_files_are_kept_within_the_bound_in_bytes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A peer's items each with a 64K-character body hold no more memory than small ones:
+    the bound is in bytes, not files."""
+    monkeypatch.setattr(windows, "KEPT_BYTES", 1024 * 1024)
+    kept = windows.Kept({})
+    body = "é" * 64 * 1024  # 128 KB as UTF-8
+    for n in range(20):
+        item_id = f"td-{n:012d}"
+        kept.add({item_id: (f"{n:040d}", {"id": item_id, "status": "open", "body": body})})
+    held = [file for file in (kept.checked or {}).values() if isinstance(file, bytes)]
+    assert 0 < len(held) < 20
+    assert sum(len(file) + windows.ENTRY_BYTES for file in held) <= windows.KEPT_BYTES
+    assert kept.held == sum(len(file) + windows.ENTRY_BYTES for file in held)
 
 
 def test_an_item_checked_at_two_versions_is_kept_once_at_its_latest(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """A file a later commit replaced is one the read cache never asks for: the bound
-    counts items, each at the version checked last, not every version of each."""
-    monkeypatch.setattr(windows, "DATA_HELD", 2)
-    monkeypatch.setattr(windows, "SUMMARIES_HELD", 2)
-    kept = windows.Kept({})
+    counts what is kept of each item at the version checked last, not every version."""
     one, two, three = (f"td-00000000000{n}" for n in (1, 2, 3))
+    body = "x" * 1000  # an open item's data, larger than a settled one's summary
+
+    def taken(item_id: str) -> dict[str, str]:
+        return {"id": item_id, "status": "taken", "body": body}
+
+    size = len(marshal.dumps(taken(one))) + windows.ENTRY_BYTES
+    monkeypatch.setattr(windows, "KEPT_BYTES", 3 * size - 1)  # not three open items
+    kept = windows.Kept({})
     settled = {
         "id": one, "kind": "todo", "status": "done", "conflicts": [], "takeovers": [],
         "obligation": None, "tags": [], "links": [], "title": "t",
         "created_at": "2026-01-01T00:00:00Z",
     }  # fmt: skip
-    kept.add({one: ("1" * 40, {"id": one, "status": "open"})})
-    kept.add({one: ("2" * 40, {"id": one, "status": "taken"})})
-    kept.add({two: ("3" * 40, {"id": two, "status": "open"})})
+    kept.add({one: ("1" * 40, taken(one))})
+    kept.add({one: ("2" * 40, taken(one))})
+    kept.add({two: ("3" * 40, taken(two))})
     assert sorted(kept.checked or {}) == [(one, "2" * 40), (two, "3" * 40)]
-    kept.add({one: ("4" * 40, settled)})  # now a summary: its data's place is free again
-    kept.add({three: ("5" * 40, {"id": three, "status": "open"})})
+    kept.add({one: ("4" * 40, settled)})  # now a summary, smaller: room for another
+    kept.add({three: ("5" * 40, taken(three))})
     held = kept.checked or {}
     assert sorted(held) == [(one, "4" * 40), (two, "3" * 40), (three, "5" * 40)]
-    assert isinstance(held[one, "4" * 40], windows.Summary)
-    # data is held marshalled, a quarter of its size as objects
-    assert marshal.loads(held[three, "5" * 40]) == {"id": three, "status": "open"}
+    # held marshalled: data as itself, a summary as its fields
+    assert marshal.loads(held[three, "5" * 40]) == taken(three)
+    assert Summary(*marshal.loads(held[one, "4" * 40])).status == "done"
+
+
+@pytest.mark.parametrize("files_held", [0, 3, 1000])
+def test_what_a_first_sync_shows_is_the_files_whatever_it_kept(
+    clones: Clones, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, files_held: int
+) -> None:
+    """Checked in two processes, a bound that keeps none, some or all of the checked files
+    (versions replaced, some refused a place): every read shows what a clone that read
+    every file shows."""
+    alice = clones.clone("alice")
+    assert coop_in(alice, "init").code == 0
+    ids = [coop_in(alice, "add", "todo", f"t{n}", "--json").json()["id"] for n in range(8)]
+    for step in range(3):
+        for n, item in enumerate(ids):
+            if (n + step) % 3 == 0:
+                assert coop_in(alice, "note", item, f"r{step}").code == 0
+        assert coop_in(alice, "take", ids[step], "--session", f"s{step}").code == 0
+        assert coop_in(alice, "sync").code == 0
+    for item in ids[5:7]:
+        assert coop_in(alice, "done", item, "--summary", "ok", "--force").code == 0, item
+    assert coop_in(alice, "sync").code == 0
+    carol = clones.clone("carol")
+    twin = tmp_path / "twin"
+    shutil.copytree(carol, twin, symlinks=True)
+    monkeypatch.setattr(windows, "SPLIT_FROM", 1)
+    monkeypatch.setattr(windows, "KEPT_BYTES", files_held * (windows.ENTRY_BYTES + 1000))
+    read_back: list[bytes] = []  # files the read cache took as the check kept them
+
+    def loads(raw: bytes) -> Any:
+        read_back.append(raw)
+        return marshal.loads(raw)
+
+    monkeypatch.setattr(snapshot, "marshal", SimpleNamespace(loads=loads))
+    assert coop_in(carol, "sync").code == 0
+    assert (len(read_back) > 0) == (files_held > 0), len(read_back)
+    assert coop_in(twin, "sync", env={REFERENCE: "1"}).code == 0
+    for args in (("list", "--json"), ("list", "--json", "--all"), ("status", "--json")):
+        got, want = coop_in(carol, *args), coop_in(twin, *args, env={REFERENCE: "1"})
+        assert got.code == want.code == 0, (args, got.err, want.err)
+        assert got.out == want.out, args

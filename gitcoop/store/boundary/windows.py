@@ -49,19 +49,19 @@ from gitcoop.store.boundary.history import MAX_EVENTS, Added, History, Reader, a
 from gitcoop.store.boundary.joining import Holding, holds_items, ledger_before
 from gitcoop.store.boundary.tree import tops_written
 from gitcoop.store.fast import reference, split
-from gitcoop.store.fast.cache_rows import Summary, quiet_summary
+from gitcoop.store.fast.cache_rows import quiet_summary
 from gitcoop.store.git.commits import CommitInfo
 from gitcoop.store.git.objects import Oid, version
 from gitcoop.store.ledger.layout import EVENTS, ITEMS, MODE_TREE
 from gitcoop.store.ledger.repo import Repo
 from gitcoop.store.ledger.snapshot import CheckedFiles, Snapshot
 
-# checked item files kept for the read cache: summaries of settled ones (~0.7 KB each),
-# and the data of the rest, marshalled (~0.9 KB, against ~3.3 KB as objects); past these,
-# the cache reads them again
-SUMMARIES_HELD = 100_000
+# checked item files kept for the read cache, marshalled, in bytes (past it, the cache
+# reads them again): ~0.16 KB a settled file's summary, ~0.9 KB an open one's data (~3.3 KB
+# as objects), and what each costs besides (its key, its places in two dicts)
+KEPT_BYTES = 128 * 1024 * 1024
+ENTRY_BYTES = 400
 OBJECTS_CACHED = 32 * 1024 * 1024  # libgit2's parsed objects, while a history is checked
-DATA_HELD = 80_000
 LEDGERS_HELD = 64  # the ledger states of recent first parents, by commit
 # windows (a commit's changes in one folder) from which the folders are checked in two
 # processes, each folder in one of them (`split.halves`)
@@ -463,62 +463,56 @@ def _aside(
 
 
 class Kept:
-    """Checked item files for the read cache, up to a bound (past it, the cache reads them
-    again; a share of the folders keeps its part of it): a settled one that needs nothing
-    as the summary the cache counts it by, another as its data, marshalled (a quarter of
-    its size as objects; `Snapshot.open_view` reads it back). An item is kept once, at the
-    version checked last: a file a later commit replaced is one the cache never asks for,
-    and a long history replaces most of its files."""
+    """Checked item files for the read cache, marshalled, up to a bound in bytes (past it,
+    the cache reads them again; a share of the folders keeps its part of it): a settled
+    one that needs nothing as the summary the cache counts it by, another as its data
+    (`Snapshot.open_view` reads each back). An item is kept once, at the version checked
+    last: a file a later commit replaced is one the cache never asks for, and a long
+    history replaces most of its files. Bytes, not files, are bounded: a peer's items of
+    64K-character bodies hold no more than small ones do."""
 
     def __init__(self, checked: CheckedFiles | None, shares: int = 1) -> None:
         self.checked = checked
-        self.summaries = self.data = 0
-        self.most = (SUMMARIES_HELD // shares, DATA_HELD // shares)
+        self.held = 0
+        self.most = KEPT_BYTES // shares
         self.latest: dict[str, str] = {}  # the blob each item is kept at
 
     def add(self, found: dict[ItemId, tuple[str, Any]]) -> None:
         if self.checked is None:
             return
         for item_id, (blob, data) in found.items():
-            self._keep(item_id, blob, quiet_summary(item_id, data) or marshal.dumps(data))
+            quiet = quiet_summary(item_id, data)
+            self._keep(item_id, blob, marshal.dumps(data if quiet is None else tuple(quiet)))
 
-    def _keep(self, item_id: str, blob: str, file: Any) -> None:
+    def _keep(self, item_id: str, blob: str, file: bytes) -> None:
         """Keep this version of the item in place of the one kept before, within the bound."""
         checked = self.checked
         assert checked is not None
         was = self.latest.pop(item_id, None)
         if was is not None:  # its place is free again
             gone = checked.pop((item_id, was), None)
-            if isinstance(gone, Summary):
-                self.summaries -= 1
-            elif gone is not None:
-                self.data -= 1
-        if isinstance(file, Summary):
-            if self.summaries >= self.most[0]:
-                return
-            self.summaries += 1
-        else:
-            if self.data >= self.most[1]:
-                return
-            self.data += 1
+            if type(gone) is bytes:
+                self.held -= len(gone) + ENTRY_BYTES
+        size = len(file) + ENTRY_BYTES
+        if self.held + size > self.most:
+            return
+        self.held += size
         checked[item_id, blob] = file
         self.latest[item_id] = blob
 
     def plain(self) -> list[Any] | None:
-        """The files kept, as plain data: a summary as its fields."""
+        """The files kept, as plain data."""
         if self.checked is None:
             return None
-        return [
-            [key, True, tuple(file)] if isinstance(file, Summary) else [key, False, file]
-            for key, file in self.checked.items()
-        ]
+        return [[key, file] for key, file in self.checked.items() if type(file) is bytes]
 
     def take(self, plain: list[Any] | None) -> None:
         """Files another `Kept` kept (`plain`), within this one's bound."""
         if self.checked is None or plain is None:
             return
-        for (item_id, blob), summary, file in plain:
-            self._keep(item_id, blob, Summary(*file) if summary else file)
+        for (item_id, blob), file in plain:
+            if type(file) is bytes:
+                self._keep(item_id, blob, file)
 
 
 @contextlib.contextmanager

@@ -42,9 +42,9 @@ if TYPE_CHECKING:  # a write never loads the read cache
     from gitcoop.store.fast.open_keys import Incoming, Keys
     from gitcoop.store.fast.read_cache import Entry, ItemCache
 
-# checked item files by (item id, blob id): their data (or it marshalled), or, for a
-# settled one that needs nothing, the summary the open index counts it by
-# (`cache_rows.quiet_summary`)
+# checked item files by (item id, blob id): their data, or, for a settled one that needs
+# nothing, the summary the open index counts it by (`cache_rows.quiet_summary`); either
+# marshalled (a summary as a tuple), as a fetch check keeps them
 CheckedFiles = dict[tuple[str, str], "PlainData | bytes | Summary"]
 # the root's names and the 1,024 fan-out folders: found by pygit2's own lookup (`entry_at`)
 name_kept([*ROOT_NAMES, *(a + b for a in ids.ALPHABET for b in ids.ALPHABET)])
@@ -248,15 +248,16 @@ class Snapshot:
         """
         quick = self._item_quick
         if known and not fast.reference():  # by reference, each file is read from the commit
+            from gitcoop.store.fast.cache_rows import Summary
 
             def quick(item_id: str, blob_id: Any) -> PlainData | Summary:
                 found = known.get((item_id, str(blob_id)))
                 if found is None:
                     return self._item_quick(item_id, blob_id)
-                if type(found) is bytes:  # data kept marshalled (`windows.Kept`)
-                    data: PlainData = marshal.loads(found)
-                    return data
-                return cast("PlainData | Summary", found)
+                if type(found) is not bytes:
+                    return cast("PlainData | Summary", found)
+                kept = marshal.loads(found)  # as a check kept it (`windows.Kept`)
+                return Summary(*kept) if type(kept) is tuple else cast("PlainData", kept)
 
         fanouts = [fan for fan in self._fanout_ids() if fans is None or fans(fan[0])]
         return cache.open_view(fanouts, self._item_entries, self._item_data, quick)
