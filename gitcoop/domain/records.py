@@ -74,32 +74,17 @@ def canonical(value: Any) -> bytes:
 
 def _canonical(value: Any, out: list[bytes]) -> None:
     kind = type(value)
-    if kind is str:  # what an event mostly holds, spelt in one step (a first sync hashes
-        raw = value.encode()  # every event it brings)
+    if isinstance(value, str):  # in one formatted append: a first sync hashes every event
+        raw = value.encode()
         out.append(b"s%d:%s" % (len(raw), raw))
     elif kind is dict:
         try:
             keys = sorted(value)
-        except TypeError:  # keys of more than one type: not all of them text
-            raise RecordError("a mapping an event holds has keys that are not text") from None
-        out.append(b"d")
-        for key in keys:
-            if not isinstance(key, str):
-                raise RecordError(f"{type(key).__name__} is not a key an event holds")
-            raw = key.encode()
-            out.append(b"s%d:%s" % (len(raw), raw))
-            element = value[key]
-            if type(element) is str:  # in line: most of an event's values
-                raw = element.encode()
-                out.append(b"s%d:%s" % (len(raw), raw))
-            else:
-                _canonical(element, out)
-        out.append(b"e")
+        except Exception:  # text keys always sort: these are not all text
+            raise RecordError(f"{kind.__name__} is not a value an event holds") from None
+        _mapping(value, keys, out)
     elif kind is int:
         out.append(b"i%de" % value)
-    elif isinstance(value, str):
-        raw = value.encode()
-        out += (b"s", str(len(raw)).encode(), b":", raw)
     elif value is True or value is False:
         out.append(b"t" if value else b"f")
     elif isinstance(value, int):
@@ -112,9 +97,26 @@ def _canonical(value: Any, out: list[bytes]) -> None:
             _canonical(element, out)
         out.append(b"e")
     elif isinstance(value, Mapping) and all(isinstance(key, str) for key in value):
-        _canonical(dict(value), out)
+        _mapping(value, sorted(value), out)
     else:
-        raise RecordError(f"{type(value).__name__} is not a value an event holds")
+        raise RecordError(f"{kind.__name__} is not a value an event holds")
+
+
+def _mapping(value: Mapping[Any, Any], keys: list[Any], out: list[bytes]) -> None:
+    """A mapping, its keys in sorted order (each text), text values in line."""
+    out.append(b"d")
+    for key in keys:
+        if not isinstance(key, str):
+            raise RecordError(f"{type(value).__name__} is not a value an event holds")
+        raw = key.encode()
+        out.append(b"s%d:%s" % (len(raw), raw))
+        element = value[key]
+        if type(element) is str:
+            raw = element.encode()
+            out.append(b"s%d:%s" % (len(raw), raw))
+        else:
+            _canonical(element, out)
+    out.append(b"e")
 
 
 def _event_ids(value: Any, name: str) -> tuple[EventId, ...]:

@@ -511,8 +511,7 @@ class Kept:
         if self.checked is None or plain is None:
             return
         for (item_id, blob), file in plain:
-            if type(file) is bytes:
-                self._keep(item_id, blob, file)
+            self._keep(item_id, blob, file)
 
 
 @contextlib.contextmanager
