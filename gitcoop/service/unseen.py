@@ -17,14 +17,11 @@ from __future__ import annotations
 import contextlib
 import os
 
-from gitcoop.domain import trailers
 from gitcoop.domain.record_type import record_type
 from gitcoop.service.context import Context
 from gitcoop.service.hook_setups import PRIVATE_DIR
-from gitcoop.store.fast import blob_search
 from gitcoop.store.git import worktree
 from gitcoop.store.git.worktree import CommitInfo
-from gitcoop.store.ledger import journal
 from gitcoop.store.ledger.snapshot import Snapshot
 from gitcoop.store.repository import Repo
 
@@ -53,6 +50,8 @@ def check(ctx: Context) -> Unseen | None:
     if seen is None:
         _write(path, tips)
         return None
+    from gitcoop.domain import trailers  # here: every command asks; few find a branch moved
+
     moved = [sha for ref, sha in tips.items() if seen.get(ref) != sha]
     walked, more = worktree.commits_reaching(repo, moved, list(seen.values()), WALK_AT_MOST)
     comment = worktree.comment_char(repo) or "#"
@@ -88,6 +87,9 @@ def note_branch(repo: Repo, came_from: str | None) -> None:
 
 
 def _unrecorded(repo: Repo, commits: list[CommitInfo]) -> list[CommitInfo]:
+    from gitcoop.store.fast import blob_search
+    from gitcoop.store.ledger import journal
+
     tip = repo.tip()
     if tip is None:
         return []  # no ledger yet: nothing to record them into; backfill after init

@@ -16,9 +16,9 @@ import contextlib
 import os
 import threading
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from gitcoop.domain.record_type import record_type
 from gitcoop.errors import NoLedger, UnsupportedRepository
 from gitcoop.store.git.commits import Commits
 from gitcoop.store.git.config import Config, config_parameters
@@ -111,7 +111,7 @@ def library_versions() -> dict[str, str]:
 R = TypeVar("R", bound=Repo)
 
 
-@dataclass(frozen=True)
+@record_type
 class Search:
     """How git finds a repository, from its environment (read by the CLI alone): `exact`
     when GIT_DIR named it (never a repository above); else upwards, stopping at the

@@ -19,7 +19,7 @@ from __future__ import annotations
 import time
 from collections import defaultdict
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -72,7 +72,7 @@ class Policy:
         return cls(fsync=fsync, lock_timeout=repo.config_number(LOCK_TIMEOUT_KEY, DEFAULT_TIMEOUT))
 
 
-@dataclass
+@record_type
 class Change:
     """What one transaction writes: new item states, new events, maybe a new config."""
 
