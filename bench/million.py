@@ -10,6 +10,12 @@ the reading commands at 1M with their peak RSS, and `--cold` cold `list --json` 
 (the read cache deleted first), each followed by three warm ones. With `--base REV` each
 command is also run by that version (`run.base_version`), alternating which goes first.
 Figures are CPU time of the process and all it ran (medians) and peak RSS (the largest).
+
+`--syncs N` adds the sync a clone makes every day, N times: a copy of the 1M ledger as the
+remote, 100 writes made there (`--sync-writes`), and a clone that had synced with it before
+them fetching them by `git fetch` of the ledger ref, by `git coop sync`, and by a `take`
+with claims through that remote (`coop.claims`, whose push the remote checks), each from a
+fresh copy of that clone (its objects hard-linked), with wall time beside CPU.
 """
 
 from __future__ import annotations
@@ -80,6 +86,8 @@ def main() -> int:
     parser.add_argument("--base", default=None, help="also run this version (a commit)")
     parser.add_argument("--repeat", type=int, default=11)
     parser.add_argument("--cold", type=int, default=2, help="cold list runs per version")
+    parser.add_argument("--syncs", type=int, default=0, help="rounds of a sync after writes")
+    parser.add_argument("--sync-writes", type=int, default=100, help="writes on the remote")
     args = parser.parse_args()
     work = Path(args.workdir)
     work.mkdir(parents=True, exist_ok=True)
@@ -125,7 +133,111 @@ def main() -> int:
                 runs = [bench.run_measured(["git", "coop", "list", "--json"], big, version.env)]
                 cold.setdefault(("warm", version.name), []).extend(runs)
     report(versions, writes, reads, cold, floor)
+    if args.syncs:
+        print("\n".join(["", *bench_syncs(big, versions, work, args.syncs, args.sync_writes)]))
     return 0
+
+
+# -- the sync a clone makes every day ----------------------------------------------------
+
+
+def bench_syncs(
+    big: Path, versions: list[bench.Version], work: Path, rounds: int, writes: int
+) -> list[str]:
+    """A clone that synced with a copy of `big` syncs again after `writes` writes there:
+    by `git fetch` of the ledger ref, by `git coop sync`, and by a claim (`take` with
+    `coop.claims`), each from a fresh copy of the clone. (wall s, CPU s, peak MB) each."""
+    remote, clone = synced_pair(big, work, writes)
+    taking = open_ids(remote)
+    tip = git_out(remote, "rev-parse", builder.REF)
+    runs: dict[str, list[Run]] = {}
+    fetch = ["git", "fetch", "-q", "origin", f"+{builder.REF}:refs/coop/remotes/origin/ledger"]
+    for k in range(rounds):
+        copy = linked_copy(clone, work / "sync-copy")
+        runs.setdefault("git fetch", []).append(bench.run_measured(fetch, copy, bench.env()))
+        for version in versions if k % 2 == 0 else versions[::-1]:
+            copy = linked_copy(clone, work / "sync-copy")
+            sync = ["git", "coop", "sync", "origin"]
+            runs.setdefault(f"sync {version.name}", []).append(
+                bench.run_measured(sync, copy, version.env)
+            )
+            copy = linked_copy(clone, work / "sync-copy")
+            subprocess.run(["git", "config", "coop.claims", "origin"], cwd=copy, check=True)
+            take = ["git", "coop", "take", taking.pop()]
+            runs.setdefault(f"claim {version.name}", []).append(
+                bench.run_measured(take, copy, version.env)
+            )
+            subprocess.run(["git", "update-ref", builder.REF, tip], cwd=remote, check=True)
+    shutil.rmtree(work / "sync-copy", ignore_errors=True)
+
+    def cells(name: str) -> str:
+        got = runs[name]
+        wall, cpu = (statistics.median(r[i] for r in got) for i in (0, 1))
+        return f"{wall:.2f} s | {cpu:.2f} s | {peak(got):.0f} MB"
+
+    lines = [
+        f"A sync after {writes} writes on the remote, at 1M (median of {rounds}; peak: the "
+        "largest of the process and all it ran)",
+        "",
+        "| command | wall | CPU | peak RSS |",
+        "|---|---|---|---|",
+        f"| `git fetch` of the ledger ref | {cells('git fetch')} |",
+    ]
+    for version in versions:
+        lines.append(f"| `git coop sync`, {version.name} | {cells(f'sync {version.name}')} |")
+        lines.append(f"| `take` with claims, {version.name} | {cells(f'claim {version.name}')} |")
+    return lines
+
+
+def synced_pair(big: Path, work: Path, writes: int) -> tuple[Path, Path]:
+    """(remote, clone), made once and kept for the next run: copies of `big`, the clone
+    set up with the remote and synced, then `writes` writes (takes and dones) on the
+    remote."""
+    remote, clone = work / "sync-remote-1M", work / "sync-clone-1M"
+    if (work / f"sync-pair-{writes}.done").exists():
+        return remote, clone
+    for path in (remote, clone):
+        shutil.rmtree(path, ignore_errors=True)
+        subprocess.run(["cp", "-a", str(big), str(path)], check=True)
+    setup = [
+        ["git", "remote", "add", "origin", str(remote)],
+        ["git", "coop", "remote", "setup", "origin"],
+        ["git", "config", "coop.remoteTimeout", "1h"],
+        ["git", "coop", "sync", "origin"],
+    ]
+    for cmd in setup:
+        subprocess.run(cmd, cwd=clone, env=bench.env(), capture_output=True, check=True)
+    there = {**bench.env(), "COOP_SESSION": "s-remote"}
+    for item in open_ids(remote)[: writes // 2]:
+        for verb in (["take", item], ["done", item, "--summary", "s"]):
+            subprocess.run(
+                ["git", "coop", *verb], cwd=remote, env=there, capture_output=True, check=True
+            )
+    (work / f"sync-pair-{writes}.done").touch()
+    return remote, clone
+
+
+def linked_copy(source: Path, path: Path) -> Path:
+    """A copy of a repository whose files are hard links to `source`'s, but for those
+    git or gitcoop change in place (reflogs, FETCH_HEAD): every other file of a
+    repository is replaced whole, never written into."""
+    shutil.rmtree(path, ignore_errors=True)
+    subprocess.run(["cp", "-al", str(source), str(path)], check=True)
+    for name in ("logs", "FETCH_HEAD"):
+        inside = path / ".git" / name
+        if inside.is_dir():
+            shutil.rmtree(inside)
+            shutil.copytree(source / ".git" / name, inside)
+        elif inside.exists():
+            inside.unlink()
+            shutil.copy2(source / ".git" / name, inside)
+    return path
+
+
+def git_out(path: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", *args], cwd=path, capture_output=True, text=True, check=True
+    ).stdout.strip()
 
 
 def report(
