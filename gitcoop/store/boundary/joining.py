@@ -30,7 +30,14 @@ from gitcoop.store.boundary.tree import changed, changed_in
 from gitcoop.store.git.commits import CommitInfo
 from gitcoop.store.git.objects import Oid
 from gitcoop.store.ledger import codec
-from gitcoop.store.ledger.layout import EVENT_FILE_RE, EVENTS, event_dir, item_path
+from gitcoop.store.ledger.layout import (
+    EVENT_FILE_RE,
+    EVENTS,
+    ITEMS,
+    MODE_TREE,
+    event_dir,
+    item_path,
+)
 from gitcoop.store.ledger.repo import Repo
 from gitcoop.store.ledger.snapshot import CheckedFiles, Snapshot
 
@@ -245,15 +252,18 @@ def holds_items(
     first = held.first
     found: dict[ItemId, tuple[str, Any]] = {}
     old = first if first.commit is not None else None
+    # the listings of `fan`'s folders that `changed_in` read, by top (items/, events/)
+    listed: dict[str, dict[str, tuple[int, str]]] = {}
     if not moved:
         changed_here: set[ItemId] = set()
     elif fan is None:
         changed_here = changed(old, after, where)
     else:
-        changed_here = changed_in(old, after, where, fan)
+        changed_here = changed_in(old, after, where, fan, listed)
+    files = listed.get(ITEMS)
     for item_id in sorted(changed_here - set(held.items) - {LEDGER_ID} - aside):
         # none of its events joined: it stays as it was, though it may be written otherwise
-        was, blob = held.before(item_id), after.item_blob(item_id)
+        was, blob = held.before(item_id), after.item_blob(item_id, files)
         if was is None or blob is None:
             raise BadLedger(
                 f"{item_path(item_id)}: is not the state its events make (it changed, though "
@@ -261,7 +271,7 @@ def holds_items(
             )
         found[item_id] = (str(blob), as_state(after, item_id, blob, was.to_data()))
     for item_id in {f.item_id for f in held.added}:  # an older random id: once a folder
-        names = [e.name for e in after.subtree(event_dir(item_id)) or ()]
+        names = _event_names(after, item_id, listed.get(EVENTS))
         ids_held = [m.group(2) for m in map(EVENT_FILE_RE.match, names) if m is not None]
         if len(ids_held) != len(set(ids_held)):
             twice = sorted(i for i in ids_held if ids_held.count(i) > 1)[0]
@@ -275,7 +285,7 @@ def holds_items(
     for item_id, item in held.items.items():
         if item_id in aside:
             continue
-        blob = after.item_blob(item_id)
+        blob = after.item_blob(item_id, files)
         if item is None:
             if blob is not None:
                 raise BadLedger(f"{item_path(item_id)}: is not the state its events make")
@@ -290,6 +300,22 @@ def holds_items(
             raise BadLedger(f"{item_path(item_id)}: missing, though its events make an item")
         found[item_id] = (str(blob), as_state(after, item_id, blob, item.to_data()))
     return found
+
+
+def _event_names(
+    after: Snapshot, item_id: ItemId, fan: dict[str, tuple[int, str]] | None
+) -> list[str]:
+    """The file names in an item's event folder, in the tree's order. A folder its fan-out
+    folder's listing (`fan`, checked as git writes it, or None) shows is listed as the
+    comparison of what the commit adds listed it (`History.compared`: checked, and kept
+    while recent), not parsed again; any other is read by path."""
+    folder = fan.get(item_id) if fan is not None else None
+    if folder is not None and folder[0] == MODE_TREE:
+        try:
+            return list(after.repo.written(folder[1], event_dir(item_id)))
+        except BadLedger:  # not as git writes it: read as libgit2 reads it, below
+            pass
+    return [e.name for e in after.subtree(event_dir(item_id)) or ()]
 
 
 def as_state(side: Snapshot, item_id: ItemId, blob: Any, state: dict[str, Any]) -> dict[str, Any]:

@@ -70,9 +70,18 @@ def tops_written(old: Snapshot | None, new: Snapshot, where: str) -> None:
         _fanouts(new, _entry(tree), f"{where}{top}", before)
 
 
-def changed_in(old: Snapshot | None, new: Snapshot, where: str, fan: str) -> set[ItemId]:
+def changed_in(
+    old: Snapshot | None,
+    new: Snapshot,
+    where: str,
+    fan: str,
+    listed: dict[str, dict[str, tuple[int, str]]] | None = None,
+) -> set[ItemId]:
     """`changed(old, new, where, fan.__eq__)` once `tops_written` has checked the levels
-    above: only the folder `fan` is opened."""
+    above: only the folder `fan` is opened. With `listed`, the listing of `new`'s folder
+    it read, checked as git writes it (`Repo.written`), is put there under its top
+    (items/, events/; none where the folder is the first parent's, not read): a lookup in
+    it finds what a lookup by path finds."""
     found: set[ItemId] = set()
     for top in (ITEMS, EVENTS):
         path = f"{top}/{fan}"
@@ -80,6 +89,8 @@ def changed_in(old: Snapshot | None, new: Snapshot, where: str, fan: str) -> set
         if was is not None and tree is not None and was.id == tree.id:
             continue
         found |= _folder(old, _entry(was), new, _entry(tree), f"{where}{path}", top)
+        if listed is not None:  # read by `_folder` just now
+            listed[top] = _listing(new, _entry(tree), f"{where}{path}")
     return found
 
 

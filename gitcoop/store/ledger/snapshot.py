@@ -158,15 +158,22 @@ class Snapshot:
 
     # -- items ------------------------------------------------------------------
 
-    def item_blob(self, item_id: ItemId) -> Any:
-        """The blob id of an item's file, or None when the ledger has no such file."""
-        entry = self._entry(item_path(item_id))
-        if entry is None:
+    def item_blob(self, item_id: ItemId, files: dict[str, tuple[int, str]] | None = None) -> Any:
+        """The blob id of an item's file, or None when the ledger has no such file. `files`:
+        its fan-out folder's listing (name: (mode, id)), when the caller holds it checked as
+        git writes it (`Repo.written`): looked up by name, it finds what a lookup by path
+        finds, without walking the tree again."""
+        if files is None:
+            entry = self._entry(item_path(item_id))
+            found = None if entry is None else (entry.filemode, entry.id)
+        else:
+            found = files.get(f"{item_id}.yaml")
+        if found is None:
             return None
-        if entry.filemode != MODE_BLOB:
+        if found[0] != MODE_BLOB:
             path = item_path(item_id)
-            raise BadLedger(f"{path}: mode {entry.filemode:o} is not allowed (only 100644)")
-        return entry.id
+            raise BadLedger(f"{path}: mode {found[0]:o} is not allowed (only 100644)")
+        return found[1]
 
     def item_data(self, item_id: str, blob_id: Any) -> dict[str, Any]:
         """An item file's validated data in the form `Item.to_data` writes."""

@@ -10,12 +10,15 @@ import sys
 from pathlib import Path
 
 import pygit2
+import pytest
 
+from gitcoop.domain.ids import ItemId
+from gitcoop.errors import BadLedger
 from gitcoop.store.git.objects import entry_at
 from gitcoop.store.ledger.repo import open_repo
 from gitcoop.store.ledger.snapshot import Snapshot
 from tests.conftest import coop, git
-from tests.rawledger import REF
+from tests.rawledger import EXEC, REF, TREE, put
 
 
 def test_every_path_and_some_missing_are_found_as_pygit2_finds_them(ledger: Path) -> None:
@@ -57,3 +60,44 @@ def test_looking_up_new_paths_holds_none_of_them(ledger: Path) -> None:
     before = sys.getallocatedblocks()
     look(1)
     assert sys.getallocatedblocks() - before < 200  # it was one block a lookup: 2,000
+
+
+def test_an_items_blob_found_in_its_fan_outs_listing_is_the_one_found_by_path(
+    ledger: Path,
+) -> None:
+    """`item_blob` given its fan-out folder's listing, checked as git writes it (as a
+    fetch check holds it), finds what a lookup by path finds, and refuses what it
+    refuses with the same words."""
+    for title in ("one", "two"):
+        assert coop("add", "todo", title).code == 0
+    names = git(ledger, "ls-tree", "-r", "--name-only", REF, "items").split()
+    first, second = (name.rsplit("/", 1)[1][:-5] for name in names)
+    fan = first[3:5]
+    put(ledger, ["items", fan, f"{first}.yaml"], b"x: 1\n", mode=EXEC)
+    put(
+        ledger,
+        ["items", fan, f"td-{fan}0000000000.yaml"],
+        oid=pygit2.Oid(hex="4b825dc642cb6eb9a060e54bf8d69288fbee4904"),
+        mode=TREE,
+    )
+    repo = open_repo(str(ledger))
+    snapshot = Snapshot(repo, repo.tip())
+
+    def listing(item_id: str) -> dict[str, tuple[int, str]]:
+        folder = entry_at(snapshot.tree, f"items/{item_id[3:5]}")
+        return repo.written(str(folder.id), "items/..") if folder is not None else {}
+
+    for item_id in (first, second, f"td-{fan}0000000000", f"td-{fan}zzzzzzzzzz", "td-9999999999zz"):
+        try:
+            by_path = str(snapshot.item_blob(item_id))
+        except BadLedger as error:
+            by_path = error.message
+        try:
+            by_listing = str(snapshot.item_blob(item_id, listing(item_id)))
+        except BadLedger as error:
+            by_listing = error.message
+        assert by_path == by_listing, item_id
+    with pytest.raises(BadLedger, match="mode 100755 is not allowed"):
+        snapshot.item_blob(first, listing(first))
+    with pytest.raises(BadLedger, match="mode 40000 is not allowed"):
+        snapshot.item_blob(ItemId(f"td-{fan}0000000000"), listing(f"td-{fan}0000000000"))
