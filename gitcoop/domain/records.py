@@ -13,12 +13,13 @@ from datetime import datetime
 from typing import Any, TypeVar
 
 from gitcoop.domain import itemdata
-from gitcoop.domain.ids import EVENT_ID_RE, ITEM_ID_RE, EventId, ItemId
+from gitcoop.domain.ids import EVENT_ID_RE, ITEM_ID_RE, EventId, ItemId, content_event_id
 from gitcoop.domain.itemdata import DEFAULT_PRIORITY as DEFAULT_PRIORITY
 from gitcoop.domain.itemdata import PRIORITIES as PRIORITIES
 from gitcoop.domain.itemdata import QUEUE_FIELDS as QUEUE_FIELDS
 from gitcoop.domain.itemdata import PlainData as PlainData
 from gitcoop.domain.itemdata import RecordError as RecordError
+from gitcoop.domain.memo import Memo
 from gitcoop.domain.record_type import record_type
 from gitcoop.domain.settings import SettingError, checked
 from gitcoop.domain.timefmt import format_instant, parse_instant
@@ -103,20 +104,35 @@ def _canonical(value: Any, out: list[bytes]) -> None:
 
 
 def _mapping(value: Mapping[Any, Any], keys: list[Any], out: list[bytes]) -> None:
-    """A mapping, its keys in sorted order (each text), text values in line."""
+    """A mapping, its keys in sorted order (each text, a short one spelt once a process:
+    events repeat a few dozen keys), text, whole numbers and null in line."""
     out.append(b"d")
     for key in keys:
-        if not isinstance(key, str):
-            raise RecordError(f"{type(value).__name__} is not a value an event holds")
-        raw = key.encode()
-        out.append(b"s%d:%s" % (len(raw), raw))
+        spelt = _KEYS.get(key) if type(key) is str else None
+        if spelt is None:
+            if not isinstance(key, str):
+                raise RecordError(f"{type(value).__name__} is not a value an event holds")
+            raw = key.encode()
+            spelt = b"s%d:%s" % (len(raw), raw)
+            if type(key) is str and len(key) <= KEY_SPELT:
+                _KEYS.keep(key, spelt)
+        out.append(spelt)
         element = value[key]
-        if type(element) is str:
+        kind = type(element)
+        if kind is str:
             raw = element.encode()
             out.append(b"s%d:%s" % (len(raw), raw))
+        elif kind is int:
+            out.append(b"i%de" % element)
+        elif element is None:
+            out.append(b"n")
         else:
             _canonical(element, out)
     out.append(b"e")
+
+
+KEY_SPELT = 128  # the longest key whose spelling is remembered
+_KEYS: Memo[str, bytes] = Memo()  # a mapping's keys by their canonical spelling
 
 
 def _event_ids(value: Any, name: str) -> tuple[EventId, ...]:
@@ -165,8 +181,6 @@ class Event:
 
     def content_id(self) -> EventId:
         """The id its content gives (ledger format 2)."""
-        from gitcoop.domain.ids import content_event_id
-
         return content_event_id(self.content())
 
     def named_by_content(self) -> Event:

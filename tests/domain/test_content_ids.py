@@ -95,3 +95,64 @@ def test_any_mapping_and_any_text_spell_as_a_dict_and_a_str_do() -> None:
     assert canonical(Text("é")) == canonical("é") == b"s2:\xc3\xa9"
     with pytest.raises(RecordError):
         canonical({"a": 1, 2: "b"})  # keys of two types: not sortable, not all text
+
+
+def _spelt(value: Any) -> bytes:
+    """The canonical form as its docstring defines it, spelt the plain way."""
+    if isinstance(value, str):
+        raw = value.encode()
+        return b"s%d:%s" % (len(raw), raw)
+    if isinstance(value, bool):
+        return b"t" if value else b"f"
+    if isinstance(value, int):
+        return b"i%de" % value
+    if value is None:
+        return b"n"
+    if isinstance(value, list | tuple):
+        return b"l" + b"".join(_spelt(v) for v in value) + b"e"
+    return b"d" + b"".join(_spelt(k) + _spelt(value[k]) for k in sorted(value)) + b"e"
+
+
+long_keys = st.text(min_size=120, max_size=140)  # about where a key's spelling is remembered
+
+
+@given(values, st.dictionaries(st.text() | long_keys, values, max_size=6))
+def test_the_canonical_form_is_its_definition(a: Any, b: dict[str, Any]) -> None:
+    """Keys spelt once a process and scalars in line spell as the definition does, the
+    first time and every time after."""
+    for value in (a, b, {"k": b}, [b, a]):
+        assert canonical(value) == _spelt(value)
+        assert canonical(value) == _spelt(value)
+
+
+field_names = st.sampled_from(["id", "item", "clock", "at", "actor", "session", "verb"])
+arguments = st.dictionaries(st.text(max_size=12) | field_names, values, max_size=6)
+
+
+@given(
+    arguments,
+    st.integers(min_value=0, max_value=10**12),
+    st.datetimes(timezones=st.just(UTC)),
+    st.text(min_size=1, max_size=20),
+    st.none() | st.text(max_size=20),
+    st.text(min_size=1, max_size=10),
+)
+def test_an_events_content_is_its_data_without_the_id(
+    args: dict[str, Any], clock: int, at: datetime, actor: str, session: str | None, verb: str
+) -> None:
+    """`Event.content` is `to_data()` without its id, in the canonical form, whatever the
+    arguments hold (one named as a field, or `id`, included)."""
+    event = Event(
+        id=EventId("ev-000000000000"),
+        item=ItemId("td-000000000001"),
+        clock=clock,
+        at=at,
+        actor=actor,
+        session=session,
+        verb=verb,
+        args=args,
+    )
+    data = event.to_data()
+    del data["id"]
+    assert event.content() == canonical(data) == _spelt(data)
+    assert event.content_id() == content_event_id(canonical(data))
