@@ -51,10 +51,9 @@ def entry_at(tree: Any, path: str) -> Any:
     keeps nothing more.
 
     A tree's entries are sorted as git sorts them (a folder as if its name ended in
-    "/"). Only an entry of the name asked is returned; in a tree sorted by bytes but not
-    in git's order (which `trees._as_git_writes` lets through only for names the layout
-    refuses) one may be missed, which reads as a missing file: a refusal, never another
-    file's entry."""
+    "/"). Only an entry of the name asked is returned; in a tree out of git's order
+    (which `trees._as_git_writes` refuses in a fetched ledger) one may be missed, which
+    reads as a missing file: a refusal, never another file's entry."""
     entry: Any = None
     for name in path.split("/"):
         if entry is not None:

@@ -46,7 +46,7 @@ COMPARED_LEVELS = 8  # a ledger's events/ holds three (fan-out, item, event file
 
 # One tree entry as git writes it: octal mode, space, name, NUL, a 20-byte object id.
 NOT_AS_GIT_WRITES = (
-    "not as git writes them (sorted, each name once, no / in a name, each mode spelt as "
+    "not as git writes them (in git's order, each name once, no / in a name, each mode spelt as "
     "git spells it) — a ledger gitcoop takes reads the same entry by entry and by path"
 )
 
@@ -79,23 +79,29 @@ def _kind(mode: int) -> int:
 
 
 def _as_git_writes(modes: Sequence[bytes], names: Sequence[bytes]) -> bool:
-    """Whether a tree's entries are sorted by name, no name twice, none holding a `/`, and
+    """Whether a tree's entries are in git's order, no name twice, none holding a `/`, and
     each mode spelt as git spells it.
 
-    libgit2 finds a path in a tree by binary search, so a tree out of order reads one way
-    entry by entry and another by path; and it reads a mode such as `644` or `0` as a
-    file's, where git reads it as a submodule's (whose object no fetch brings) and writes
-    a zero-padded one back unpadded (so the entry's bytes change). git's check of fetched
-    objects refuses such trees, and objects a plain fetch brought skip that check. Git
-    sorts a folder's name as if it ended in `/`; that differs from plain byte order only
-    where one name is a prefix of another, and no two names the ledger's layout allows in
-    one folder are (each level's names have one length), so a tree sorted by bytes but
-    not in git's order is refused for its names anyway."""
+    libgit2 finds a path in a tree by binary search in git's order, which sorts a
+    folder's name as if it ended in `/`, so a tree out of that order reads one way entry
+    by entry and another by path; and it reads a mode such as `644` or `0` as a file's,
+    where git reads it as a submodule's (whose object no fetch brings) and writes a
+    zero-padded one back unpadded (so the entry's bytes change). git's check of fetched
+    objects refuses such trees, and objects a plain fetch brought skip that check. So a
+    tree that passes reads the same entry by entry and by path, whatever its names (a
+    folder `td` before a file `td-1.yaml` is in byte order, not in git's)."""
+    keys = names
+    if _FOLDER in modes:  # git's order differs from byte order only for a folder's name
+        keys = [n + b"/" if m == _FOLDER else n for m, n in zip(modes, names, strict=True)]
     return (
         set(modes) <= GIT_MODES.keys()
-        and sorted(set(names)) == list(names)  # in order, and none twice
+        and len(set(names)) == len(names)  # no name twice, as a file and a folder neither
+        and sorted(keys) == list(keys)
         and b"/" not in b"\0".join(names)
     )
+
+
+_FOLDER = b"40000"
 
 
 class Trees(Objects):

@@ -18,7 +18,7 @@ from gitcoop.store.git.objects import entry_at
 from gitcoop.store.ledger.repo import open_repo
 from gitcoop.store.ledger.snapshot import Snapshot
 from tests.conftest import coop, git
-from tests.rawledger import EXEC, REF, TREE, put
+from tests.rawledger import EXEC, REF, TREE, Entry, open_raw, put, rewrite
 
 
 def test_every_path_and_some_missing_are_found_as_pygit2_finds_them(ledger: Path) -> None:
@@ -101,3 +101,36 @@ def test_an_items_blob_found_in_its_fan_outs_listing_is_the_one_found_by_path(
         snapshot.item_blob(first, listing(first))
     with pytest.raises(BadLedger, match="mode 40000 is not allowed"):
         snapshot.item_blob(ItemId(f"td-{fan}0000000000"), listing(f"td-{fan}0000000000"))
+
+
+def test_a_folder_named_as_a_files_prefix_is_read_alike_in_gits_order_only(
+    ledger: Path,
+) -> None:
+    """A folder `td` and an item file `td-….yaml` in one fan-out folder: git writes the
+    file first (it sorts a folder's name as if it ended in "/"), and a listing of that
+    tree finds what a lookup by path finds. In byte order the folder comes first, where a
+    lookup by path (a bisect in git's order) misses the file: `Repo.written` refuses that
+    tree, so no listing a check holds can answer otherwise than a lookup."""
+    assert coop("add", "todo", "one").code == 0
+    [name] = git(ledger, "ls-tree", "-r", "--name-only", REF, "items").split()
+    item_id = name.rsplit("/", 1)[1][:-5]
+    fan = item_id[3:5]
+    raw = open_raw(ledger)
+    empty = raw.write(pygit2.enums.ObjectType.TREE, b"")
+
+    def with_folder(first: bool) -> str:
+        def change(listed: list[Entry]) -> list[Entry]:
+            folder: Entry = (b"40000", b"td", empty)
+            return [folder, *listed] if first else [*listed, folder]
+
+        tree = rewrite(raw, raw.revparse_single(REF).tree.id, ["items", fan], change)
+        folder = raw[tree] / "items" / fan
+        return str(folder.id)
+
+    repo = open_repo(str(ledger))
+    snapshot = Snapshot(repo, repo.tip())
+    gits = repo.written(with_folder(first=False), f"items/{fan}")
+    assert list(gits) == [f"{item_id}.yaml", "td"]
+    assert snapshot.item_blob(ItemId(item_id), gits) == snapshot.item_blob(ItemId(item_id))
+    with pytest.raises(BadLedger, match=f"items/{fan}: a tree whose entries are not as git"):
+        repo.written(with_folder(first=True), f"items/{fan}")
